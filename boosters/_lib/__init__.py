@@ -1,0 +1,1 @@
+"""Internal helpers shared by every layer: thread count, build facts, C declarations."""

@@ -1,0 +1,150 @@
+"""Per-feature bin edges (fit) and the value -> bin mapping (transform).
+
+Edges come from a seeded row sample (default 200k rows). A feature with at most
+`max_bins - 1` distinct values gets one bin per value, cut at midpoints between
+neighbours; otherwise bins hold equal shares of the (weighted) sample. Bin 0 of every
+feature is the missing-value bin, so `max_bins` counts it: 256 bins = 255 value bins
++ missing, which is LightGBM's `max_bin=255`, stored as uint8.
+"""
+
+from __future__ import annotations
+
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from boosters._lib.threads import effective_n_threads
+from boosters.data._binning import map_to_bins
+from boosters.data.binned import BinnedMatrix
+from boosters.data.validation import as_feature_matrix
+
+MAX_BINS_LIMIT = 65535
+DEFAULT_BIN_SAMPLE = 200_000
+
+
+def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Cut points c with lo <= c < hi, robust to overflow and adjacent floats."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        mid = lo / 2 + hi / 2
+    mid = np.where(mid >= hi, lo, mid)
+    return np.where(mid < lo, lo, mid)
+
+
+def _equal_weight_cuts(weight: np.ndarray, n_bins: int) -> np.ndarray:
+    """Indices i of distinct values to cut after so that the bins hold equal weight.
+
+    A value heavier than a bin's share (weight >= total / n_bins) gets a bin of its
+    own: cuts right before and after it. The remaining bins split the weight of the
+    other values evenly (what LightGBM's GreedyFindBin does, vectorised).
+    """
+    heavy = weight >= weight.sum() / n_bins
+    heavy_idx = np.flatnonzero(heavy)
+    cuts = [heavy_idx - 1, heavy_idx]
+    n_light_bins = n_bins - 2 * len(heavy_idx)
+    light_cum = np.cumsum(np.where(heavy, 0.0, weight))
+    if n_light_bins > 1 and light_cum[-1] > 0:
+        targets = light_cum[-1] * np.arange(1, n_light_bins) / n_light_bins
+        cuts.append(np.searchsorted(light_cum, targets, side="left"))
+    idx = np.unique(np.concatenate(cuts))
+    return idx[(idx >= 0) & (idx < len(weight) - 1)]
+
+
+def feature_upper_edges(values: np.ndarray, weights: np.ndarray | None, max_value_bins: int) -> np.ndarray:
+    """Upper edges of the value bins of one feature (last edge +inf).
+
+    `values` are the sampled non-NaN values (may contain +-inf).
+    """
+    if values.size == 0:
+        return np.array([np.inf])
+    if weights is None:
+        distinct, counts = np.unique(values, return_counts=True)
+        weight = counts.astype(np.float64)
+    else:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        weight = np.bincount(inverse, weights=weights, minlength=len(distinct))
+    if len(distinct) <= max_value_bins:
+        cuts = _midpoints(distinct[:-1], distinct[1:])
+    else:
+        idx = _equal_weight_cuts(weight, max_value_bins)
+        cuts = _midpoints(distinct[idx], distinct[idx + 1])
+    return np.unique(np.append(cuts, np.inf))
+
+
+class BinMapper:
+    """Learns per-feature bin edges from a row sample and maps values to bins.
+
+    Attributes after `fit`: `upper_edges` (list of float64 arrays, one per feature),
+    `n_bins` (bins per feature, missing bin included), `is_usable` (False for constant
+    or all-NaN features, which can never be split on).
+    """
+
+    def __init__(self, max_bins: int = 256, sample_size: int = DEFAULT_BIN_SAMPLE, seed: int = 0):
+        if isinstance(max_bins, bool) or not isinstance(max_bins, numbers.Integral):
+            raise TypeError(f"max_bins must be an int, got {type(max_bins).__name__}")
+        if not 2 <= max_bins <= MAX_BINS_LIMIT:
+            raise ValueError(f"max_bins must be in [2, {MAX_BINS_LIMIT}], got {max_bins}")
+        if isinstance(sample_size, bool) or not isinstance(sample_size, numbers.Integral) or sample_size < 1:
+            raise ValueError(f"sample_size must be a positive int, got {sample_size!r}")
+        self.max_bins = int(max_bins)
+        self.sample_size = int(sample_size)
+        self.seed = seed
+
+    def fit(self, X, sample_weight: np.ndarray | None = None, n_threads: int = 0) -> "BinMapper":
+        X = as_feature_matrix(X)
+        n_rows, n_features = X.shape
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (n_rows,):
+                raise ValueError(f"sample_weight must have shape ({n_rows},), got {sample_weight.shape}")
+        rows = None
+        if n_rows > self.sample_size:
+            rng = np.random.default_rng(self.seed)
+            rows = np.sort(rng.choice(n_rows, size=self.sample_size, replace=False))
+        sample = X[rows] if rows is not None else X
+        weights = None
+        if sample_weight is not None:
+            weights = sample_weight[rows] if rows is not None else sample_weight
+
+        def fit_feature(f: int) -> tuple[np.ndarray, bool]:
+            column = np.asarray(sample[:, f], dtype=np.float64)
+            present = ~np.isnan(column)
+            values = column[present]
+            w = weights[present] if weights is not None else None
+            if w is not None:  # rows of zero weight say nothing about the distribution
+                values, w = values[w > 0], w[w > 0]
+            edges = feature_upper_edges(values, w, self.max_bins - 1)
+            has_missing = not present.all()
+            usable = len(edges) > 1 or (has_missing and values.size > 0)
+            return edges, usable
+
+        n_workers = min(effective_n_threads(n_threads), n_features)
+        if n_workers > 1:  # np.unique sorts without the GIL
+            with ThreadPoolExecutor(n_workers) as pool:
+                results = list(pool.map(fit_feature, range(n_features)))
+        else:
+            results = [fit_feature(f) for f in range(n_features)]
+        self.upper_edges = [edges for edges, _ in results]
+        self.is_usable = np.array([usable for _, usable in results], dtype=bool)
+        self.n_bins = np.array([len(e) + 1 for e in self.upper_edges], dtype=np.int32)
+        self.n_features = n_features
+        return self
+
+    def transform(self, X, n_threads: int = 0) -> BinnedMatrix:
+        """Bin X with the fitted edges (GIL released, parallel)."""
+        X = as_feature_matrix(X)
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features but the bin mapper was fit on {self.n_features}")
+        binned = BinnedMatrix.allocate(X.shape[0], self.n_bins)
+        edge_offsets = np.zeros(self.n_features + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in self.upper_edges], out=edge_offsets[1:])
+        map_to_bins(X, np.concatenate(self.upper_edges), edge_offsets, binned.feature_kind,
+                    binned.feature_column, binned.bins_u8, binned.bins_u16, effective_n_threads(n_threads))
+        return binned
+
+    def fit_transform(self, X, sample_weight=None, n_threads: int = 0) -> BinnedMatrix:
+        return self.fit(X, sample_weight, n_threads).transform(X, n_threads)
+
+    def bin_upper_value(self, feature: int, value_bin: int) -> float:
+        """Largest value (inclusive) that maps to value bin `value_bin` (>= 1) of `feature`."""
+        return float(self.upper_edges[feature][value_bin - 1])

@@ -1,0 +1,51 @@
+"""Input checks shared by Dataset, binning and prediction: clear errors, no silent fixes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_FLOAT_KINDS = (np.float32, np.float64)
+
+
+def as_feature_matrix(X, name: str = "X") -> np.ndarray:
+    """X as a 2-D float32/float64 array: no copy for float input, one copy otherwise.
+
+    Accepts anything NumPy can turn into a numeric 2-D array (lists, pandas frames).
+    Raises ValueError for non-numeric, non-2-D or empty input.
+    """
+    try:
+        arr = np.asarray(X)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} could not be read as a 2-D numeric array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric (bool, int or float); got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty: shape {arr.shape}; need at least one row and one feature")
+    if arr.dtype.type in _FLOAT_KINDS:
+        return arr
+    if arr.dtype == np.float16:
+        return arr.astype(np.float32)
+    return arr.astype(np.float64)
+
+
+def as_vector(v, n_rows: int, name: str, *, finite: bool = True) -> np.ndarray:
+    """A 1-D float64 copy of `v` of length n_rows; ValueError naming `name` otherwise."""
+    try:
+        arr = np.asarray(v)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} could not be read as a 1-D numeric array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}")
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D with one value per row; got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} values but X has {n_rows} rows")
+    out = arr.astype(np.float64)  # always a copy: nothing the user passed is kept or modified
+    if finite and not np.all(np.isfinite(out)):
+        bad = int(np.flatnonzero(~np.isfinite(out))[0])
+        raise ValueError(f"{name} contains NaN or inf (first at index {bad}: {out[bad]})")
+    return out

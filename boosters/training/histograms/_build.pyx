@@ -1,0 +1,274 @@
+"""Histogram kernels (RFC-0007): root build, gathered build, gradient gather, subtraction.
+
+Flat layout: feature f owns bins [offsets[f], offsets[f] + n_bins[f]) of a histogram of
+shape (total_bins, 2) float64 holding (sum_grad, sum_hess) per bin. Gradients are
+float32 (grad, hess) pairs, 8 bytes per row. Building is feature-parallel: each thread
+fills whole features (disjoint writes), and rows are always added in the given order,
+so the result is bit-identical whatever the thread count.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.string cimport memcpy, memset
+
+from boosters._lib.types cimport bin_t, row_t, boosters_prefetch
+from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
+
+cdef enum:
+    MIN_FEATURES_PARALLEL = 4     # fewer features: stay serial (RFC-0007)
+    MIN_WORK_PER_THREAD = 4096    # rows x features per thread below which threads cost more than they save
+    GATHER_ROWS_PER_THREAD = 16384
+
+DEFAULT_PREFETCH_DISTANCE = 64
+
+
+cdef int threads_for_build(int n_threads, Py_ssize_t n_features, Py_ssize_t n_rows) noexcept nogil:
+    """Threads worth using for one histogram build (1 = serial)."""
+    if n_threads <= 1 or n_features < MIN_FEATURES_PARALLEL:
+        return 1
+    cdef Py_ssize_t by_work = (n_rows * n_features) // MIN_WORK_PER_THREAD
+    if by_work < 2:
+        return 1
+    return <int> min(<Py_ssize_t> n_threads, min(by_work, n_features))
+
+
+# ----------------------------------------------------------------------------------
+# One feature
+# ----------------------------------------------------------------------------------
+
+cdef inline void accumulate_contiguous(
+    const bin_t* bins,      # IN: bins of rows 0..n-1 of the range
+    const float* gh,        # IN: (grad, hess) of the same rows
+    Py_ssize_t n,
+    double* hist,           # IN and OUT: this feature's bins
+) noexcept nogil:
+    cdef Py_ssize_t i, b
+    for i in range(n):
+        b = 2 * <Py_ssize_t> bins[i]
+        hist[b] += gh[2 * i]
+        hist[b + 1] += gh[2 * i + 1]
+
+
+cdef inline void accumulate_gathered(
+    const bin_t* bins,      # IN: the feature's whole column
+    const row_t* rows,      # IN: the node's rows
+    const float* ordered,   # IN: (grad, hess) of rows[i] at position i
+    Py_ssize_t n,
+    double* hist,           # IN and OUT: this feature's bins
+    Py_ssize_t prefetch_distance,
+) noexcept nogil:
+    cdef Py_ssize_t i, b, head = 0
+    if prefetch_distance > 0 and n > prefetch_distance:
+        head = n - prefetch_distance
+        for i in range(head):
+            boosters_prefetch(bins + rows[i + prefetch_distance])
+            b = 2 * <Py_ssize_t> bins[rows[i]]
+            hist[b] += ordered[2 * i]
+            hist[b + 1] += ordered[2 * i + 1]
+    for i in range(head, n):
+        b = 2 * <Py_ssize_t> bins[rows[i]]
+        hist[b] += ordered[2 * i]
+        hist[b + 1] += ordered[2 * i + 1]
+
+
+cdef void build_one_feature(
+    const BinColumns* cols,
+    Py_ssize_t feature,
+    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const float* gh,        # IN: by row (contiguous) or pre-gathered (rows given)
+    double* hist,           # OUT: this feature's bins, overwritten
+    Py_ssize_t n_bins,
+    Py_ssize_t prefetch_distance,
+) noexcept nogil:
+    memset(hist, 0, 2 * n_bins * sizeof(double))
+    if rows == NULL:
+        if cols.kind[feature] == 0:
+            accumulate_contiguous(column_u8(cols, feature) + start, gh + 2 * start, n, hist)
+        else:
+            accumulate_contiguous(column_u16(cols, feature) + start, gh + 2 * start, n, hist)
+    else:
+        if cols.kind[feature] == 0:
+            accumulate_gathered(column_u8(cols, feature), rows, gh, n, hist, prefetch_distance)
+        else:
+            accumulate_gathered(column_u16(cols, feature), rows, gh, n, hist, prefetch_distance)
+
+
+# ----------------------------------------------------------------------------------
+# All features of a node (feature-parallel)
+# ----------------------------------------------------------------------------------
+
+cdef void build_features(
+    const BinColumns* cols,
+    const int32_t* features,    # IN: features to build
+    Py_ssize_t n_features,
+    const int64_t* offsets,     # IN: histogram offset of every feature
+    const int32_t* n_bins,      # IN: bin count of every feature
+    const row_t* rows,          # IN: NULL for contiguous rows start..start+n
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const float* gh,            # IN: gradients by row, or pre-gathered when rows given
+    double* hist,               # OUT: the node's histogram (only `features` written)
+    Py_ssize_t prefetch_distance,
+    int n_threads,
+) noexcept nogil:
+    cdef Py_ssize_t j, f
+    cdef int t = threads_for_build(n_threads, n_features, n)
+    if t > 1:
+        for j in prange(n_features, schedule="static", num_threads=t):
+            f = features[j]
+            build_one_feature(cols, f, rows, start, n, gh, hist + 2 * offsets[f], n_bins[f],
+                              prefetch_distance)
+    else:
+        for j in range(n_features):
+            f = features[j]
+            build_one_feature(cols, f, rows, start, n, gh, hist + 2 * offsets[f], n_bins[f],
+                              prefetch_distance)
+
+
+cdef void gather_pairs(
+    const float* gh,        # IN: (grad, hess) by row
+    const row_t* rows,      # IN
+    Py_ssize_t n,
+    float* ordered,         # OUT: ordered[i] = gh[rows[i]]
+    int n_threads,
+) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef int t = <int> min(<Py_ssize_t> n_threads, n // GATHER_ROWS_PER_THREAD)
+    if t > 1:
+        for i in prange(n, schedule="static", num_threads=t):
+            memcpy(ordered + 2 * i, gh + 2 * <Py_ssize_t> rows[i], 2 * sizeof(float))
+    else:
+        for i in range(n):
+            memcpy(ordered + 2 * i, gh + 2 * <Py_ssize_t> rows[i], 2 * sizeof(float))
+
+
+cdef void subtract_values(
+    const double* parent,   # IN
+    const double* child,    # IN
+    double* out,            # OUT: parent - child; may alias parent (in-place)
+    Py_ssize_t n_values,
+) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n_values):
+        out[i] = parent[i] - child[i]
+
+
+# ----------------------------------------------------------------------------------
+# Python entry points (tests, benchmarks); the grower uses HistogramBuilder below.
+# ----------------------------------------------------------------------------------
+
+cdef class _ColumnsView:
+    """A BinnedMatrix's columns as a BinColumns struct, with the views kept alive."""
+    cdef const uint8_t[:, ::1] u8
+    cdef const uint16_t[:, ::1] u16
+    cdef const int8_t[::1] kind
+    cdef const int32_t[::1] column
+    cdef const int64_t[::1] offsets
+    cdef const int32_t[::1] n_bins
+    cdef BinColumns cols
+    cdef Py_ssize_t n_rows, n_features, total_bins
+
+    def __init__(self, binned):
+        self.u8 = binned.bins_u8
+        self.u16 = binned.bins_u16
+        self.kind = binned.feature_kind
+        self.column = binned.feature_column
+        self.offsets = binned.hist_offsets
+        self.n_bins = binned.n_bins
+        self.n_rows = binned.n_rows
+        self.n_features = binned.n_features
+        self.total_bins = binned.total_bins
+        self.cols = make_bin_columns(self.u8, self.u16, self.kind, self.column, self.n_rows)
+
+
+def _feature_list(features, Py_ssize_t n_features):
+    if features is None:
+        return np.arange(n_features, dtype=np.int32)
+    features = np.ascontiguousarray(features, dtype=np.int32)
+    if features.ndim != 1 or (features.size and (features.min() < 0 or features.max() >= n_features)):
+        raise ValueError(f"features must be a 1-D list of feature indices in [0, {n_features})")
+    return features
+
+
+def _check_hist(hist, Py_ssize_t total_bins, name="hist"):
+    if hist.shape[0] != total_bins or hist.shape[1] != 2:
+        raise ValueError(f"{name} must have shape ({total_bins}, 2), got {tuple(hist.shape)}")
+
+
+def _check_rows(const row_t[::1] rows, Py_ssize_t n_rows):
+    cdef Py_ssize_t i
+    cdef row_t worst = 0
+    for i in range(rows.shape[0]):
+        if rows[i] > worst:
+            worst = rows[i]
+    if rows.shape[0] and worst >= n_rows:
+        raise ValueError(f"rows contains index {worst} but there are only {n_rows} rows")
+
+
+def build_histogram_contiguous(binned, const float[:, ::1] gh, double[:, ::1] hist,
+                               Py_ssize_t start=0, stop=None, features=None, int n_threads=1):
+    """Histogram of rows start..stop in storage order (the root). gh: (n_rows, 2) float32."""
+    cdef _ColumnsView view = _ColumnsView(binned)
+    cdef Py_ssize_t end = view.n_rows if stop is None else stop
+    if gh.shape[0] != view.n_rows or gh.shape[1] != 2:
+        raise ValueError(f"gh must have shape ({view.n_rows}, 2), got {tuple(gh.shape)}")
+    _check_hist(hist, view.total_bins)
+    if not 0 <= start <= end <= view.n_rows:
+        raise ValueError(f"row range [{start}, {end}) is outside [0, {view.n_rows})")
+    cdef const int32_t[::1] feats = _feature_list(features, view.n_features)
+    if feats.shape[0] == 0:
+        return
+    with nogil:
+        build_features(&view.cols, &feats[0], feats.shape[0], &view.offsets[0], &view.n_bins[0],
+                       NULL, start, end - start, &gh[0, 0], &hist[0, 0], 0, n_threads)
+
+
+def build_histogram_gathered(binned, const row_t[::1] rows, const float[:, ::1] ordered_gh,
+                             double[:, ::1] hist, features=None, int n_threads=1,
+                             bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
+    """Histogram of the given rows; ordered_gh[i] holds the gradients of rows[i]."""
+    cdef _ColumnsView view = _ColumnsView(binned)
+    if ordered_gh.shape[0] < rows.shape[0] or ordered_gh.shape[1] != 2:
+        raise ValueError(f"ordered_gh must have shape (>= {rows.shape[0]}, 2), got {tuple(ordered_gh.shape)}")
+    _check_hist(hist, view.total_bins)
+    _check_rows(rows, view.n_rows)
+    if prefetch_distance < 0:
+        raise ValueError(f"prefetch_distance must be >= 0, got {prefetch_distance}")
+    cdef const int32_t[::1] feats = _feature_list(features, view.n_features)
+    cdef Py_ssize_t distance = prefetch_distance if prefetch else 0
+    cdef const row_t* rows_ptr = &rows[0] if rows.shape[0] else NULL
+    cdef const float* gh_ptr = &ordered_gh[0, 0] if ordered_gh.shape[0] else NULL
+    cdef row_t no_rows = 0
+    if feats.shape[0] == 0:
+        return
+    if rows_ptr == NULL:
+        rows_ptr = &no_rows  # empty node: NULL would mean "contiguous"
+    with nogil:
+        build_features(&view.cols, &feats[0], feats.shape[0], &view.offsets[0], &view.n_bins[0],
+                       rows_ptr, 0, rows.shape[0], gh_ptr, &hist[0, 0], distance, n_threads)
+
+
+def gather_gradients(const float[:, ::1] gh, const row_t[::1] rows, float[:, ::1] out, int n_threads=1):
+    """out[i] = gh[rows[i]] for every i: the ordered gradients of a node."""
+    if gh.shape[1] != 2 or out.shape[1] != 2 or out.shape[0] < rows.shape[0]:
+        raise ValueError("gh must be (n_rows, 2) and out (>= len(rows), 2) float32")
+    _check_rows(rows, gh.shape[0])
+    if rows.shape[0] == 0:
+        return
+    with nogil:
+        gather_pairs(&gh[0, 0], &rows[0], rows.shape[0], &out[0, 0], n_threads)
+
+
+def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child, double[:, ::1] out):
+    """out = parent - child (the sibling's histogram); out may be parent itself."""
+    if parent.shape[0] != child.shape[0] or parent.shape[0] != out.shape[0] or \
+            parent.shape[1] != 2 or child.shape[1] != 2 or out.shape[1] != 2:
+        raise ValueError("parent, child and out must all have the same shape (total_bins, 2)")
+    if parent.shape[0] == 0:
+        return
+    with nogil:
+        subtract_values(&parent[0, 0], &child[0, 0], &out[0, 0], 2 * parent.shape[0])

@@ -1,0 +1,54 @@
+"""The installed package: build facts, show_config and the thread-count helper."""
+
+import boosters
+from boosters._lib import _build_info
+from boosters._lib._openmp import openmp_enabled
+from boosters._lib.threads import effective_n_threads
+
+import pytest
+
+
+def test_version_is_exposed():
+    assert boosters.__version__ == _build_info.VERSION
+    assert boosters.__version__.count(".") == 2
+
+
+def test_show_config_reports_version_flags_openmp_threads(capsys):
+    boosters.show_config()
+    out = capsys.readouterr().out
+    assert boosters.__version__ in out
+    assert "-O3" in out  # the kernels are always built optimized
+    assert f"openmp            : {openmp_enabled()}" in out
+    assert f"threads_in_effect : {effective_n_threads(0)}" in out
+
+
+def test_openmp_flag_matches_build():
+    assert openmp_enabled() == _build_info.OPENMP_AT_BUILD
+    if _build_info.OPENMP_AT_BUILD:
+        assert "openmp" in _build_info.C_FLAGS
+
+
+def test_effective_n_threads_respects_omp_num_threads(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    expected = 3 if openmp_enabled() else 1
+    assert effective_n_threads(0) == expected
+    assert effective_n_threads(5) == (5 if openmp_enabled() else 1)
+
+
+def test_effective_n_threads_defaults_to_available_cpus(monkeypatch):
+    from boosters._lib.threads import available_cpus
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert effective_n_threads(0) == (available_cpus() if openmp_enabled() else 1)
+
+
+@pytest.mark.parametrize("bad", [-1, -8])
+def test_effective_n_threads_rejects_negative(bad):
+    with pytest.raises(ValueError, match="n_threads"):
+        effective_n_threads(bad)
+
+
+@pytest.mark.parametrize("bad", [1.5, "2", None, True])
+def test_effective_n_threads_rejects_non_int(bad):
+    with pytest.raises(TypeError, match="n_threads"):
+        effective_n_threads(bad)
