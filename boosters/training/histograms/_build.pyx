@@ -15,6 +15,7 @@ from libc.string cimport memcpy, memset
 
 from boosters._lib.types cimport bin_t, row_t, boosters_prefetch
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
+from boosters.training._partition cimport RowPartitioner, IN_ORDER
 
 cdef enum:
     MIN_FEATURES_PARALLEL = 4     # fewer features: stay serial (RFC-0007)
@@ -272,3 +273,107 @@ def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child,
         return
     with nogil:
         subtract_values(&parent[0, 0], &child[0, 0], &out[0, 0], 2 * parent.shape[0])
+
+
+# ----------------------------------------------------------------------------------
+# The grower's builder: node rows from the partitioner, histograms in pool slots
+# ----------------------------------------------------------------------------------
+
+cdef class HistogramBuilder:
+    """Builds node histograms into the slots of a histogram pool.
+
+    A node's gradients are gathered to the node's own positions of one scratch buffer
+    (partition ranges are disjoint), so a whole batch of nodes is gathered first and
+    then built in one parallel loop over (node, feature) pairs. The root's rows are in
+    storage order and need no gather.
+    """
+    cdef _ColumnsView view
+    cdef double[:, :, ::1] pool
+    cdef float[:, ::1] ordered
+    cdef const float[:, ::1] gh
+    cdef const int32_t[::1] features
+    cdef public int n_threads
+    cdef public Py_ssize_t prefetch_distance
+
+    def __init__(self, binned, pool_data, features, int n_threads=1, bint prefetch=True,
+                 Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
+        self.view = _ColumnsView(binned)
+        self.pool = pool_data
+        if self.pool.shape[1] != self.view.total_bins or self.pool.shape[2] != 2:
+            raise ValueError("pool slots do not match the histogram layout")
+        self.features = _feature_list(features, self.view.n_features)
+        self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
+        self.n_threads = n_threads
+        self.prefetch_distance = prefetch_distance if prefetch else 0
+
+    def set_gradients(self, const float[:, ::1] gh):
+        """The (n_rows, 2) float32 gradients of the tree being grown."""
+        if gh.shape[0] != self.view.n_rows or gh.shape[1] != 2:
+            raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
+        self.gh = gh
+
+    def build_nodes(self, slots, RowPartitioner part, nodes):
+        """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
+        cdef int64_t[::1] slot_v = np.asarray(slots, dtype=np.int64)
+        cdef int64_t[::1] node_v = np.asarray(nodes, dtype=np.int64)
+        cdef Py_ssize_t i, k, n = node_v.shape[0], n_feat = self.features.shape[0]
+        cdef Py_ssize_t total_rows = 0
+        if self.gh is None:
+            raise RuntimeError("set_gradients() must be called first")
+        if slot_v.shape[0] != n:
+            raise ValueError("one slot per node")
+        for i in range(n):
+            if not 0 <= slot_v[i] < self.pool.shape[0] or not 0 <= node_v[i] < part.max_nodes:
+                raise ValueError("slot or node out of range")
+            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+        if n == 0 or n_feat == 0:
+            return
+        cdef int t = threads_for_build(self.n_threads, n * n_feat, total_rows // n)
+        with nogil:
+            for i in range(n):
+                self._gather(part, node_v[i])
+            if t > 1:
+                for k in prange(n * n_feat, schedule="static", num_threads=t):
+                    self._build_pair(part, node_v[k // n_feat], slot_v[k // n_feat],
+                                     self.features[k % n_feat])
+            else:
+                for k in range(n * n_feat):
+                    self._build_pair(part, node_v[k // n_feat], slot_v[k // n_feat],
+                                     self.features[k % n_feat])
+
+    cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
+        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
+        if part.which[node] == IN_ORDER or n == 0:
+            return
+        gather_pairs(&self.gh[0, 0], &part.buffers[part.which[node], 0] + begin, n,
+                     &self.ordered[0, 0] + 2 * begin, self.n_threads)
+
+    cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                          Py_ssize_t feature) noexcept nogil:
+        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
+        cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[feature]
+        if part.which[node] == IN_ORDER:
+            build_one_feature(&self.view.cols, feature, NULL, begin, n, &self.gh[0, 0], hist,
+                              self.view.n_bins[feature], 0)
+        else:
+            build_one_feature(&self.view.cols, feature, &part.buffers[part.which[node], 0] + begin,
+                              0, n, &self.ordered[0, 0] + 2 * begin, hist,
+                              self.view.n_bins[feature], self.prefetch_distance)
+
+    def subtract_many(self, parents, children, outs):
+        """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
+        cdef int64_t[::1] p = np.asarray(parents, dtype=np.int64)
+        cdef int64_t[::1] c = np.asarray(children, dtype=np.int64)
+        cdef int64_t[::1] o = np.asarray(outs, dtype=np.int64)
+        cdef Py_ssize_t i, n_slots = self.pool.shape[0], n_values = 2 * self.pool.shape[1]
+        if not p.shape[0] == c.shape[0] == o.shape[0]:
+            raise ValueError("parents, children and outs must have the same length")
+        for i in range(p.shape[0]):
+            if not (0 <= p[i] < n_slots and 0 <= c[i] < n_slots and 0 <= o[i] < n_slots):
+                raise ValueError("slot out of range")
+        if n_values == 0:
+            return
+        with nogil:
+            for i in range(p.shape[0]):
+                subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0],
+                                &self.pool[o[i], 0, 0], n_values)

@@ -1,0 +1,279 @@
+"""Public configuration: GBDTConfig, Objective, Metric, GrowthStrategy.
+
+Every value is checked when the config is made; a bad one raises ValueError (or
+TypeError for a wrong type) naming the parameter and what was expected.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import math
+import numbers
+
+from boosters.data.binning import MAX_BINS_LIMIT
+
+
+class GrowthStrategy(enum.Enum):
+    """How a tree grows: level by level (XGBoost) or best leaf first (LightGBM)."""
+
+    Depthwise = "depthwise"
+    Leafwise = "leafwise"
+
+
+class Objective:
+    """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`."""
+
+    __slots__ = ("name", "n_classes")
+
+    def __init__(self, name: str, n_classes: int | None = None):
+        if name not in ("squared", "logistic", "softmax"):
+            raise ValueError(f"objective must be 'squared', 'logistic' or 'softmax', got {name!r}")
+        if name == "softmax":
+            if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
+                raise ValueError(f"softmax needs n_classes >= 2, got {n_classes!r}")
+            n_classes = int(n_classes)
+        elif n_classes is not None:
+            raise ValueError(f"n_classes only applies to softmax, not {name}")
+        self.name = name
+        self.n_classes = n_classes
+
+    @staticmethod
+    def squared() -> "Objective":
+        """Squared error regression; starts from the (weighted) mean label."""
+        return Objective("squared")
+
+    @staticmethod
+    def logistic() -> "Objective":
+        """Binary classification with labels 0/1; starts from the log-odds of the labels."""
+        return Objective("logistic")
+
+    @staticmethod
+    def softmax(n_classes: int) -> "Objective":
+        """Multiclass classification with labels 0..n_classes-1, one tree per class per round."""
+        return Objective("softmax", n_classes)
+
+    @property
+    def n_outputs(self) -> int:
+        return self.n_classes if self.name == "softmax" else 1
+
+    def __eq__(self, other):
+        return isinstance(other, Objective) and (self.name, self.n_classes) == (other.name, other.n_classes)
+
+    def __hash__(self):
+        return hash((self.name, self.n_classes))
+
+    def __repr__(self):
+        return f"Objective.softmax({self.n_classes})" if self.name == "softmax" else f"Objective.{self.name}()"
+
+
+# metric name -> objectives it can score
+_METRIC_OBJECTIVES = {
+    "rmse": ("squared",),
+    "mae": ("squared",),
+    "logloss": ("logistic", "softmax"),
+    "auc": ("logistic",),
+    "accuracy": ("logistic", "softmax"),
+    "multiclass_logloss": ("softmax",),
+    "multiclass_accuracy": ("softmax",),
+}
+
+
+class Metric:
+    """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
+    `.multiclass_logloss()`, `.multiclass_accuracy()`. `logloss` and `accuracy` also
+    score softmax models."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        if name not in _METRIC_OBJECTIVES:
+            raise ValueError(f"metric must be one of {sorted(_METRIC_OBJECTIVES)}, got {name!r}")
+        self.name = name
+
+    @staticmethod
+    def rmse() -> "Metric":
+        """Root mean squared error (regression)."""
+        return Metric("rmse")
+
+    @staticmethod
+    def mae() -> "Metric":
+        """Mean absolute error (regression)."""
+        return Metric("mae")
+
+    @staticmethod
+    def logloss() -> "Metric":
+        """Binary (logistic) or multiclass (softmax) log loss."""
+        return Metric("logloss")
+
+    @staticmethod
+    def auc() -> "Metric":
+        """Area under the ROC curve (binary)."""
+        return Metric("auc")
+
+    @staticmethod
+    def accuracy() -> "Metric":
+        """Share of rows whose predicted class is the label (binary or multiclass)."""
+        return Metric("accuracy")
+
+    @staticmethod
+    def multiclass_logloss() -> "Metric":
+        return Metric("multiclass_logloss")
+
+    @staticmethod
+    def multiclass_accuracy() -> "Metric":
+        return Metric("multiclass_accuracy")
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.name in ("auc", "accuracy", "multiclass_accuracy")
+
+    def supports(self, objective: Objective) -> bool:
+        return objective.name in _METRIC_OBJECTIVES[self.name]
+
+    @staticmethod
+    def default_for(objective: Objective) -> "Metric":
+        return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
+                "softmax": Metric("multiclass_logloss")}[objective.name]
+
+    def __eq__(self, other):
+        return isinstance(other, Metric) and self.name == other.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"Metric.{self.name}()"
+
+
+HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")
+
+
+def _require_int(name, value, lo, hi=None, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        bound = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return int(value)
+
+
+def _require_float(name, value, lo, strictly_above=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < lo or (strictly_above and value == lo):
+        bound = f"> {lo}" if strictly_above else f">= {lo}"
+        raise ValueError(f"{name} must be finite and {bound}, got {value}")
+    return value
+
+
+class GBDTConfig:
+    """Everything that defines a GBDT training run.
+
+    Gain (RFC-0008): 1/2 [G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2)] - min_gain_to_split,
+    with G soft-thresholded by l1; so `min_gain_to_split=g` equals LightGBM's
+    `min_gain_to_split=2g`. `max_bins` counts the missing-value bin: 256 = LightGBM's
+    `max_bin=255`. `max_depth=None` (or -1) means no depth limit (leaf-wise only).
+    `cache_size` is the number of histogram slots; a tree needs at most `n_leaves`
+    (leaf-wise) or 2**max_depth (depth-wise) to never rebuild an evicted parent.
+    """
+
+    _FIELDS = (
+        "n_estimators", "learning_rate", "objective", "metric", "growth_strategy", "max_depth",
+        "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
+        "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
+        "verbosity",
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        learning_rate: float = 0.3,
+        objective: Objective | None = None,
+        metric: Metric | None = None,
+        growth_strategy: GrowthStrategy = GrowthStrategy.Depthwise,
+        max_depth: int | None = 6,
+        n_leaves: int = 31,
+        l1: float = 0.0,
+        l2: float = 1.0,
+        min_gain_to_split: float = 0.0,
+        min_child_weight: float = 1.0,
+        min_samples_leaf: int = 1,
+        max_bins: int = 256,
+        cache_size: int = 8,
+        early_stopping_rounds: int | None = None,
+        seed: int = 42,
+        histogram_mode: str = "auto",
+        prefetch: bool = True,
+        verbosity: int = 0,
+        **unknown,
+    ):
+        if unknown:
+            hints = []
+            for name in unknown:
+                close = difflib.get_close_matches(name, self._FIELDS, n=1)
+                hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ValueError(f"unknown GBDTConfig parameter(s): {', '.join(hints)}")
+        self.n_estimators = _require_int("n_estimators", n_estimators, 1)
+        self.learning_rate = _require_float("learning_rate", learning_rate, 0.0, strictly_above=True)
+        objective = Objective.squared() if objective is None else objective
+        if not isinstance(objective, Objective):
+            raise TypeError(f"objective must be an Objective (e.g. Objective.squared()), got {objective!r}")
+        self.objective = objective
+        if metric is not None:
+            if not isinstance(metric, Metric):
+                raise TypeError(f"metric must be a Metric (e.g. Metric.rmse()) or None, got {metric!r}")
+            if not metric.supports(objective):
+                raise ValueError(f"metric {metric!r} cannot score objective {objective!r}")
+        self.metric = metric
+        if isinstance(growth_strategy, str):
+            try:
+                growth_strategy = GrowthStrategy(growth_strategy.lower())
+            except ValueError:
+                raise ValueError(f"growth_strategy must be 'depthwise' or 'leafwise', got {growth_strategy!r}") from None
+        if not isinstance(growth_strategy, GrowthStrategy):
+            raise TypeError(f"growth_strategy must be a GrowthStrategy, got {growth_strategy!r}")
+        self.growth_strategy = growth_strategy
+        if max_depth == -1:
+            max_depth = None
+        self.max_depth = _require_int("max_depth", max_depth, 1, allow_none=True)
+        if self.max_depth is None and growth_strategy is GrowthStrategy.Depthwise:
+            raise ValueError("max_depth must be set (>= 1) for GrowthStrategy.Depthwise")
+        self.n_leaves = _require_int("n_leaves", n_leaves, 2)
+        self.l1 = _require_float("l1", l1, 0.0)
+        self.l2 = _require_float("l2", l2, 0.0)
+        self.min_gain_to_split = _require_float("min_gain_to_split", min_gain_to_split, 0.0)
+        self.min_child_weight = _require_float("min_child_weight", min_child_weight, 0.0)
+        self.min_samples_leaf = _require_int("min_samples_leaf", min_samples_leaf, 1)
+        self.max_bins = _require_int("max_bins", max_bins, 2, MAX_BINS_LIMIT)
+        self.cache_size = _require_int("cache_size", cache_size, 2)
+        self.early_stopping_rounds = _require_int("early_stopping_rounds", early_stopping_rounds, 1, allow_none=True)
+        self.seed = _require_int("seed", seed, 0)
+        if histogram_mode not in HISTOGRAM_MODES:
+            raise ValueError(f"histogram_mode must be one of {HISTOGRAM_MODES}, got {histogram_mode!r}")
+        self.histogram_mode = histogram_mode
+        if not isinstance(prefetch, bool):
+            raise TypeError(f"prefetch must be True or False, got {prefetch!r}")
+        self.prefetch = prefetch
+        self.verbosity = _require_int("verbosity", verbosity, 0)
+
+    @property
+    def resolved_metric(self) -> Metric:
+        """The metric used for evaluation: the given one, or the objective's default."""
+        return self.metric if self.metric is not None else Metric.default_for(self.objective)
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self._FIELDS}
+
+    def replace(self, **changes) -> "GBDTConfig":
+        """A copy with some parameters changed (validated again)."""
+        return GBDTConfig(**{**self.to_dict(), **changes})
+
+    def __eq__(self, other):
+        return isinstance(other, GBDTConfig) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return "GBDTConfig(" + ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items()) + ")"

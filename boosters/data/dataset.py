@@ -1,0 +1,73 @@
+"""Dataset: features, labels and weights, checked once and kept as given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters.data.validation import as_feature_matrix, as_vector
+
+
+class Dataset:
+    """Training or evaluation data.
+
+    `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order, pandas
+    frames); NaN means missing. It is referenced, not copied, when it is already
+    float32/float64, and never modified. `y`: one label per row (finite). `weights`:
+    one non-negative finite weight per row, not all zero.
+    """
+
+    def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
+        columns = getattr(X, "columns", None)
+        self.X = as_feature_matrix(X, "X")
+        n_rows, n_features = self.X.shape
+        if n_rows >= 2**32:
+            raise ValueError(f"X has {n_rows} rows; at most 2**32 - 1 are supported")
+        self.y = None if y is None else as_vector(y, n_rows, "y")
+        self.weights = None
+        if weights is not None:
+            w = as_vector(weights, n_rows, "weights")
+            if np.any(w < 0):
+                raise ValueError("weights must be >= 0")
+            if not np.any(w > 0):
+                raise ValueError("weights must not all be zero")
+            self.weights = w
+        if feature_names is None and columns is not None:
+            feature_names = [str(c) for c in columns]
+        if feature_names is not None:
+            feature_names = [str(name) for name in feature_names]
+            if len(feature_names) != n_features:
+                raise ValueError(f"feature_names has {len(feature_names)} names but X has {n_features} features")
+            if len(set(feature_names)) != n_features:
+                raise ValueError("feature_names must be unique")
+        self.feature_names = feature_names
+        if categorical_features is not None and len(categorical_features) > 0:
+            raise ValueError(
+                "categorical_features: categorical splits are not supported yet; "
+                "pass the categories as numeric codes or one-hot columns and leave categorical_features=None"
+            )
+        self.categorical_features = []
+        self._binned_cache: dict = {}
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    @property
+    def has_labels(self) -> bool:
+        return self.y is not None
+
+    def __repr__(self):
+        parts = [f"{self.n_rows} rows", f"{self.n_features} features", f"dtype={self.X.dtype}"]
+        if self.y is not None:
+            parts.append("labels")
+        if self.weights is not None:
+            parts.append("weights")
+        return f"Dataset({', '.join(parts)})"

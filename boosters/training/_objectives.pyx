@@ -1,0 +1,84 @@
+"""Gradient/hessian kernels of the objectives: float64 margins in, float32 pairs out.
+
+Margins are laid out (n_outputs, n_rows); gradients (n_outputs, n_rows, 2). Sample
+weights scale both the gradient and the hessian.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport exp, fmax
+
+cdef double MIN_HESSIAN = 1e-16  # keeps Newton steps finite where p(1-p) underflows
+
+
+cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:
+    return w[i] if w != NULL else 1.0
+
+
+cdef inline const double* weights_ptr(const double[::1] w):
+    return &w[0] if w.shape[0] > 0 else NULL
+
+
+def _check(Py_ssize_t n_outputs, margins, const double[::1] y, const double[::1] w, out):
+    if margins.shape[0] != n_outputs or margins.shape[1] != y.shape[0]:
+        raise ValueError(f"margins must have shape ({n_outputs}, {y.shape[0]})")
+    if out.shape[0] != n_outputs or out.shape[1] != y.shape[0] or out.shape[2] != 2:
+        raise ValueError(f"gradients must have shape ({n_outputs}, {y.shape[0]}, 2)")
+    if w.shape[0] not in (0, y.shape[0]):
+        raise ValueError("weights must be empty or have one value per row")
+
+
+def squared_error(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
+                  float[:, :, ::1] out, int n_threads=1):
+    """g = w (f - y), h = w."""
+    _check(1, margins, y, w, out)
+    cdef Py_ssize_t i
+    cdef double wi
+    cdef const double* wp = weights_ptr(w)
+    with nogil:
+        for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+            wi = weight_at(wp, i)
+            out[0, i, 0] = <float> (wi * (margins[0, i] - y[i]))
+            out[0, i, 1] = <float> wi
+
+
+def logistic(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
+             float[:, :, ::1] out, int n_threads=1):
+    """p = sigmoid(f): g = w (p - y), h = w max(p (1 - p), 1e-16)."""
+    _check(1, margins, y, w, out)
+    cdef Py_ssize_t i
+    cdef double p, wi
+    cdef const double* wp = weights_ptr(w)
+    with nogil:
+        for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+            p = 1.0 / (1.0 + exp(-margins[0, i]))
+            wi = weight_at(wp, i)
+            out[0, i, 0] = <float> (wi * (p - y[i]))
+            out[0, i, 1] = <float> (wi * fmax(p * (1.0 - p), MIN_HESSIAN))
+
+
+def softmax(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
+            float[:, :, ::1] out, int n_threads=1):
+    """p = softmax(f) over the K outputs: g_k = w (p_k - [y == k]),
+    h_k = w K/(K-1) p_k (1 - p_k) (LightGBM's diagonal hessian bound)."""
+    cdef Py_ssize_t n_classes = margins.shape[0]
+    _check(n_classes, margins, y, w, out)
+    if n_classes < 2:
+        raise ValueError("softmax needs at least 2 classes")
+    cdef double factor = n_classes / (n_classes - 1.0)
+    cdef Py_ssize_t i, k, label
+    cdef double top, total, p, wi
+    cdef const double* wp = weights_ptr(w)
+    with nogil:
+        for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+            top = margins[0, i]
+            for k in range(1, n_classes):
+                top = fmax(top, margins[k, i])
+            total = 0.0
+            for k in range(n_classes):
+                total = total + exp(margins[k, i] - top)
+            label = <Py_ssize_t> y[i]
+            wi = weight_at(wp, i)
+            for k in range(n_classes):
+                p = exp(margins[k, i] - top) / total
+                out[k, i, 0] = <float> (wi * (p - (1.0 if k == label else 0.0)))
+                out[k, i, 1] = <float> (wi * fmax(factor * p * (1.0 - p), MIN_HESSIAN))

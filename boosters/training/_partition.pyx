@@ -1,0 +1,215 @@
+"""Row partitioner (RFC-0008 DD-3): each node's rows are one contiguous range of an
+index buffer; splitting a node is a stable partition into the other buffer.
+
+Stable means both children keep their rows in increasing order, so the gathered
+histogram kernels read the bin columns front to back, and the result never depends
+on the thread count. No allocation per split: two buffers of n_rows indices and one
+byte of decision scratch per row are allocated once per training.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+
+from boosters._lib.types cimport row_t
+from boosters._lib.columns cimport BinColumns, make_bin_columns, bin_at
+
+cdef enum:
+    ROWS_PER_THREAD = 32768  # below this a split stays serial
+
+
+cdef inline bint go_left(Py_ssize_t bin, Py_ssize_t threshold_bin, bint default_left) noexcept nogil:
+    """Bin 0 is the missing bin: it follows the default direction."""
+    if bin == 0:
+        return default_left
+    return bin <= threshold_bin
+
+
+cdef class RowPartitioner:
+    def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1):
+        if binned.n_rows >= 2**32:
+            raise ValueError("at most 2**32 - 1 rows are supported")
+        self.binned = binned
+        self._u8 = binned.bins_u8
+        self._u16 = binned.bins_u16
+        self._kind = binned.feature_kind
+        self._column = binned.feature_column
+        self.cols = make_bin_columns(self._u8, self._u16, self._kind, self._column, binned.n_rows)
+        self.n_rows = binned.n_rows
+        self.max_nodes = max_nodes
+        self.n_threads = n_threads
+        self.buffers = np.empty((2, self.n_rows), dtype=np.uint32)
+        self.goes_left = np.empty(self.n_rows, dtype=np.uint8)
+        self.begin = np.zeros(max_nodes, dtype=np.int64)
+        self.end = np.zeros(max_nodes, dtype=np.int64)
+        self.which = np.zeros(max_nodes, dtype=np.uint8)
+        self.reset()
+
+    def reset(self):
+        """Node 0 (the root) holds every row, in order: a new tree starts."""
+        self.begin[0] = 0
+        self.end[0] = self.n_rows
+        self.which[0] = IN_ORDER
+
+    def count(self, Py_ssize_t node):
+        return self.end[node] - self.begin[node]
+
+    def rows(self, Py_ssize_t node):
+        """A copy of the node's row indices, in order (tests, debugging)."""
+        if self.which[node] == IN_ORDER:
+            return np.arange(self.begin[node], self.end[node], dtype=np.uint32)
+        return np.asarray(self.buffers[self.which[node], self.begin[node]:self.end[node]]).copy()
+
+    def split(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
+              Py_ssize_t left, Py_ssize_t right):
+        """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
+        default_left) go to `left`. Returns the number of rows sent left."""
+        self._check_nodes(node, left, right, feature)
+        with nogil:
+            self.split_node(node, feature, threshold_bin, default_left, left, right)
+        return self.end[left] - self.begin[left]
+
+    def split_many(self, nodes, features, threshold_bins, default_lefts, lefts, rights):
+        """Split a whole level in one call; returns the left counts."""
+        cdef Py_ssize_t i, n = len(nodes)
+        cdef int64_t[::1] node_v = np.asarray(nodes, dtype=np.int64)
+        cdef int64_t[::1] feat_v = np.asarray(features, dtype=np.int64)
+        cdef int64_t[::1] thr_v = np.asarray(threshold_bins, dtype=np.int64)
+        cdef uint8_t[::1] dl_v = np.asarray(default_lefts, dtype=np.uint8)
+        cdef int64_t[::1] left_v = np.asarray(lefts, dtype=np.int64)
+        cdef int64_t[::1] right_v = np.asarray(rights, dtype=np.int64)
+        for i in range(n):
+            self._check_nodes(node_v[i], left_v[i], right_v[i], feat_v[i])
+        counts = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] counts_v = counts
+        with nogil:
+            for i in range(n):
+                self.split_node(node_v[i], feat_v[i], thr_v[i], dl_v[i], left_v[i], right_v[i])
+                counts_v[i] = self.end[left_v[i]] - self.begin[left_v[i]]
+        return counts
+
+    def _check_nodes(self, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):
+        if not (0 <= node < self.max_nodes and 0 <= left < self.max_nodes and 0 <= right < self.max_nodes):
+            raise ValueError(f"node ids must be in [0, {self.max_nodes})")
+        if left == right or left == node or right == node:
+            raise ValueError("parent, left and right must be three different nodes")
+        if not 0 <= feature < self._kind.shape[0]:
+            raise ValueError(f"feature {feature} out of range")
+
+    cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
+                         bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
+        cdef Py_ssize_t begin = self.begin[node], end = self.end[node], n = end - begin
+        cdef uint8_t src_buf = self.which[node]
+        cdef uint8_t dst_buf = 1 if src_buf == 0 else 0
+        cdef const row_t* src = NULL
+        cdef row_t* dst = &self.buffers[dst_buf, 0] + begin if n > 0 else NULL
+        cdef Py_ssize_t n_left
+        if src_buf != IN_ORDER and n > 0:
+            src = &self.buffers[src_buf, 0] + begin
+        cdef int t = <int> min(<Py_ssize_t> self.n_threads, n // ROWS_PER_THREAD)
+        if n == 0:
+            n_left = 0
+        elif t > 1:
+            n_left = self._partition_parallel(src, begin, n, dst, feature, threshold_bin, default_left, t)
+        else:
+            n_left = self._partition_serial(src, begin, n, dst, feature, threshold_bin, default_left)
+        self.begin[left] = begin
+        self.end[left] = begin + n_left
+        self.begin[right] = begin + n_left
+        self.end[right] = end
+        self.which[left] = dst_buf
+        self.which[right] = dst_buf
+
+    cdef Py_ssize_t _partition_serial(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
+                                      Py_ssize_t feature, Py_ssize_t threshold_bin,
+                                      bint default_left) noexcept nogil:
+        # Lefts are written forwards, rights backwards from the end, then the rights are
+        # reversed: one pass, stable on both sides.
+        cdef Py_ssize_t i, n_left = 0, n_right = 0, lo, hi
+        cdef row_t row, tmp
+        for i in range(n):
+            row = src[i] if src != NULL else <row_t> (begin + i)
+            if go_left(bin_at(&self.cols, feature, row), threshold_bin, default_left):
+                dst[n_left] = row
+                n_left += 1
+            else:
+                n_right += 1
+                dst[n - n_right] = row
+        lo, hi = n_left, n - 1
+        while lo < hi:
+            tmp = dst[lo]
+            dst[lo] = dst[hi]
+            dst[hi] = tmp
+            lo += 1
+            hi -= 1
+        return n_left
+
+    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
+                                        Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
+                                        int n_chunks) noexcept nogil:
+        # Pass 1 decides every row and counts lefts per chunk; a prefix sum gives each
+        # chunk its write positions; pass 2 scatters. Chunk c always covers the same rows,
+        # so the output is the serial one for any thread count.
+        cdef Py_ssize_t c, i, lo, hi, n_left = 0, pos_left, pos_right, chunk = (n + n_chunks - 1) // n_chunks
+        cdef uint8_t* decision = &self.goes_left[0] + begin
+        cdef int64_t[64] left_counts
+        cdef int64_t[64] left_starts
+        cdef int64_t[64] right_starts
+        cdef row_t row
+        if n_chunks > 64:
+            n_chunks = 64
+            chunk = (n + n_chunks - 1) // n_chunks
+        for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
+            lo = c * chunk
+            hi = min(lo + chunk, n)
+            left_counts[c] = 0
+            for i in range(lo, hi):
+                row = src[i] if src != NULL else <row_t> (begin + i)
+                decision[i] = go_left(bin_at(&self.cols, feature, row), threshold_bin, default_left)
+                left_counts[c] += decision[i]
+        for c in range(n_chunks):
+            left_starts[c] = n_left
+            n_left += left_counts[c]
+        for c in range(n_chunks):
+            lo = c * chunk
+            right_starts[c] = n_left + lo - left_starts[c]
+        for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
+            lo = c * chunk
+            hi = min(lo + chunk, n)
+            pos_left = left_starts[c]
+            pos_right = right_starts[c]
+            for i in range(lo, hi):
+                row = src[i] if src != NULL else <row_t> (begin + i)
+                if decision[i]:
+                    dst[pos_left] = row
+                    pos_left = pos_left + 1
+                else:
+                    dst[pos_right] = row
+                    pos_right = pos_right + 1
+        return n_left
+
+    def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):
+        """predictions[row] += values[k] for every row of leaf_nodes[k]: the training
+        predictions follow the partition, no tree traversal."""
+        cdef int64_t[::1] leaves = np.asarray(leaf_nodes, dtype=np.int64)
+        cdef double[::1] vals = np.asarray(values, dtype=np.float64)
+        cdef Py_ssize_t k, i, node
+        cdef double v
+        cdef const row_t* rows
+        if predictions.shape[0] != self.n_rows or vals.shape[0] != leaves.shape[0]:
+            raise ValueError("predictions must have one value per row and values one per leaf")
+        for k in range(leaves.shape[0]):
+            if not 0 <= leaves[k] < self.max_nodes:
+                raise ValueError(f"leaf node {leaves[k]} out of range")
+        with nogil:
+            for k in prange(leaves.shape[0], schedule="static", num_threads=self.n_threads):
+                node = leaves[k]
+                v = vals[k]
+                if self.which[node] == IN_ORDER:
+                    for i in range(self.begin[node], self.end[node]):
+                        predictions[i] += v
+                else:
+                    rows = &self.buffers[self.which[node], 0]
+                    for i in range(self.begin[node], self.end[node]):
+                        predictions[rows[i]] += v

@@ -1,0 +1,194 @@
+"""Split finding (RFC-0008): best (feature, bin, missing direction) of a node from its
+histogram, in parallel over features, then a deterministic argmax.
+
+Gain of a split, with T(G) = sign(G) * max(|G| - l1, 0) and score(G, H) = T(G)^2 / (H + l2):
+    gain = 1/2 * [score(G_L, H_L) + score(G_R, H_R) - score(G_P, H_P)] - min_gain_to_split
+A split is valid when gain > 0, both children have hessian >= min_child_weight and
+rows >= min_samples_leaf. Child row counts are estimated from hessians
+(count * H_child / H_parent, as LightGBM does); they are exact for constant hessians.
+
+Bin 0 of a feature holds the rows with a missing value. When the node has such rows,
+every threshold is tried with them on the right and on the left, and the split learns
+that default direction; value bins 1..b go left, b+1..n right. Ties keep the lowest
+feature, then the lowest bin, then missing-right.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.math cimport fabs, floor
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport malloc, free
+
+cdef enum:
+    MIN_BINS_PARALLEL = 8192  # histogram bins below which a node is scanned serially
+
+
+cdef struct SplitParams:
+    double l1
+    double l2
+    double min_child_weight
+    double min_gain
+    double min_samples_leaf
+
+
+cdef struct Candidate:
+    double gain
+    int32_t feature
+    int32_t bin             # last value bin going left
+    uint8_t default_left
+    uint8_t has_missing     # the node had rows with a missing value of this feature
+    double left_g
+    double left_h
+
+
+cdef inline double threshold_l1(double g, double l1) noexcept nogil:
+    if g > l1:
+        return g - l1
+    if g < -l1:
+        return g + l1
+    return 0.0
+
+
+cdef inline double leaf_score(double g, double h, const SplitParams* p) noexcept nogil:
+    cdef double t = threshold_l1(g, p.l1), denom = h + p.l2
+    if denom <= 0.0:
+        return 0.0
+    return t * t / denom
+
+
+cdef inline void try_split(Candidate* best, double gl, double hl, double g, double h,
+                           double cnt_factor, double count, double parent_score,
+                           const SplitParams* p, int32_t feature, int32_t bin,
+                           uint8_t default_left) noexcept nogil:
+    cdef double hr = h - hl, cl, gain
+    if hl < p.min_child_weight or hr < p.min_child_weight:
+        return
+    cl = floor(hl * cnt_factor + 0.5)
+    if cl < p.min_samples_leaf or count - cl < p.min_samples_leaf:
+        return
+    gain = 0.5 * (leaf_score(gl, hl, p) + leaf_score(g - gl, hr, p) - parent_score) - p.min_gain
+    if gain > best.gain:
+        best.gain = gain
+        best.feature = feature
+        best.bin = bin
+        best.default_left = default_left
+        best.left_g = gl
+        best.left_h = hl
+
+
+cdef void scan_feature(const double* hist, Py_ssize_t n_bins, int32_t feature,
+                       double g, double h, double count, double parent_score,
+                       const SplitParams* p, Candidate* best) noexcept nogil:
+    """Best split of one feature; hist points at its bin 0 (the missing bin)."""
+    cdef double gm = hist[0], hm = hist[1], gl = 0.0, hl = 0.0
+    cdef double cnt_factor = count / h
+    cdef bint has_missing = hm != 0.0 or gm != 0.0
+    cdef Py_ssize_t b, n_value_bins = n_bins - 1
+    best.gain = 0.0
+    best.feature = -1
+    best.has_missing = has_missing
+    for b in range(1, n_value_bins + 1):
+        gl += hist[2 * b]
+        hl += hist[2 * b + 1]
+        if b < n_value_bins or has_missing:  # values <= b left, missing right
+            try_split(best, gl, hl, g, h, cnt_factor, count, parent_score, p, feature, <int32_t> b, 0)
+        if has_missing and b < n_value_bins:  # values <= b and missing left
+            try_split(best, gl + gm, hl + hm, g, h, cnt_factor, count, parent_score, p, feature, <int32_t> b, 1)
+
+
+cdef class SplitFinder:
+    """Finds the best split of nodes whose histograms sit in the pool's slots."""
+    cdef double[:, :, ::1] pool
+    cdef const int64_t[::1] offsets
+    cdef const int32_t[::1] n_bins
+    cdef const int32_t[::1] features
+    cdef SplitParams params
+    cdef public int n_threads
+    cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
+
+    def __init__(self, pool_data, hist_offsets, n_bins, features, *, double l1, double l2,
+                 double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
+                 int n_threads=1):
+        self.pool = pool_data
+        self.offsets = np.ascontiguousarray(hist_offsets, dtype=np.int64)
+        self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
+        self.features = np.ascontiguousarray(features, dtype=np.int32)
+        self.params.l1 = l1
+        self.params.l2 = l2
+        self.params.min_child_weight = min_child_weight
+        self.params.min_gain = min_gain_to_split
+        self.params.min_samples_leaf = min_samples_leaf
+        self.n_threads = n_threads
+        self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
+
+    def find_best_many(self, slots, sum_grads, sum_hess, counts):
+        """Best split of each node (slot, G, H, rows) of a batch, or None where no split
+        is valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
+        cdef Py_ssize_t n_nodes = len(slots), n_feat = self.features.shape[0]
+        cdef int64_t[::1] slot_v = np.asarray(slots, dtype=np.int64)
+        cdef double[::1] g_v = np.asarray(sum_grads, dtype=np.float64)
+        cdef double[::1] h_v = np.asarray(sum_hess, dtype=np.float64)
+        cdef double[::1] c_v = np.asarray(counts, dtype=np.float64)
+        cdef Py_ssize_t i, j, k, n_work = n_nodes * n_feat
+        cdef Candidate* per_feature
+        cdef Candidate* best
+        cdef double* parent_scores
+        cdef int t
+        for i in range(n_nodes):
+            if not 0 <= slot_v[i] < self.pool.shape[0]:
+                raise ValueError(f"slot {slot_v[i]} out of range")
+        if n_nodes == 0:
+            return []
+        per_feature = <Candidate*> malloc(max(n_work, 1) * sizeof(Candidate))
+        parent_scores = <double*> malloc(n_nodes * sizeof(double))
+        if per_feature == NULL or parent_scores == NULL:
+            free(per_feature)
+            free(parent_scores)
+            raise MemoryError()
+        t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        try:
+            with nogil:
+                for i in range(n_nodes):
+                    parent_scores[i] = leaf_score(g_v[i], h_v[i], &self.params)
+                if t > 1:
+                    for k in prange(n_work, schedule="static", num_threads=t):
+                        self._scan(k, n_feat, &slot_v[0], &g_v[0], &h_v[0], &c_v[0], parent_scores, &per_feature[k])
+                else:
+                    for k in range(n_work):
+                        self._scan(k, n_feat, &slot_v[0], &g_v[0], &h_v[0], &c_v[0], parent_scores, &per_feature[k])
+            results = []
+            for i in range(n_nodes):
+                best = NULL
+                for j in range(n_feat):  # features in order, strict >: ties keep the lowest
+                    k = i * n_feat + j
+                    if per_feature[k].feature >= 0 and (best == NULL or per_feature[k].gain > best.gain):
+                        best = &per_feature[k]
+                if best == NULL:
+                    results.append(None)
+                else:
+                    results.append((best.gain, best.feature, best.bin, bool(best.default_left),
+                                    bool(best.has_missing), best.left_g, best.left_h))
+            return results
+        finally:
+            free(per_feature)
+            free(parent_scores)
+
+    cdef inline void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
+                           const double* h_v, const double* c_v, const double* parent_scores,
+                           Candidate* out) noexcept nogil:
+        cdef Py_ssize_t i = k // n_feat
+        cdef int32_t f = self.features[k - i * n_feat]
+        out.feature = -1
+        if h_v[i] <= 0.0:
+            return
+        scan_feature(&self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f], self.n_bins[f], f,
+                     g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
+
+
+def leaf_weight(double sum_grad, double sum_hess, double l1, double l2):
+    """Newton step with L1 soft-thresholding: -T(G) / (H + l2); 0 for an empty hessian."""
+    cdef double denom = sum_hess + l2
+    if denom <= 0.0:
+        return 0.0
+    return -threshold_l1(sum_grad, l1) / denom

@@ -1,0 +1,83 @@
+"""Objectives: label checks, the optimal constant start, gradients, output transform."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters.config import Objective
+from boosters.training import _objectives
+
+_EPS = 1e-15
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray | None) -> float:
+    return float(np.average(values, weights=weights))
+
+
+class ObjectiveFunction:
+    """Base: margins are (n_outputs, n_rows) float64; gradients (n_outputs, n_rows, 2) float32."""
+
+    def __init__(self, spec: Objective):
+        self.spec = spec
+        self.n_outputs = spec.n_outputs
+
+    def check_labels(self, y: np.ndarray) -> None:
+        pass
+
+    def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def gradients(self, margins, y, weights, out, n_threads: int) -> None:
+        w = np.empty(0) if weights is None else weights
+        self._kernel(margins, y, w, out, n_threads)
+
+    def transform(self, margins: np.ndarray) -> np.ndarray:
+        """Predictions from (n_rows, n_outputs) margins."""
+        return margins[:, 0]
+
+
+class SquaredError(ObjectiveFunction):
+    _kernel = staticmethod(_objectives.squared_error)
+
+    def init_scores(self, y, weights):
+        return np.array([_weighted_mean(y, weights)])
+
+
+class Logistic(ObjectiveFunction):
+    _kernel = staticmethod(_objectives.logistic)
+
+    def check_labels(self, y):
+        bad = (y != 0) & (y != 1)
+        if np.any(bad):
+            raise ValueError(f"y: logistic objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        p = min(max(_weighted_mean(y, weights), _EPS), 1 - _EPS)
+        return np.array([np.log(p / (1 - p))])
+
+    def transform(self, margins):
+        return 1.0 / (1.0 + np.exp(-margins[:, 0]))
+
+
+class Softmax(ObjectiveFunction):
+    _kernel = staticmethod(_objectives.softmax)
+
+    def check_labels(self, y):
+        k = self.n_outputs
+        bad = (y != np.floor(y)) | (y < 0) | (y >= k)
+        if np.any(bad):
+            raise ValueError(f"y: softmax({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        w = np.ones_like(y) if weights is None else weights
+        prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
+        return np.log(np.maximum(prior, _EPS))
+
+    def transform(self, margins):
+        shifted = margins - margins.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def make_objective(spec: Objective) -> ObjectiveFunction:
+    return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax}[spec.name](spec)
