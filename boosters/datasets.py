@@ -16,10 +16,11 @@ import numpy as np
 
 N_WILDERNESS, N_SOIL = 4, 40
 COVERTYPE_CLASSES = 7
-# Per class: typical elevation (m), its spread, and prior weight (roughly Covertype's).
+# Per class: typical elevation (m) and its spread; class weights calibrated so the class
+# shares come out as Covertype's: 36.5%, 48.8%, 6.2%, 0.5%, 1.6%, 3.0%, 3.5%.
 _COVER_ELEVATION = np.array([3130, 2920, 2390, 2220, 2790, 2420, 3360], dtype=np.float64)
 _COVER_SPREAD = np.array([150, 170, 160, 90, 110, 150, 110], dtype=np.float64)
-_COVER_PRIOR = np.array([0.365, 0.488, 0.062, 0.005, 0.016, 0.030, 0.035])
+_COVER_PRIOR = np.array([0.31604, 0.31926, 0.08817, 0.14761, 0.04369, 0.03387, 0.05136])
 
 
 def _one_hot(index: np.ndarray, n: int) -> np.ndarray:
