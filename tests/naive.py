@@ -50,3 +50,115 @@ def random_gradients(rng, n_rows: int) -> np.ndarray:
     gh[:, 0] = rng.normal(size=n_rows)
     gh[:, 1] = rng.uniform(0.01, 1.0, size=n_rows)
     return gh
+
+
+# --- row partition, split finding, prediction ---------------------------------------------
+
+
+def dense_bins(rng, n_rows: int, n_bins, missing=0.1) -> np.ndarray:
+    """(n_rows, n_features) random bins: value bins 1..n-1, bin 0 (missing) with
+    probability `missing` (a scalar or one value per feature)."""
+    n_bins = np.asarray(n_bins)
+    missing = np.broadcast_to(np.asarray(missing, dtype=np.float64), n_bins.shape)
+    cols = []
+    for b, p in zip(n_bins, missing):
+        col = rng.integers(1, b, size=n_rows)
+        col[rng.random(n_rows) < p] = 0
+        cols.append(col)
+    return np.stack(cols, axis=1)
+
+
+def naive_partition(feature_bins: np.ndarray, rows: np.ndarray, threshold_bin: int, default_left: bool):
+    """(left_rows, right_rows): value bins 1..threshold_bin and (if default_left) the
+    missing bin 0 go left; both sides keep the order of `rows`."""
+    rows = np.asarray(rows)
+    b = np.asarray(feature_bins, dtype=np.int64)[rows]
+    left = ((b >= 1) & (b <= threshold_bin)) | ((b == 0) & bool(default_left))
+    return rows[left], rows[~left]
+
+
+def _soft_threshold(g, l1):
+    return np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
+
+
+def _leaf_score(g, h, l1, l2):
+    g = np.asarray(g, dtype=np.float64)
+    denom = np.asarray(h, dtype=np.float64) + l2
+    safe = np.where(denom > 0, denom, 1.0)
+    return np.where(denom > 0, _soft_threshold(g, l1) ** 2 / safe, 0.0)
+
+
+def naive_best_split(hist, hist_offsets, n_bins, features, G, H, count, *, l1, l2,
+                     min_child_weight, min_gain_to_split, min_samples_leaf):
+    """Brute force over every (feature, threshold bin, missing direction) candidate.
+
+    Returns None or (gain, feature, bin, default_left, has_missing, left_g, left_h).
+    Candidates are listed in tie order (feature, bin, missing right before left) and the
+    first maximum wins; prefix sums are sequential (np.cumsum) so equal partitions
+    (e.g. across an empty bin) give equal gains.
+    """
+    if H <= 0:
+        return None
+    parent = float(_leaf_score(G, H, l1, l2))
+    best_gain, best = 0.0, None
+    for f in sorted(int(f) for f in features):
+        fh = np.asarray(hist[hist_offsets[f]:hist_offsets[f] + n_bins[f]], dtype=np.float64)
+        gm, hm = fh[0]
+        has_missing = bool(gm != 0.0 or hm != 0.0)
+        cg, ch = np.cumsum(fh[1:, 0]), np.cumsum(fh[1:, 1])
+        n_value = n_bins[f] - 1
+        cand = []  # (bin, default_left, G_left, H_left) in tie order
+        for b in range(1, n_value + 1):
+            for dl in (False, True):
+                if dl and not has_missing:
+                    continue
+                right_has_bins = b < n_value or (has_missing and not dl)
+                if not right_has_bins:
+                    continue
+                cand.append((b, dl, cg[b - 1] + gm if dl else cg[b - 1], ch[b - 1] + hm if dl else ch[b - 1]))
+        if not cand:
+            continue
+        bins = np.array([c[0] for c in cand])
+        dls = np.array([c[1] for c in cand])
+        gl = np.array([c[2] for c in cand], dtype=np.float64)
+        hl = np.array([c[3] for c in cand], dtype=np.float64)
+        hr = H - hl
+        gr = G - gl
+        cl = np.floor(hl * count / H + 0.5)
+        valid = ((hl >= min_child_weight) & (hr >= min_child_weight)
+                 & (cl >= min_samples_leaf) & (count - cl >= min_samples_leaf))
+        gain = 0.5 * (_leaf_score(gl, hl, l1, l2) + _leaf_score(gr, hr, l1, l2) - parent) - min_gain_to_split
+        gain = np.where(valid, gain, -np.inf)
+        k = int(np.argmax(gain))  # first maximum: lowest bin, then missing right
+        if gain[k] > best_gain:
+            best_gain = float(gain[k])
+            best = (best_gain, f, int(bins[k]), bool(dls[k]), has_missing, float(gl[k]), float(hl[k]))
+    return best
+
+
+def naive_predict_tree(tree, X: np.ndarray) -> np.ndarray:
+    """One tree's value for every row by plain traversal (all rows step together): NaN
+    follows default_left, else x <= threshold goes left (the comparison in float64)."""
+    X = np.asarray(X)
+    n = X.shape[0]
+    rows = np.arange(n)
+    node = np.zeros(n, dtype=np.int64)
+    while True:
+        f = tree.split_feature[node].astype(np.int64)
+        internal = f >= 0
+        if not internal.any():
+            break
+        r, nd = rows[internal], node[internal]
+        x = X[r, f[internal]].astype(np.float64)
+        go_left = np.where(np.isnan(x), tree.default_left[nd] != 0, x <= tree.threshold[nd])
+        node[internal] = np.where(go_left, tree.left_child[nd], tree.right_child[nd])
+    return tree.value[node].astype(np.float64)
+
+
+def naive_predict_forest(trees, groups, base_scores, n_groups: int, X: np.ndarray) -> np.ndarray:
+    """(n_rows, n_groups): base score, then each tree's value added in tree order."""
+    out = np.zeros((X.shape[0], n_groups), dtype=np.float64)
+    out += np.asarray(base_scores, dtype=np.float64)
+    for tree, g in zip(trees, groups):
+        out[:, g] += naive_predict_tree(tree, X)
+    return out

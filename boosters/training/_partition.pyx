@@ -52,11 +52,17 @@ cdef class RowPartitioner:
         self.end[0] = self.n_rows
         self.which[0] = IN_ORDER
 
+    def _check_node(self, Py_ssize_t node):
+        if not 0 <= node < self.max_nodes:
+            raise ValueError(f"node {node} out of range [0, {self.max_nodes})")
+
     def count(self, Py_ssize_t node):
+        self._check_node(node)
         return self.end[node] - self.begin[node]
 
     def rows(self, Py_ssize_t node):
         """A copy of the node's row indices, in order (tests, debugging)."""
+        self._check_node(node)
         if self.which[node] == IN_ORDER:
             return np.arange(self.begin[node], self.end[node], dtype=np.uint32)
         return np.asarray(self.buffers[self.which[node], self.begin[node]:self.end[node]]).copy()
@@ -73,12 +79,12 @@ cdef class RowPartitioner:
     def split_many(self, nodes, features, threshold_bins, default_lefts, lefts, rights):
         """Split a whole level in one call; returns the left counts."""
         cdef Py_ssize_t i, n = len(nodes)
-        cdef int64_t[::1] node_v = np.asarray(nodes, dtype=np.int64)
-        cdef int64_t[::1] feat_v = np.asarray(features, dtype=np.int64)
-        cdef int64_t[::1] thr_v = np.asarray(threshold_bins, dtype=np.int64)
-        cdef uint8_t[::1] dl_v = np.asarray(default_lefts, dtype=np.uint8)
-        cdef int64_t[::1] left_v = np.asarray(lefts, dtype=np.int64)
-        cdef int64_t[::1] right_v = np.asarray(rights, dtype=np.int64)
+        cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
+        cdef const int64_t[::1] feat_v = np.ascontiguousarray(features, dtype=np.int64)
+        cdef const int64_t[::1] thr_v = np.ascontiguousarray(threshold_bins, dtype=np.int64)
+        cdef const uint8_t[::1] dl_v = np.ascontiguousarray(default_lefts, dtype=np.uint8)
+        cdef const int64_t[::1] left_v = np.ascontiguousarray(lefts, dtype=np.int64)
+        cdef const int64_t[::1] right_v = np.ascontiguousarray(rights, dtype=np.int64)
         for i in range(n):
             self._check_nodes(node_v[i], left_v[i], right_v[i], feat_v[i])
         counts = np.empty(n, dtype=np.int64)
@@ -192,8 +198,8 @@ cdef class RowPartitioner:
     def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):
         """predictions[row] += values[k] for every row of leaf_nodes[k]: the training
         predictions follow the partition, no tree traversal."""
-        cdef int64_t[::1] leaves = np.asarray(leaf_nodes, dtype=np.int64)
-        cdef double[::1] vals = np.asarray(values, dtype=np.float64)
+        cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
+        cdef const double[::1] vals = np.ascontiguousarray(values, dtype=np.float64)
         cdef Py_ssize_t k, i, node
         cdef double v
         cdef const row_t* rows

@@ -126,10 +126,10 @@ cdef class SplitFinder:
         """Best split of each node (slot, G, H, rows) of a batch, or None where no split
         is valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
         cdef Py_ssize_t n_nodes = len(slots), n_feat = self.features.shape[0]
-        cdef int64_t[::1] slot_v = np.asarray(slots, dtype=np.int64)
-        cdef double[::1] g_v = np.asarray(sum_grads, dtype=np.float64)
-        cdef double[::1] h_v = np.asarray(sum_hess, dtype=np.float64)
-        cdef double[::1] c_v = np.asarray(counts, dtype=np.float64)
+        cdef const int64_t[::1] slot_v = np.ascontiguousarray(slots, dtype=np.int64)
+        cdef const double[::1] g_v = np.ascontiguousarray(sum_grads, dtype=np.float64)
+        cdef const double[::1] h_v = np.ascontiguousarray(sum_hess, dtype=np.float64)
+        cdef const double[::1] c_v = np.ascontiguousarray(counts, dtype=np.float64)
         cdef Py_ssize_t i, j, k, n_work = n_nodes * n_feat
         cdef Candidate* per_feature
         cdef Candidate* best

@@ -56,7 +56,8 @@ class Logistic(ObjectiveFunction):
         return np.array([np.log(p / (1 - p))])
 
     def transform(self, margins):
-        return 1.0 / (1.0 + np.exp(-margins[:, 0]))
+        with np.errstate(over="ignore"):  # exp overflows to inf for margins < -709: 1/(1+inf) = 0
+            return 1.0 / (1.0 + np.exp(-margins[:, 0]))
 
 
 class Softmax(ObjectiveFunction):

@@ -314,8 +314,8 @@ cdef class HistogramBuilder:
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
         """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
-        cdef int64_t[::1] slot_v = np.asarray(slots, dtype=np.int64)
-        cdef int64_t[::1] node_v = np.asarray(nodes, dtype=np.int64)
+        cdef const int64_t[::1] slot_v = np.ascontiguousarray(slots, dtype=np.int64)
+        cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
         cdef Py_ssize_t i, k, n = node_v.shape[0], n_feat = self.features.shape[0]
         cdef Py_ssize_t total_rows = 0
         if self.gh is None:
@@ -362,9 +362,9 @@ cdef class HistogramBuilder:
 
     def subtract_many(self, parents, children, outs):
         """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
-        cdef int64_t[::1] p = np.asarray(parents, dtype=np.int64)
-        cdef int64_t[::1] c = np.asarray(children, dtype=np.int64)
-        cdef int64_t[::1] o = np.asarray(outs, dtype=np.int64)
+        cdef const int64_t[::1] p = np.ascontiguousarray(parents, dtype=np.int64)
+        cdef const int64_t[::1] c = np.ascontiguousarray(children, dtype=np.int64)
+        cdef const int64_t[::1] o = np.ascontiguousarray(outs, dtype=np.int64)
         cdef Py_ssize_t i, n_slots = self.pool.shape[0], n_values = 2 * self.pool.shape[1]
         if not p.shape[0] == c.shape[0] == o.shape[0]:
             raise ValueError("parents, children and outs must have the same length")

@@ -1,0 +1,258 @@
+"""Objective gradient kernels and objectives.py against the documented NumPy formulas."""
+
+import numpy as np
+import pytest
+from scipy.special import expit, softmax as scipy_softmax
+
+from boosters.config import Objective
+from boosters.training import _objectives
+from boosters.training.objectives import make_objective
+
+MIN_HESSIAN = 1e-16
+N = 10_001  # not a multiple of any chunk size
+
+
+def run(kernel, margins, y, w=None, n_threads=1):
+    margins = np.ascontiguousarray(margins, dtype=np.float64)
+    out = np.full((margins.shape[0], margins.shape[1], 2), np.nan, dtype=np.float32)
+    kernel(margins, np.ascontiguousarray(y, dtype=np.float64),
+           np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64), out, n_threads)
+    return out
+
+
+def ref_squared(margins, y, w):
+    w = np.ones_like(y) if w is None else w
+    return np.stack([w * (margins[0] - y), w], axis=-1)[None]
+
+
+def ref_logistic(margins, y, w):
+    w = np.ones_like(y) if w is None else w
+    p = expit(margins[0])
+    return np.stack([w * (p - y), w * np.maximum(p * (1 - p), MIN_HESSIAN)], axis=-1)[None]
+
+
+def ref_softmax(margins, y, w):
+    k = margins.shape[0]
+    w = np.ones_like(y) if w is None else w
+    p = scipy_softmax(margins, axis=0)
+    onehot = (np.arange(k)[:, None] == y[None, :].astype(np.int64)).astype(np.float64)
+    g = w * (p - onehot)
+    h = w * np.maximum(k / (k - 1) * p * (1 - p), MIN_HESSIAN)
+    return np.stack([g, h], axis=-1)
+
+
+def assert_gradients_close(got, want):
+    assert got.dtype == np.float32
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got[..., 0], want[..., 0], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(got[..., 1], want[..., 1], rtol=1e-6, atol=0)
+
+
+@pytest.fixture(scope="module")
+def rng_data():
+    rng = np.random.default_rng(30)
+    return dict(
+        margins=rng.normal(0, 3, size=(5, N)),
+        y_reg=rng.normal(0, 10, size=N),
+        y_bin=rng.integers(0, 2, size=N).astype(np.float64),
+        y_cls=rng.integers(0, 5, size=N).astype(np.float64),
+        w=rng.uniform(0.0, 5.0, size=N),
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_squared_error(rng_data, weighted):
+    m, y = rng_data["margins"][:1], rng_data["y_reg"]
+    w = rng_data["w"] if weighted else None
+    got = run(_objectives.squared_error, m, y, w)
+    np.testing.assert_array_equal(got, ref_squared(m, y, w).astype(np.float32))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_logistic(rng_data, weighted):
+    m, y = rng_data["margins"][:1], rng_data["y_bin"]
+    w = rng_data["w"] if weighted else None
+    assert_gradients_close(run(_objectives.logistic, m, y, w), ref_logistic(m, y, w))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_softmax(rng_data, weighted, k):
+    m = rng_data["margins"][:k]
+    y = rng_data["y_cls"] % k
+    w = rng_data["w"] if weighted else None
+    got = run(_objectives.softmax, m, y, w)
+    assert_gradients_close(got, ref_softmax(m, y, w))
+    # the gradients of one row sum to zero (probabilities sum to one)
+    ww = np.ones(N) if w is None else w
+    assert np.all(np.abs(got[..., 0].astype(np.float64).sum(axis=0)) <= 1e-6 * (1 + ww))
+
+
+def test_zero_weights_give_zero_gradients(rng_data):
+    w = np.zeros(N)
+    for kernel, m, y in ((_objectives.squared_error, rng_data["margins"][:1], rng_data["y_reg"]),
+                         (_objectives.logistic, rng_data["margins"][:1], rng_data["y_bin"]),
+                         (_objectives.softmax, rng_data["margins"][:3], rng_data["y_cls"] % 3)):
+        assert np.all(run(kernel, m, y, w) == 0.0)
+
+
+EXTREME = np.array([-1e3, -745.0, -50.0, -40.0, -20.0, 0.0, 20.0, 40.0, 50.0, 745.0, 1e3])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_logistic_extreme_margins(weighted):
+    m = np.tile(EXTREME, 2)[None]
+    y = np.repeat([0.0, 1.0], len(EXTREME))
+    w = np.linspace(0.5, 3.0, len(y)) if weighted else None
+    ww = np.ones_like(y) if w is None else w
+    got = run(_objectives.logistic, m, y, w)
+    assert np.all(np.isfinite(got))
+    assert_gradients_close(got, ref_logistic(m, y, w))
+    saturated = np.abs(m[0]) >= 40  # p (1 - p) < 1e-16: the floor
+    np.testing.assert_array_equal(got[0, saturated, 1], (ww[saturated] * MIN_HESSIAN).astype(np.float32))
+    assert np.all(got[0, :, 1] >= (ww * MIN_HESSIAN).astype(np.float32))
+    # gradient: w (p - y) with p exactly 0 or 1 at the far ends
+    far = np.abs(m[0]) >= 745
+    np.testing.assert_array_equal(got[0, far, 0], (ww * ((m[0] > 0) - y))[far].astype(np.float32))
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_softmax_extreme_margins(k):
+    rng = np.random.default_rng(31)
+    n = 500
+    m = rng.choice([-1e3, -745.0, -40.0, 0.0, 40.0, 745.0, 1e3], size=(k, n))
+    m[:, :10] = 1e3  # all equal and huge: uniform probabilities
+    m[:, 10:20] = -1e3
+    y = rng.integers(0, k, size=n).astype(np.float64)
+    w = rng.uniform(0.5, 2.0, size=n)
+    got = run(_objectives.softmax, m, y, w)
+    assert np.all(np.isfinite(got))
+    assert_gradients_close(got, ref_softmax(m, y, w))
+    assert np.all(got[..., 1] >= (w * MIN_HESSIAN).astype(np.float32))
+    np.testing.assert_allclose(got[:, :20, 0], (w[:20] * (1 / k - (np.arange(k)[:, None] == y[:20])))
+                               .astype(np.float32), rtol=1e-6)
+    # a class whose probability is 0 or 1 gets exactly the floor
+    p = scipy_softmax(m, axis=0)
+    sat = (p == 0.0) | (p == 1.0)
+    assert sat.any()
+    np.testing.assert_array_equal(got[..., 1][sat], np.broadcast_to(w * MIN_HESSIAN, p.shape)[sat].astype(np.float32))
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 4])
+def test_threads_give_identical_gradients(rng_data, n_threads):
+    d = rng_data
+    cases = [(_objectives.squared_error, d["margins"][:1], d["y_reg"]),
+             (_objectives.logistic, d["margins"][:1], d["y_bin"]),
+             (_objectives.softmax, d["margins"], d["y_cls"])]
+    for kernel, m, y in cases:
+        for w in (None, d["w"]):
+            np.testing.assert_array_equal(run(kernel, m, y, w, n_threads), run(kernel, m, y, w, 1))
+
+
+def test_bad_shapes_are_rejected(rng_data):
+    m, y = rng_data["margins"], rng_data["y_bin"]
+    out1 = np.zeros((1, N, 2), dtype=np.float32)
+    with pytest.raises(ValueError):
+        _objectives.logistic(np.ascontiguousarray(m[:2]), y, np.empty(0), out1, 1)  # two outputs
+    with pytest.raises(ValueError):
+        _objectives.squared_error(np.ascontiguousarray(m[:1, :-1]), y, np.empty(0), out1, 1)
+    with pytest.raises(ValueError):
+        _objectives.squared_error(np.ascontiguousarray(m[:1]), y, np.empty(0), np.zeros((1, N - 1, 2), np.float32), 1)
+    with pytest.raises(ValueError):
+        _objectives.squared_error(np.ascontiguousarray(m[:1]), y, np.ones(N - 1), out1, 1)
+    with pytest.raises(ValueError):
+        _objectives.softmax(np.ascontiguousarray(m[:3]), y, np.empty(0), np.zeros((2, N, 2), np.float32), 1)
+    with pytest.raises(ValueError):
+        _objectives.softmax(np.ascontiguousarray(m[:1]), y, np.empty(0), out1, 1)  # one class
+
+
+# -- objectives.py ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gradients_wrapper_passes_weights(rng_data, weighted):
+    d = rng_data
+    w = d["w"] if weighted else None
+    for spec, m, y, ref in ((Objective.squared(), d["margins"][:1], d["y_reg"], ref_squared),
+                            (Objective.logistic(), d["margins"][:1], d["y_bin"], ref_logistic),
+                            (Objective.softmax(5), d["margins"], d["y_cls"], ref_softmax)):
+        obj = make_objective(spec)
+        assert obj.n_outputs == m.shape[0]
+        out = np.empty((m.shape[0], N, 2), dtype=np.float32)
+        obj.gradients(np.ascontiguousarray(m), y, w, out, 2)
+        assert_gradients_close(out, ref(m, y, w))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_init_scores(rng_data, weighted):
+    d = rng_data
+    w = d["w"] if weighted else None
+    ww = np.ones(N) if w is None else w
+    sq = make_objective(Objective.squared()).init_scores(d["y_reg"], w)
+    np.testing.assert_allclose(sq, [np.sum(ww * d["y_reg"]) / np.sum(ww)], rtol=1e-12)
+    lg = make_objective(Objective.logistic()).init_scores(d["y_bin"], w)
+    pos, neg = np.sum(ww * d["y_bin"]), np.sum(ww * (1 - d["y_bin"]))
+    np.testing.assert_allclose(lg, [np.log(pos / neg)], rtol=1e-10)
+    sm = make_objective(Objective.softmax(5)).init_scores(d["y_cls"], w)
+    priors = np.array([ww[d["y_cls"] == c].sum() for c in range(5)]) / ww.sum()
+    np.testing.assert_allclose(sm, np.log(priors), rtol=1e-10)
+    assert sq.shape == lg.shape == (1,) and sm.shape == (5,)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_init_scores_zero_the_total_gradient(rng_data, weighted):
+    """The optimal constant: at the init scores the (weighted) gradients sum to zero."""
+    d = rng_data
+    w = d["w"] if weighted else None
+    for spec, y, kernel in ((Objective.squared(), d["y_reg"], _objectives.squared_error),
+                            (Objective.logistic(), d["y_bin"], _objectives.logistic),
+                            (Objective.softmax(5), d["y_cls"], _objectives.softmax)):
+        init = make_objective(spec).init_scores(y, w)
+        m = np.repeat(init[:, None], N, axis=1)
+        g = run(kernel, m, y, w)[..., 0].astype(np.float64)
+        np.testing.assert_allclose(g.sum(axis=1), 0.0, atol=1e-6 * N)
+
+
+def test_init_scores_edge_cases():
+    y1 = np.ones(50)
+    lg = make_objective(Objective.logistic())
+    assert np.isfinite(lg.init_scores(y1, None)).all() and lg.init_scores(y1, None)[0] > 30
+    assert np.isfinite(lg.init_scores(0 * y1, None)).all() and lg.init_scores(0 * y1, None)[0] < -30
+    # a zero weight removes a row from the mean
+    y = np.array([0.0, 1.0, 1.0, 0.0])
+    w = np.array([1.0, 3.0, 0.0, 0.0])
+    np.testing.assert_allclose(lg.init_scores(y, w), [np.log(3.0)], rtol=1e-12)
+    np.testing.assert_allclose(make_objective(Objective.squared()).init_scores(np.array([1.0, 5.0]), np.array([3.0, 1.0])),
+                               [2.0], rtol=1e-15)
+    # a class never seen: log of the floor, finite
+    sm = make_objective(Objective.softmax(4))
+    scores = sm.init_scores(np.array([0.0, 0.0, 1.0, 3.0]), None)
+    np.testing.assert_allclose(scores, [np.log(0.5), np.log(0.25), np.log(1e-15), np.log(0.25)], rtol=1e-12)
+
+
+def test_check_labels():
+    lg = make_objective(Objective.logistic())
+    lg.check_labels(np.array([0.0, 1.0, 1.0]))
+    for bad in (0.5, 2.0, -1.0, np.nan):
+        with pytest.raises(ValueError):
+            lg.check_labels(np.array([0.0, bad, 1.0]))
+    sm = make_objective(Objective.softmax(3))
+    sm.check_labels(np.array([0.0, 1.0, 2.0, 2.0]))
+    for bad in (3.0, -1.0, 1.5, np.nan):
+        with pytest.raises(ValueError):
+            sm.check_labels(np.array([0.0, bad]))
+    make_objective(Objective.squared()).check_labels(np.array([-3.5, 1e9]))
+
+
+def test_transform(rng_data):
+    m = rng_data["margins"].T.copy()  # (n_rows, n_outputs)
+    np.testing.assert_array_equal(make_objective(Objective.squared()).transform(m[:, :1]), m[:, 0])
+    np.testing.assert_allclose(make_objective(Objective.logistic()).transform(m[:, :1]), expit(m[:, 0]), rtol=1e-14)
+    np.testing.assert_allclose(make_objective(Objective.softmax(5)).transform(m), scipy_softmax(m, axis=1), rtol=1e-12)
+    extreme = np.array([[1e3, -1e3, 0.0], [1e3, 1e3, 1e3], [-1e3, -1e3, -1e3]])
+    p = make_objective(Objective.softmax(3)).transform(extreme)
+    np.testing.assert_allclose(p, [[1, 0, 0], [1 / 3] * 3, [1 / 3] * 3], rtol=1e-12, atol=1e-300)
+    with np.errstate(over="ignore"):  # exp(1e3) may overflow to inf: 1 / (1 + inf) is still 0
+        got = make_objective(Objective.logistic()).transform(EXTREME[:, None])
+    np.testing.assert_allclose(got, expit(EXTREME), rtol=1e-14, atol=0)
+    assert got[0] == 0.0 and got[-1] == 1.0
