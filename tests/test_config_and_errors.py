@@ -1,0 +1,474 @@
+"""Configuration validation and input errors: clear ValueError/TypeError naming the
+argument, never a crash or a silent fix; the user's arrays are never modified."""
+
+import re
+
+import numpy as np
+import pytest
+
+import boosters as bst
+
+
+def small_data(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X[:, 0] + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def fit(X, y, weights=None, val=None, n_threads=1, **params):
+    return bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config=bst.GBDTConfig(**params),
+                               val_set=val, n_threads=n_threads)
+
+
+# ----------------------------------------------------------------------------------
+# GBDTConfig parameters
+# ----------------------------------------------------------------------------------
+
+BAD_PARAMS = [
+    ("n_estimators", 0, ValueError), ("n_estimators", -5, ValueError), ("n_estimators", 10.0, TypeError),
+    ("n_estimators", "10", TypeError), ("n_estimators", True, TypeError), ("n_estimators", None, TypeError),
+    ("learning_rate", 0.0, ValueError), ("learning_rate", -0.1, ValueError), ("learning_rate", float("nan"), ValueError),
+    ("learning_rate", float("inf"), ValueError), ("learning_rate", "0.1", TypeError), ("learning_rate", None, TypeError),
+    ("objective", "squared", TypeError), ("objective", bst.Metric.rmse(), TypeError),
+    ("metric", "rmse", TypeError), ("metric", bst.Objective.squared(), TypeError),
+    ("growth_strategy", "breadthfirst", ValueError), ("growth_strategy", 3, TypeError),
+    ("max_depth", 0, ValueError), ("max_depth", -2, ValueError), ("max_depth", 2.5, TypeError),
+    ("max_depth", "6", TypeError),
+    ("n_leaves", 1, ValueError), ("n_leaves", 0, ValueError), ("n_leaves", 31.0, TypeError),
+    ("l1", -1.0, ValueError), ("l1", float("nan"), ValueError), ("l1", "0", TypeError),
+    ("l2", -0.5, ValueError), ("l2", float("inf"), ValueError), ("l2", None, TypeError),
+    ("min_gain_to_split", -1e-3, ValueError), ("min_gain_to_split", float("nan"), ValueError),
+    ("min_child_weight", -1.0, ValueError), ("min_child_weight", float("inf"), ValueError),
+    ("min_samples_leaf", 0, ValueError), ("min_samples_leaf", -1, ValueError), ("min_samples_leaf", 2.0, TypeError),
+    ("max_bins", 1, ValueError), ("max_bins", 65536, ValueError), ("max_bins", 256.0, TypeError),
+    ("cache_size", 1, ValueError), ("cache_size", 0, ValueError), ("cache_size", 8.5, TypeError),
+    ("early_stopping_rounds", 0, ValueError), ("early_stopping_rounds", -3, ValueError),
+    ("early_stopping_rounds", 5.0, TypeError),
+    ("seed", -1, ValueError), ("seed", 1.5, TypeError), ("seed", "42", TypeError),
+    ("histogram_mode", "f32", ValueError), ("histogram_mode", None, ValueError), ("histogram_mode", "I16", ValueError),
+    ("prefetch", 1, TypeError), ("prefetch", "yes", TypeError), ("prefetch", None, TypeError),
+    ("verbosity", -1, ValueError), ("verbosity", 1.0, TypeError),
+]
+
+
+@pytest.mark.parametrize("name, value, exc", BAD_PARAMS,
+                         ids=[f"{n}={v!r}" for n, v, _ in BAD_PARAMS])
+def test_bad_parameter_raises_naming_it(name, value, exc):
+    with pytest.raises(exc, match=re.escape(name)):
+        bst.GBDTConfig(**{name: value})
+
+
+@pytest.mark.parametrize("name, value, exc", BAD_PARAMS[:12], ids=[f"{n}={v!r}" for n, v, _ in BAD_PARAMS[:12]])
+def test_replace_validates_again(name, value, exc):
+    cfg = bst.GBDTConfig(n_estimators=5)
+    with pytest.raises(exc, match=re.escape(name)):
+        cfg.replace(**{name: value})
+
+
+GOOD_PARAMS = [
+    ("n_estimators", 1), ("n_estimators", np.int64(7)), ("learning_rate", 1e-6), ("learning_rate", 5.0),
+    ("learning_rate", np.float32(0.25)), ("learning_rate", 1), ("max_depth", 1), ("n_leaves", 2), ("l1", 0.0),
+    ("l2", 0.0), ("l2", 3), ("min_gain_to_split", 0.0), ("min_child_weight", 0.0), ("min_samples_leaf", 1),
+    ("max_bins", 2), ("max_bins", 65535), ("cache_size", 2), ("early_stopping_rounds", None),
+    ("early_stopping_rounds", 1), ("seed", 0), ("histogram_mode", "f64"), ("histogram_mode", "i16"),
+    ("histogram_mode", "i8"), ("prefetch", False), ("verbosity", 0), ("growth_strategy", "leafwise"),
+]
+
+
+@pytest.mark.parametrize("name, value", GOOD_PARAMS, ids=[f"{n}={v!r}" for n, v in GOOD_PARAMS])
+def test_valid_boundary_values_are_accepted(name, value):
+    cfg = bst.GBDTConfig(**{name: value})
+    stored = getattr(cfg, name)
+    if name == "growth_strategy":
+        assert stored is bst.GrowthStrategy.Leafwise
+    else:
+        assert stored == value
+
+
+def test_defaults():
+    cfg = bst.GBDTConfig()
+    assert cfg.n_estimators == 100 and cfg.learning_rate == 0.3
+    assert cfg.objective == bst.Objective.squared() and cfg.metric is None
+    assert cfg.growth_strategy is bst.GrowthStrategy.Depthwise
+    assert (cfg.max_depth, cfg.n_leaves, cfg.l1, cfg.l2) == (6, 31, 0.0, 1.0)
+    assert (cfg.min_gain_to_split, cfg.min_child_weight, cfg.min_samples_leaf) == (0.0, 1.0, 1)
+    assert (cfg.max_bins, cfg.cache_size, cfg.early_stopping_rounds, cfg.seed) == (256, 8, None, 42)
+    assert (cfg.histogram_mode, cfg.prefetch) == ("auto", True)
+
+
+@pytest.mark.parametrize("typo, suggestion", [("n_estimator", "n_estimators"), ("learning_rat", "learning_rate"),
+                                              ("max_leaves_", None), ("lambda_l2", None), ("min_child_weigth",
+                                                                                            "min_child_weight")])
+def test_unknown_parameter(typo, suggestion):
+    with pytest.raises(ValueError, match=re.escape(typo)) as info:
+        bst.GBDTConfig(**{typo: 3})
+    if suggestion is not None:
+        assert suggestion in str(info.value)
+
+
+def test_unknown_parameter_is_reported_even_with_valid_ones():
+    with pytest.raises(ValueError, match="reg_lambda"):
+        bst.GBDTConfig(n_estimators=10, reg_lambda=1.0)
+
+
+@pytest.mark.parametrize("objective, metric", [
+    (bst.Objective.logistic(), bst.Metric.rmse()), (bst.Objective.logistic(), bst.Metric.mae()),
+    (bst.Objective.squared(), bst.Metric.logloss()), (bst.Objective.squared(), bst.Metric.auc()),
+    (bst.Objective.squared(), bst.Metric.accuracy()), (bst.Objective.softmax(3), bst.Metric.auc()),
+    (bst.Objective.softmax(3), bst.Metric.rmse()), (bst.Objective.logistic(), bst.Metric.multiclass_logloss()),
+])
+def test_metric_incompatible_with_objective(objective, metric):
+    with pytest.raises(ValueError, match="metric"):
+        bst.GBDTConfig(objective=objective, metric=metric)
+
+
+@pytest.mark.parametrize("objective, metric", [
+    (bst.Objective.squared(), bst.Metric.rmse()), (bst.Objective.squared(), bst.Metric.mae()),
+    (bst.Objective.logistic(), bst.Metric.auc()), (bst.Objective.logistic(), bst.Metric.logloss()),
+    (bst.Objective.logistic(), bst.Metric.accuracy()), (bst.Objective.softmax(3), bst.Metric.logloss()),
+    (bst.Objective.softmax(3), bst.Metric.multiclass_accuracy()),
+])
+def test_metric_compatible_with_objective(objective, metric):
+    assert bst.GBDTConfig(objective=objective, metric=metric).metric == metric
+
+
+@pytest.mark.parametrize("max_depth", [None, -1])
+def test_depthwise_needs_a_depth(max_depth):
+    with pytest.raises(ValueError, match="max_depth"):
+        bst.GBDTConfig(growth_strategy=bst.GrowthStrategy.Depthwise, max_depth=max_depth)
+    cfg = bst.GBDTConfig(growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=max_depth)
+    assert cfg.max_depth is None
+
+
+@pytest.mark.parametrize("bad", [1, 0, -2, 2.5, "3", None, True])
+def test_softmax_needs_at_least_two_classes(bad):
+    with pytest.raises((ValueError, TypeError), match="n_classes"):
+        bst.Objective.softmax(bad)
+
+
+def test_unknown_objective_and_metric_names():
+    with pytest.raises(ValueError, match="objective"):
+        bst.Objective("poisson")
+    with pytest.raises(ValueError, match="metric"):
+        bst.Metric("r2")
+
+
+def test_config_must_be_a_gbdtconfig():
+    X, y = small_data()
+    with pytest.raises(TypeError, match="config"):
+        bst.GBDTModel.train(bst.Dataset(X, y), config={"n_estimators": 3})
+
+
+@pytest.mark.parametrize("n_threads, exc", [(-1, ValueError), (1.5, TypeError), ("2", TypeError), (True, TypeError)])
+def test_bad_n_threads(n_threads, exc):
+    X, y = small_data()
+    with pytest.raises(exc, match="n_threads"):
+        fit(X, y, n_estimators=2, n_threads=n_threads)
+    model = fit(X, y, n_estimators=2)
+    with pytest.raises(exc, match="n_threads"):
+        model.predict(X, n_threads=n_threads)
+
+
+# ----------------------------------------------------------------------------------
+# Labels
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("objective", ["squared", "logistic"])
+def test_non_finite_labels(bad, objective):
+    X, y = small_data()
+    y = (y > 0).astype(np.float64)
+    y[17] = bad
+    obj = bst.Objective.squared() if objective == "squared" else bst.Objective.logistic()
+    with pytest.raises(ValueError, match=r"\by\b"):
+        fit(X, y, objective=obj, n_estimators=2)
+
+
+def test_non_finite_labels_in_val_set():
+    X, y = small_data()
+    yv = y.copy()
+    yv[0] = np.nan
+    with pytest.raises(ValueError, match=r"\by\b"):
+        fit(X, y, val=bst.Dataset(X, yv), n_estimators=2)
+
+
+@pytest.mark.parametrize("bad", [2.0, -1.0, 0.5])
+def test_logistic_labels_outside_zero_one(bad):
+    X, y = small_data()
+    y = (y > 0).astype(np.float64)
+    y[5] = bad
+    with pytest.raises(ValueError, match=r"\by\b"):
+        fit(X, y, objective=bst.Objective.logistic(), n_estimators=2)
+    # in the validation set too
+    y_ok = (small_data()[1] > 0).astype(np.float64)
+    with pytest.raises(ValueError, match=r"\by\b"):
+        fit(X, y_ok, objective=bst.Objective.logistic(), n_estimators=2, val=bst.Dataset(X, y))
+
+
+@pytest.mark.parametrize("bad", [3.0, -1.0, 1.5, 100.0])
+def test_softmax_labels_outside_classes(bad):
+    X, y = small_data()
+    y = np.digitize(y, [-0.5, 0.5]).astype(np.float64)
+    y[3] = bad
+    with pytest.raises(ValueError, match=r"\by\b"):
+        fit(X, y, objective=bst.Objective.softmax(3), n_estimators=2)
+
+
+def test_softmax_integer_labels_of_any_dtype_accepted():
+    X, y = small_data()
+    y = np.digitize(y, [-0.5, 0.5])
+    for labels in (y, y.astype(np.int32), y.astype(np.float32), y.astype(np.uint8)):
+        model = fit(X, labels, objective=bst.Objective.softmax(3), n_estimators=2)
+        assert model.predict(X).shape == (len(y), 3)
+
+
+@pytest.mark.parametrize("y_shape", [(299,), (301,), (300, 2), (1, 300)])
+def test_labels_of_the_wrong_shape(y_shape):
+    X, _ = small_data()
+    with pytest.raises(ValueError, match=r"\by\b"):
+        bst.Dataset(X, np.zeros(y_shape))
+
+
+def test_non_numeric_labels():
+    X, _ = small_data()
+    with pytest.raises(ValueError, match=r"\by\b"):
+        bst.Dataset(X, np.array(["a"] * 300))
+
+
+# ----------------------------------------------------------------------------------
+# Features
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("X", [
+    np.zeros(10), np.zeros((4, 3, 2)), np.zeros((0, 3)), np.zeros((5, 0)), np.array([["a", "b"], ["c", "d"]]),
+    np.array([[1.0, None], [2.0, 3.0]], dtype=object), np.zeros((3, 2), dtype=np.complex128), 5.0,
+], ids=["1d", "3d", "no-rows", "no-features", "strings", "object", "complex", "scalar"])
+def test_bad_feature_matrix(X):
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        bst.Dataset(X, None)
+    model = fit(*small_data(d=2), n_estimators=2)
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        model.predict(X)
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        model.predict_raw(X)
+
+
+def test_ragged_feature_matrix():
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        bst.Dataset([[1.0, 2.0], [3.0]], [0.0, 1.0])
+
+
+@pytest.mark.parametrize("d_predict", [3, 5, 1])
+def test_predict_with_other_number_of_features(d_predict):
+    X, y = small_data(d=4)
+    model = fit(X, y, n_estimators=2)
+    X2 = np.zeros((10, d_predict))
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X2)
+    with pytest.raises(ValueError, match="features"):
+        model.predict_raw(X2)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(bst.Dataset(X2))
+
+
+def test_val_set_with_other_number_of_features():
+    X, y = small_data(d=4)
+    with pytest.raises(ValueError, match="features"):
+        fit(X, y, n_estimators=2, val=bst.Dataset(X[:, :3], y))
+
+
+def test_infinite_feature_values_are_values_not_errors():
+    X, y = small_data(d=3)
+    X[:5, 0] = np.inf
+    X[5:10, 0] = -np.inf
+    y[:5] = 10.0
+    y[5:10] = -10.0
+    model = fit(X, y, n_estimators=10, learning_rate=0.5)
+    lo, hi = X[10:, 0].min(), X[10:, 0].max()
+    p = model.predict(np.array([[np.inf, 0, 0], [-np.inf, 0, 0], [1e300, 0, 0], [-1e300, 0, 0],
+                                [hi, 0, 0], [lo, 0, 0]]))
+    assert np.all(np.isfinite(p))
+    assert p[0] > 3 and p[1] < -3  # the infinite rows were learned as their own groups
+    assert p[2] == p[0]  # huge unseen values go with the largest seen ones
+    assert p[3] == p[5]  # -1e300 > -inf: it goes with the smallest finite values
+
+
+def test_feature_names_checked():
+    X, y = small_data(d=3)
+    with pytest.raises(ValueError, match="feature_names"):
+        bst.Dataset(X, y, feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="feature_names"):
+        bst.Dataset(X, y, feature_names=["a", "b", "a"])
+
+
+def test_categorical_features_not_silently_ignored():
+    X, y = small_data(d=3)
+    with pytest.raises(ValueError, match="categorical"):
+        bst.Dataset(X, y, categorical_features=[0])
+
+
+# ----------------------------------------------------------------------------------
+# Weights
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["negative", "nan", "inf", "short", "long", "all-zero", "2d", "strings"])
+def test_bad_weights(case):
+    X, y = small_data()
+    w = np.ones(len(y))
+    if case == "negative":
+        w[4] = -0.1
+    elif case == "nan":
+        w[4] = np.nan
+    elif case == "inf":
+        w[4] = np.inf
+    elif case == "short":
+        w = w[:-1]
+    elif case == "long":
+        w = np.ones(len(y) + 1)
+    elif case == "all-zero":
+        w = np.zeros(len(y))
+    elif case == "2d":
+        w = np.ones((len(y), 2))
+    else:
+        w = np.array(["1"] * len(y))
+    with pytest.raises(ValueError, match="weights"):
+        fit(X, y, weights=w, n_estimators=2)
+
+
+def test_bad_weights_in_val_set():
+    X, y = small_data()
+    with pytest.raises(ValueError, match="weights"):
+        fit(X, y, n_estimators=2, val=bst.Dataset(X, y, weights=-np.ones(len(y))))
+
+
+# ----------------------------------------------------------------------------------
+# Training setup
+# ----------------------------------------------------------------------------------
+
+def test_train_without_labels():
+    X, _ = small_data()
+    with pytest.raises(ValueError, match="label"):
+        bst.GBDTModel.train(bst.Dataset(X), config=bst.GBDTConfig(n_estimators=2))
+
+
+def test_val_set_without_labels():
+    X, y = small_data()
+    with pytest.raises(ValueError, match="label"):
+        fit(X, y, n_estimators=2, val=bst.Dataset(X))
+
+
+def test_train_needs_a_dataset():
+    X, y = small_data()
+    with pytest.raises(TypeError, match="Dataset"):
+        bst.GBDTModel.train(X, config=bst.GBDTConfig(n_estimators=2))
+    with pytest.raises(TypeError, match="val_set"):
+        bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTConfig(n_estimators=2), val_set=(X, y))
+
+
+def test_early_stopping_needs_a_val_set():
+    X, y = small_data()
+    with pytest.raises(ValueError, match="val_set"):
+        fit(X, y, n_estimators=5, early_stopping_rounds=2)
+
+
+# ----------------------------------------------------------------------------------
+# Degenerate but valid inputs train (no crash, no silent nonsense)
+# ----------------------------------------------------------------------------------
+
+def test_single_row():
+    model = fit(np.array([[1.0, 2.0]]), np.array([3.5]), n_estimators=3)
+    assert model.n_trees == 3
+    assert all(t.n_leaves == 1 for t in model.trees)
+    np.testing.assert_allclose(model.predict(np.array([[0.0, 0.0], [5.0, 5.0]])), 3.5)
+
+
+def test_constant_labels():
+    X, _ = small_data()
+    model = fit(X, np.full(len(X), 2.25), n_estimators=3)
+    np.testing.assert_allclose(model.predict(X), 2.25, rtol=1e-12)
+    assert all(np.all(t.value[t.split_feature < 0] == 0.0) for t in model.trees)
+
+
+def test_constant_and_all_missing_features_are_never_split():
+    rng = np.random.default_rng(1)
+    n = 500
+    X = np.column_stack([np.full(n, 3.0), np.full(n, np.nan), rng.normal(size=n)])
+    y = X[:, 2] + 0.1 * rng.normal(size=n)
+    model = fit(X, y, n_estimators=3, max_depth=3)
+    for tree in model.trees:
+        used = set(tree.split_feature[tree.split_feature >= 0].tolist())
+        assert used == {2}
+
+
+def test_only_unusable_features():
+    X = np.column_stack([np.full(50, 1.0), np.full(50, np.nan)])
+    y = np.arange(50, dtype=np.float64)
+    model = fit(X, y, n_estimators=2)
+    assert all(t.n_leaves == 1 for t in model.trees)
+    np.testing.assert_allclose(model.predict(X), y.mean())
+
+
+@pytest.mark.parametrize("label", [0.0, 1.0])
+def test_logistic_with_one_class_only(label):
+    X, _ = small_data()
+    model = fit(X, np.full(len(X), label), objective=bst.Objective.logistic(), n_estimators=3)
+    p = model.predict(X)
+    assert np.all(np.isfinite(p))
+    assert np.all(np.abs(p - label) < 1e-6)
+
+
+def test_softmax_with_an_unseen_class():
+    X, y = small_data()
+    y = (y > 0).astype(np.float64)  # classes 0 and 1 of 3
+    model = fit(X, y, objective=bst.Objective.softmax(3), n_estimators=3)
+    proba = model.predict(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all(proba[:, 2] < 1e-6)
+
+
+# ----------------------------------------------------------------------------------
+# The user's arrays are never modified
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype, order", [(np.float64, "C"), (np.float32, "F"), (np.int64, "C")])
+@pytest.mark.parametrize("objective", ["squared", "logistic", "softmax"])
+def test_user_arrays_are_not_modified(dtype, order, objective):
+    rng = np.random.default_rng(2)
+    n = 2000
+    X = np.asarray(rng.normal(size=(n, 5)) * 10, dtype=dtype, order=order)
+    if dtype != np.int64:
+        X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    score = np.nan_to_num(X[:, 0].astype(np.float64))
+    if objective == "squared":
+        y, obj = score + rng.normal(size=n), bst.Objective.squared()
+    elif objective == "logistic":
+        y, obj = (score > 0).astype(np.float64), bst.Objective.logistic()
+    else:
+        y, obj = np.digitize(score, [-5, 5]).astype(np.float64), bst.Objective.softmax(3)
+    w = rng.uniform(0.5, 2.0, size=n)
+    Xv, yv = X[:500].copy(order="K"), y[:500].copy()
+    copies = [a.copy(order="K") for a in (X, y, w, Xv, yv)]
+    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), config=bst.GBDTConfig(
+        n_estimators=4, objective=obj, early_stopping_rounds=2), val_set=bst.Dataset(Xv, yv), n_threads=2)
+    model.predict(X)
+    model.predict_raw(X)
+    model.predict(bst.Dataset(Xv))
+    for original, copy in zip((X, y, w, Xv, yv), copies):
+        assert original.dtype == copy.dtype
+        assert original.flags.f_contiguous == copy.flags.f_contiguous
+        assert np.array_equal(original, copy, equal_nan=True)
+
+
+def test_dataset_reused_across_trainings_gives_the_same_model():
+    X, y = small_data(n=1000)
+    ds = bst.Dataset(X, y)
+    cfg = bst.GBDTConfig(n_estimators=4, max_bins=32)
+    a = bst.GBDTModel.train(ds, config=cfg)
+    b = bst.GBDTModel.train(ds, config=cfg.replace(max_bins=256))
+    c = bst.GBDTModel.train(ds, config=cfg)
+    fresh = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg.replace(max_bins=256))
+    assert np.array_equal(a.predict(X), c.predict(X))
+    assert np.array_equal(b.predict(X), fresh.predict(X))
+    assert not np.array_equal(a.predict(X), b.predict(X))
