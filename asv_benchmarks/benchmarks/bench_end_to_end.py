@@ -1,0 +1,46 @@
+"""End to end: fit time, peak memory and test score of GBDTModel.train from NumPy arrays."""
+
+import functools
+
+import boosters as bst
+from boosters import benchmark
+from boosters.datasets import make_covertype, make_friedman, train_test_split
+
+TASKS = {
+    # name: (generator, settings)
+    "covertype-100k": (lambda: make_covertype(100_000, binary=True, seed=0), benchmark.Settings(task="binary")),
+    "friedman-50k": (lambda: make_friedman(50_000, 10, seed=0), benchmark.Settings(task="regression")),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _split(task):
+    X, y = TASKS[task][0]()
+    return train_test_split(X, y, 0.2, seed=0)
+
+
+class Fit:
+    params = (list(TASKS), [1, 2])
+    param_names = ["task", "n_threads"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, task, n_threads):
+        self.X_train, self.X_test, self.y_train, self.y_test = _split(task)
+        self.settings = TASKS[task][1]
+
+    def _fit(self, n_threads):
+        return benchmark._fit_boosters(self.settings, self.X_train, self.y_train, n_threads, False)
+
+    def time_fit(self, task, n_threads):
+        self._fit(n_threads)
+
+    def peakmem_fit(self, task, n_threads):
+        self._fit(n_threads)
+
+    def track_test_score(self, task, n_threads):
+        predict = self._fit(n_threads)
+        return benchmark.score(self.settings.task, self.y_test, predict(self.X_test))[1]
+
+    track_test_score.unit = "rmse / auc"
