@@ -5,7 +5,14 @@
     model.predict(X)
 """
 
-from boosters._lib._build_info import VERSION as __version__
+try:
+    from boosters._lib._build_info import VERSION as __version__
+except ModuleNotFoundError as exc:  # the source tree itself, without its compiled kernels
+    raise ImportError(
+        "boosters is being imported from its source directory, which has no compiled kernels. "
+        "Install it (pip install .) and run from another directory, or install it in editable "
+        "mode (pip install -e .), which works from here too."
+    ) from exc
 from boosters._lib.show_config import show_config
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
