@@ -179,13 +179,15 @@ class GBDTConfig:
     `max_bin=255`. `max_depth=None` (or -1) means no depth limit (leaf-wise only).
     `cache_size` is the number of histogram slots; a tree needs at most `n_leaves`
     (leaf-wise) or 2**max_depth (depth-wise) to never rebuild an evicted parent.
+    `enable_bundling` stores mutually exclusive sparse features (one-hot groups) in shared
+    columns (EFB); the trees are the same, only faster to grow.
     """
 
     _FIELDS = (
         "n_estimators", "learning_rate", "objective", "metric", "growth_strategy", "max_depth",
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
-        "verbosity",
+        "enable_bundling", "verbosity",
     )
 
     def __init__(
@@ -208,6 +210,7 @@ class GBDTConfig:
         seed: int = 42,
         histogram_mode: str = "auto",
         prefetch: bool = True,
+        enable_bundling: bool = True,
         verbosity: int = 0,
         **unknown,
     ):
@@ -258,6 +261,9 @@ class GBDTConfig:
         if not isinstance(prefetch, bool):
             raise TypeError(f"prefetch must be True or False, got {prefetch!r}")
         self.prefetch = prefetch
+        if not isinstance(enable_bundling, bool):
+            raise TypeError(f"enable_bundling must be True or False, got {enable_bundling!r}")
+        self.enable_bundling = enable_bundling
         self.verbosity = _require_int("verbosity", verbosity, 0)
 
     @property

@@ -102,11 +102,11 @@ def test_prefetch_on_and_off_identical(data):
         np.testing.assert_array_equal(build_gathered(binned, gh, rows, prefetch_distance=distance), off)
 
 
-def test_feature_subset_only_writes_those_features(data):
+def test_column_subset_only_writes_those_columns(data):
     binned, gh, rows = data
     ordered = gh[rows]
     hist = np.full((binned.total_bins, 2), -7.0)
-    build_histogram_gathered(binned, rows, ordered, hist, features=[1, 5])
+    build_histogram_gathered(binned, rows, ordered, hist, columns=[1, 5])
     ref = naive_histogram(binned, gh, rows)
     for f in range(binned.n_features):
         lo, hi = binned.hist_offsets[f], binned.hist_offsets[f + 1]
@@ -198,5 +198,5 @@ def test_bad_shapes_are_rejected(data):
         build_histogram_gathered(binned, rows, gh[:5], np.zeros((binned.total_bins, 2)))
     with pytest.raises(ValueError, match="shape"):
         subtract_histograms(np.zeros((4, 2)), np.zeros((5, 2)), np.zeros((4, 2)))
-    with pytest.raises(ValueError, match="features"):
-        build_histogram_contiguous(binned, gh, np.zeros((binned.total_bins, 2)), features=[99])
+    with pytest.raises(ValueError, match="columns"):
+        build_histogram_contiguous(binned, gh, np.zeros((binned.total_bins, 2)), columns=[99])

@@ -1,34 +1,50 @@
-# Raw access to a BinnedMatrix's feature columns from nogil kernels.
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t
+# Raw access to a BinnedMatrix from nogil kernels: its stored columns, and the
+# features they hold (a column is one feature or a bundle of exclusive features).
+from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
 
 cdef struct BinColumns:
-    const uint8_t* u8       # (n_u8_features, n_rows) feature-major, C-contiguous
-    const uint16_t* u16     # (n_u16_features, n_rows) feature-major, C-contiguous
+    const uint8_t* u8       # (n_u8_columns, n_rows) column-major, C-contiguous
+    const uint16_t* u16     # (n_u16_columns, n_rows) column-major, C-contiguous
     Py_ssize_t n_rows
-    const int8_t* kind      # per feature: 0 -> u8 storage, 1 -> u16 storage
-    const int32_t* column   # per feature: row of its storage matrix
+    const int8_t* kind      # per column: 0 -> u8 storage, 1 -> u16 storage
+    const int32_t* index    # per column: row of its storage matrix
 
 
-cdef inline const uint8_t* column_u8(const BinColumns* c, Py_ssize_t feature) noexcept nogil:
-    return c.u8 + <Py_ssize_t> c.column[feature] * c.n_rows
+cdef struct FeatureMap:
+    const int32_t* column         # per feature: the column holding it
+    const int64_t* decode_start   # per feature: start of its value -> bin table, -1 if alone
+    const uint16_t* decode        # the tables, concatenated
 
 
-cdef inline const uint16_t* column_u16(const BinColumns* c, Py_ssize_t feature) noexcept nogil:
-    return c.u16 + <Py_ssize_t> c.column[feature] * c.n_rows
+cdef inline const uint8_t* column_u8(const BinColumns* c, Py_ssize_t column) noexcept nogil:
+    return c.u8 + <Py_ssize_t> c.index[column] * c.n_rows
 
 
-cdef inline Py_ssize_t bin_at(const BinColumns* c, Py_ssize_t feature, Py_ssize_t row) noexcept nogil:
-    if c.kind[feature] == 0:
-        return column_u8(c, feature)[row]
-    return column_u16(c, feature)[row]
+cdef inline const uint16_t* column_u16(const BinColumns* c, Py_ssize_t column) noexcept nogil:
+    return c.u16 + <Py_ssize_t> c.index[column] * c.n_rows
+
+
+cdef inline Py_ssize_t column_value(const BinColumns* c, Py_ssize_t column, Py_ssize_t row) noexcept nogil:
+    if c.kind[column] == 0:
+        return column_u8(c, column)[row]
+    return column_u16(c, column)[row]
+
+
+cdef inline Py_ssize_t feature_bin(const BinColumns* c, const FeatureMap* m, Py_ssize_t feature,
+                                   Py_ssize_t row) noexcept nogil:
+    cdef Py_ssize_t value = column_value(c, m.column[feature], row)
+    cdef int64_t start = m.decode_start[feature]
+    if start < 0:
+        return value
+    return m.decode[start + value]
 
 
 cdef inline BinColumns make_bin_columns(
     const uint8_t[:, ::1] u8,
     const uint16_t[:, ::1] u16,
     const int8_t[::1] kind,
-    const int32_t[::1] column,
+    const int32_t[::1] index,
     Py_ssize_t n_rows,
 ):
     """Pointers into the given views; the caller keeps the views alive."""
@@ -37,5 +53,17 @@ cdef inline BinColumns make_bin_columns(
     c.u16 = &u16[0, 0] if u16.shape[0] > 0 else NULL
     c.n_rows = n_rows
     c.kind = &kind[0]
-    c.column = &column[0]
+    c.index = &index[0]
     return c
+
+
+cdef inline FeatureMap make_feature_map(
+    const int32_t[::1] column,
+    const int64_t[::1] decode_start,
+    const uint16_t[::1] decode,
+):
+    cdef FeatureMap m
+    m.column = &column[0]
+    m.decode_start = &decode_start[0]
+    m.decode = &decode[0]
+    return m

@@ -138,8 +138,8 @@ class BinMapper:
         binned = BinnedMatrix.allocate(X.shape[0], self.n_bins)
         edge_offsets = np.zeros(self.n_features + 1, dtype=np.int64)
         np.cumsum([len(e) for e in self.upper_edges], out=edge_offsets[1:])
-        map_to_bins(X, np.concatenate(self.upper_edges), edge_offsets, binned.feature_kind,
-                    binned.feature_column, binned.bins_u8, binned.bins_u16, effective_n_threads(n_threads))
+        map_to_bins(X, np.concatenate(self.upper_edges), edge_offsets, binned.column_kind,
+                    binned.column_index, binned.bins_u8, binned.bins_u16, effective_n_threads(n_threads))
         return binned
 
     def fit_transform(self, X, sample_weight=None, n_threads: int = 0) -> BinnedMatrix:

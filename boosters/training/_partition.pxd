@@ -1,7 +1,7 @@
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
 from boosters._lib.types cimport row_t
-from boosters._lib.columns cimport BinColumns
+from boosters._lib.columns cimport BinColumns, FeatureMap
 
 # which[node] == IN_ORDER: the node holds rows begin..end-1 themselves (the root), no
 # index buffer needed; otherwise the node's rows are buffers[which[node], begin:end].
@@ -16,20 +16,21 @@ cdef class RowPartitioner:
     cdef uint8_t[::1] which             # per node: 0 / 1 buffer, or IN_ORDER
     cdef uint8_t[::1] goes_left         # per position: decision scratch of parallel splits
     cdef BinColumns cols
+    cdef FeatureMap features
     cdef object binned                  # keeps the bin storage alive
     cdef const uint8_t[:, ::1] _u8
     cdef const uint16_t[:, ::1] _u16
     cdef const int8_t[::1] _kind
-    cdef const int32_t[::1] _column
+    cdef const int32_t[::1] _index
+    cdef const int32_t[::1] _feature_column
+    cdef const int64_t[::1] _decode_start
+    cdef const uint16_t[::1] _decode
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil
-    cdef Py_ssize_t _partition_serial(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                      Py_ssize_t feature, Py_ssize_t threshold_bin,
-                                      bint default_left) noexcept nogil
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
-                                        int n_chunks) noexcept nogil
+                                        Py_ssize_t column, const uint16_t* decode, Py_ssize_t threshold_bin,
+                                        bint default_left, int n_chunks) noexcept nogil

@@ -12,18 +12,58 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
-from boosters._lib.types cimport row_t
-from boosters._lib.columns cimport BinColumns, make_bin_columns, bin_at
+from boosters._lib.types cimport bin_t, row_t
+from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
 
 cdef enum:
     ROWS_PER_THREAD = 32768  # below this a split stays serial
 
 
-cdef inline bint go_left(Py_ssize_t bin, Py_ssize_t threshold_bin, bint default_left) noexcept nogil:
-    """Bin 0 is the missing bin: it follows the default direction."""
-    if bin == 0:
-        return default_left
-    return bin <= threshold_bin
+cdef inline Py_ssize_t go_left(Py_ssize_t bin, Py_ssize_t threshold_bin, Py_ssize_t default_left) noexcept nogil:
+    """1 if the row goes left: value bins 1..threshold_bin, or the missing bin 0 when
+    default_left; branch-free (the split is data dependent, branches mispredict)."""
+    return (<size_t> (bin - 1) < <size_t> threshold_bin) | ((bin == 0) & default_left)
+
+
+cdef inline Py_ssize_t bin_of_row(const bin_t* column, const uint16_t* decode, row_t row) noexcept nogil:
+    if decode != NULL:
+        return decode[column[row]]
+    return column[row]
+
+
+cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, const row_t* src,
+                                 Py_ssize_t begin, Py_ssize_t n, row_t* dst, Py_ssize_t threshold_bin,
+                                 Py_ssize_t default_left) noexcept nogil:
+    """Lefts are written forwards, rights backwards from the end (one selected store per
+    row), then the rights are reversed: one pass, stable on both sides."""
+    cdef Py_ssize_t i, left, n_left = 0, n_right = 0, lo, hi
+    cdef row_t row, tmp
+    for i in range(n):
+        row = src[i] if src != NULL else <row_t> (begin + i)
+        left = go_left(bin_of_row(column, decode, row), threshold_bin, default_left)
+        dst[n_left + (n - 1 - n_right - n_left) * (1 - left)] = row  # no branch
+        n_left += left
+        n_right += 1 - left
+    lo, hi = n_left, n - 1
+    while lo < hi:
+        tmp = dst[lo]
+        dst[lo] = dst[hi]
+        dst[hi] = tmp
+        lo += 1
+        hi -= 1
+    return n_left
+
+
+cdef void decide_rows(const bin_t* column, const uint16_t* decode, const row_t* src, Py_ssize_t begin,
+                      Py_ssize_t lo, Py_ssize_t hi, uint8_t* decision, Py_ssize_t threshold_bin,
+                      Py_ssize_t default_left, int64_t* n_left) noexcept nogil:
+    cdef Py_ssize_t i, count = 0
+    cdef row_t row
+    for i in range(lo, hi):
+        row = src[i] if src != NULL else <row_t> (begin + i)
+        decision[i] = <uint8_t> go_left(bin_of_row(column, decode, row), threshold_bin, default_left)
+        count += decision[i]
+    n_left[0] = count
 
 
 cdef class RowPartitioner:
@@ -33,9 +73,13 @@ cdef class RowPartitioner:
         self.binned = binned
         self._u8 = binned.bins_u8
         self._u16 = binned.bins_u16
-        self._kind = binned.feature_kind
-        self._column = binned.feature_column
-        self.cols = make_bin_columns(self._u8, self._u16, self._kind, self._column, binned.n_rows)
+        self._kind = binned.column_kind
+        self._index = binned.column_index
+        self._feature_column = binned.feature_column
+        self._decode_start = binned.decode_start
+        self._decode = binned.decode_tables
+        self.cols = make_bin_columns(self._u8, self._u16, self._kind, self._index, binned.n_rows)
+        self.features = make_feature_map(self._feature_column, self._decode_start, self._decode)
         self.n_rows = binned.n_rows
         self.max_nodes = max_nodes
         self.n_threads = n_threads
@@ -100,7 +144,7 @@ cdef class RowPartitioner:
             raise ValueError(f"node ids must be in [0, {self.max_nodes})")
         if left == right or left == node or right == node:
             raise ValueError("parent, left and right must be three different nodes")
-        if not 0 <= feature < self._kind.shape[0]:
+        if not 0 <= feature < self._feature_column.shape[0]:
             raise ValueError(f"feature {feature} out of range")
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
@@ -114,12 +158,20 @@ cdef class RowPartitioner:
         if src_buf != IN_ORDER and n > 0:
             src = &self.buffers[src_buf, 0] + begin
         cdef int t = <int> min(<Py_ssize_t> self.n_threads, n // ROWS_PER_THREAD)
+        cdef Py_ssize_t column = self.features.column[feature]
+        cdef const uint16_t* decode = NULL
+        if self.features.decode_start[feature] >= 0:
+            decode = self.features.decode + self.features.decode_start[feature]
         if n == 0:
             n_left = 0
         elif t > 1:
-            n_left = self._partition_parallel(src, begin, n, dst, feature, threshold_bin, default_left, t)
+            n_left = self._partition_parallel(src, begin, n, dst, column, decode, threshold_bin, default_left, t)
+        elif self.cols.kind[column] == 0:
+            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n, dst,
+                                      threshold_bin, default_left)
         else:
-            n_left = self._partition_serial(src, begin, n, dst, feature, threshold_bin, default_left)
+            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst,
+                                      threshold_bin, default_left)
         self.begin[left] = begin
         self.end[left] = begin + n_left
         self.begin[right] = begin + n_left
@@ -127,37 +179,13 @@ cdef class RowPartitioner:
         self.which[left] = dst_buf
         self.which[right] = dst_buf
 
-    cdef Py_ssize_t _partition_serial(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                      Py_ssize_t feature, Py_ssize_t threshold_bin,
-                                      bint default_left) noexcept nogil:
-        # Lefts are written forwards, rights backwards from the end, then the rights are
-        # reversed: one pass, stable on both sides.
-        cdef Py_ssize_t i, n_left = 0, n_right = 0, lo, hi
-        cdef row_t row, tmp
-        for i in range(n):
-            row = src[i] if src != NULL else <row_t> (begin + i)
-            if go_left(bin_at(&self.cols, feature, row), threshold_bin, default_left):
-                dst[n_left] = row
-                n_left += 1
-            else:
-                n_right += 1
-                dst[n - n_right] = row
-        lo, hi = n_left, n - 1
-        while lo < hi:
-            tmp = dst[lo]
-            dst[lo] = dst[hi]
-            dst[hi] = tmp
-            lo += 1
-            hi -= 1
-        return n_left
-
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
-                                        int n_chunks) noexcept nogil:
+                                        Py_ssize_t column, const uint16_t* decode, Py_ssize_t threshold_bin,
+                                        bint default_left, int n_chunks) noexcept nogil:
         # Pass 1 decides every row and counts lefts per chunk; a prefix sum gives each
         # chunk its write positions; pass 2 scatters. Chunk c always covers the same rows,
         # so the output is the serial one for any thread count.
-        cdef Py_ssize_t c, i, lo, hi, n_left = 0, pos_left, pos_right, chunk = (n + n_chunks - 1) // n_chunks
+        cdef Py_ssize_t c, i, lo, hi, n_left = 0, pos_left, pos_right, d, chunk
         cdef uint8_t* decision = &self.goes_left[0] + begin
         cdef int64_t[64] left_counts
         cdef int64_t[64] left_starts
@@ -165,21 +193,21 @@ cdef class RowPartitioner:
         cdef row_t row
         if n_chunks > 64:
             n_chunks = 64
-            chunk = (n + n_chunks - 1) // n_chunks
+        chunk = (n + n_chunks - 1) // n_chunks
         for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
             lo = c * chunk
             hi = min(lo + chunk, n)
-            left_counts[c] = 0
-            for i in range(lo, hi):
-                row = src[i] if src != NULL else <row_t> (begin + i)
-                decision[i] = go_left(bin_at(&self.cols, feature, row), threshold_bin, default_left)
-                left_counts[c] += decision[i]
+            if self.cols.kind[column] == 0:
+                decide_rows(column_u8(&self.cols, column), decode, src, begin, lo, hi, decision,
+                            threshold_bin, default_left, &left_counts[c])
+            else:
+                decide_rows(column_u16(&self.cols, column), decode, src, begin, lo, hi, decision,
+                            threshold_bin, default_left, &left_counts[c])
         for c in range(n_chunks):
             left_starts[c] = n_left
             n_left += left_counts[c]
         for c in range(n_chunks):
-            lo = c * chunk
-            right_starts[c] = n_left + lo - left_starts[c]
+            right_starts[c] = n_left + c * chunk - left_starts[c]
         for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
             lo = c * chunk
             hi = min(lo + chunk, n)
@@ -187,12 +215,10 @@ cdef class RowPartitioner:
             pos_right = right_starts[c]
             for i in range(lo, hi):
                 row = src[i] if src != NULL else <row_t> (begin + i)
-                if decision[i]:
-                    dst[pos_left] = row
-                    pos_left = pos_left + 1
-                else:
-                    dst[pos_right] = row
-                    pos_right = pos_right + 1
+                d = decision[i]
+                dst[pos_right + (pos_left - pos_right) * d] = row  # no branch
+                pos_left = pos_left + d
+                pos_right = pos_right + 1 - d
         return n_left
 
     def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):

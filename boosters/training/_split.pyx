@@ -98,22 +98,38 @@ cdef void scan_feature(const double* hist, Py_ssize_t n_bins, int32_t feature,
 
 
 cdef class SplitFinder:
-    """Finds the best split of nodes whose histograms sit in the pool's slots."""
+    """Finds the best split of nodes whose histograms sit in the pool's slots.
+
+    Features are views into column histograms: a feature stored alone is its column; a
+    bundled feature's bins are read from its part of the bundle column, and its default
+    (most frequent) bin, which the bundle does not store, is the node total minus the rest.
+    """
     cdef double[:, :, ::1] pool
-    cdef const int64_t[::1] offsets
-    cdef const int32_t[::1] n_bins
+    cdef const int64_t[::1] offsets       # per feature: start of its column's histogram
+    cdef const int32_t[::1] n_bins        # per feature
+    cdef const int32_t[::1] default_bin   # per feature: -1 if stored alone
+    cdef const int32_t[::1] value_offset  # per feature: first bundle value of its bins
     cdef const int32_t[::1] features
     cdef SplitParams params
     cdef public int n_threads
     cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
 
-    def __init__(self, pool_data, hist_offsets, n_bins, features, *, double l1, double l2,
+    def __init__(self, pool_data, feature_offsets, n_bins, features, *, double l1, double l2,
                  double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
-                 int n_threads=1):
+                 int n_threads=1, default_bin=None, value_offset=None):
+        """feature_offsets[f]: where feature f's column starts in a histogram slot. For a
+        bundled feature, default_bin[f] >= 0 and value_offset[f] locate it in the bundle."""
         self.pool = pool_data
-        self.offsets = np.ascontiguousarray(hist_offsets, dtype=np.int64)
+        self.offsets = np.ascontiguousarray(feature_offsets, dtype=np.int64)
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
+        n_features = self.n_bins.shape[0]
+        self.default_bin = np.ascontiguousarray(
+            np.full(n_features, -1) if default_bin is None else default_bin, dtype=np.int32)
+        self.value_offset = np.ascontiguousarray(
+            np.zeros(n_features) if value_offset is None else value_offset, dtype=np.int32)
         self.features = np.ascontiguousarray(features, dtype=np.int32)
+        if self.n_bins.shape[0] > 0 and np.any(np.asarray(self.n_bins)[np.asarray(self.default_bin) >= 0] > 256):
+            raise ValueError("a bundled feature has at most 256 bins")
         self.params.l1 = l1
         self.params.l2 = l2
         self.params.min_child_weight = min_child_weight
@@ -121,6 +137,14 @@ cdef class SplitFinder:
         self.params.min_samples_leaf = min_samples_leaf
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
+
+    @classmethod
+    def for_binned(cls, pool_data, binned, features, **params):
+        """A finder over the features of a BinnedMatrix (bundles included)."""
+        if pool_data.shape[1] != binned.total_bins:
+            raise ValueError("pool slots do not match the histogram layout")
+        return cls(pool_data, binned.column_offsets[binned.feature_column], binned.n_bins, features,
+                   default_bin=binned.feature_default_bin, value_offset=binned.feature_offset, **params)
 
     def find_best_many(self, slots, sum_grads, sum_hess, counts):
         """Best split of each node (slot, G, H, rows) of a batch, or None where no split
@@ -177,13 +201,27 @@ cdef class SplitFinder:
     cdef inline void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
                            const double* h_v, const double* c_v, const double* parent_scores,
                            Candidate* out) noexcept nogil:
-        cdef Py_ssize_t i = k // n_feat
+        cdef Py_ssize_t i = k // n_feat, j, b
         cdef int32_t f = self.features[k - i * n_feat]
+        cdef const double* column = &self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f]
+        cdef Py_ssize_t nb = self.n_bins[f], d = self.default_bin[f]
+        cdef double feature_hist[2 * 256]  # a bundled feature has at most 256 bins
+        cdef double rest_g = 0.0, rest_h = 0.0
         out.feature = -1
         if h_v[i] <= 0.0:
             return
-        scan_feature(&self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f], self.n_bins[f], f,
-                     g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
+        if d >= 0:
+            column += 2 * self.value_offset[f]
+            for j in range(nb - 1):
+                b = j if j < d else j + 1
+                feature_hist[2 * b] = column[2 * j]
+                feature_hist[2 * b + 1] = column[2 * j + 1]
+                rest_g += column[2 * j]
+                rest_h += column[2 * j + 1]
+            feature_hist[2 * d] = g_v[i] - rest_g
+            feature_hist[2 * d + 1] = h_v[i] - rest_h
+            column = feature_hist
+        scan_feature(column, nb, f, g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
 
 
 def leaf_weight(double sum_grad, double sum_hess, double l1, double l2):

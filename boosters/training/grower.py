@@ -65,7 +65,10 @@ class TreeGrower:
         self.upper_edges = bin_mapper.upper_edges
         self.n_rows = binned.n_rows
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
+        columns = np.unique(binned.feature_column[features]).astype(np.int32)  # what holds them
         self.has_features = len(features) > 0
+        if self.has_features:
+            self.first_column_bins = tuple(binned.column_offsets[columns[0]:columns[0] + 2])
         if self.leafwise:
             max_nodes = 2 * config.n_leaves - 1
         else:
@@ -73,9 +76,9 @@ class TreeGrower:
         max_nodes = max(1, min(max_nodes, 2 * binned.n_rows - 1))
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
-        self.builder = HistogramBuilder(binned, self.pool.data, features, n_threads, config.prefetch)
-        self.finder = SplitFinder(
-            self.pool.data, binned.hist_offsets, binned.n_bins, features,
+        self.builder = HistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch)
+        self.finder = SplitFinder.for_binned(
+            self.pool.data, binned, features,
             l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
             min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
             n_threads=n_threads,
@@ -89,12 +92,18 @@ class TreeGrower:
         self.partitioner.reset()
         self.pool.reset()
         nodes = _Nodes()
-        sums = gradients.sum(axis=0, dtype=np.float64)
-        root = nodes.add(0, float(sums[0]), float(sums[1]), self.n_rows)
+        root = nodes.add(0, 0.0, 0.0, self.n_rows)
         if self._splittable(nodes, root):
             slot, _ = self.pool.acquire(root)
             self.builder.build_nodes([slot], self.partitioner, [root])
+            # The root's sums are those of any column of its histogram: consistent with
+            # every histogram sum that follows.
+            lo, hi = self.first_column_bins
+            nodes.sum_g[root], nodes.sum_h[root] = self.pool.data[slot, lo:hi].sum(axis=0).tolist()
             self._find_splits(nodes, [root], [slot])
+        else:
+            sums = gradients.sum(axis=0, dtype=np.float64)
+            nodes.sum_g[root], nodes.sum_h[root] = float(sums[0]), float(sums[1])
         if self.leafwise:
             self._grow_leafwise(nodes)
         else:

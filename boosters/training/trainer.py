@@ -9,6 +9,7 @@ import numpy as np
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
 from boosters.data.binning import BinMapper
+from boosters.data.bundling import bundle_features
 from boosters.data.dataset import Dataset
 from boosters.model.tree import Forest, predict_tree
 from boosters.training.grower import TreeGrower
@@ -18,10 +19,13 @@ from boosters.training.objectives import make_objective
 
 def bin_dataset(dataset: Dataset, config: GBDTConfig, n_threads: int):
     """(BinMapper, BinnedMatrix) of a dataset, cached on it per binning setting."""
-    key = (config.max_bins, config.seed)
+    key = (config.max_bins, config.seed, config.enable_bundling)
     if key not in dataset._binned_cache:
         mapper = BinMapper(config.max_bins, seed=config.seed).fit(dataset.X, dataset.weights, n_threads)
-        dataset._binned_cache[key] = (mapper, mapper.transform(dataset.X, n_threads))
+        binned = mapper.transform(dataset.X, n_threads)
+        if config.enable_bundling:
+            binned = bundle_features(binned, mapper.is_usable)
+        dataset._binned_cache[key] = (mapper, binned)
     return dataset._binned_cache[key]
 
 

@@ -1,10 +1,11 @@
 """Histogram kernels (RFC-0007): root build, gathered build, gradient gather, subtraction.
 
-Flat layout: feature f owns bins [offsets[f], offsets[f] + n_bins[f]) of a histogram of
-shape (total_bins, 2) float64 holding (sum_grad, sum_hess) per bin. Gradients are
-float32 (grad, hess) pairs, 8 bytes per row. Building is feature-parallel: each thread
-fills whole features (disjoint writes), and rows are always added in the given order,
-so the result is bit-identical whatever the thread count.
+Flat layout: stored column c (one feature, or a bundle of exclusive features) owns bins
+[offsets[c], offsets[c] + n_bins[c]) of a histogram of shape (total_bins, 2) float64
+holding (sum_grad, sum_hess) per bin. Gradients are float32 (grad, hess) pairs, 8 bytes
+per row. Building is column-parallel ("feature-parallel" in RFC-0007): each thread fills
+whole columns (disjoint writes), and rows are always added in the given order, so the
+result is bit-identical whatever the thread count.
 """
 
 import numpy as np
@@ -18,32 +19,32 @@ from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, colu
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
 
 cdef enum:
-    MIN_FEATURES_PARALLEL = 4     # fewer features: stay serial (RFC-0007)
-    MIN_WORK_PER_THREAD = 4096    # rows x features per thread below which threads cost more than they save
+    MIN_COLUMNS_PARALLEL = 4      # fewer columns: stay serial (RFC-0007)
+    MIN_WORK_PER_THREAD = 4096    # rows x columns per thread below which threads cost more than they save
     GATHER_ROWS_PER_THREAD = 16384
 
 DEFAULT_PREFETCH_DISTANCE = 64
 
 
-cdef int threads_for_build(int n_threads, Py_ssize_t n_features, Py_ssize_t n_rows) noexcept nogil:
+cdef int threads_for_build(int n_threads, Py_ssize_t n_columns, Py_ssize_t n_rows) noexcept nogil:
     """Threads worth using for one histogram build (1 = serial)."""
-    if n_threads <= 1 or n_features < MIN_FEATURES_PARALLEL:
+    if n_threads <= 1 or n_columns < MIN_COLUMNS_PARALLEL:
         return 1
-    cdef Py_ssize_t by_work = (n_rows * n_features) // MIN_WORK_PER_THREAD
+    cdef Py_ssize_t by_work = (n_rows * n_columns) // MIN_WORK_PER_THREAD
     if by_work < 2:
         return 1
-    return <int> min(<Py_ssize_t> n_threads, min(by_work, n_features))
+    return <int> min(<Py_ssize_t> n_threads, min(by_work, n_columns))
 
 
 # ----------------------------------------------------------------------------------
-# One feature
+# One column
 # ----------------------------------------------------------------------------------
 
 cdef inline void accumulate_contiguous(
     const bin_t* bins,      # IN: bins of rows 0..n-1 of the range
     const float* gh,        # IN: (grad, hess) of the same rows
     Py_ssize_t n,
-    double* hist,           # IN and OUT: this feature's bins
+    double* hist,           # IN and OUT: this column's bins
 ) noexcept nogil:
     cdef Py_ssize_t i, b
     for i in range(n):
@@ -53,11 +54,11 @@ cdef inline void accumulate_contiguous(
 
 
 cdef inline void accumulate_gathered(
-    const bin_t* bins,      # IN: the feature's whole column
+    const bin_t* bins,      # IN: the whole column
     const row_t* rows,      # IN: the node's rows
     const float* ordered,   # IN: (grad, hess) of rows[i] at position i
     Py_ssize_t n,
-    double* hist,           # IN and OUT: this feature's bins
+    double* hist,           # IN and OUT: this column's bins
     Py_ssize_t prefetch_distance,
 ) noexcept nogil:
     cdef Py_ssize_t i, b, head = 0
@@ -74,60 +75,60 @@ cdef inline void accumulate_gathered(
         hist[b + 1] += ordered[2 * i + 1]
 
 
-cdef void build_one_feature(
+cdef void build_one_column(
     const BinColumns* cols,
-    Py_ssize_t feature,
+    Py_ssize_t column,
     const row_t* rows,      # IN: NULL for the contiguous range start..start+n
     Py_ssize_t start,
     Py_ssize_t n,
     const float* gh,        # IN: by row (contiguous) or pre-gathered (rows given)
-    double* hist,           # OUT: this feature's bins, overwritten
+    double* hist,           # OUT: this column's bins, overwritten
     Py_ssize_t n_bins,
     Py_ssize_t prefetch_distance,
 ) noexcept nogil:
     memset(hist, 0, 2 * n_bins * sizeof(double))
     if rows == NULL:
-        if cols.kind[feature] == 0:
-            accumulate_contiguous(column_u8(cols, feature) + start, gh + 2 * start, n, hist)
+        if cols.kind[column] == 0:
+            accumulate_contiguous(column_u8(cols, column) + start, gh + 2 * start, n, hist)
         else:
-            accumulate_contiguous(column_u16(cols, feature) + start, gh + 2 * start, n, hist)
+            accumulate_contiguous(column_u16(cols, column) + start, gh + 2 * start, n, hist)
     else:
-        if cols.kind[feature] == 0:
-            accumulate_gathered(column_u8(cols, feature), rows, gh, n, hist, prefetch_distance)
+        if cols.kind[column] == 0:
+            accumulate_gathered(column_u8(cols, column), rows, gh, n, hist, prefetch_distance)
         else:
-            accumulate_gathered(column_u16(cols, feature), rows, gh, n, hist, prefetch_distance)
+            accumulate_gathered(column_u16(cols, column), rows, gh, n, hist, prefetch_distance)
 
 
 # ----------------------------------------------------------------------------------
-# All features of a node (feature-parallel)
+# All columns of a node (column-parallel)
 # ----------------------------------------------------------------------------------
 
-cdef void build_features(
+cdef void build_columns(
     const BinColumns* cols,
-    const int32_t* features,    # IN: features to build
-    Py_ssize_t n_features,
-    const int64_t* offsets,     # IN: histogram offset of every feature
-    const int32_t* n_bins,      # IN: bin count of every feature
+    const int32_t* columns,     # IN: columns to build
+    Py_ssize_t n_columns,
+    const int64_t* offsets,     # IN: histogram offset of every column
+    const int32_t* n_bins,      # IN: bin count of every column
     const row_t* rows,          # IN: NULL for contiguous rows start..start+n
     Py_ssize_t start,
     Py_ssize_t n,
     const float* gh,            # IN: gradients by row, or pre-gathered when rows given
-    double* hist,               # OUT: the node's histogram (only `features` written)
+    double* hist,               # OUT: the node's histogram (only `columns` written)
     Py_ssize_t prefetch_distance,
     int n_threads,
 ) noexcept nogil:
-    cdef Py_ssize_t j, f
-    cdef int t = threads_for_build(n_threads, n_features, n)
+    cdef Py_ssize_t j, c
+    cdef int t = threads_for_build(n_threads, n_columns, n)
     if t > 1:
-        for j in prange(n_features, schedule="static", num_threads=t):
-            f = features[j]
-            build_one_feature(cols, f, rows, start, n, gh, hist + 2 * offsets[f], n_bins[f],
-                              prefetch_distance)
+        for j in prange(n_columns, schedule="static", num_threads=t):
+            c = columns[j]
+            build_one_column(cols, c, rows, start, n, gh, hist + 2 * offsets[c], n_bins[c],
+                             prefetch_distance)
     else:
-        for j in range(n_features):
-            f = features[j]
-            build_one_feature(cols, f, rows, start, n, gh, hist + 2 * offsets[f], n_bins[f],
-                              prefetch_distance)
+        for j in range(n_columns):
+            c = columns[j]
+            build_one_column(cols, c, rows, start, n, gh, hist + 2 * offsets[c], n_bins[c],
+                             prefetch_distance)
 
 
 cdef void gather_pairs(
@@ -167,32 +168,32 @@ cdef class _ColumnsView:
     cdef const uint8_t[:, ::1] u8
     cdef const uint16_t[:, ::1] u16
     cdef const int8_t[::1] kind
-    cdef const int32_t[::1] column
+    cdef const int32_t[::1] index
     cdef const int64_t[::1] offsets
     cdef const int32_t[::1] n_bins
     cdef BinColumns cols
-    cdef Py_ssize_t n_rows, n_features, total_bins
+    cdef Py_ssize_t n_rows, n_columns, total_bins
 
     def __init__(self, binned):
         self.u8 = binned.bins_u8
         self.u16 = binned.bins_u16
-        self.kind = binned.feature_kind
-        self.column = binned.feature_column
-        self.offsets = binned.hist_offsets
-        self.n_bins = binned.n_bins
+        self.kind = binned.column_kind
+        self.index = binned.column_index
+        self.offsets = binned.column_offsets
+        self.n_bins = binned.column_n_bins
         self.n_rows = binned.n_rows
-        self.n_features = binned.n_features
+        self.n_columns = binned.n_columns
         self.total_bins = binned.total_bins
-        self.cols = make_bin_columns(self.u8, self.u16, self.kind, self.column, self.n_rows)
+        self.cols = make_bin_columns(self.u8, self.u16, self.kind, self.index, self.n_rows)
 
 
-def _feature_list(features, Py_ssize_t n_features):
-    if features is None:
-        return np.arange(n_features, dtype=np.int32)
-    features = np.ascontiguousarray(features, dtype=np.int32)
-    if features.ndim != 1 or (features.size and (features.min() < 0 or features.max() >= n_features)):
-        raise ValueError(f"features must be a 1-D list of feature indices in [0, {n_features})")
-    return features
+def _column_list(columns, Py_ssize_t n_columns):
+    if columns is None:
+        return np.arange(n_columns, dtype=np.int32)
+    columns = np.ascontiguousarray(columns, dtype=np.int32)
+    if columns.ndim != 1 or (columns.size and (columns.min() < 0 or columns.max() >= n_columns)):
+        raise ValueError(f"columns must be a 1-D list of column indices in [0, {n_columns})")
+    return columns
 
 
 def _check_hist(hist, Py_ssize_t total_bins, name="hist"):
@@ -211,7 +212,7 @@ def _check_rows(const row_t[::1] rows, Py_ssize_t n_rows):
 
 
 def build_histogram_contiguous(binned, const float[:, ::1] gh, double[:, ::1] hist,
-                               Py_ssize_t start=0, stop=None, features=None, int n_threads=1):
+                               Py_ssize_t start=0, stop=None, columns=None, int n_threads=1):
     """Histogram of rows start..stop in storage order (the root). gh: (n_rows, 2) float32."""
     cdef _ColumnsView view = _ColumnsView(binned)
     cdef Py_ssize_t end = view.n_rows if stop is None else stop
@@ -220,16 +221,16 @@ def build_histogram_contiguous(binned, const float[:, ::1] gh, double[:, ::1] hi
     _check_hist(hist, view.total_bins)
     if not 0 <= start <= end <= view.n_rows:
         raise ValueError(f"row range [{start}, {end}) is outside [0, {view.n_rows})")
-    cdef const int32_t[::1] feats = _feature_list(features, view.n_features)
-    if feats.shape[0] == 0:
+    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
+    if cols.shape[0] == 0:
         return
     with nogil:
-        build_features(&view.cols, &feats[0], feats.shape[0], &view.offsets[0], &view.n_bins[0],
-                       NULL, start, end - start, &gh[0, 0], &hist[0, 0], 0, n_threads)
+        build_columns(&view.cols, &cols[0], cols.shape[0], &view.offsets[0], &view.n_bins[0],
+                      NULL, start, end - start, &gh[0, 0], &hist[0, 0], 0, n_threads)
 
 
 def build_histogram_gathered(binned, const row_t[::1] rows, const float[:, ::1] ordered_gh,
-                             double[:, ::1] hist, features=None, int n_threads=1,
+                             double[:, ::1] hist, columns=None, int n_threads=1,
                              bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
     """Histogram of the given rows; ordered_gh[i] holds the gradients of rows[i]."""
     cdef _ColumnsView view = _ColumnsView(binned)
@@ -239,18 +240,18 @@ def build_histogram_gathered(binned, const row_t[::1] rows, const float[:, ::1] 
     _check_rows(rows, view.n_rows)
     if prefetch_distance < 0:
         raise ValueError(f"prefetch_distance must be >= 0, got {prefetch_distance}")
-    cdef const int32_t[::1] feats = _feature_list(features, view.n_features)
+    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
     cdef Py_ssize_t distance = prefetch_distance if prefetch else 0
     cdef const row_t* rows_ptr = &rows[0] if rows.shape[0] else NULL
     cdef const float* gh_ptr = &ordered_gh[0, 0] if ordered_gh.shape[0] else NULL
     cdef row_t no_rows = 0
-    if feats.shape[0] == 0:
+    if cols.shape[0] == 0:
         return
     if rows_ptr == NULL:
         rows_ptr = &no_rows  # empty node: NULL would mean "contiguous"
     with nogil:
-        build_features(&view.cols, &feats[0], feats.shape[0], &view.offsets[0], &view.n_bins[0],
-                       rows_ptr, 0, rows.shape[0], gh_ptr, &hist[0, 0], distance, n_threads)
+        build_columns(&view.cols, &cols[0], cols.shape[0], &view.offsets[0], &view.n_bins[0],
+                      rows_ptr, 0, rows.shape[0], gh_ptr, &hist[0, 0], distance, n_threads)
 
 
 def gather_gradients(const float[:, ::1] gh, const row_t[::1] rows, float[:, ::1] out, int n_threads=1):
@@ -284,24 +285,24 @@ cdef class HistogramBuilder:
 
     A node's gradients are gathered to the node's own positions of one scratch buffer
     (partition ranges are disjoint), so a whole batch of nodes is gathered first and
-    then built in one parallel loop over (node, feature) pairs. The root's rows are in
+    then built in one parallel loop over (node, column) pairs. The root's rows are in
     storage order and need no gather.
     """
     cdef _ColumnsView view
     cdef double[:, :, ::1] pool
     cdef float[:, ::1] ordered
     cdef const float[:, ::1] gh
-    cdef const int32_t[::1] features
+    cdef const int32_t[::1] columns
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
 
-    def __init__(self, binned, pool_data, features, int n_threads=1, bint prefetch=True,
+    def __init__(self, binned, pool_data, columns, int n_threads=1, bint prefetch=True,
                  Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
         self.view = _ColumnsView(binned)
         self.pool = pool_data
         if self.pool.shape[1] != self.view.total_bins or self.pool.shape[2] != 2:
             raise ValueError("pool slots do not match the histogram layout")
-        self.features = _feature_list(features, self.view.n_features)
+        self.columns = _column_list(columns, self.view.n_columns)
         self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
         self.n_threads = n_threads
         self.prefetch_distance = prefetch_distance if prefetch else 0
@@ -316,7 +317,7 @@ cdef class HistogramBuilder:
         """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
         cdef const int64_t[::1] slot_v = np.ascontiguousarray(slots, dtype=np.int64)
         cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
-        cdef Py_ssize_t i, k, n = node_v.shape[0], n_feat = self.features.shape[0]
+        cdef Py_ssize_t i, k, n = node_v.shape[0], n_col = self.columns.shape[0]
         cdef Py_ssize_t total_rows = 0
         if self.gh is None:
             raise RuntimeError("set_gradients() must be called first")
@@ -326,20 +327,20 @@ cdef class HistogramBuilder:
             if not 0 <= slot_v[i] < self.pool.shape[0] or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
-        if n == 0 or n_feat == 0:
+        if n == 0 or n_col == 0:
             return
-        cdef int t = threads_for_build(self.n_threads, n * n_feat, total_rows // n)
+        cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         with nogil:
             for i in range(n):
                 self._gather(part, node_v[i])
             if t > 1:
-                for k in prange(n * n_feat, schedule="static", num_threads=t):
-                    self._build_pair(part, node_v[k // n_feat], slot_v[k // n_feat],
-                                     self.features[k % n_feat])
+                for k in prange(n * n_col, schedule="static", num_threads=t):
+                    self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
+                                     self.columns[k % n_col])
             else:
-                for k in range(n * n_feat):
-                    self._build_pair(part, node_v[k // n_feat], slot_v[k // n_feat],
-                                     self.features[k % n_feat])
+                for k in range(n * n_col):
+                    self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
+                                     self.columns[k % n_col])
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
@@ -349,16 +350,16 @@ cdef class HistogramBuilder:
                      &self.ordered[0, 0] + 2 * begin, self.n_threads)
 
     cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
-                          Py_ssize_t feature) noexcept nogil:
+                          Py_ssize_t column) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[feature]
+        cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[column]
         if part.which[node] == IN_ORDER:
-            build_one_feature(&self.view.cols, feature, NULL, begin, n, &self.gh[0, 0], hist,
-                              self.view.n_bins[feature], 0)
+            build_one_column(&self.view.cols, column, NULL, begin, n, &self.gh[0, 0], hist,
+                             self.view.n_bins[column], 0)
         else:
-            build_one_feature(&self.view.cols, feature, &part.buffers[part.which[node], 0] + begin,
-                              0, n, &self.ordered[0, 0] + 2 * begin, hist,
-                              self.view.n_bins[feature], self.prefetch_distance)
+            build_one_column(&self.view.cols, column, &part.buffers[part.which[node], 0] + begin,
+                             0, n, &self.ordered[0, 0] + 2 * begin, hist,
+                             self.view.n_bins[column], self.prefetch_distance)
 
     def subtract_many(self, parents, children, outs):
         """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
