@@ -181,13 +181,17 @@ class GBDTConfig:
     (leaf-wise) or 2**max_depth (depth-wise) to never rebuild an evicted parent.
     `enable_bundling` stores mutually exclusive sparse features (one-hot groups) in shared
     columns (EFB); the trees are the same, only faster to grow.
+    `histogram_mode`: "f64" float64 histograms; "i16" / "i8" quantize each tree's
+    gradients to 16 / 8-bit integers (stochastic rounding, seeded) and accumulate exact
+    integer histograms; "auto" = "f64" below 10k rows, "i16" above. With quantized
+    histograms `renew_leaves` recomputes leaf values from full-precision gradients.
     """
 
     _FIELDS = (
         "n_estimators", "learning_rate", "objective", "metric", "growth_strategy", "max_depth",
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
-        "enable_bundling", "verbosity",
+        "enable_bundling", "renew_leaves", "verbosity",
     )
 
     def __init__(
@@ -211,6 +215,7 @@ class GBDTConfig:
         histogram_mode: str = "auto",
         prefetch: bool = True,
         enable_bundling: bool = True,
+        renew_leaves: bool = True,
         verbosity: int = 0,
         **unknown,
     ):
@@ -264,6 +269,9 @@ class GBDTConfig:
         if not isinstance(enable_bundling, bool):
             raise TypeError(f"enable_bundling must be True or False, got {enable_bundling!r}")
         self.enable_bundling = enable_bundling
+        if not isinstance(renew_leaves, bool):
+            raise TypeError(f"renew_leaves must be True or False, got {renew_leaves!r}")
+        self.renew_leaves = renew_leaves
         self.verbosity = _require_int("verbosity", verbosity, 0)
 
     @property

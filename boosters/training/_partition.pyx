@@ -245,3 +245,30 @@ cdef class RowPartitioner:
                     rows = &self.buffers[self.which[node], 0]
                     for i in range(self.begin[node], self.end[node]):
                         predictions[rows[i]] += v
+
+    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):
+        """(G, H): float64 sums of the (grad, hess) of each leaf's rows, added in row order
+        (quantized training renews leaf values from these full-precision sums)."""
+        cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
+        cdef Py_ssize_t k, i, node, n_leaves = leaves.shape[0]
+        cdef const row_t* rows
+        if gh.shape[0] != self.n_rows or gh.shape[1] != 2:
+            raise ValueError(f"gh must have shape ({self.n_rows}, 2)")
+        for k in range(n_leaves):
+            if not 0 <= leaves[k] < self.max_nodes:
+                raise ValueError(f"leaf node {leaves[k]} out of range")
+        sums = np.zeros((n_leaves, 2), dtype=np.float64)
+        cdef double[:, ::1] out = sums
+        with nogil:
+            for k in prange(n_leaves, schedule="static", num_threads=self.n_threads):
+                node = leaves[k]
+                if self.which[node] == IN_ORDER:
+                    for i in range(self.begin[node], self.end[node]):
+                        out[k, 0] += gh[i, 0]
+                        out[k, 1] += gh[i, 1]
+                else:
+                    rows = &self.buffers[self.which[node], 0]
+                    for i in range(self.begin[node], self.end[node]):
+                        out[k, 0] += gh[rows[i], 0]
+                        out[k, 1] += gh[rows[i], 1]
+        return sums[:, 0], sums[:, 1]

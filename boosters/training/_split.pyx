@@ -23,6 +23,8 @@ from libc.stdlib cimport malloc, free
 cdef enum:
     MIN_BINS_PARALLEL = 8192  # histogram bins below which a node is scanned serially
 
+cdef int64_t LOW32 = (<int64_t> 1 << 32) - 1  # the hessian half of a packed int64 sum
+
 
 cdef struct SplitParams:
     double l1
@@ -104,7 +106,10 @@ cdef class SplitFinder:
     bundled feature's bins are read from its part of the bundle column, and its default
     (most frequent) bin, which the bundle does not store, is the node total minus the rest.
     """
-    cdef double[:, :, ::1] pool
+    cdef double[:, :, ::1] pool           # full precision: (slots, bins, 2) float64
+    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed int64 sums
+    cdef readonly bint quantized
+    cdef double inv_scale_g, inv_scale_h  # quantized: value of one unit of grad / hess
     cdef const int64_t[::1] offsets       # per feature: start of its column's histogram
     cdef const int32_t[::1] n_bins        # per feature
     cdef const int32_t[::1] default_bin   # per feature: -1 if stored alone
@@ -118,8 +123,14 @@ cdef class SplitFinder:
                  double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
                  int n_threads=1, default_bin=None, value_offset=None):
         """feature_offsets[f]: where feature f's column starts in a histogram slot. For a
-        bundled feature, default_bin[f] >= 0 and value_offset[f] locate it in the bundle."""
-        self.pool = pool_data
+        bundled feature, default_bin[f] >= 0 and value_offset[f] locate it in the bundle.
+        An int64 pool holds quantized histograms (see set_scales)."""
+        self.quantized = pool_data.dtype == np.int64
+        if self.quantized:
+            self.pool_packed = pool_data
+        else:
+            self.pool = pool_data
+        self.inv_scale_g = self.inv_scale_h = 1.0
         self.offsets = np.ascontiguousarray(feature_offsets, dtype=np.int64)
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
         n_features = self.n_bins.shape[0]
@@ -137,6 +148,27 @@ cdef class SplitFinder:
         self.params.min_samples_leaf = min_samples_leaf
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
+
+    def set_scales(self, double scale_g, double scale_h):
+        """Quantized mode: a stored unit of grad is worth 1 / scale_g (0 if scale_g is 0)."""
+        self.inv_scale_g = 1.0 / scale_g if scale_g > 0 else 0.0
+        self.inv_scale_h = 1.0 / scale_h if scale_h > 0 else 0.0
+
+    def column_totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
+        """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one
+        of its columns. Quantized sums are exact integers before the scale is applied."""
+        cdef Py_ssize_t b
+        cdef double g = 0.0, h = 0.0
+        cdef int64_t total = 0
+        if self.quantized:
+            for b in range(start, stop):
+                total += self.pool_packed[slot, b]
+            h = <double> (total & LOW32)
+            return ((total - (total & LOW32)) >> 32) * self.inv_scale_g, h * self.inv_scale_h
+        for b in range(start, stop):
+            g += self.pool[slot, b, 0]
+            h += self.pool[slot, b, 1]
+        return g, h
 
     @classmethod
     def for_binned(cls, pool_data, binned, features, **params):
@@ -159,8 +191,9 @@ cdef class SplitFinder:
         cdef Candidate* best
         cdef double* parent_scores
         cdef int t
+        cdef Py_ssize_t n_slots = self.pool_packed.shape[0] if self.quantized else self.pool.shape[0]
         for i in range(n_nodes):
-            if not 0 <= slot_v[i] < self.pool.shape[0]:
+            if not 0 <= slot_v[i] < n_slots:
                 raise ValueError(f"slot {slot_v[i]} out of range")
         if n_nodes == 0:
             return []
@@ -201,27 +234,52 @@ cdef class SplitFinder:
     cdef inline void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
                            const double* h_v, const double* c_v, const double* parent_scores,
                            Candidate* out) noexcept nogil:
-        cdef Py_ssize_t i = k // n_feat, j, b
+        cdef Py_ssize_t i = k // n_feat
         cdef int32_t f = self.features[k - i * n_feat]
-        cdef const double* column = &self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f]
-        cdef Py_ssize_t nb = self.n_bins[f], d = self.default_bin[f]
-        cdef double feature_hist[2 * 256]  # a bundled feature has at most 256 bins
-        cdef double rest_g = 0.0, rest_h = 0.0
+        cdef Py_ssize_t nb = self.n_bins[f]
+        cdef double on_stack[2 * 256]
+        cdef double* feature_hist = on_stack
+        cdef const double* hist
         out.feature = -1
         if h_v[i] <= 0.0:
             return
+        if not self.quantized and self.default_bin[f] < 0:  # read in place
+            hist = &self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f]
+        else:
+            if nb > 256:
+                feature_hist = <double*> malloc(2 * nb * sizeof(double))
+                if feature_hist == NULL:
+                    return
+            self._materialize(slot_v[i], f, g_v[i], h_v[i], feature_hist)
+            hist = feature_hist
+        scan_feature(hist, nb, f, g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
+        if feature_hist != on_stack:
+            free(feature_hist)
+
+    cdef void _materialize(self, Py_ssize_t slot, int32_t f, double g, double h, double* out) noexcept nogil:
+        """Feature f's (grad, hess) bins as float64: dequantized, and for a bundled feature
+        gathered from its bundle with the default bin as node total minus the rest."""
+        cdef Py_ssize_t j, b, nb = self.n_bins[f], d = self.default_bin[f]
+        cdef Py_ssize_t start = self.offsets[f] + (self.value_offset[f] if d >= 0 else 0)
+        cdef double rest_g = 0.0, rest_h = 0.0, bg, bh
+        cdef int64_t v, vh
+        for j in range(nb if d < 0 else nb - 1):
+            b = j if (d < 0 or j < d) else j + 1
+            if self.quantized:
+                v = self.pool_packed[slot, start + j]
+                vh = v & LOW32
+                bg = ((v - vh) >> 32) * self.inv_scale_g
+                bh = vh * self.inv_scale_h
+            else:
+                bg = self.pool[slot, start + j, 0]
+                bh = self.pool[slot, start + j, 1]
+            out[2 * b] = bg
+            out[2 * b + 1] = bh
+            rest_g += bg
+            rest_h += bh
         if d >= 0:
-            column += 2 * self.value_offset[f]
-            for j in range(nb - 1):
-                b = j if j < d else j + 1
-                feature_hist[2 * b] = column[2 * j]
-                feature_hist[2 * b + 1] = column[2 * j + 1]
-                rest_g += column[2 * j]
-                rest_h += column[2 * j + 1]
-            feature_hist[2 * d] = g_v[i] - rest_g
-            feature_hist[2 * d + 1] = h_v[i] - rest_h
-            column = feature_hist
-        scan_feature(column, nb, f, g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
+            out[2 * d] = g - rest_g
+            out[2 * d + 1] = h - rest_h
 
 
 def leaf_weight(double sum_grad, double sum_hess, double l1, double l2):

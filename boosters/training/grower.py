@@ -22,6 +22,7 @@ from boosters.model.tree import Tree
 from boosters.training._partition import RowPartitioner
 from boosters.training._split import SplitFinder, leaf_weight
 from boosters.training.histograms._build import HistogramBuilder
+from boosters.training.histograms._quantize import max_levels, quantize_gradients
 from boosters.training.histograms.pool import HistogramPool
 
 # A best split as returned by SplitFinder.find_best_many
@@ -53,9 +54,15 @@ class _Nodes:
 
 
 class TreeGrower:
-    """Grows one tree per call to `grow` from (n_rows, 2) float32 gradients."""
+    """Grows one tree per call to `grow` from (n_rows, 2) float32 gradients.
 
-    def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int):
+    `histogram_mode` "f64" accumulates float64 histograms; "i16" / "i8" quantize each
+    tree's gradients to 16 / 8-bit integers and accumulate exact packed integer
+    histograms (see histograms/_quantize.pyx), then renew the leaf values from the
+    full-precision gradients when `config.renew_leaves`.
+    """
+
+    def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, histogram_mode: str = "f64"):
         self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         self.max_depth = config.max_depth
         self.max_leaves = config.n_leaves if self.leafwise else None
@@ -74,7 +81,15 @@ class TreeGrower:
         else:
             max_nodes = 2 ** (config.max_depth + 1) - 1
         max_nodes = max(1, min(max_nodes, 2 * binned.n_rows - 1))
-        self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes)
+        self.quantized = histogram_mode in ("i16", "i8")
+        self.renew_leaves = config.renew_leaves
+        self.seed = config.seed
+        self.n_threads = n_threads
+        if self.quantized:
+            bits = 16 if histogram_mode == "i16" else 8
+            self.levels = max_levels(binned.n_rows, bits)
+            self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
+        self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
         self.builder = HistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch)
         self.finder = SplitFinder.for_binned(
@@ -87,8 +102,15 @@ class TreeGrower:
 
     # -- public -------------------------------------------------------------------
 
-    def grow(self, gradients: np.ndarray) -> Tree:
-        self.builder.set_gradients(gradients)
+    def grow(self, gradients: np.ndarray, tree_index: int = 0) -> Tree:
+        """Grow a tree; `tree_index` (which tree of the training this is) seeds the
+        stochastic rounding of quantized gradients."""
+        if self.quantized:
+            scales = quantize_gradients(gradients, self.packed, self.levels, self.seed, tree_index, self.n_threads)
+            self.builder.set_quantized(self.packed)
+            self.finder.set_scales(*scales)
+        else:
+            self.builder.set_gradients(gradients)
         self.partitioner.reset()
         self.pool.reset()
         nodes = _Nodes()
@@ -98,8 +120,7 @@ class TreeGrower:
             self.builder.build_nodes([slot], self.partitioner, [root])
             # The root's sums are those of any column of its histogram: consistent with
             # every histogram sum that follows.
-            lo, hi = self.first_column_bins
-            nodes.sum_g[root], nodes.sum_h[root] = self.pool.data[slot, lo:hi].sum(axis=0).tolist()
+            nodes.sum_g[root], nodes.sum_h[root] = self.finder.column_totals(slot, *self.first_column_bins)
             self._find_splits(nodes, [root], [slot])
         else:
             sums = gradients.sum(axis=0, dtype=np.float64)
@@ -108,7 +129,7 @@ class TreeGrower:
             self._grow_leafwise(nodes)
         else:
             self._grow_depthwise(nodes)
-        return self._finish(nodes)
+        return self._finish(nodes, gradients)
 
     def update_predictions(self, margins: np.ndarray) -> None:
         """Add the last grown tree's leaf values to the training margins (one output
@@ -249,10 +270,16 @@ class TreeGrower:
 
     # -- result ---------------------------------------------------------------------------
 
-    def _finish(self, nodes: _Nodes) -> Tree:
+    def _finish(self, nodes: _Nodes, gradients: np.ndarray) -> Tree:
+        leaves = [n for n, left in enumerate(nodes.left) if left < 0]
+        if self.quantized and self.renew_leaves and len(leaves) > 1:
+            # the structure came from quantized histograms; the leaf values come from the
+            # full-precision gradients of each leaf's rows
+            sum_g, sum_h = self.partitioner.leaf_sums(leaves, gradients)
+            for n, g, h in zip(leaves, sum_g.tolist(), sum_h.tolist()):
+                nodes.sum_g[n], nodes.sum_h[n] = g, h
         lr = self.learning_rate
         values = [lr * leaf_weight(g, h, self.l1, self.l2) for g, h in zip(nodes.sum_g, nodes.sum_h)]
-        leaves = [n for n, left in enumerate(nodes.left) if left < 0]
         self._leaves = np.asarray(leaves, dtype=np.int64)
         self._leaf_values = np.asarray([values[n] for n in leaves], dtype=np.float64)
         return Tree(nodes.feature, nodes.threshold, nodes.threshold_bin, nodes.default_left,

@@ -29,6 +29,16 @@ def bin_dataset(dataset: Dataset, config: GBDTConfig, n_threads: int):
     return dataset._binned_cache[key]
 
 
+AUTO_QUANTIZE_MIN_ROWS = 10_000  # RFC-0016 DD-3: below this full precision is fast enough
+
+
+def resolve_histogram_mode(config: GBDTConfig, n_rows: int) -> str:
+    """"auto": full precision for small data, 16-bit quantized histograms otherwise."""
+    if config.histogram_mode != "auto":
+        return config.histogram_mode
+    return "f64" if n_rows < AUTO_QUANTIZE_MIN_ROWS else "i16"
+
+
 class TrainingResult:
     """What the loop produced; GBDTModel wraps it."""
 
@@ -58,7 +68,7 @@ class GBDTTrainer:
         n_out = objective.n_outputs
 
         mapper, binned = bin_dataset(train, cfg, self.n_threads)
-        grower = TreeGrower(binned, mapper, cfg, self.n_threads)
+        grower = TreeGrower(binned, mapper, cfg, self.n_threads, resolve_histogram_mode(cfg, train.n_rows))
         base = objective.init_scores(train.y, train.weights)
         forest = Forest(n_out, base)
         margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
@@ -70,7 +80,7 @@ class GBDTTrainer:
         for round_ in range(cfg.n_estimators):
             objective.gradients(margins, train.y, train.weights, gradients, self.n_threads)
             for k in range(n_out):
-                tree = grower.grow(gradients[k])
+                tree = grower.grow(gradients[k], tree_index=round_ * n_out + k)
                 grower.update_predictions(margins[k])
                 forest.add(tree, k)
                 if val_margins is not None:

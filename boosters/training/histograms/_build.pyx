@@ -11,10 +11,10 @@ result is bit-identical whatever the thread count.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy, memset
 
-from boosters._lib.types cimport bin_t, row_t, boosters_prefetch
+from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
 
@@ -97,6 +97,74 @@ cdef void build_one_column(
             accumulate_gathered(column_u8(cols, column), rows, gh, n, hist, prefetch_distance)
         else:
             accumulate_gathered(column_u16(cols, column), rows, gh, n, hist, prefetch_distance)
+
+
+# Quantized mode: (grad, hess) packed in one int64 per row (see types.pxd), one integer
+# add per row and column into int64 bins; integer sums are exact, so the result does
+# not depend on the order of the rows or on the thread count.
+
+cdef inline void accumulate_packed_contiguous(const bin_t* bins, const int64_t* values, Py_ssize_t n,
+                                              int64_t* hist) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        hist[bins[i]] += values[i]
+
+
+cdef inline void accumulate_packed_gathered(const bin_t* bins, const row_t* rows, const int64_t* ordered,
+                                            Py_ssize_t n, int64_t* hist,
+                                            Py_ssize_t prefetch_distance) noexcept nogil:
+    cdef Py_ssize_t i, head = 0
+    if prefetch_distance > 0 and n > prefetch_distance:
+        head = n - prefetch_distance
+        for i in range(head):
+            boosters_prefetch(bins + rows[i + prefetch_distance])
+            hist[bins[rows[i]]] += ordered[i]
+    for i in range(head, n):
+        hist[bins[rows[i]]] += ordered[i]
+
+
+cdef void build_one_column_packed(
+    const BinColumns* cols,
+    Py_ssize_t column,
+    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const int64_t* values,  # IN: expanded packed pairs, by row (contiguous) or pre-gathered
+    int64_t* hist,          # OUT: this column's bins, overwritten
+    Py_ssize_t n_bins,
+    Py_ssize_t prefetch_distance,
+) noexcept nogil:
+    memset(hist, 0, n_bins * sizeof(int64_t))
+    if rows == NULL:
+        if cols.kind[column] == 0:
+            accumulate_packed_contiguous(column_u8(cols, column) + start, values + start, n, hist)
+        else:
+            accumulate_packed_contiguous(column_u16(cols, column) + start, values + start, n, hist)
+    else:
+        if cols.kind[column] == 0:
+            accumulate_packed_gathered(column_u8(cols, column), rows, values, n, hist, prefetch_distance)
+        else:
+            accumulate_packed_gathered(column_u16(cols, column), rows, values, n, hist, prefetch_distance)
+
+
+cdef void gather_expand(const packed_t* packed, const row_t* rows, Py_ssize_t n, int64_t* out,
+                        int n_threads) noexcept nogil:
+    """out[i] = expand_packed(packed[rows[i]]); rows NULL means rows 0..n-1."""
+    cdef Py_ssize_t i
+    cdef int t = <int> min(<Py_ssize_t> n_threads, n // GATHER_ROWS_PER_THREAD)
+    if rows == NULL:
+        if t > 1:
+            for i in prange(n, schedule="static", num_threads=t):
+                out[i] = expand_packed(packed[i])
+        else:
+            for i in range(n):
+                out[i] = expand_packed(packed[i])
+    elif t > 1:
+        for i in prange(n, schedule="static", num_threads=t):
+            out[i] = expand_packed(packed[rows[i]])
+    else:
+        for i in range(n):
+            out[i] = expand_packed(packed[rows[i]])
 
 
 # ----------------------------------------------------------------------------------
@@ -276,6 +344,66 @@ def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child,
         subtract_values(&parent[0, 0], &child[0, 0], &out[0, 0], 2 * parent.shape[0])
 
 
+def build_histogram_packed(binned, packed, int64_t[::1] hist, rows=None, columns=None, int n_threads=1,
+                           bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
+    """Quantized histogram: hist[bin] = sum of expand_packed(packed[row]) over `rows`
+    (all rows if None). packed: int32 (i16 mode) or int16 (i8 mode) words, one per row."""
+    cdef _ColumnsView view = _ColumnsView(binned)
+    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
+    cdef const row_t[::1] row_v
+    cdef const row_t* rows_ptr = NULL
+    cdef Py_ssize_t n = view.n_rows, distance = prefetch_distance if prefetch else 0, j
+    cdef int64_t[::1] values
+    cdef int64_t[::1] expanded_all
+    packed = np.asarray(packed)
+    if packed.dtype not in (np.int16, np.int32) or packed.shape != (view.n_rows,):
+        raise ValueError(f"packed must be int16 or int32 with one entry per row ({view.n_rows})")
+    if hist.shape[0] != view.total_bins:
+        raise ValueError(f"hist must have {view.total_bins} entries, got {hist.shape[0]}")
+    expanded_all = np.empty(view.n_rows, dtype=np.int64)
+    _expand_into(packed, None, expanded_all, n_threads)
+    if rows is not None:
+        row_v = np.ascontiguousarray(rows, dtype=np.uint32)
+        _check_rows(row_v, view.n_rows)
+        n = row_v.shape[0]
+        values = np.ascontiguousarray(np.asarray(expanded_all)[np.asarray(row_v)])
+        if n:
+            rows_ptr = &row_v[0]
+    else:
+        values = expanded_all
+    cdef const int64_t* value_ptr = &values[0] if values.shape[0] else NULL
+    cdef row_t no_rows = 0
+    if rows is not None and rows_ptr == NULL:
+        rows_ptr = &no_rows
+    with nogil:
+        for j in range(cols.shape[0]):
+            build_one_column_packed(&view.cols, cols[j], rows_ptr, 0, n, value_ptr,
+                                    &hist[0] + view.offsets[cols[j]], view.n_bins[cols[j]], distance)
+
+
+def _expand_into(packed, rows, int64_t[::1] out, int n_threads):
+    cdef const int32_t[::1] q32
+    cdef const int16_t[::1] q16
+    if packed.dtype == np.int32:
+        q32 = packed
+        with nogil:
+            gather_expand(&q32[0], NULL, out.shape[0], &out[0], n_threads)
+    else:
+        q16 = packed
+        with nogil:
+            gather_expand(&q16[0], NULL, out.shape[0], &out[0], n_threads)
+
+
+def subtract_packed(const int64_t[::1] parent, const int64_t[::1] child, int64_t[::1] out):
+    """out = parent - child for quantized histograms (exact); out may be parent."""
+    cdef Py_ssize_t i
+    if not parent.shape[0] == child.shape[0] == out.shape[0]:
+        raise ValueError("parent, child and out must have the same length")
+    with nogil:
+        for i in range(parent.shape[0]):
+            out[i] = parent[i] - child[i]
+
+
 # ----------------------------------------------------------------------------------
 # The grower's builder: node rows from the partitioner, histograms in pool slots
 # ----------------------------------------------------------------------------------
@@ -287,31 +415,65 @@ cdef class HistogramBuilder:
     (partition ranges are disjoint), so a whole batch of nodes is gathered first and
     then built in one parallel loop over (node, column) pairs. The root's rows are in
     storage order and need no gather.
+
+    Full precision: float64 pool (slots, bins, 2), float32 gradient pairs. Quantized:
+    int64 pool (slots, bins) of packed sums, int32/int16 packed pairs per row, which the
+    gather expands to 64-bit words (the root: expanded in row order).
     """
     cdef _ColumnsView view
+    cdef readonly bint quantized
     cdef double[:, :, ::1] pool
-    cdef float[:, ::1] ordered
+    cdef int64_t[:, ::1] pool_packed
+    cdef float[:, ::1] ordered           # full precision: gathered (grad, hess)
+    cdef int64_t[::1] ordered_packed     # quantized: the same memory, expanded pairs
     cdef const float[:, ::1] gh
+    cdef const int32_t[::1] q32
+    cdef const int16_t[::1] q16
+    cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
     cdef const int32_t[::1] columns
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
+    cdef Py_ssize_t n_slots
 
     def __init__(self, binned, pool_data, columns, int n_threads=1, bint prefetch=True,
                  Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
         self.view = _ColumnsView(binned)
-        self.pool = pool_data
-        if self.pool.shape[1] != self.view.total_bins or self.pool.shape[2] != 2:
+        self.quantized = pool_data.dtype == np.int64
+        if self.quantized:
+            self.pool_packed = pool_data
+            ok = pool_data.ndim == 2 and pool_data.shape[1] == self.view.total_bins
+        else:
+            self.pool = pool_data
+            ok = pool_data.ndim == 3 and pool_data.shape[1] == self.view.total_bins and pool_data.shape[2] == 2
+        if not ok:
             raise ValueError("pool slots do not match the histogram layout")
+        self.n_slots = pool_data.shape[0]
         self.columns = _column_list(columns, self.view.n_columns)
         self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
+        self.ordered_packed = np.asarray(self.ordered).view(np.int64).reshape(self.view.n_rows)
         self.n_threads = n_threads
         self.prefetch_distance = prefetch_distance if prefetch else 0
 
     def set_gradients(self, const float[:, ::1] gh):
-        """The (n_rows, 2) float32 gradients of the tree being grown."""
+        """Full precision: the (n_rows, 2) float32 gradients of the tree being grown."""
+        if self.quantized:
+            raise RuntimeError("a quantized builder takes set_quantized()")
         if gh.shape[0] != self.view.n_rows or gh.shape[1] != 2:
             raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
         self.gh = gh
+
+    def set_quantized(self, packed):
+        """Quantized: the packed int32 (i16) or int16 (i8) pairs of the tree being grown."""
+        if not self.quantized:
+            raise RuntimeError("a full-precision builder takes set_gradients()")
+        if packed.shape != (self.view.n_rows,):
+            raise ValueError(f"packed gradients must have {self.view.n_rows} entries")
+        if packed.dtype == np.int32:
+            self.q32, self.packed_bits = packed, 16
+        elif packed.dtype == np.int16:
+            self.q16, self.packed_bits = packed, 8
+        else:
+            raise ValueError("packed gradients must be int32 or int16")
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
         """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
@@ -319,12 +481,12 @@ cdef class HistogramBuilder:
         cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
         cdef Py_ssize_t i, k, n = node_v.shape[0], n_col = self.columns.shape[0]
         cdef Py_ssize_t total_rows = 0
-        if self.gh is None:
-            raise RuntimeError("set_gradients() must be called first")
+        if (self.gh is None) if not self.quantized else (self.packed_bits == 0):
+            raise RuntimeError("gradients must be set first")
         if slot_v.shape[0] != n:
             raise ValueError("one slot per node")
         for i in range(n):
-            if not 0 <= slot_v[i] < self.pool.shape[0] or not 0 <= node_v[i] < part.max_nodes:
+            if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
         if n == 0 or n_col == 0:
@@ -344,21 +506,39 @@ cdef class HistogramBuilder:
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        if part.which[node] == IN_ORDER or n == 0:
+        cdef const row_t* rows = NULL
+        if n == 0:
             return
-        gather_pairs(&self.gh[0, 0], &part.buffers[part.which[node], 0] + begin, n,
-                     &self.ordered[0, 0] + 2 * begin, self.n_threads)
+        if part.which[node] != IN_ORDER:
+            rows = &part.buffers[part.which[node], 0] + begin
+        if not self.quantized:
+            if rows != NULL:
+                gather_pairs(&self.gh[0, 0], rows, n, &self.ordered[0, 0] + 2 * begin, self.n_threads)
+        elif self.packed_bits == 16:
+            gather_expand(&self.q32[0] + (begin if rows == NULL else 0), rows, n,
+                          &self.ordered_packed[0] + begin, self.n_threads)
+        else:
+            gather_expand(&self.q16[0] + (begin if rows == NULL else 0), rows, n,
+                          &self.ordered_packed[0] + begin, self.n_threads)
 
     cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           Py_ssize_t column) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[column]
-        if part.which[node] == IN_ORDER:
-            build_one_column(&self.view.cols, column, NULL, begin, n, &self.gh[0, 0], hist,
+        cdef bint in_order = part.which[node] == IN_ORDER
+        cdef const row_t* rows = NULL if in_order else &part.buffers[part.which[node], 0] + begin
+        if self.quantized:
+            # in order: values of rows begin.. sit at ordered_packed[begin..], as gathered ones do
+            build_one_column_packed(&self.view.cols, column, rows, begin if in_order else 0, n,
+                                    &self.ordered_packed[0] + (0 if in_order else begin),
+                                    &self.pool_packed[slot, 0] + self.view.offsets[column],
+                                    self.view.n_bins[column], 0 if in_order else self.prefetch_distance)
+        elif in_order:
+            build_one_column(&self.view.cols, column, NULL, begin, n, &self.gh[0, 0],
+                             &self.pool[slot, 0, 0] + 2 * self.view.offsets[column],
                              self.view.n_bins[column], 0)
         else:
-            build_one_column(&self.view.cols, column, &part.buffers[part.which[node], 0] + begin,
-                             0, n, &self.ordered[0, 0] + 2 * begin, hist,
+            build_one_column(&self.view.cols, column, rows, 0, n, &self.ordered[0, 0] + 2 * begin,
+                             &self.pool[slot, 0, 0] + 2 * self.view.offsets[column],
                              self.view.n_bins[column], self.prefetch_distance)
 
     def subtract_many(self, parents, children, outs):
@@ -366,15 +546,19 @@ cdef class HistogramBuilder:
         cdef const int64_t[::1] p = np.ascontiguousarray(parents, dtype=np.int64)
         cdef const int64_t[::1] c = np.ascontiguousarray(children, dtype=np.int64)
         cdef const int64_t[::1] o = np.ascontiguousarray(outs, dtype=np.int64)
-        cdef Py_ssize_t i, n_slots = self.pool.shape[0], n_values = 2 * self.pool.shape[1]
+        cdef Py_ssize_t i, j, n_bins = self.view.total_bins
         if not p.shape[0] == c.shape[0] == o.shape[0]:
             raise ValueError("parents, children and outs must have the same length")
         for i in range(p.shape[0]):
-            if not (0 <= p[i] < n_slots and 0 <= c[i] < n_slots and 0 <= o[i] < n_slots):
+            if not (0 <= p[i] < self.n_slots and 0 <= c[i] < self.n_slots and 0 <= o[i] < self.n_slots):
                 raise ValueError("slot out of range")
-        if n_values == 0:
+        if n_bins == 0:
             return
         with nogil:
             for i in range(p.shape[0]):
-                subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0],
-                                &self.pool[o[i], 0, 0], n_values)
+                if self.quantized:
+                    for j in range(n_bins):
+                        self.pool_packed[o[i], j] = self.pool_packed[p[i], j] - self.pool_packed[c[i], j]
+                else:
+                    subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0],
+                                    &self.pool[o[i], 0, 0], 2 * n_bins)

@@ -1,6 +1,7 @@
 """Histogram pool (RFC-0007): fixed slots allocated once, LRU eviction, pinning.
 
-Slots are rows of one (cache_size, total_bins, 2) float64 array. Training nodes map
+Slots are rows of one (cache_size, total_bins, 2) float64 array (quantized training:
+(cache_size, total_bins) packed int64). Training nodes map
 to slots; when every slot is taken, the least recently used unpinned slot is evicted
 (timestamp scan, O(cache_size)). The grower pins a parent's slot while it moves the
 parent's mapping to its larger child and builds the smaller child, so the parent
@@ -16,12 +17,14 @@ import numpy as np
 
 
 class HistogramPool:
-    def __init__(self, cache_size: int, total_bins: int, max_nodes: int):
+    def __init__(self, cache_size: int, total_bins: int, max_nodes: int, quantized: bool = False):
         if cache_size < 2:
             raise ValueError(f"cache_size must be >= 2 (a parent and its child), got {cache_size}")
         self.identity = cache_size >= max_nodes
         self.n_slots = max_nodes if self.identity else cache_size
-        self.data = np.zeros((self.n_slots, total_bins, 2), dtype=np.float64)
+        # full precision: (sum_grad, sum_hess) float64 per bin; quantized: one packed int64
+        shape = (self.n_slots, total_bins) if quantized else (self.n_slots, total_bins, 2)
+        self.data = np.zeros(shape, dtype=np.int64 if quantized else np.float64)
         self.slot_epoch = np.zeros(self.n_slots, dtype=np.int64)  # identity mode
         self.epoch = 1
         # LRU mode bookkeeping (plain lists: a handful of Python ops per node)
@@ -123,5 +126,5 @@ class HistogramPool:
             self.pinned[slot] = False
 
     def histogram(self, slot: int) -> np.ndarray:
-        """The (total_bins, 2) view of one slot."""
+        """The view of one slot: (total_bins, 2) float64, or (total_bins,) packed int64."""
         return self.data[slot]
