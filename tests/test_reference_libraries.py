@@ -43,16 +43,17 @@ def _agreement(task, ours, theirs):
     return np.mean(ours.argmax(axis=1) == theirs.argmax(axis=1))
 
 
+@pytest.mark.parametrize("mode", ["f64", "i16"])
 @pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
 @pytest.mark.parametrize("n_leaves, min_samples_leaf, l2", [(31, 20, 1.0), (63, 5, 0.0), (15, 100, 10.0)])
-def test_one_leafwise_tree_matches_lightgbm(prebinned, task, n_leaves, min_samples_leaf, l2):
+def test_one_leafwise_tree_matches_lightgbm(prebinned, task, n_leaves, min_samples_leaf, l2, mode):
     X, labels = prebinned
     y = labels[task]
     objective, lgb_params, _ = OBJECTIVES[task]
     config = bst.GBDTConfig(
         n_estimators=1, learning_rate=1.0, objective=objective, growth_strategy=bst.GrowthStrategy.Leafwise,
         max_depth=None, n_leaves=n_leaves, min_samples_leaf=min_samples_leaf, l2=l2, min_child_weight=1e-3,
-        cache_size=n_leaves)
+        cache_size=n_leaves, histogram_mode=mode)
     ours = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2).predict(X)
     params = dict(lgb_params, num_leaves=n_leaves, min_data_in_leaf=min_samples_leaf, lambda_l2=l2,
                   learning_rate=1.0, max_bin=255, min_sum_hessian_in_leaf=1e-3, verbose=-1, num_threads=2)
@@ -62,9 +63,10 @@ def test_one_leafwise_tree_matches_lightgbm(prebinned, task, n_leaves, min_sampl
         assert np.mean(np.isclose(ours, theirs, rtol=1e-3)) >= 0.99
 
 
+@pytest.mark.parametrize("mode", ["f64", "i16"])
 @pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
 @pytest.mark.parametrize("max_depth, l2, min_child_weight", [(6, 1.0, 1.0), (3, 0.0, 5.0), (8, 5.0, 0.5)])
-def test_one_depthwise_tree_matches_xgboost_hist(prebinned, task, max_depth, l2, min_child_weight):
+def test_one_depthwise_tree_matches_xgboost_hist(prebinned, task, max_depth, l2, min_child_weight, mode):
     X, labels = prebinned
     y = labels[task]
     objective, _, xgb_objective = OBJECTIVES[task]
@@ -73,7 +75,8 @@ def test_one_depthwise_tree_matches_xgboost_hist(prebinned, task, max_depth, l2,
     # with every leaf value r times XGBoost's.
     r = 2 * (4 - 1) / 4 if task == "multiclass" else 1.0
     config = bst.GBDTConfig(n_estimators=1, learning_rate=1.0, objective=objective, max_depth=max_depth,
-                            l2=l2 / r, min_child_weight=min_child_weight / r, cache_size=2 ** max_depth)
+                            l2=l2 / r, min_child_weight=min_child_weight / r, cache_size=2 ** max_depth,
+                            histogram_mode=mode)
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     params = {"objective": xgb_objective, "tree_method": "hist", "max_depth": max_depth, "reg_lambda": l2,
               "min_child_weight": min_child_weight, "eta": 1.0, "max_bin": 256, "nthread": 2}

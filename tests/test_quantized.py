@@ -1,0 +1,258 @@
+"""Quantized gradient accumulation (histogram_mode "i16" / "i8")."""
+
+import numpy as np
+import pytest
+
+import boosters as bst
+from boosters.datasets import make_covertype, make_friedman, train_test_split
+from boosters.training.histograms._build import build_histogram_packed, subtract_packed
+from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
+from boosters.training._split import SplitFinder
+from boosters.training.trainer import resolve_histogram_mode
+
+from naive import binned_from_dense, naive_best_split, random_binned, random_gradients
+
+MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _splitmix64(x):
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def naive_quantize(gh, levels, seed, tree_index, bits):
+    """The documented quantizer in NumPy: scales L / max|.|, floor(x * scale + u) with u
+    from splitmix64(key + row), clamped, packed as grad * 2**bits + hess (bits: 16 for
+    int32 words, 8 for int16 words)."""
+    g, h = gh[:, 0].astype(np.float64), gh[:, 1].astype(np.float64)
+    mg, mh = np.abs(g).max(), np.abs(h).max()
+    sg = levels / mg if mg > 0 else 0.0
+    sh = levels / mh if mh > 0 else 0.0
+    with np.errstate(over="ignore"):
+        key = _splitmix64(np.uint64(seed) ^ _splitmix64(np.uint64(tree_index) + np.uint64(0x632BE59BD9B4E019)))
+        r = _splitmix64(key + np.arange(len(g), dtype=np.uint64))
+    u1 = (r >> np.uint64(40)).astype(np.float64) * 2.0 ** -24
+    u2 = ((r >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.float64) * 2.0 ** -24
+    qg = np.clip(np.floor(g * sg + u1), -levels, levels).astype(np.int64)
+    qh = np.clip(np.floor(h * sh + u2), 0, levels).astype(np.int64)
+    packed = qg * (1 << bits) + qh
+    return packed.astype(np.int32 if bits == 16 else np.int16), sg, sh
+
+
+@pytest.mark.parametrize("bits, dtype", [(16, np.int32), (8, np.int16)])
+def test_quantizer_matches_naive_reference_exactly(bits, dtype):
+    rng = np.random.default_rng(0)
+    gh = random_gradients(rng, 50_000)
+    gh[::97, 0] *= 40.0  # a few large gradients set the scale
+    levels = max_levels(len(gh), bits)
+    out = np.empty(len(gh), dtype=dtype)
+    sg, sh = quantize_gradients(gh, out, levels, 7, 3, 1)
+    want, wsg, wsh = naive_quantize(gh, levels, 7, 3, bits)
+    assert (sg, sh) == (wsg, wsh)
+    np.testing.assert_array_equal(out, want)
+    q_g, q_h = unpack(out)
+    assert q_g.min() >= -levels and q_g.max() <= levels and q_h.min() >= 0 and q_h.max() <= levels
+
+
+def test_quantizer_is_thread_independent_and_seeded():
+    rng = np.random.default_rng(1)
+    gh = random_gradients(rng, 200_000)
+    levels = max_levels(len(gh), 16)
+    runs = {}
+    for threads in (1, 2, 4):
+        out = np.empty(len(gh), dtype=np.int32)
+        quantize_gradients(gh, out, levels, 11, 5, threads)
+        runs[threads] = out
+    np.testing.assert_array_equal(runs[1], runs[2])
+    np.testing.assert_array_equal(runs[1], runs[4])
+    other = np.empty(len(gh), dtype=np.int32)
+    quantize_gradients(gh, other, levels, 11, 6, 1)  # another tree rounds differently
+    assert np.mean(other != runs[1]) > 0.3
+
+
+def test_stochastic_rounding_is_unbiased():
+    rng = np.random.default_rng(2)
+    n = 400_000
+    gh = np.column_stack([np.full(n, 0.3), rng.uniform(0.1, 1.0, n)]).astype(np.float32)
+    gh[0, 0] = 1.0  # scale: 8 levels per unit -> 0.3 is 2.4 levels, rounded to 2 or 3
+    out = np.empty(n, dtype=np.int16)
+    sg, _ = quantize_gradients(gh, out, 8, 0, 0, 2)
+    q_g, _ = unpack(out)
+    assert set(np.unique(q_g[1:])) == {2, 3}
+    assert abs(q_g[1:].mean() / sg - 0.3) < 2e-3  # E[q] = x exactly, up to sampling noise
+
+
+def test_all_zero_gradients_quantize_to_zero():
+    gh = np.zeros((1000, 2), dtype=np.float32)
+    out = np.empty(1000, dtype=np.int32)
+    assert quantize_gradients(gh, out, 100, 0, 0, 1) == (0.0, 0.0)
+    assert not out.any()
+
+
+def naive_packed_histogram(binned, packed, rows=None):
+    """Integer (sum_grad, sum_hess) per bin, unpacked."""
+    q_g, q_h = unpack(packed)
+    dense = binned.to_dense().astype(np.int64)
+    rows = np.arange(binned.n_rows) if rows is None else np.asarray(rows)
+    g, h = np.zeros(binned.total_bins, np.int64), np.zeros(binned.total_bins, np.int64)
+    for f in range(binned.n_features):
+        idx = binned.hist_offsets[f] + dense[rows, f]
+        np.add.at(g, idx, q_g[rows])
+        np.add.at(h, idx, q_h[rows])
+    return g, h
+
+
+@pytest.mark.parametrize("bits, dtype", [(16, np.int32), (8, np.int16)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_packed_histogram_equals_naive_integer_reference(bits, dtype, threads):
+    rng = np.random.default_rng(3)
+    binned = random_binned(rng, 30_000, [256, 3, 17, 300, 2, 1000])
+    gh = random_gradients(rng, 30_000)
+    packed = np.empty(30_000, dtype=dtype)
+    quantize_gradients(gh, packed, max_levels(30_000, bits), 0, 0, 1)
+    rows = np.sort(rng.choice(30_000, 9_000, replace=False)).astype(np.uint32)
+    for subset in (None, rows):
+        hist = np.full(binned.total_bins, -1, dtype=np.int64)
+        build_histogram_packed(binned, packed, hist, rows=subset, n_threads=threads)
+        g, h = unpack(hist)
+        want_g, want_h = naive_packed_histogram(binned, packed, subset)
+        np.testing.assert_array_equal(g, want_g)
+        np.testing.assert_array_equal(h, want_h)
+
+
+def test_packed_subtraction_is_exact():
+    rng = np.random.default_rng(4)
+    binned = random_binned(rng, 20_000, [64, 256, 5])
+    packed = np.empty(20_000, dtype=np.int32)
+    quantize_gradients(random_gradients(rng, 20_000), packed, max_levels(20_000, 16), 0, 0, 1)
+    left_mask = rng.random(20_000) < 0.35
+    rows_all = np.arange(20_000, dtype=np.uint32)
+    parent, left, right = (np.empty(binned.total_bins, np.int64) for _ in range(3))
+    build_histogram_packed(binned, packed, parent, rows=rows_all)
+    build_histogram_packed(binned, packed, left, rows=rows_all[left_mask])
+    build_histogram_packed(binned, packed, right, rows=rows_all[~left_mask])
+    derived = np.empty_like(parent)
+    subtract_packed(parent, left, derived)
+    np.testing.assert_array_equal(derived, right)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_no_overflow_at_65536_rows_in_one_bin(sign):
+    n = 65_536
+    levels = max_levels(n, 16)
+    assert levels == 32767  # the largest 16-bit value still fits 65536 rows
+    binned = binned_from_dense(np.ones((n, 1), dtype=np.int64), [3])
+    gh = np.column_stack([np.full(n, sign * 2.5), np.full(n, 0.75)]).astype(np.float32)
+    packed = np.empty(n, dtype=np.int32)
+    quantize_gradients(gh, packed, levels, 0, 0, 1)  # every row at the extreme value
+    hist = np.empty(binned.total_bins, dtype=np.int64)
+    build_histogram_packed(binned, packed, hist)
+    g, h = unpack(hist)
+    assert g[1] == sign * n * levels and h[1] == n * levels
+    assert g[0] == g[2] == h[0] == h[2] == 0
+
+
+def test_quantized_split_finder_equals_float_finder_on_dequantized_histogram():
+    rng = np.random.default_rng(5)
+    n_bins = [256, 3, 40, 300]
+    binned = random_binned(rng, 20_000, n_bins)
+    packed = np.empty(20_000, dtype=np.int32)
+    sg, sh = quantize_gradients(random_gradients(rng, 20_000), packed, max_levels(20_000, 16), 0, 0, 1)
+    hist = np.empty((1, binned.total_bins), dtype=np.int64)
+    build_histogram_packed(binned, packed, hist[0])
+    g, h = unpack(hist[0])
+    float_hist = np.stack([g / sg, h / sh], axis=1)
+    G, H = float_hist[: n_bins[0]].sum(axis=0)
+    params = dict(l1=0.1, l2=1.0, min_child_weight=1.0, min_gain_to_split=0.0, min_samples_leaf=10)
+    finder = SplitFinder(hist, binned.hist_offsets, binned.n_bins, np.arange(4), **params)
+    finder.set_scales(sg, sh)
+    (got,) = finder.find_best_many([0], [G], [H], [20_000])
+    want = naive_best_split(float_hist, binned.hist_offsets, binned.n_bins, np.arange(4), G, H, 20_000, **params)
+    assert got[1:4] == want[1:4]
+    assert got[0] == pytest.approx(want[0], rel=1e-9)
+    assert finder.column_totals(0, 0, n_bins[0]) == pytest.approx((G, H), rel=1e-12)
+
+
+def test_auto_mode_resolution():
+    config = bst.GBDTConfig()
+    assert resolve_histogram_mode(config, 9_999) == "f64"
+    assert resolve_histogram_mode(config, 10_000) == "i16"
+    assert resolve_histogram_mode(config.replace(histogram_mode="i8"), 100) == "i8"
+    assert resolve_histogram_mode(config.replace(histogram_mode="f64"), 10**6) == "f64"
+
+
+# -- models -------------------------------------------------------------------------------
+
+def _leafwise(mode, objective=bst.Objective.squared(), **changes):
+    params = dict(n_estimators=100, learning_rate=0.1, objective=objective, growth_strategy="leafwise",
+                  max_depth=None, n_leaves=31, min_samples_leaf=20, l2=0.0, min_child_weight=1e-3,
+                  cache_size=31, histogram_mode=mode)
+    return bst.GBDTConfig(**{**params, **changes})
+
+
+@pytest.mark.parametrize("mode", ["i16", "i8"])
+def test_quantized_regression_within_half_a_percent_rmse_of_lightgbm(mode):
+    lgb = pytest.importorskip("lightgbm")
+    X, y = make_friedman(30_000, 10, seed=6)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, 0.25, seed=6)
+    ours = bst.GBDTModel.train(bst.Dataset(X_train, y_train), _leafwise(mode), n_threads=2)
+    theirs = lgb.train(dict(objective="regression", num_leaves=31, learning_rate=0.1, min_data_in_leaf=20,
+                            lambda_l2=0.0, max_bin=255, verbose=-1, num_threads=2),
+                       lgb.Dataset(X_train, y_train), 100)
+    rmse = lambda p: np.sqrt(np.mean((p - y_test) ** 2))  # noqa: E731
+    assert rmse(ours.predict(X_test)) <= 1.005 * rmse(theirs.predict(X_test))
+
+
+@pytest.mark.parametrize("mode", ["i16", "i8"])
+def test_quantized_binary_within_0_001_auc_of_lightgbm(mode):
+    lgb = pytest.importorskip("lightgbm")
+    from sklearn.metrics import roc_auc_score
+
+    X, y = make_covertype(40_000, binary=True, seed=7)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, 0.25, seed=7)
+    ours = bst.GBDTModel.train(bst.Dataset(X_train, y_train), _leafwise(mode, bst.Objective.logistic()), n_threads=2)
+    theirs = lgb.train(dict(objective="binary", num_leaves=31, learning_rate=0.1, min_data_in_leaf=20,
+                            lambda_l2=0.0, max_bin=255, verbose=-1, num_threads=2),
+                       lgb.Dataset(X_train, y_train), 100)
+    assert roc_auc_score(y_test, ours.predict(X_test)) >= roc_auc_score(y_test, theirs.predict(X_test)) - 0.001
+
+
+@pytest.mark.parametrize("mode", ["i16", "i8"])
+def test_quantized_models_are_thread_and_run_independent(mode):
+    X, y = make_covertype(30_000, seed=8)
+    config = bst.GBDTConfig(n_estimators=8, objective=bst.Objective.softmax(7), histogram_mode=mode, cache_size=64)
+    models = [bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=t) for t in (1, 2, 2)]
+    for other in models[1:]:
+        for a, b in zip(models[0].trees, other.trees):
+            assert a.equals(b)
+
+
+def test_leaf_renewal_uses_full_precision_gradients():
+    """With renewal, every leaf value is the exact Newton step of its rows; without,
+    it comes from the dequantized sums and differs slightly."""
+    X, y = make_friedman(20_000, 10, seed=9)
+    base = y.mean()
+    renewed = bst.GBDTModel.train(bst.Dataset(X, y), _leafwise("i8", n_estimators=1, learning_rate=1.0))
+    raw = bst.GBDTModel.train(bst.Dataset(X, y), _leafwise("i8", n_estimators=1, learning_rate=1.0, renew_leaves=False))
+    tree = renewed.trees[0]
+    leaf_of_row = _leaf_index(tree, X)
+    for leaf in np.flatnonzero(tree.is_leaf):
+        rows = leaf_of_row == leaf
+        exact = -np.sum((base - y[rows]).astype(np.float32).astype(np.float64)) / rows.sum()
+        assert tree.value[leaf] == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    assert not np.allclose(raw.trees[0].value[tree.is_leaf], tree.value[tree.is_leaf], rtol=1e-9)
+    np.testing.assert_allclose(raw.trees[0].value[tree.is_leaf], tree.value[tree.is_leaf], rtol=0.05, atol=0.02)
+
+
+def _leaf_index(tree, X):
+    out = np.empty(len(X), dtype=np.int64)
+    for i, x in enumerate(X):
+        node = 0
+        while tree.split_feature[node] >= 0:
+            node = tree.left_child[node] if x[tree.split_feature[node]] <= tree.threshold[node] else tree.right_child[node]
+        out[i] = node
+    return out
