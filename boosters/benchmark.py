@@ -31,6 +31,7 @@ class Settings:
     l2: float = 0.0
     seed: int = 0
     histogram_mode: str = "auto"
+    histogram_layout: str = "auto"
     prefetch: bool = True
 
 
@@ -93,7 +94,8 @@ def _fit_boosters(s: Settings, X, y, threads, verbose):
         growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=s.n_leaves, max_depth=None,
         min_samples_leaf=s.min_samples_leaf, l2=s.l2, min_child_weight=1e-3,
         max_bins=s.max_bins + 1, cache_size=s.n_leaves, seed=s.seed,
-        histogram_mode=s.histogram_mode, prefetch=s.prefetch, verbosity=1 if verbose else 0)
+        histogram_mode=s.histogram_mode, histogram_layout=s.histogram_layout, prefetch=s.prefetch,
+        verbosity=1 if verbose else 0)
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=threads)
     return lambda Xt: model.predict(Xt, n_threads=threads)
 

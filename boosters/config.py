@@ -147,6 +147,7 @@ class Metric:
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")
+HISTOGRAM_LAYOUTS = ("auto", "column", "row")
 
 
 def _require_int(name, value, lo, hi=None, allow_none=False):
@@ -185,13 +186,16 @@ class GBDTConfig:
     gradients to 16 / 8-bit integers (stochastic rounding, seeded) and accumulate exact
     integer histograms; "auto" = "f64" below 10k rows, "i16" above. With quantized
     histograms `renew_leaves` recomputes leaf values from full-precision gradients.
+    `histogram_layout`: "column" builds histograms column by column, "row" updates every
+    (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
+    cost model (see training/layout.py).
     """
 
     _FIELDS = (
         "n_estimators", "learning_rate", "objective", "metric", "growth_strategy", "max_depth",
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
-        "enable_bundling", "renew_leaves", "verbosity",
+        "enable_bundling", "renew_leaves", "histogram_layout", "verbosity",
     )
 
     def __init__(
@@ -216,6 +220,7 @@ class GBDTConfig:
         prefetch: bool = True,
         enable_bundling: bool = True,
         renew_leaves: bool = True,
+        histogram_layout: str = "auto",
         verbosity: int = 0,
         **unknown,
     ):
@@ -272,6 +277,9 @@ class GBDTConfig:
         if not isinstance(renew_leaves, bool):
             raise TypeError(f"renew_leaves must be True or False, got {renew_leaves!r}")
         self.renew_leaves = renew_leaves
+        if histogram_layout not in HISTOGRAM_LAYOUTS:
+            raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
+        self.histogram_layout = histogram_layout
         self.verbosity = _require_int("verbosity", verbosity, 0)
 
     @property

@@ -24,6 +24,7 @@ from boosters.training._split import SplitFinder, leaf_weight
 from boosters.training.histograms._build import HistogramBuilder
 from boosters.training.histograms._quantize import max_levels, quantize_gradients
 from boosters.training.histograms.pool import HistogramPool
+from boosters.training.layout import choose_layout
 
 # A best split as returned by SplitFinder.find_best_many
 GAIN, FEATURE, BIN, DEFAULT_LEFT, HAS_MISSING, LEFT_G, LEFT_H = range(7)
@@ -91,7 +92,9 @@ class TreeGrower:
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
-        self.builder = HistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch)
+        self.layout = choose_layout(binned, columns, config.histogram_layout)
+        self.builder = HistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
+                                        layout=self.layout)
         self.finder = SplitFinder.for_binned(
             self.pool.data, binned, features,
             l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,

@@ -17,6 +17,7 @@ from libc.string cimport memcpy, memset
 from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
+from boosters.training.histograms._rowwise cimport MAX_ROW_BLOCKS, build_rowwise, row_blocks
 
 cdef enum:
     MIN_COLUMNS_PARALLEL = 4      # fewer columns: stay serial (RFC-0007)
@@ -419,6 +420,9 @@ cdef class HistogramBuilder:
     Full precision: float64 pool (slots, bins, 2), float32 gradient pairs. Quantized:
     int64 pool (slots, bins) of packed sums, int32/int16 packed pairs per row, which the
     gather expands to 64-bit words (the root: expanded in row order).
+
+    layout "row": the uint8 columns are also stored row-major and built by the row-wise
+    kernel (see _rowwise.pyx); other columns stay column-wise.
     """
     cdef _ColumnsView view
     cdef readonly bint quantized
@@ -430,13 +434,19 @@ cdef class HistogramBuilder:
     cdef const int32_t[::1] q32
     cdef const int16_t[::1] q16
     cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
-    cdef const int32_t[::1] columns
+    cdef const int32_t[::1] columns      # built column-wise
+    cdef readonly bint rowwise
+    cdef const uint8_t[:, ::1] row_matrix
+    cdef const int64_t[::1] row_offsets   # histogram offset of each row-wise column
+    cdef const int64_t[::1] row_bins
+    cdef double[::1] scratch
+    cdef int64_t[::1] scratch_packed
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
     cdef Py_ssize_t n_slots
 
     def __init__(self, binned, pool_data, columns, int n_threads=1, bint prefetch=True,
-                 Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
+                 Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE, str layout="column"):
         self.view = _ColumnsView(binned)
         self.quantized = pool_data.dtype == np.int64
         if self.quantized:
@@ -448,7 +458,21 @@ cdef class HistogramBuilder:
         if not ok:
             raise ValueError("pool slots do not match the histogram layout")
         self.n_slots = pool_data.shape[0]
-        self.columns = _column_list(columns, self.view.n_columns)
+        columns = _column_list(columns, self.view.n_columns)
+        if layout not in ("column", "row"):
+            raise ValueError(f"layout must be 'column' or 'row', got {layout!r}")
+        row_cols = columns[binned.column_kind[columns] == 0] if layout == "row" else columns[:0]
+        self.rowwise = len(row_cols) > 0
+        self.columns = np.ascontiguousarray(np.setdiff1d(columns, row_cols), dtype=np.int32)
+        if self.rowwise:
+            self.row_matrix = np.ascontiguousarray(binned.bins_u8[binned.column_index[row_cols]].T)
+            self.row_offsets = np.ascontiguousarray(binned.column_offsets[row_cols], dtype=np.int64)
+            self.row_bins = np.ascontiguousarray(binned.column_n_bins[row_cols], dtype=np.int64)
+            scratch_size = (MAX_ROW_BLOCKS - 1) * self.view.total_bins
+            if self.quantized:
+                self.scratch_packed = np.empty(scratch_size, dtype=np.int64)
+            else:
+                self.scratch = np.empty(2 * scratch_size, dtype=np.float64)
         self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
         self.ordered_packed = np.asarray(self.ordered).view(np.int64).reshape(self.view.n_rows)
         self.n_threads = n_threads
@@ -489,13 +513,28 @@ cdef class HistogramBuilder:
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
-        if n == 0 or n_col == 0:
+        if n == 0 or (n_col == 0 and not self.rowwise):
             return
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
+        cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         with nogil:
             for i in range(n):
                 self._gather(part, node_v[i])
-            if t > 1:
+            if self.rowwise:
+                for i in range(n):  # big nodes: their row blocks in parallel
+                    if self._blocks(part, node_v[i]) > 1:
+                        self._build_rows(part, node_v[i], slot_v[i], self.n_threads)
+                if t_rows > 1:      # small nodes: in parallel over nodes
+                    for i in prange(n, schedule="static", num_threads=t_rows):
+                        if self._blocks(part, node_v[i]) == 1:
+                            self._build_rows(part, node_v[i], slot_v[i], 1)
+                else:
+                    for i in range(n):
+                        if self._blocks(part, node_v[i]) == 1:
+                            self._build_rows(part, node_v[i], slot_v[i], 1)
+            if n_col == 0:
+                pass
+            elif t > 1:
                 for k in prange(n * n_col, schedule="static", num_threads=t):
                     self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
                                      self.columns[k % n_col])
@@ -503,6 +542,26 @@ cdef class HistogramBuilder:
                 for k in range(n * n_col):
                     self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
                                      self.columns[k % n_col])
+
+    cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
+        return row_blocks(part.end[node] - part.begin[node], self.quantized, self.n_threads)
+
+    cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot, int n_threads) noexcept nogil:
+        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
+        cdef bint in_order = part.which[node] == IN_ORDER
+        cdef const row_t* rows = NULL if in_order else &part.buffers[part.which[node], 0] + begin
+        cdef int blocks = self._blocks(part, node)  # float64: by node size only, never by threads
+        if self.quantized:
+            build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
+                          &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
+                          NULL, &self.ordered_packed[0] + begin, NULL, &self.pool_packed[slot, 0],
+                          NULL, &self.scratch_packed[0], self.view.total_bins, blocks, n_threads)
+        else:
+            build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
+                          &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
+                          &self.gh[0, 0] if in_order else &self.ordered[0, 0] + 2 * begin, NULL,
+                          &self.pool[slot, 0, 0], NULL, &self.scratch[0], NULL, self.view.total_bins,
+                          blocks, n_threads)
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin

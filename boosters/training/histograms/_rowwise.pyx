@@ -1,0 +1,129 @@
+"""Row-wise multi-column histogram kernels (RFC-0016 Phase 3).
+
+For narrow dense data the uint8 columns are also stored row-major, one row's bins in
+one cache line: the kernel loads a row's index and gradient once and updates every
+column from that line, where the column-wise kernels re-read them per column.
+
+Parallel over blocks of the node's rows: block 0 accumulates into the destination,
+blocks 1.. into private histograms that are then added in block order. Quantized
+(integer) sums are exact, so blocks may follow the thread count; float64 sums depend on
+the grouping, so their block count depends on the node size only (`row_blocks`), and
+the result is the same for any thread count.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, int64_t
+from libc.string cimport memset
+
+from boosters._lib.types cimport row_t, boosters_prefetch
+
+cdef enum:
+    ROWS_PER_BLOCK = 16384
+    ROW_PREFETCH = 16  # rows ahead: a gathered node's rows are scattered cache lines
+
+
+cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil:
+    """Blocks for a node of n_rows: >= ROWS_PER_BLOCK rows each, at most MAX_ROW_BLOCKS;
+    for exact (integer) sums no more than there are threads."""
+    cdef Py_ssize_t blocks = n_rows // ROWS_PER_BLOCK
+    if exact:
+        blocks = min(blocks, <Py_ssize_t> n_threads)
+    return <int> max(1, min(blocks, <Py_ssize_t> MAX_ROW_BLOCKS))
+
+
+cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
+                                     Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
+                                     Py_ssize_t lo, Py_ssize_t hi, const float* gh, double* hist) noexcept nogil:
+    # rows NULL: rows start+lo..start+hi, gh by row; else rows[lo:hi] with gh pre-gathered
+    cdef Py_ssize_t i, c, b
+    cdef const uint8_t* line
+    cdef double g, h
+    for i in range(lo, hi):
+        if rows != NULL and i + ROW_PREFETCH < hi:
+            boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
+        if rows == NULL:
+            line = matrix + (start + i) * stride
+            g = gh[2 * (start + i)]
+            h = gh[2 * (start + i) + 1]
+        else:
+            line = matrix + <Py_ssize_t> rows[i] * stride
+            g = gh[2 * i]
+            h = gh[2 * i + 1]
+        for c in range(n_cols):
+            b = 2 * (col_offsets[c] + line[c])
+            hist[b] += g
+            hist[b + 1] += h
+
+
+cdef inline void accumulate_rows_packed(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
+                                        Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
+                                        Py_ssize_t lo, Py_ssize_t hi, const int64_t* values,
+                                        int64_t* hist) noexcept nogil:
+    # values are always at the node's positions (the root's too: expanded in row order)
+    cdef Py_ssize_t i, c
+    cdef const uint8_t* line
+    cdef int64_t v
+    for i in range(lo, hi):
+        if rows != NULL and i + ROW_PREFETCH < hi:
+            boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
+        line = matrix + (start + i if rows == NULL else <Py_ssize_t> rows[i]) * stride
+        v = values[i]
+        for c in range(n_cols):
+            hist[col_offsets[c] + line[c]] += v
+
+
+cdef void build_rowwise(
+    const uint8_t* matrix,          # IN: (n_rows, stride) row-major bins of the row-wise columns
+    Py_ssize_t stride,
+    const int64_t* col_offsets,     # IN: histogram offset of each row-wise column
+    const int64_t* col_bins,        # IN: bin count of each row-wise column
+    Py_ssize_t n_cols,
+    const row_t* rows,              # IN: the node's rows, NULL for rows start..start+n
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const float* gh,                # IN: float64 mode: gradients (by row if rows NULL, else gathered)
+    const int64_t* packed,          # IN: quantized mode: expanded packed pairs at the node's positions
+    double* hist,                   # OUT: float64 mode destination (row-wise columns overwritten)
+    int64_t* hist_packed,           # OUT: quantized mode destination
+    double* scratch,                # scratch: (MAX_ROW_BLOCKS - 1) histograms of total_bins
+    int64_t* scratch_packed,
+    Py_ssize_t total_bins,
+    int n_blocks,
+    int n_threads,
+) noexcept nogil:
+    cdef bint quantized = packed != NULL
+    cdef Py_ssize_t blk, c, j, k, lo, hi, chunk = (n + n_blocks - 1) // n_blocks
+    cdef double* dst
+    cdef int64_t* dst_packed
+    if n_blocks == 1:  # no parallel region for a small node
+        if quantized:
+            for c in range(n_cols):
+                memset(hist_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
+            accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, 0, n, packed, hist_packed)
+        else:
+            for c in range(n_cols):
+                memset(hist + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
+            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, 0, n, gh, hist)
+        return
+    for blk in prange(n_blocks, schedule="static", num_threads=min(n_threads, n_blocks)):
+        lo = blk * chunk
+        hi = min(lo + chunk, n)
+        if quantized:
+            dst_packed = hist_packed if blk == 0 else scratch_packed + (blk - 1) * total_bins
+            for c in range(n_cols):
+                memset(dst_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
+            accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, packed, dst_packed)
+        else:
+            dst = hist if blk == 0 else scratch + (blk - 1) * 2 * total_bins
+            for c in range(n_cols):
+                memset(dst + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
+            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, gh, dst)
+    # add blocks 1.. in order, column by column (columns are independent)
+    for c in prange(n_cols, schedule="static", num_threads=min(n_threads, n_cols)):
+        for k in range(1, n_blocks):
+            if quantized:
+                for j in range(col_offsets[c], col_offsets[c] + col_bins[c]):
+                    hist_packed[j] += scratch_packed[(k - 1) * total_bins + j]
+            else:
+                for j in range(2 * col_offsets[c], 2 * (col_offsets[c] + col_bins[c])):
+                    hist[j] += scratch[(k - 1) * 2 * total_bins + j]
