@@ -184,7 +184,7 @@ class GBDTConfig:
     columns (EFB); the trees are the same, only faster to grow.
     `histogram_mode`: "f64" float64 histograms; "i16" / "i8" quantize each tree's
     gradients to 16 / 8-bit integers (stochastic rounding, seeded) and accumulate exact
-    integer histograms; "auto" = "f64" below 10k rows, "i16" above. With quantized
+    integer histograms; "auto" = "f64" below 100k rows, "i16" above (measured crossover). With quantized
     histograms `renew_leaves` recomputes leaf values from full-precision gradients.
     `histogram_layout`: "column" builds histograms column by column, "row" updates every
     (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured

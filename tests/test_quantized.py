@@ -179,8 +179,8 @@ def test_quantized_split_finder_equals_float_finder_on_dequantized_histogram():
 
 def test_auto_mode_resolution():
     config = bst.GBDTConfig()
-    assert resolve_histogram_mode(config, 9_999) == "f64"
-    assert resolve_histogram_mode(config, 10_000) == "i16"
+    assert resolve_histogram_mode(config, 99_999) == "f64"
+    assert resolve_histogram_mode(config, 100_000) == "i16"
     assert resolve_histogram_mode(config.replace(histogram_mode="i8"), 100) == "i8"
     assert resolve_histogram_mode(config.replace(histogram_mode="f64"), 10**6) == "f64"
 

@@ -12,6 +12,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
+from boosters._lib.sequences cimport fill_int64
 from boosters._lib.types cimport bin_t, row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
 
@@ -88,6 +89,7 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
+        self.batch = np.zeros((6, max_nodes), dtype=np.int64)
         self.reset()
 
     def reset(self):
@@ -121,22 +123,20 @@ cdef class RowPartitioner:
         return self.end[left] - self.begin[left]
 
     def split_many(self, nodes, features, threshold_bins, default_lefts, lefts, rights):
-        """Split a whole level in one call; returns the left counts."""
-        cdef Py_ssize_t i, n = len(nodes)
-        cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
-        cdef const int64_t[::1] feat_v = np.ascontiguousarray(features, dtype=np.int64)
-        cdef const int64_t[::1] thr_v = np.ascontiguousarray(threshold_bins, dtype=np.int64)
-        cdef const uint8_t[::1] dl_v = np.ascontiguousarray(default_lefts, dtype=np.uint8)
-        cdef const int64_t[::1] left_v = np.ascontiguousarray(lefts, dtype=np.int64)
-        cdef const int64_t[::1] right_v = np.ascontiguousarray(rights, dtype=np.int64)
+        """Split a whole level in one call; returns the left counts (int64 array)."""
+        cdef Py_ssize_t i, n = fill_int64(nodes, self.batch[0], "nodes")
+        cdef int64_t[:, ::1] b = self.batch
+        for k, values in enumerate((features, threshold_bins, default_lefts, lefts, rights)):
+            if fill_int64(values, self.batch[k + 1], "split arguments") != n:
+                raise ValueError("one feature, threshold, default direction, left and right per node")
         for i in range(n):
-            self._check_nodes(node_v[i], left_v[i], right_v[i], feat_v[i])
-        counts = np.empty(n, dtype=np.int64)
-        cdef int64_t[::1] counts_v = counts
+            self._check_nodes(b[0, i], b[4, i], b[5, i], b[1, i])
         with nogil:
             for i in range(n):
-                self.split_node(node_v[i], feat_v[i], thr_v[i], dl_v[i], left_v[i], right_v[i])
-                counts_v[i] = self.end[left_v[i]] - self.begin[left_v[i]]
+                self.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i])
+        counts = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            counts[i] = self.end[b[4, i]] - self.begin[b[4, i]]
         return counts
 
     def _check_nodes(self, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):

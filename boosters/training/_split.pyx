@@ -16,8 +16,10 @@ feature, then the lowest bin, then missing-right.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.math cimport fabs, floor
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport INFINITY, copysign, fabs
+
+from boosters._lib.sequences cimport fill_double, fill_int64
 from libc.stdlib cimport malloc, free
 
 cdef enum:
@@ -45,11 +47,10 @@ cdef struct Candidate:
 
 
 cdef inline double threshold_l1(double g, double l1) noexcept nogil:
-    if g > l1:
-        return g - l1
-    if g < -l1:
-        return g + l1
-    return 0.0
+    """sign(g) max(|g| - l1, 0), branch-free (the sign of a running sum is unpredictable);
+    the ternary compiles to maxsd, where fmax() would be a library call."""
+    cdef double shrunk = fabs(g) - l1
+    return copysign(shrunk if shrunk > 0.0 else 0.0, g)
 
 
 cdef inline double leaf_score(double g, double h, const SplitParams* p) noexcept nogil:
@@ -59,44 +60,92 @@ cdef inline double leaf_score(double g, double h, const SplitParams* p) noexcept
     return t * t / denom
 
 
-cdef inline void try_split(Candidate* best, double gl, double hl, double g, double h,
-                           double cnt_factor, double count, double parent_score,
-                           const SplitParams* p, int32_t feature, int32_t bin,
-                           uint8_t default_left) noexcept nogil:
-    cdef double hr = h - hl, cl, gain
-    if hl < p.min_child_weight or hr < p.min_child_weight:
-        return
-    cl = floor(hl * cnt_factor + 0.5)
-    if cl < p.min_samples_leaf or count - cl < p.min_samples_leaf:
-        return
-    gain = 0.5 * (leaf_score(gl, hl, p) + leaf_score(g - gl, hr, p) - parent_score) - p.min_gain
-    if gain > best.gain:
-        best.gain = gain
-        best.feature = feature
-        best.bin = bin
-        best.default_left = default_left
-        best.left_g = gl
-        best.left_h = hl
+cdef inline double children_score(double gl, double hl, double gr, double hr, const SplitParams* p) noexcept nogil:
+    """score(left) + score(right) with one division: a^2/x + b^2/y = (a^2 y + b^2 x) / (x y)."""
+    cdef double a = threshold_l1(gl, p.l1), b = threshold_l1(gr, p.l1)
+    cdef double x = hl + p.l2, y = hr + p.l2
+    if x <= 0.0 or y <= 0.0:
+        return leaf_score(gl, hl, p) + leaf_score(gr, hr, p)
+    return (a * a * y + b * b * x) / (x * y)
+
+
+cdef enum:
+    SCAN_CHUNK = 256  # candidates per pass (stack arrays); features with more bins loop
+
+
+cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, double gl, double hl,
+                                double g, double h, double cnt_factor, double count, double parent_score,
+                                const SplitParams* p, int32_t feature, uint8_t default_left,
+                                Candidate* best) noexcept nogil:
+    """Candidates "value bins 1..b go left", b = 1..n_candidates, with the left side
+    starting from (gl, hl). Three passes per chunk: running sums, then every candidate's
+    gain without branches (invalid ones get -inf; the loop vectorises), then the first
+    maximum. Equal gains keep the lowest bin, as the strict > of the last pass does."""
+    cdef double left_g[SCAN_CHUNK]
+    cdef double left_h[SCAN_CHUNK]
+    cdef double gains[SCAN_CHUNK]
+    cdef Py_ssize_t start, j, m
+    cdef double hlj, hr, rows_left, a, b, x, y, a2, b2, gain
+    cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
+    cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
+    cdef double inf = INFINITY
+    start = 0
+    while start < n_candidates:
+        m = min(<Py_ssize_t> SCAN_CHUNK, n_candidates - start)
+        for j in range(m):
+            gl += bins[2 * (start + j)]
+            hl += bins[2 * (start + j) + 1]
+            left_g[j] = gl
+            left_h[j] = hl
+        for j in range(m):
+            hlj = left_h[j]
+            hr = h - hlj
+            rows_left = hlj * cnt_factor + 0.5  # rows on the left are floor(rows_left), from hessians
+            a = copysign(fabs(left_g[j]) - l1 if fabs(left_g[j]) > l1 else 0.0, left_g[j])
+            b = copysign(fabs(g - left_g[j]) - l1 if fabs(g - left_g[j]) > l1 else 0.0, g - left_g[j])
+            x = hlj + l2
+            y = hr + l2
+            a2 = a * a if x > 0.0 else 0.0
+            b2 = b * b if y > 0.0 else 0.0
+            x = x if x > 0.0 else 1.0
+            y = y if y > 0.0 else 1.0
+            gain = 0.5 * ((a2 * y + b2 * x) / (x * y) - parent_score) - p.min_gain
+            gains[j] = gain if (hlj >= min_h and hr >= min_h and rows_left >= min_rows
+                                and rows_left < max_rows_left) else -inf
+        for j in range(m):
+            if gains[j] > best.gain:
+                best.gain = gains[j]
+                best.feature = feature
+                best.bin = <int32_t> (start + j + 1)
+                best.default_left = default_left
+                best.left_g = left_g[j]
+                best.left_h = left_h[j]
+        start += m
 
 
 cdef void scan_feature(const double* hist, Py_ssize_t n_bins, int32_t feature,
                        double g, double h, double count, double parent_score,
                        const SplitParams* p, Candidate* best) noexcept nogil:
     """Best split of one feature; hist points at its bin 0 (the missing bin)."""
-    cdef double gm = hist[0], hm = hist[1], gl = 0.0, hl = 0.0
-    cdef double cnt_factor = count / h
+    cdef double gm = hist[0], hm = hist[1]
     cdef bint has_missing = hm != 0.0 or gm != 0.0
-    cdef Py_ssize_t b, n_value_bins = n_bins - 1
+    cdef double cnt_factor = count / h
+    cdef Py_ssize_t n_value_bins = n_bins - 1
+    cdef Candidate left
     best.gain = 0.0
     best.feature = -1
+    # missing values right; "every value left" is a split only when some are missing
+    scan_direction(hist + 2, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
+                   cnt_factor, count, parent_score, p, feature, 0, best)
+    if has_missing:  # missing values left
+        left.gain = 0.0
+        left.feature = -1
+        scan_direction(hist + 2, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
+                       p, feature, 1, &left)
+        # ties: the lower bin, then missing-right
+        if left.feature >= 0 and (left.gain > best.gain or (left.gain == best.gain and left.bin < best.bin)):
+            best[0] = left
     best.has_missing = has_missing
-    for b in range(1, n_value_bins + 1):
-        gl += hist[2 * b]
-        hl += hist[2 * b + 1]
-        if b < n_value_bins or has_missing:  # values <= b left, missing right
-            try_split(best, gl, hl, g, h, cnt_factor, count, parent_score, p, feature, <int32_t> b, 0)
-        if has_missing and b < n_value_bins:  # values <= b and missing left
-            try_split(best, gl + gm, hl + hm, g, h, cnt_factor, count, parent_score, p, feature, <int32_t> b, 1)
 
 
 cdef class SplitFinder:
@@ -118,6 +167,8 @@ cdef class SplitFinder:
     cdef SplitParams params
     cdef public int n_threads
     cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
+    cdef int64_t[::1] slot_buf  # find_best_many's arguments as C arrays
+    cdef double[:, ::1] sums_buf
 
     def __init__(self, pool_data, feature_offsets, n_bins, features, *, double l1, double l2,
                  double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
@@ -148,6 +199,9 @@ cdef class SplitFinder:
         self.params.min_samples_leaf = min_samples_leaf
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
+        n_slots = pool_data.shape[0]
+        self.slot_buf = np.zeros(2 * n_slots + 2, dtype=np.int64)
+        self.sums_buf = np.zeros((3, 2 * n_slots + 2), dtype=np.float64)
 
     def set_scales(self, double scale_g, double scale_h):
         """Quantized mode: a stored unit of grad is worth 1 / scale_g (0 if scale_g is 0)."""
@@ -181,11 +235,15 @@ cdef class SplitFinder:
     def find_best_many(self, slots, sum_grads, sum_hess, counts):
         """Best split of each node (slot, G, H, rows) of a batch, or None where no split
         is valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
-        cdef Py_ssize_t n_nodes = len(slots), n_feat = self.features.shape[0]
-        cdef const int64_t[::1] slot_v = np.ascontiguousarray(slots, dtype=np.int64)
-        cdef const double[::1] g_v = np.ascontiguousarray(sum_grads, dtype=np.float64)
-        cdef const double[::1] h_v = np.ascontiguousarray(sum_hess, dtype=np.float64)
-        cdef const double[::1] c_v = np.ascontiguousarray(counts, dtype=np.float64)
+        cdef Py_ssize_t n_nodes = fill_int64(slots, self.slot_buf, "slots"), n_feat = self.features.shape[0]
+        if (fill_double(sum_grads, self.sums_buf[0], "sum_grads") != n_nodes
+                or fill_double(sum_hess, self.sums_buf[1], "sum_hess") != n_nodes
+                or fill_double(counts, self.sums_buf[2], "counts") != n_nodes):
+            raise ValueError("one sum_grad, sum_hess and count per slot")
+        cdef const int64_t[::1] slot_v = self.slot_buf
+        cdef const double[::1] g_v = self.sums_buf[0]
+        cdef const double[::1] h_v = self.sums_buf[1]
+        cdef const double[::1] c_v = self.sums_buf[2]
         cdef Py_ssize_t i, j, k, n_work = n_nodes * n_feat
         cdef Candidate* per_feature
         cdef Candidate* best

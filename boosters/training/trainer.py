@@ -29,7 +29,7 @@ def bin_dataset(dataset: Dataset, config: GBDTConfig, n_threads: int):
     return dataset._binned_cache[key]
 
 
-AUTO_QUANTIZE_MIN_ROWS = 10_000  # RFC-0016 DD-3: below this full precision is fast enough
+AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
 
 def resolve_histogram_mode(config: GBDTConfig, n_rows: int) -> str:

@@ -14,6 +14,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy, memset
 
+from boosters._lib.sequences cimport fill_int64
 from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
@@ -441,6 +442,7 @@ cdef class HistogramBuilder:
     cdef const int64_t[::1] row_bins
     cdef double[::1] scratch
     cdef int64_t[::1] scratch_packed
+    cdef int64_t[:, ::1] batch           # (3, n): batch arguments as C arrays
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
     cdef Py_ssize_t n_slots
@@ -458,6 +460,7 @@ cdef class HistogramBuilder:
         if not ok:
             raise ValueError("pool slots do not match the histogram layout")
         self.n_slots = pool_data.shape[0]
+        self.batch = np.zeros((3, 2 * self.n_slots + 2), dtype=np.int64)
         columns = _column_list(columns, self.view.n_columns)
         if layout not in ("column", "row"):
             raise ValueError(f"layout must be 'column' or 'row', got {layout!r}")
@@ -501,13 +504,14 @@ cdef class HistogramBuilder:
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
         """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
-        cdef const int64_t[::1] slot_v = np.ascontiguousarray(slots, dtype=np.int64)
-        cdef const int64_t[::1] node_v = np.ascontiguousarray(nodes, dtype=np.int64)
-        cdef Py_ssize_t i, k, n = node_v.shape[0], n_col = self.columns.shape[0]
+        cdef Py_ssize_t n = fill_int64(nodes, self.batch[1], "nodes")
+        cdef const int64_t[::1] slot_v = self.batch[0]
+        cdef const int64_t[::1] node_v = self.batch[1]
+        cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
         cdef Py_ssize_t total_rows = 0
         if (self.gh is None) if not self.quantized else (self.packed_bits == 0):
             raise RuntimeError("gradients must be set first")
-        if slot_v.shape[0] != n:
+        if fill_int64(slots, self.batch[0], "slots") != n:
             raise ValueError("one slot per node")
         for i in range(n):
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
@@ -602,13 +606,14 @@ cdef class HistogramBuilder:
 
     def subtract_many(self, parents, children, outs):
         """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
-        cdef const int64_t[::1] p = np.ascontiguousarray(parents, dtype=np.int64)
-        cdef const int64_t[::1] c = np.ascontiguousarray(children, dtype=np.int64)
-        cdef const int64_t[::1] o = np.ascontiguousarray(outs, dtype=np.int64)
-        cdef Py_ssize_t i, j, n_bins = self.view.total_bins
-        if not p.shape[0] == c.shape[0] == o.shape[0]:
+        cdef Py_ssize_t n = fill_int64(parents, self.batch[0], "parents")
+        if fill_int64(children, self.batch[1], "children") != n or fill_int64(outs, self.batch[2], "outs") != n:
             raise ValueError("parents, children and outs must have the same length")
-        for i in range(p.shape[0]):
+        cdef const int64_t[::1] p = self.batch[0, :n]
+        cdef const int64_t[::1] c = self.batch[1, :n]
+        cdef const int64_t[::1] o = self.batch[2, :n]
+        cdef Py_ssize_t i, j, n_bins = self.view.total_bins
+        for i in range(n):
             if not (0 <= p[i] < self.n_slots and 0 <= c[i] < self.n_slots and 0 <= o[i] < self.n_slots):
                 raise ValueError("slot out of range")
         if n_bins == 0:

@@ -32,6 +32,7 @@ class HistogramPool:
         self.node_slot: dict[int, int] = {}
         self.last_used = [0] * self.n_slots
         self.pinned = [False] * self.n_slots
+        self.free = list(range(self.n_slots - 1, -1, -1))  # unmapped slots, lowest on top
         self.clock = 0
         self.n_evictions = 0
 
@@ -43,6 +44,7 @@ class HistogramPool:
         self.slot_node = [-1] * self.n_slots
         self.node_slot.clear()
         self.pinned = [False] * self.n_slots
+        self.free = list(range(self.n_slots - 1, -1, -1))
 
     def _touch(self, slot: int) -> None:
         self.clock += 1
@@ -79,10 +81,10 @@ class HistogramPool:
         return slot, False
 
     def _free_or_victim(self) -> int:
+        if self.free:
+            return self.free.pop()
         best, best_time = -1, None
         for slot in range(self.n_slots):
-            if self.slot_node[slot] < 0:
-                return slot
             if not self.pinned[slot] and (best_time is None or self.last_used[slot] < best_time):
                 best, best_time = slot, self.last_used[slot]
         if best < 0:
@@ -103,6 +105,7 @@ class HistogramPool:
         stale = self.node_slot.pop(to_node, None)
         if stale is not None:
             self.slot_node[stale] = -1
+            self.free.append(stale)
         self.slot_node[slot] = to_node
         self.node_slot[to_node] = slot
         self._touch(slot)
@@ -116,6 +119,7 @@ class HistogramPool:
         if slot is not None:
             self.slot_node[slot] = -1
             self.pinned[slot] = False
+            self.free.append(slot)
 
     def pin(self, slot: int) -> None:
         if not self.identity:
