@@ -17,7 +17,7 @@ from boosters._lib.types cimport bin_t, row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
 
 cdef enum:
-    ROWS_PER_THREAD = 32768  # below this a split stays serial
+    ROWS_PER_THREAD = 8192  # below this a split stays serial
 
 
 cdef inline Py_ssize_t go_left(Py_ssize_t bin, Py_ssize_t threshold_bin, Py_ssize_t default_left) noexcept nogil:

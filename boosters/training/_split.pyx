@@ -23,7 +23,7 @@ from boosters._lib.sequences cimport fill_double, fill_int64
 from libc.stdlib cimport malloc, free
 
 cdef enum:
-    MIN_BINS_PARALLEL = 8192  # histogram bins below which a node is scanned serially
+    MIN_BINS_PARALLEL = 2048  # histogram bins (all nodes of a call) below which the scan is serial
 
 cdef int64_t LOW32 = (<int64_t> 1 << 32) - 1  # the hessian half of a packed int64 sum
 

@@ -6,9 +6,10 @@ column from that line, where the column-wise kernels re-read them per column.
 
 Parallel over blocks of the node's rows: block 0 accumulates into the destination,
 blocks 1.. into private histograms that are then added in block order. Quantized
-(integer) sums are exact, so blocks may follow the thread count; float64 sums depend on
-the grouping, so their block count depends on the node size only (`row_blocks`), and
-the result is the same for any thread count.
+(integer) sums are exact in any order, so there is one block per thread; float64 sums
+depend on their grouping, so their block count depends on the node size only
+(`row_blocks`) and the result is the same for any thread count (one thread pays the
+reduction of the private histograms, a pass over the bins).
 """
 
 from cython.parallel cimport prange
@@ -18,17 +19,18 @@ from libc.string cimport memset
 from boosters._lib.types cimport row_t, boosters_prefetch
 
 cdef enum:
-    ROWS_PER_BLOCK = 16384
+    ROWS_PER_BLOCK = 2048          # quantized: rows per thread below which one block is better
+    FLOAT_ROWS_PER_BLOCK = 4096    # float64: rows per block (fixed, whatever the thread count)
+    MAX_FLOAT_BLOCKS = 8
     ROW_PREFETCH = 16  # rows ahead: a gathered node's rows are scattered cache lines
 
 
 cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil:
-    """Blocks for a node of n_rows: >= ROWS_PER_BLOCK rows each, at most MAX_ROW_BLOCKS;
-    for exact (integer) sums no more than there are threads."""
-    cdef Py_ssize_t blocks = n_rows // ROWS_PER_BLOCK
+    """Row blocks for a node: quantized, one per thread (>= ROWS_PER_BLOCK rows each);
+    float64, by node size alone."""
     if exact:
-        blocks = min(blocks, <Py_ssize_t> n_threads)
-    return <int> max(1, min(blocks, <Py_ssize_t> MAX_ROW_BLOCKS))
+        return <int> max(1, min(min(n_rows // ROWS_PER_BLOCK, <Py_ssize_t> n_threads), <Py_ssize_t> MAX_ROW_BLOCKS))
+    return <int> max(1, min(n_rows // FLOAT_ROWS_PER_BLOCK, <Py_ssize_t> MAX_FLOAT_BLOCKS))
 
 
 cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
