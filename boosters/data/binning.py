@@ -101,13 +101,13 @@ class BinMapper:
         if n_rows > self.sample_size:
             rng = np.random.default_rng(self.seed)
             rows = np.sort(rng.choice(n_rows, size=self.sample_size, replace=False))
-        sample = X[rows] if rows is not None else X
         weights = None
         if sample_weight is not None:
             weights = sample_weight[rows] if rows is not None else sample_weight
 
         def fit_feature(f: int) -> tuple[np.ndarray, bool]:
-            column = np.asarray(sample[:, f], dtype=np.float64)
+            # one sampled column at a time: no copy of the whole sample of X
+            column = np.asarray(X[rows, f] if rows is not None else X[:, f], dtype=np.float64)
             present = ~np.isnan(column)
             values = column[present]
             w = weights[present] if weights is not None else None

@@ -24,31 +24,31 @@ def find_bundles(binned: BinnedMatrix, usable: np.ndarray) -> tuple[list[list[in
     bundles of two or more features and every feature's default (most frequent) bin."""
     n_rows = binned.n_rows
     default_bin = np.zeros(binned.n_features, dtype=np.int32)
-    candidates, masks = [], {}
+    candidates = []
     for f in range(binned.n_features):
         if not usable[f] or binned.n_bins[f] > MAX_BUNDLE_BINS:
             continue
-        bins = binned.feature_bins(f)
-        counts = np.bincount(bins, minlength=binned.n_bins[f])
+        counts = np.bincount(binned.feature_bins(f), minlength=binned.n_bins[f])
         default_bin[f] = int(np.argmax(counts))
         if n_rows - counts[default_bin[f]] <= MAX_NONDEFAULT_FRACTION * n_rows:
             candidates.append((-(n_rows - int(counts[default_bin[f]])), f))
-            masks[f] = bins != default_bin[f]
     bundles: list[list[int]] = []
-    occupied: list[np.ndarray] = []
+    occupied: list[np.ndarray] = []  # per bundle: rows where some member is away from its default
     sizes: list[int] = []
+    away = np.empty(n_rows, dtype=bool)
     scratch = np.empty(n_rows, dtype=bool)
     for _, f in sorted(candidates):
+        np.not_equal(binned.feature_bins(f), default_bin[f], out=away)  # one feature's mask at a time
         extra = int(binned.n_bins[f]) - 1
         for k in range(len(bundles)):
-            if sizes[k] + extra <= MAX_BUNDLE_BINS and not np.logical_and(occupied[k], masks[f], out=scratch).any():
+            if sizes[k] + extra <= MAX_BUNDLE_BINS and not np.logical_and(occupied[k], away, out=scratch).any():
                 bundles[k].append(f)
-                occupied[k] |= masks[f]
+                occupied[k] |= away
                 sizes[k] += extra
                 break
         else:
             bundles.append([f])
-            occupied.append(masks[f].copy())
+            occupied.append(away.copy())
             sizes.append(1 + extra)
     return [sorted(b) for b in bundles if len(b) > 1], default_bin
 
