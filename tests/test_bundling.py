@@ -131,3 +131,36 @@ def test_covertype_one_hot_groups_bundle_into_few_columns():
         cache_size=31, enable_bundling=enable), n_threads=1) for enable in (True, False)]
     for t_b, t_p in zip(models[0].trees, models[1].trees):
         np.testing.assert_array_equal(t_b.split_feature, t_p.split_feature)
+
+
+def test_chunked_binning_into_bundles_equals_bundling_the_full_matrix(monkeypatch):
+    """Bundles found on the binning sample, X binned chunk by chunk straight into them."""
+    import boosters.data.bundling as bundling
+    from boosters.data.bundling import bin_and_bundle
+
+    monkeypatch.setattr(bundling, "CHUNK_ROWS", 4096)  # several chunks
+    X, _ = one_hot_data(30_000, seed=5)
+    mapper = BinMapper(sample_size=8_000).fit(X)
+    assert mapper.sample_rows is not None and len(mapper.sample_rows) == 8_000
+    chunked = bin_and_bundle(mapper, X, 2, mapper.sample_rows)
+    full = bundle_features(mapper.transform(X), mapper.is_usable)
+    assert chunked.n_columns == full.n_columns < X.shape[1]
+    np.testing.assert_array_equal(chunked.to_dense(), full.to_dense())
+    np.testing.assert_array_equal(chunked.to_dense(), mapper.transform(X).to_dense())
+
+
+def test_bundle_contradicted_outside_the_sample_is_split_back():
+    from boosters.data.binning import stratified_sample
+    from boosters.data.bundling import bin_and_bundle
+
+    rng = np.random.default_rng(6)
+    n, sample_size = 20_000, 2_000
+    group = rng.integers(0, 4, n)
+    X = np.column_stack([rng.normal(size=n), np.eye(4)[group]])
+    sampled = set(stratified_sample(n, sample_size, 0).tolist())
+    clash = [r for r in range(n) if r not in sampled][:3]
+    X[clash, 1] = X[clash, 2] = 1.0  # features 1 and 2 both "on", only outside the sample
+    mapper = BinMapper(sample_size=sample_size, seed=0).fit(X)
+    binned = bin_and_bundle(mapper, X, 1, mapper.sample_rows)
+    np.testing.assert_array_equal(binned.to_dense(), mapper.transform(X).to_dense())  # nothing lost
+    assert binned.feature_column[1] != binned.feature_column[2]

@@ -29,7 +29,10 @@ def setup():
     return binned, gh, packed, part
 
 
-def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1):
+def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1, one_batch=False):
+    """Pool with nodes[i]'s histogram in slot nodes[i]: one build call per node, or all
+    in one call (then the nodes must have disjoint row ranges, as a tree level does)."""
+    batches = [nodes] if one_batch else [[n] for n in nodes]
     quantized = packed is not None
     n_slots = max(nodes) + 1  # slot = node id
     pool = (np.full((n_slots, binned.total_bins), -1, np.int64) if quantized
@@ -38,8 +41,18 @@ def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1):
     assert builder.rowwise == (layout == "row")
     builder.set_quantized(packed) if quantized else builder.set_gradients(gh)
     part.n_threads = threads
-    builder.build_nodes(nodes, part, nodes)
+    for batch in batches:
+        builder.build_nodes(batch, part, batch)
     return pool
+
+
+def test_overlapping_nodes_in_one_batch_are_rejected(setup):
+    binned, gh, _, part = setup
+    builder = HistogramBuilder(binned, np.zeros((8, binned.total_bins, 2)), None, 1, True, 64, "column")
+    builder.set_gradients(gh)
+    with pytest.raises(ValueError, match="disjoint"):
+        builder.build_nodes([0, 1], part, [0, 1])  # the root and its child
+    builder.build_nodes([3, 4, 1], part, [3, 4, 1])  # disjoint: fine
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -83,7 +96,7 @@ def test_batch_of_many_small_nodes_builds_like_one_at_a_time():
             new += [next_id, next_id + 1]
             next_id += 2
         level = new
-    together = build(binned, part, level, gh=gh, threads=2)
+    together = build(binned, part, level, gh=gh, threads=2, one_batch=True)
     for node in level:
         alone = build(binned, part, [node], gh=gh, threads=1)
         np.testing.assert_array_equal(together[node], alone[node])

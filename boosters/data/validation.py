@@ -31,7 +31,8 @@ def as_feature_matrix(X, name: str = "X") -> np.ndarray:
 
 
 def as_vector(v, n_rows: int, name: str, *, finite: bool = True) -> np.ndarray:
-    """A 1-D float64 copy of `v` of length n_rows; ValueError naming `name` otherwise."""
+    """`v` as a read-only 1-D float64 array of length n_rows (no copy when it already is
+    contiguous float64); ValueError naming `name` otherwise."""
     try:
         arr = np.asarray(v)
     except (ValueError, TypeError) as exc:
@@ -44,7 +45,10 @@ def as_vector(v, n_rows: int, name: str, *, finite: bool = True) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D with one value per row; got shape {arr.shape}")
     if arr.shape[0] != n_rows:
         raise ValueError(f"{name} has {arr.shape[0]} values but X has {n_rows} rows")
-    out = arr.astype(np.float64)  # always a copy: nothing the user passed is kept or modified
+    # the caller's memory when possible (a label vector is as big as a feature column),
+    # behind a read-only view: boosters never writes to it
+    out = np.ascontiguousarray(arr, dtype=np.float64).view()
+    out.flags.writeable = False
     if finite and not np.all(np.isfinite(out)):
         bad = int(np.flatnonzero(~np.isfinite(out))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {bad}: {out[bad]})")

@@ -13,6 +13,7 @@ from boosters.data.dataset import Dataset
 from boosters.data.validation import as_feature_matrix
 from boosters.model.tree import TREE_ARRAY_NAMES, Forest, Tree
 from boosters.training.objectives import make_objective
+from boosters.training.trainer import GBDTTrainer
 
 FORMAT_VERSION = 1
 
@@ -52,8 +53,6 @@ class GBDTModel:
               n_threads: int = 0) -> "GBDTModel":
         """Train on `dataset`; with `val_set`, evaluate every round (and stop early when
         `config.early_stopping_rounds` is set). `n_threads=0` uses all available cores."""
-        from boosters.training.trainer import GBDTTrainer
-
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")

@@ -9,7 +9,7 @@ import numpy as np
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
 from boosters.data.binning import BinMapper
-from boosters.data.bundling import bundle_features
+from boosters.data.bundling import bin_and_bundle
 from boosters.data.dataset import Dataset
 from boosters.model.tree import Forest, predict_tree
 from boosters.training.grower import TreeGrower
@@ -22,9 +22,10 @@ def bin_dataset(dataset: Dataset, config: GBDTConfig, n_threads: int):
     key = (config.max_bins, config.seed, config.enable_bundling)
     if key not in dataset._binned_cache:
         mapper = BinMapper(config.max_bins, seed=config.seed).fit(dataset.X, dataset.weights, n_threads)
-        binned = mapper.transform(dataset.X, n_threads)
         if config.enable_bundling:
-            binned = bundle_features(binned, mapper.is_usable)
+            binned = bin_and_bundle(mapper, dataset.X, n_threads, mapper.sample_rows)
+        else:
+            binned = mapper.transform(dataset.X, n_threads)
         dataset._binned_cache[key] = (mapper, binned)
     return dataset._binned_cache[key]
 

@@ -476,8 +476,9 @@ cdef class HistogramBuilder:
                 self.scratch_packed = np.empty(scratch_size, dtype=np.int64)
             else:
                 self.scratch = np.empty(2 * scratch_size, dtype=np.float64)
-        self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
-        self.ordered_packed = np.asarray(self.ordered).view(np.int64).reshape(self.view.n_rows)
+        if self.columns.shape[0] > 0:  # the row-wise kernels read gradients by row: no copy
+            self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
+            self.ordered_packed = np.asarray(self.ordered).view(np.int64).reshape(self.view.n_rows)
         self.n_threads = n_threads
         self.prefetch_distance = prefetch_distance if prefetch else 0
 
@@ -503,7 +504,9 @@ cdef class HistogramBuilder:
             raise ValueError("packed gradients must be int32 or int16")
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
-        """Build the histogram of nodes[i] into pool slot slots[i], for every i."""
+        """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
+        row ranges must be disjoint (a tree level's nodes are): each node's gradients are
+        gathered at its own positions of one buffer."""
         cdef Py_ssize_t n = fill_int64(nodes, self.batch[1], "nodes")
         cdef const int64_t[::1] slot_v = self.batch[0]
         cdef const int64_t[::1] node_v = self.batch[1]
@@ -517,13 +520,19 @@ cdef class HistogramBuilder:
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+        if n > 1:
+            ranges = sorted((part.begin[node_v[i]], part.end[node_v[i]]) for i in range(n)
+                            if part.end[node_v[i]] > part.begin[node_v[i]])
+            if any(ranges[k][1] > ranges[k + 1][0] for k in range(len(ranges) - 1)):
+                raise ValueError("nodes built together must have disjoint row ranges")
         if n == 0 or (n_col == 0 and not self.rowwise):
             return
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         with nogil:
-            for i in range(n):
-                self._gather(part, node_v[i])
+            if n_col > 0:  # gathered gradients are for the column-wise kernels
+                for i in range(n):
+                    self._gather(part, node_v[i])
             if self.rowwise:
                 for i in range(n):  # big nodes: their row blocks in parallel
                     if self._blocks(part, node_v[i]) > 1:
@@ -555,17 +564,18 @@ cdef class HistogramBuilder:
         cdef bint in_order = part.which[node] == IN_ORDER
         cdef const row_t* rows = NULL if in_order else &part.buffers[part.which[node], 0] + begin
         cdef int blocks = self._blocks(part, node)  # float64: by node size only, never by threads
+        cdef const void* packed = NULL
         if self.quantized:
+            packed = <const void*> &self.q32[0] if self.packed_bits == 16 else <const void*> &self.q16[0]
             build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
                           &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
-                          NULL, &self.ordered_packed[0] + begin, NULL, &self.pool_packed[slot, 0],
+                          NULL, packed, self.packed_bits, NULL, &self.pool_packed[slot, 0],
                           NULL, &self.scratch_packed[0], self.view.total_bins, blocks, n_threads)
         else:
             build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
                           &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
-                          &self.gh[0, 0] if in_order else &self.ordered[0, 0] + 2 * begin, NULL,
-                          &self.pool[slot, 0, 0], NULL, &self.scratch[0], NULL, self.view.total_bins,
-                          blocks, n_threads)
+                          &self.gh[0, 0], NULL, 0, &self.pool[slot, 0, 0], NULL, &self.scratch[0], NULL,
+                          self.view.total_bins, blocks, n_threads)
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin

@@ -11,6 +11,6 @@ cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
 cdef void build_rowwise(
     const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets, const int64_t* col_bins,
     Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start, Py_ssize_t n,
-    const float* gh, const int64_t* packed, double* hist, int64_t* hist_packed,
+    const float* gh, const void* packed, int packed_bits, double* hist, int64_t* hist_packed,
     double* scratch, int64_t* scratch_packed, Py_ssize_t total_bins, int n_blocks, int n_threads,
 ) noexcept nogil

@@ -13,10 +13,10 @@ reduction of the private histograms, a pass over the bins).
 """
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, int64_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 from libc.string cimport memset
 
-from boosters._lib.types cimport row_t, boosters_prefetch
+from boosters._lib.types cimport expand_packed, packed_t, row_t, boosters_prefetch
 
 cdef enum:
     ROWS_PER_BLOCK = 2048          # quantized: rows per thread below which one block is better
@@ -36,21 +36,18 @@ cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
 cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
                                      Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
                                      Py_ssize_t lo, Py_ssize_t hi, const float* gh, double* hist) noexcept nogil:
-    # rows NULL: rows start+lo..start+hi, gh by row; else rows[lo:hi] with gh pre-gathered
-    cdef Py_ssize_t i, c, b
+    # rows NULL: rows start+lo..start+hi; gradients are read by row (no gathered copy)
+    cdef Py_ssize_t i, c, b, row
     cdef const uint8_t* line
     cdef double g, h
     for i in range(lo, hi):
         if rows != NULL and i + ROW_PREFETCH < hi:
             boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
-        if rows == NULL:
-            line = matrix + (start + i) * stride
-            g = gh[2 * (start + i)]
-            h = gh[2 * (start + i) + 1]
-        else:
-            line = matrix + <Py_ssize_t> rows[i] * stride
-            g = gh[2 * i]
-            h = gh[2 * i + 1]
+            boosters_prefetch(gh + 2 * <Py_ssize_t> rows[i + ROW_PREFETCH])
+        row = start + i if rows == NULL else <Py_ssize_t> rows[i]
+        line = matrix + row * stride
+        g = gh[2 * row]
+        h = gh[2 * row + 1]
         for c in range(n_cols):
             b = 2 * (col_offsets[c] + line[c])
             hist[b] += g
@@ -59,19 +56,33 @@ cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, c
 
 cdef inline void accumulate_rows_packed(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
                                         Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
-                                        Py_ssize_t lo, Py_ssize_t hi, const int64_t* values,
+                                        Py_ssize_t lo, Py_ssize_t hi, const packed_t* packed,
                                         int64_t* hist) noexcept nogil:
-    # values are always at the node's positions (the root's too: expanded in row order)
-    cdef Py_ssize_t i, c
+    # packed pairs are read by row and expanded once per row
+    cdef Py_ssize_t i, c, row
     cdef const uint8_t* line
     cdef int64_t v
     for i in range(lo, hi):
         if rows != NULL and i + ROW_PREFETCH < hi:
             boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
-        line = matrix + (start + i if rows == NULL else <Py_ssize_t> rows[i]) * stride
-        v = values[i]
+            boosters_prefetch(packed + <Py_ssize_t> rows[i + ROW_PREFETCH])
+        row = start + i if rows == NULL else <Py_ssize_t> rows[i]
+        line = matrix + row * stride
+        v = expand_packed(packed[row])
         for c in range(n_cols):
             hist[col_offsets[c] + line[c]] += v
+
+
+cdef inline void accumulate_rows_quantized(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
+                                           Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
+                                           Py_ssize_t lo, Py_ssize_t hi, const void* packed, int packed_bits,
+                                           int64_t* hist) noexcept nogil:
+    if packed_bits == 16:
+        accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi,
+                               <const int32_t*> packed, hist)
+    else:
+        accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi,
+                               <const int16_t*> packed, hist)
 
 
 cdef void build_rowwise(
@@ -83,8 +94,9 @@ cdef void build_rowwise(
     const row_t* rows,              # IN: the node's rows, NULL for rows start..start+n
     Py_ssize_t start,
     Py_ssize_t n,
-    const float* gh,                # IN: float64 mode: gradients (by row if rows NULL, else gathered)
-    const int64_t* packed,          # IN: quantized mode: expanded packed pairs at the node's positions
+    const float* gh,                # IN: float64 mode: (n_rows, 2) gradients, read by row
+    const void* packed,             # IN: quantized mode: packed pairs (int32 or int16), read by row
+    int packed_bits,                # 16 (int32 words) or 8 (int16 words)
     double* hist,                   # OUT: float64 mode destination (row-wise columns overwritten)
     int64_t* hist_packed,           # OUT: quantized mode destination
     double* scratch,                # scratch: (MAX_ROW_BLOCKS - 1) histograms of total_bins
@@ -101,7 +113,8 @@ cdef void build_rowwise(
         if quantized:
             for c in range(n_cols):
                 memset(hist_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
-            accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, 0, n, packed, hist_packed)
+            accumulate_rows_quantized(matrix, stride, col_offsets, n_cols, rows, start, 0, n, packed,
+                                      packed_bits, hist_packed)
         else:
             for c in range(n_cols):
                 memset(hist + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
@@ -114,7 +127,8 @@ cdef void build_rowwise(
             dst_packed = hist_packed if blk == 0 else scratch_packed + (blk - 1) * total_bins
             for c in range(n_cols):
                 memset(dst_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
-            accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, packed, dst_packed)
+            accumulate_rows_quantized(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, packed,
+                                      packed_bits, dst_packed)
         else:
             dst = hist if blk == 0 else scratch + (blk - 1) * 2 * total_bins
             for c in range(n_cols):
