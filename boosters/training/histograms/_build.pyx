@@ -257,6 +257,16 @@ cdef class _ColumnsView:
         self.cols = make_bin_columns(self.u8, self.u16, self.kind, self.index, self.n_rows)
 
 
+def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
+    """(n_rows, len(columns)) row-major copy of some rows of a column-major matrix,
+    transposed a chunk of rows at a time (one copy, no full-size temporary)."""
+    n_rows = bins_u8.shape[1]
+    out = np.empty((n_rows, len(columns)), dtype=np.uint8)
+    for start in range(0, n_rows, chunk):
+        out[start:start + chunk] = bins_u8[columns, start:start + chunk].T
+    return out
+
+
 def _column_list(columns, Py_ssize_t n_columns):
     if columns is None:
         return np.arange(n_columns, dtype=np.int32)
@@ -468,7 +478,7 @@ cdef class HistogramBuilder:
         self.rowwise = len(row_cols) > 0
         self.columns = np.ascontiguousarray(np.setdiff1d(columns, row_cols), dtype=np.int32)
         if self.rowwise:
-            self.row_matrix = np.ascontiguousarray(binned.bins_u8[binned.column_index[row_cols]].T)
+            self.row_matrix = _row_major(binned.bins_u8, binned.column_index[row_cols])
             self.row_offsets = np.ascontiguousarray(binned.column_offsets[row_cols], dtype=np.int64)
             self.row_bins = np.ascontiguousarray(binned.column_n_bins[row_cols], dtype=np.int64)
             scratch_size = (MAX_ROW_BLOCKS - 1) * self.view.total_bins
