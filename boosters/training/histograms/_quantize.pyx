@@ -13,7 +13,7 @@ n_rows * L < 2**31.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.math cimport fabs, floor
+from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 
 from boosters._lib.types cimport packed_t
@@ -37,6 +37,12 @@ cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
 
 cdef inline double clamp(double x, double lo, double hi) noexcept nogil:
     return lo if x < lo else (hi if x > hi else x)
+
+
+cdef inline double exact_floor(double x) noexcept nogil:
+    """floor(x) for |x| < 2**63, inline (libm's floor is a call without SSE4.1)."""
+    cdef double t = <double> (<int64_t> x)  # truncates toward zero
+    return t - (t > x)
 
 
 def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, uint64_t seed,
@@ -65,11 +71,9 @@ def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, ui
             hi = min(lo + chunk, n)
             max_g[c] = 0.0
             max_h[c] = 0.0
-            for i in range(lo, hi):
-                if fabs(gh[i, 0]) > max_g[c]:
-                    max_g[c] = fabs(gh[i, 0])
-                if fabs(gh[i, 1]) > max_h[c]:
-                    max_h[c] = fabs(gh[i, 1])
+            for i in range(lo, hi):  # branch-free maxima
+                max_g[c] = fabs(gh[i, 0]) if fabs(gh[i, 0]) > max_g[c] else max_g[c]
+                max_h[c] = fabs(gh[i, 1]) if fabs(gh[i, 1]) > max_h[c] else max_h[c]
         for c in range(n_chunks):
             mg = max_g[c] if max_g[c] > mg else mg
             mh = max_h[c] if max_h[c] > mh else mh
@@ -77,8 +81,8 @@ def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, ui
         scale_h = L / mh if mh > 0 else 0.0
         for i in prange(n, schedule="static", num_threads=n_threads):
             r = splitmix64(key + <uint64_t> i)
-            qg = clamp(floor(gh[i, 0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08), -L, L)
-            qh = clamp(floor(gh[i, 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08), 0.0, L)
+            qg = clamp(exact_floor(gh[i, 0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08), -L, L)
+            qh = clamp(exact_floor(gh[i, 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08), 0.0, L)
             out[i] = <packed_t> ((<int64_t> qg) * (1 << shift) + <int64_t> qh)
     return scale_g, scale_h
 
