@@ -26,8 +26,8 @@ def _splitmix64(x):
 
 def naive_quantize(gh, levels, seed, tree_index, bits):
     """The documented quantizer in NumPy: scales L / max|.|, floor(x * scale + u) with u
-    from splitmix64(key + row), clamped, packed as grad * 2**bits + hess (bits: 16 for
-    int32 words, 8 for int16 words)."""
+    from splitmix64(key + row), taken as trunc(x * scale + u + L + 1) - (L + 1) in float64,
+    clamped, packed as grad * 2**bits + hess (bits: 16 for int32 words, 8 for int16)."""
     g, h = gh[:, 0].astype(np.float64), gh[:, 1].astype(np.float64)
     mg, mh = np.abs(g).max(), np.abs(h).max()
     sg = levels / mg if mg > 0 else 0.0
@@ -37,8 +37,9 @@ def naive_quantize(gh, levels, seed, tree_index, bits):
         r = _splitmix64(key + np.arange(len(g), dtype=np.uint64))
     u1 = (r >> np.uint64(40)).astype(np.float64) * 2.0 ** -24
     u2 = ((r >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.float64) * 2.0 ** -24
-    qg = np.clip(np.floor(g * sg + u1), -levels, levels).astype(np.int64)
-    qh = np.clip(np.floor(h * sh + u2), 0, levels).astype(np.int64)
+    offset = levels + 1.0
+    qg = np.clip(np.trunc(g * sg + u1 + offset).astype(np.int64) - int(offset), -levels, levels)
+    qh = np.clip(np.trunc(h * sh + u2 + offset).astype(np.int64) - int(offset), 0, levels)
     packed = qg * (1 << bits) + qh
     return packed.astype(np.int32 if bits == 16 else np.int16), sg, sh
 

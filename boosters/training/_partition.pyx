@@ -259,16 +259,21 @@ cdef class RowPartitioner:
                 raise ValueError(f"leaf node {leaves[k]} out of range")
         sums = np.zeros((n_leaves, 2), dtype=np.float64)
         cdef double[:, ::1] out = sums
+        cdef double g, h
         with nogil:
             for k in prange(n_leaves, schedule="static", num_threads=self.n_threads):
                 node = leaves[k]
+                g = 0.0  # thread-local running sums: neighbouring leaves share a cache line of out
+                h = 0.0
                 if self.which[node] == IN_ORDER:
                     for i in range(self.begin[node], self.end[node]):
-                        out[k, 0] += gh[i, 0]
-                        out[k, 1] += gh[i, 1]
+                        g = g + gh[i, 0]
+                        h = h + gh[i, 1]
                 else:
                     rows = &self.buffers[self.which[node], 0]
                     for i in range(self.begin[node], self.end[node]):
-                        out[k, 0] += gh[rows[i], 0]
-                        out[k, 1] += gh[rows[i], 1]
+                        g = g + gh[rows[i], 0]
+                        h = h + gh[rows[i], 1]
+                out[k, 0] = g
+                out[k, 1] = h
         return sums[:, 0], sums[:, 1]

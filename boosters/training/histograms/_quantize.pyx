@@ -2,9 +2,12 @@
 
 Per tree, gradients and hessians are scaled into small integers, grad in [-L, L] and
 hess in [0, L], with scales L / max|g| and L / max|h| of that tree's rows, and rounded
-stochastically (floor(x + u), u uniform in [0, 1), so the rounding is unbiased). u comes
-from a counter-based hash of (seed, tree, row): the same for a given seed and row,
-whatever the thread count. Each pair is packed in one word (see types.pxd).
+stochastically: q = floor(x + u), u uniform in [0, 1), so the rounding is unbiased. The
+floor is taken as trunc(x + u + L + 1) - (L + 1), in float64 then int64 (the argument is
+positive, so truncation is the floor; branch-free, where floor() and float clamps
+compile to mispredicted branches on signed gradients). u comes from a counter-based
+hash of (seed, tree, row): the same for a given seed and row, whatever the thread
+count. Each pair is packed in one word (see types.pxd).
 
 L is chosen so that the packed 64-bit sums of a whole dataset cannot overflow:
 n_rows * L < 2**31.
@@ -35,14 +38,11 @@ cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
     return x ^ (x >> 31)
 
 
-cdef inline double clamp(double x, double lo, double hi) noexcept nogil:
-    return lo if x < lo else (hi if x > hi else x)
-
-
-cdef inline double exact_floor(double x) noexcept nogil:
-    """floor(x) for |x| < 2**63, inline (libm's floor is a call without SSE4.1)."""
-    cdef double t = <double> (<int64_t> x)  # truncates toward zero
-    return t - (t > x)
+cdef inline int64_t round_down(double x, double offset, int64_t low, int64_t high) noexcept nogil:
+    """floor(x) for x > -offset, clamped to [low, high]; integer-only, branch-free."""
+    cdef int64_t q = (<int64_t> (x + offset)) - <int64_t> offset
+    q = low if q < low else q
+    return high if q > high else q
 
 
 def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, uint64_t seed,
@@ -61,7 +61,8 @@ def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, ui
     cdef int n_chunks = <int> max(1, min(<Py_ssize_t> MAX_CHUNKS, min(<Py_ssize_t> n_threads, n // 65536)))
     cdef double[MAX_CHUNKS] max_g
     cdef double[MAX_CHUNKS] max_h
-    cdef double mg = 0.0, mh = 0.0, scale_g, scale_h, L = levels, qg, qh
+    cdef double mg = 0.0, mh = 0.0, scale_g, scale_h, offset = levels + 1.0, chunk_g, chunk_h
+    cdef int64_t qg, qh
     cdef uint64_t key = splitmix64(seed ^ splitmix64(tree_index + 0x632BE59BD9B4E019ULL)), r
     chunk = (n + n_chunks - 1) // n_chunks
     with nogil:
@@ -69,21 +70,25 @@ def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, ui
         for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
             lo = c * chunk
             hi = min(lo + chunk, n)
-            max_g[c] = 0.0
-            max_h[c] = 0.0
+            chunk_g = 0.0  # thread-local: writing max_g[c] per row would bounce its cache line
+            chunk_h = 0.0
             for i in range(lo, hi):  # branch-free maxima
-                max_g[c] = fabs(gh[i, 0]) if fabs(gh[i, 0]) > max_g[c] else max_g[c]
-                max_h[c] = fabs(gh[i, 1]) if fabs(gh[i, 1]) > max_h[c] else max_h[c]
+                chunk_g = fabs(gh[i, 0]) if fabs(gh[i, 0]) > chunk_g else chunk_g
+                chunk_h = fabs(gh[i, 1]) if fabs(gh[i, 1]) > chunk_h else chunk_h
+            max_g[c] = chunk_g
+            max_h[c] = chunk_h
         for c in range(n_chunks):
             mg = max_g[c] if max_g[c] > mg else mg
             mh = max_h[c] if max_h[c] > mh else mh
-        scale_g = L / mg if mg > 0 else 0.0
-        scale_h = L / mh if mh > 0 else 0.0
+        scale_g = levels / mg if mg > 0 else 0.0
+        scale_h = levels / mh if mh > 0 else 0.0
         for i in prange(n, schedule="static", num_threads=n_threads):
             r = splitmix64(key + <uint64_t> i)
-            qg = clamp(exact_floor(gh[i, 0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08), -L, L)
-            qh = clamp(exact_floor(gh[i, 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08), 0.0, L)
-            out[i] = <packed_t> ((<int64_t> qg) * (1 << shift) + <int64_t> qh)
+            qg = round_down(gh[i, 0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08, offset,
+                            -levels, levels)
+            qh = round_down(gh[i, 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08,
+                            offset, 0, levels)
+            out[i] = <packed_t> (qg * (1 << shift) + qh)
     return scale_g, scale_h
 
 
