@@ -86,6 +86,7 @@ cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, dou
     cdef double gains[SCAN_CHUNK]
     cdef Py_ssize_t start, j, m
     cdef double hlj, hr, rows_left, a, b, x, y, a2, b2, gain
+    cdef bint valid
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
     cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
     cdef double inf = INFINITY
@@ -110,8 +111,8 @@ cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, dou
             x = x if x > 0.0 else 1.0
             y = y if y > 0.0 else 1.0
             gain = 0.5 * ((a2 * y + b2 * x) / (x * y) - parent_score) - p.min_gain
-            gains[j] = gain if (hlj >= min_h and hr >= min_h and rows_left >= min_rows
-                                and rows_left < max_rows_left) else -inf
+            valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
+            gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
         for j in range(m):
             if gains[j] > best.gain:
                 best.gain = gains[j]
