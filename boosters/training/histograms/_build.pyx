@@ -543,7 +543,9 @@ cdef class HistogramBuilder:
             if n_col > 0:  # gathered gradients are for the column-wise kernels
                 for i in range(n):
                     self._gather(part, node_v[i])
-            if self.rowwise:
+            if self.rowwise and n == 1:  # one node: its row blocks (or columns) in parallel
+                self._build_rows(part, node_v[0], slot_v[0], self.n_threads)
+            elif self.rowwise:
                 for i in range(n):  # big nodes: their row blocks in parallel
                     if self._blocks(part, node_v[i]) > 1:
                         self._build_rows(part, node_v[i], slot_v[i], self.n_threads)

@@ -22,6 +22,7 @@ cdef enum:
     ROWS_PER_BLOCK = 2048          # quantized: rows per thread below which one block is better
     FLOAT_ROWS_PER_BLOCK = 4096    # float64: rows per block (fixed, whatever the thread count)
     MAX_FLOAT_BLOCKS = 8
+    MIN_WORK_PER_GROUP = 4096      # float64 one-block nodes: rows x columns per column group
     ROW_PREFETCH = 16  # rows ahead: a gathered node's rows are scattered cache lines
 
 
@@ -109,6 +110,20 @@ cdef void build_rowwise(
     cdef Py_ssize_t blk, c, j, k, lo, hi, chunk = (n + n_blocks - 1) // n_blocks
     cdef double* dst
     cdef int64_t* dst_packed
+    cdef int groups = 1
+    cdef Py_ssize_t grp, c0, c1
+    if n_blocks == 1 and not quantized and n_threads > 1:
+        groups = <int> max(1, min(min(<Py_ssize_t> n_threads, n_cols), n * n_cols // MIN_WORK_PER_GROUP))
+    if groups > 1:
+        # a float64 node too small for its own row blocks: threads split its columns, each
+        # summing every row in order (the same sums as one block; the rows fit in cache)
+        for grp in prange(groups, schedule="static", num_threads=groups):
+            c0 = grp * n_cols // groups
+            c1 = (grp + 1) * n_cols // groups
+            for c in range(c0, c1):
+                memset(hist + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
+            accumulate_rows_f64(matrix + c0, stride, col_offsets + c0, c1 - c0, rows, start, 0, n, gh, hist)
+        return
     if n_blocks == 1:  # no parallel region for a small node
         if quantized:
             for c in range(n_cols):
