@@ -12,7 +12,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
-from boosters._lib.sequences cimport fill_int64
+from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport bin_t, row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
 
@@ -124,10 +124,10 @@ cdef class RowPartitioner:
 
     def split_many(self, nodes, features, threshold_bins, default_lefts, lefts, rights):
         """Split a whole level in one call; returns the left counts (int64 array)."""
-        cdef Py_ssize_t i, n = fill_int64(nodes, self.batch[0], "nodes")
+        cdef Py_ssize_t i, n = fill(nodes, self.batch[0], "nodes")
         cdef int64_t[:, ::1] b = self.batch
         for k, values in enumerate((features, threshold_bins, default_lefts, lefts, rights)):
-            if fill_int64(values, self.batch[k + 1], "split arguments") != n:
+            if fill(values, self.batch[k + 1], "split arguments") != n:
                 raise ValueError("one feature, threshold, default direction, left and right per node")
         for i in range(n):
             self._check_nodes(b[0, i], b[4, i], b[5, i], b[1, i])

@@ -19,7 +19,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, copysign, fabs
 
-from boosters._lib.sequences cimport fill_double, fill_int64
+from boosters._lib.sequences cimport fill
 from libc.stdlib cimport malloc, free
 
 cdef enum:
@@ -236,10 +236,10 @@ cdef class SplitFinder:
     def find_best_many(self, slots, sum_grads, sum_hess, counts):
         """Best split of each node (slot, G, H, rows) of a batch, or None where no split
         is valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
-        cdef Py_ssize_t n_nodes = fill_int64(slots, self.slot_buf, "slots"), n_feat = self.features.shape[0]
-        if (fill_double(sum_grads, self.sums_buf[0], "sum_grads") != n_nodes
-                or fill_double(sum_hess, self.sums_buf[1], "sum_hess") != n_nodes
-                or fill_double(counts, self.sums_buf[2], "counts") != n_nodes):
+        cdef Py_ssize_t n_nodes = fill(slots, self.slot_buf, "slots"), n_feat = self.features.shape[0]
+        if (fill(sum_grads, self.sums_buf[0], "sum_grads") != n_nodes
+                or fill(sum_hess, self.sums_buf[1], "sum_hess") != n_nodes
+                or fill(counts, self.sums_buf[2], "counts") != n_nodes):
             raise ValueError("one sum_grad, sum_hess and count per slot")
         cdef const int64_t[::1] slot_v = self.slot_buf
         cdef const double[::1] g_v = self.sums_buf[0]

@@ -14,7 +14,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy, memset
 
-from boosters._lib.sequences cimport fill_int64
+from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
@@ -517,14 +517,14 @@ cdef class HistogramBuilder:
         """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
         row ranges must be disjoint (a tree level's nodes are): each node's gradients are
         gathered at its own positions of one buffer."""
-        cdef Py_ssize_t n = fill_int64(nodes, self.batch[1], "nodes")
+        cdef Py_ssize_t n = fill(nodes, self.batch[1], "nodes")
         cdef const int64_t[::1] slot_v = self.batch[0]
         cdef const int64_t[::1] node_v = self.batch[1]
         cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
         cdef Py_ssize_t total_rows = 0
         if (self.gh is None) if not self.quantized else (self.packed_bits == 0):
             raise RuntimeError("gradients must be set first")
-        if fill_int64(slots, self.batch[0], "slots") != n:
+        if fill(slots, self.batch[0], "slots") != n:
             raise ValueError("one slot per node")
         for i in range(n):
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
@@ -628,8 +628,8 @@ cdef class HistogramBuilder:
 
     def subtract_many(self, parents, children, outs):
         """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
-        cdef Py_ssize_t n = fill_int64(parents, self.batch[0], "parents")
-        if fill_int64(children, self.batch[1], "children") != n or fill_int64(outs, self.batch[2], "outs") != n:
+        cdef Py_ssize_t n = fill(parents, self.batch[0], "parents")
+        if fill(children, self.batch[1], "children") != n or fill(outs, self.batch[2], "outs") != n:
             raise ValueError("parents, children and outs must have the same length")
         cdef const int64_t[::1] p = self.batch[0, :n]
         cdef const int64_t[::1] c = self.batch[1, :n]
