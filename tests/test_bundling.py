@@ -9,7 +9,7 @@ from boosters.data.bundling import MAX_BUNDLE_BINS, bundle_features, find_bundle
 from boosters.datasets import make_covertype
 from boosters.training._partition import RowPartitioner
 from boosters.training._split import SplitFinder
-from boosters.training.histograms._build import build_histogram_contiguous
+from boosters.training.histograms._columnwise import build_histogram_contiguous
 
 from naive import naive_best_split, naive_histogram
 

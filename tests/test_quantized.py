@@ -5,7 +5,7 @@ import pytest
 
 import boosters as bst
 from boosters.datasets import make_covertype, make_friedman, train_test_split
-from boosters.training.histograms._build import build_histogram_packed, subtract_packed
+from boosters.training.histograms._columnwise import build_histogram_packed, subtract_packed
 from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
 from boosters.training._split import SplitFinder
 from boosters.training.trainer import resolve_histogram_mode

@@ -3,7 +3,7 @@
 import numpy as np
 
 from boosters.data.binning import BinMapper
-from boosters.training.histograms._build import (
+from boosters.training.histograms._columnwise import (
     build_histogram_contiguous,
     build_histogram_gathered,
     gather_gradients,

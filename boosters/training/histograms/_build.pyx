@@ -1,260 +1,20 @@
-"""Histogram kernels (RFC-0007): root build, gathered build, gradient gather, subtraction.
-
-Flat layout: stored column c (one feature, or a bundle of exclusive features) owns bins
-[offsets[c], offsets[c] + n_bins[c]) of a histogram of shape (total_bins, 2) float64
-holding (sum_grad, sum_hess) per bin. Gradients are float32 (grad, hess) pairs, 8 bytes
-per row. Building is column-parallel ("feature-parallel" in RFC-0007): each thread fills
-whole columns (disjoint writes), and rows are always added in the given order, so the
-result is bit-identical whatever the thread count.
-"""
+"""The grower's histogram builder: node rows from the partitioner, histograms in the
+slots of the histogram pool, column-wise or row-wise kernels."""
 
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
-from libc.string cimport memcpy, memset
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 
 from boosters._lib.sequences cimport fill
-from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
-from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
+from boosters._lib.types cimport row_t
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
+from boosters.training.histograms._columnwise cimport (
+    ColumnsView, MIN_COLUMNS_PARALLEL, build_one_column, build_one_column_packed, gather_expand,
+    gather_pairs, subtract_values, threads_for_build,
+)
+from boosters.training.histograms._columnwise import DEFAULT_PREFETCH_DISTANCE, column_list
 from boosters.training.histograms._rowwise cimport MAX_ROW_BLOCKS, build_rowwise, row_blocks
-
-cdef enum:
-    MIN_COLUMNS_PARALLEL = 4      # fewer columns: stay serial (RFC-0007)
-    MIN_WORK_PER_THREAD = 4096    # rows x columns per thread below which threads cost more than they save
-    GATHER_ROWS_PER_THREAD = 16384
-
-DEFAULT_PREFETCH_DISTANCE = 64
-
-
-cdef int threads_for_build(int n_threads, Py_ssize_t n_columns, Py_ssize_t n_rows) noexcept nogil:
-    """Threads worth using for one histogram build (1 = serial)."""
-    if n_threads <= 1 or n_columns < MIN_COLUMNS_PARALLEL:
-        return 1
-    cdef Py_ssize_t by_work = (n_rows * n_columns) // MIN_WORK_PER_THREAD
-    if by_work < 2:
-        return 1
-    return <int> min(<Py_ssize_t> n_threads, min(by_work, n_columns))
-
-
-# ----------------------------------------------------------------------------------
-# One column
-# ----------------------------------------------------------------------------------
-
-cdef inline void accumulate_contiguous(
-    const bin_t* bins,      # IN: bins of rows 0..n-1 of the range
-    const float* gh,        # IN: (grad, hess) of the same rows
-    Py_ssize_t n,
-    double* hist,           # IN and OUT: this column's bins
-) noexcept nogil:
-    cdef Py_ssize_t i, b
-    for i in range(n):
-        b = 2 * <Py_ssize_t> bins[i]
-        hist[b] += gh[2 * i]
-        hist[b + 1] += gh[2 * i + 1]
-
-
-cdef inline void accumulate_gathered(
-    const bin_t* bins,      # IN: the whole column
-    const row_t* rows,      # IN: the node's rows
-    const float* ordered,   # IN: (grad, hess) of rows[i] at position i
-    Py_ssize_t n,
-    double* hist,           # IN and OUT: this column's bins
-    Py_ssize_t prefetch_distance,
-) noexcept nogil:
-    cdef Py_ssize_t i, b, head = 0
-    if prefetch_distance > 0 and n > prefetch_distance:
-        head = n - prefetch_distance
-        for i in range(head):
-            boosters_prefetch(bins + rows[i + prefetch_distance])
-            b = 2 * <Py_ssize_t> bins[rows[i]]
-            hist[b] += ordered[2 * i]
-            hist[b + 1] += ordered[2 * i + 1]
-    for i in range(head, n):
-        b = 2 * <Py_ssize_t> bins[rows[i]]
-        hist[b] += ordered[2 * i]
-        hist[b + 1] += ordered[2 * i + 1]
-
-
-cdef void build_one_column(
-    const BinColumns* cols,
-    Py_ssize_t column,
-    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
-    Py_ssize_t start,
-    Py_ssize_t n,
-    const float* gh,        # IN: by row (contiguous) or pre-gathered (rows given)
-    double* hist,           # OUT: this column's bins, overwritten
-    Py_ssize_t n_bins,
-    Py_ssize_t prefetch_distance,
-) noexcept nogil:
-    memset(hist, 0, 2 * n_bins * sizeof(double))
-    if rows == NULL:
-        if cols.kind[column] == 0:
-            accumulate_contiguous(column_u8(cols, column) + start, gh + 2 * start, n, hist)
-        else:
-            accumulate_contiguous(column_u16(cols, column) + start, gh + 2 * start, n, hist)
-    else:
-        if cols.kind[column] == 0:
-            accumulate_gathered(column_u8(cols, column), rows, gh, n, hist, prefetch_distance)
-        else:
-            accumulate_gathered(column_u16(cols, column), rows, gh, n, hist, prefetch_distance)
-
-
-# Quantized mode: (grad, hess) packed in one int64 per row (see types.pxd), one integer
-# add per row and column into int64 bins; integer sums are exact, so the result does
-# not depend on the order of the rows or on the thread count.
-
-cdef inline void accumulate_packed_contiguous(const bin_t* bins, const int64_t* values, Py_ssize_t n,
-                                              int64_t* hist) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        hist[bins[i]] += values[i]
-
-
-cdef inline void accumulate_packed_gathered(const bin_t* bins, const row_t* rows, const int64_t* ordered,
-                                            Py_ssize_t n, int64_t* hist,
-                                            Py_ssize_t prefetch_distance) noexcept nogil:
-    cdef Py_ssize_t i, head = 0
-    if prefetch_distance > 0 and n > prefetch_distance:
-        head = n - prefetch_distance
-        for i in range(head):
-            boosters_prefetch(bins + rows[i + prefetch_distance])
-            hist[bins[rows[i]]] += ordered[i]
-    for i in range(head, n):
-        hist[bins[rows[i]]] += ordered[i]
-
-
-cdef void build_one_column_packed(
-    const BinColumns* cols,
-    Py_ssize_t column,
-    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
-    Py_ssize_t start,
-    Py_ssize_t n,
-    const int64_t* values,  # IN: expanded packed pairs, by row (contiguous) or pre-gathered
-    int64_t* hist,          # OUT: this column's bins, overwritten
-    Py_ssize_t n_bins,
-    Py_ssize_t prefetch_distance,
-) noexcept nogil:
-    memset(hist, 0, n_bins * sizeof(int64_t))
-    if rows == NULL:
-        if cols.kind[column] == 0:
-            accumulate_packed_contiguous(column_u8(cols, column) + start, values + start, n, hist)
-        else:
-            accumulate_packed_contiguous(column_u16(cols, column) + start, values + start, n, hist)
-    else:
-        if cols.kind[column] == 0:
-            accumulate_packed_gathered(column_u8(cols, column), rows, values, n, hist, prefetch_distance)
-        else:
-            accumulate_packed_gathered(column_u16(cols, column), rows, values, n, hist, prefetch_distance)
-
-
-cdef void gather_expand(const packed_t* packed, const row_t* rows, Py_ssize_t n, int64_t* out,
-                        int n_threads) noexcept nogil:
-    """out[i] = expand_packed(packed[rows[i]]); rows NULL means rows 0..n-1."""
-    cdef Py_ssize_t i
-    cdef int t = <int> min(<Py_ssize_t> n_threads, n // GATHER_ROWS_PER_THREAD)
-    if rows == NULL:
-        if t > 1:
-            for i in prange(n, schedule="static", num_threads=t):
-                out[i] = expand_packed(packed[i])
-        else:
-            for i in range(n):
-                out[i] = expand_packed(packed[i])
-    elif t > 1:
-        for i in prange(n, schedule="static", num_threads=t):
-            out[i] = expand_packed(packed[rows[i]])
-    else:
-        for i in range(n):
-            out[i] = expand_packed(packed[rows[i]])
-
-
-# ----------------------------------------------------------------------------------
-# All columns of a node (column-parallel)
-# ----------------------------------------------------------------------------------
-
-cdef void build_columns(
-    const BinColumns* cols,
-    const int32_t* columns,     # IN: columns to build
-    Py_ssize_t n_columns,
-    const int64_t* offsets,     # IN: histogram offset of every column
-    const int32_t* n_bins,      # IN: bin count of every column
-    const row_t* rows,          # IN: NULL for contiguous rows start..start+n
-    Py_ssize_t start,
-    Py_ssize_t n,
-    const float* gh,            # IN: gradients by row, or pre-gathered when rows given
-    double* hist,               # OUT: the node's histogram (only `columns` written)
-    Py_ssize_t prefetch_distance,
-    int n_threads,
-) noexcept nogil:
-    cdef Py_ssize_t j, c
-    cdef int t = threads_for_build(n_threads, n_columns, n)
-    if t > 1:
-        for j in prange(n_columns, schedule="static", num_threads=t):
-            c = columns[j]
-            build_one_column(cols, c, rows, start, n, gh, hist + 2 * offsets[c], n_bins[c],
-                             prefetch_distance)
-    else:
-        for j in range(n_columns):
-            c = columns[j]
-            build_one_column(cols, c, rows, start, n, gh, hist + 2 * offsets[c], n_bins[c],
-                             prefetch_distance)
-
-
-cdef void gather_pairs(
-    const float* gh,        # IN: (grad, hess) by row
-    const row_t* rows,      # IN
-    Py_ssize_t n,
-    float* ordered,         # OUT: ordered[i] = gh[rows[i]]
-    int n_threads,
-) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef int t = <int> min(<Py_ssize_t> n_threads, n // GATHER_ROWS_PER_THREAD)
-    if t > 1:
-        for i in prange(n, schedule="static", num_threads=t):
-            memcpy(ordered + 2 * i, gh + 2 * <Py_ssize_t> rows[i], 2 * sizeof(float))
-    else:
-        for i in range(n):
-            memcpy(ordered + 2 * i, gh + 2 * <Py_ssize_t> rows[i], 2 * sizeof(float))
-
-
-cdef void subtract_values(
-    const double* parent,   # IN
-    const double* child,    # IN
-    double* out,            # OUT: parent - child; may alias parent (in-place)
-    Py_ssize_t n_values,
-) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n_values):
-        out[i] = parent[i] - child[i]
-
-
-# ----------------------------------------------------------------------------------
-# Python entry points (tests, benchmarks); the grower uses HistogramBuilder below.
-# ----------------------------------------------------------------------------------
-
-cdef class _ColumnsView:
-    """A BinnedMatrix's columns as a BinColumns struct, with the views kept alive."""
-    cdef const uint8_t[:, ::1] u8
-    cdef const uint16_t[:, ::1] u16
-    cdef const int8_t[::1] kind
-    cdef const int32_t[::1] index
-    cdef const int64_t[::1] offsets
-    cdef const int32_t[::1] n_bins
-    cdef BinColumns cols
-    cdef Py_ssize_t n_rows, n_columns, total_bins
-
-    def __init__(self, binned):
-        self.u8 = binned.bins_u8
-        self.u16 = binned.bins_u16
-        self.kind = binned.column_kind
-        self.index = binned.column_index
-        self.offsets = binned.column_offsets
-        self.n_bins = binned.column_n_bins
-        self.n_rows = binned.n_rows
-        self.n_columns = binned.n_columns
-        self.total_bins = binned.total_bins
-        self.cols = make_bin_columns(self.u8, self.u16, self.kind, self.index, self.n_rows)
 
 
 def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
@@ -267,158 +27,6 @@ def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
     return out
 
 
-def _column_list(columns, Py_ssize_t n_columns):
-    if columns is None:
-        return np.arange(n_columns, dtype=np.int32)
-    columns = np.ascontiguousarray(columns, dtype=np.int32)
-    if columns.ndim != 1 or (columns.size and (columns.min() < 0 or columns.max() >= n_columns)):
-        raise ValueError(f"columns must be a 1-D list of column indices in [0, {n_columns})")
-    return columns
-
-
-def _check_hist(hist, Py_ssize_t total_bins, name="hist"):
-    if hist.shape[0] != total_bins or hist.shape[1] != 2:
-        raise ValueError(f"{name} must have shape ({total_bins}, 2), got {tuple(hist.shape)}")
-
-
-def _check_rows(const row_t[::1] rows, Py_ssize_t n_rows):
-    cdef Py_ssize_t i
-    cdef row_t worst = 0
-    for i in range(rows.shape[0]):
-        if rows[i] > worst:
-            worst = rows[i]
-    if rows.shape[0] and worst >= n_rows:
-        raise ValueError(f"rows contains index {worst} but there are only {n_rows} rows")
-
-
-def build_histogram_contiguous(binned, const float[:, ::1] gh, double[:, ::1] hist,
-                               Py_ssize_t start=0, stop=None, columns=None, int n_threads=1):
-    """Histogram of rows start..stop in storage order (the root). gh: (n_rows, 2) float32."""
-    cdef _ColumnsView view = _ColumnsView(binned)
-    cdef Py_ssize_t end = view.n_rows if stop is None else stop
-    if gh.shape[0] != view.n_rows or gh.shape[1] != 2:
-        raise ValueError(f"gh must have shape ({view.n_rows}, 2), got {tuple(gh.shape)}")
-    _check_hist(hist, view.total_bins)
-    if not 0 <= start <= end <= view.n_rows:
-        raise ValueError(f"row range [{start}, {end}) is outside [0, {view.n_rows})")
-    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
-    if cols.shape[0] == 0:
-        return
-    with nogil:
-        build_columns(&view.cols, &cols[0], cols.shape[0], &view.offsets[0], &view.n_bins[0],
-                      NULL, start, end - start, &gh[0, 0], &hist[0, 0], 0, n_threads)
-
-
-def build_histogram_gathered(binned, const row_t[::1] rows, const float[:, ::1] ordered_gh,
-                             double[:, ::1] hist, columns=None, int n_threads=1,
-                             bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
-    """Histogram of the given rows; ordered_gh[i] holds the gradients of rows[i]."""
-    cdef _ColumnsView view = _ColumnsView(binned)
-    if ordered_gh.shape[0] < rows.shape[0] or ordered_gh.shape[1] != 2:
-        raise ValueError(f"ordered_gh must have shape (>= {rows.shape[0]}, 2), got {tuple(ordered_gh.shape)}")
-    _check_hist(hist, view.total_bins)
-    _check_rows(rows, view.n_rows)
-    if prefetch_distance < 0:
-        raise ValueError(f"prefetch_distance must be >= 0, got {prefetch_distance}")
-    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
-    cdef Py_ssize_t distance = prefetch_distance if prefetch else 0
-    cdef const row_t* rows_ptr = &rows[0] if rows.shape[0] else NULL
-    cdef const float* gh_ptr = &ordered_gh[0, 0] if ordered_gh.shape[0] else NULL
-    cdef row_t no_rows = 0
-    if cols.shape[0] == 0:
-        return
-    if rows_ptr == NULL:
-        rows_ptr = &no_rows  # empty node: NULL would mean "contiguous"
-    with nogil:
-        build_columns(&view.cols, &cols[0], cols.shape[0], &view.offsets[0], &view.n_bins[0],
-                      rows_ptr, 0, rows.shape[0], gh_ptr, &hist[0, 0], distance, n_threads)
-
-
-def gather_gradients(const float[:, ::1] gh, const row_t[::1] rows, float[:, ::1] out, int n_threads=1):
-    """out[i] = gh[rows[i]] for every i: the ordered gradients of a node."""
-    if gh.shape[1] != 2 or out.shape[1] != 2 or out.shape[0] < rows.shape[0]:
-        raise ValueError("gh must be (n_rows, 2) and out (>= len(rows), 2) float32")
-    _check_rows(rows, gh.shape[0])
-    if rows.shape[0] == 0:
-        return
-    with nogil:
-        gather_pairs(&gh[0, 0], &rows[0], rows.shape[0], &out[0, 0], n_threads)
-
-
-def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child, double[:, ::1] out):
-    """out = parent - child (the sibling's histogram); out may be parent itself."""
-    if parent.shape[0] != child.shape[0] or parent.shape[0] != out.shape[0] or \
-            parent.shape[1] != 2 or child.shape[1] != 2 or out.shape[1] != 2:
-        raise ValueError("parent, child and out must all have the same shape (total_bins, 2)")
-    if parent.shape[0] == 0:
-        return
-    with nogil:
-        subtract_values(&parent[0, 0], &child[0, 0], &out[0, 0], 2 * parent.shape[0])
-
-
-def build_histogram_packed(binned, packed, int64_t[::1] hist, rows=None, columns=None, int n_threads=1,
-                           bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
-    """Quantized histogram: hist[bin] = sum of expand_packed(packed[row]) over `rows`
-    (all rows if None). packed: int32 (i16 mode) or int16 (i8 mode) words, one per row."""
-    cdef _ColumnsView view = _ColumnsView(binned)
-    cdef const int32_t[::1] cols = _column_list(columns, view.n_columns)
-    cdef const row_t[::1] row_v
-    cdef const row_t* rows_ptr = NULL
-    cdef Py_ssize_t n = view.n_rows, distance = prefetch_distance if prefetch else 0, j
-    cdef int64_t[::1] values
-    cdef int64_t[::1] expanded_all
-    packed = np.asarray(packed)
-    if packed.dtype not in (np.int16, np.int32) or packed.shape != (view.n_rows,):
-        raise ValueError(f"packed must be int16 or int32 with one entry per row ({view.n_rows})")
-    if hist.shape[0] != view.total_bins:
-        raise ValueError(f"hist must have {view.total_bins} entries, got {hist.shape[0]}")
-    expanded_all = np.empty(view.n_rows, dtype=np.int64)
-    _expand_into(packed, None, expanded_all, n_threads)
-    if rows is not None:
-        row_v = np.ascontiguousarray(rows, dtype=np.uint32)
-        _check_rows(row_v, view.n_rows)
-        n = row_v.shape[0]
-        values = np.ascontiguousarray(np.asarray(expanded_all)[np.asarray(row_v)])
-        if n:
-            rows_ptr = &row_v[0]
-    else:
-        values = expanded_all
-    cdef const int64_t* value_ptr = &values[0] if values.shape[0] else NULL
-    cdef row_t no_rows = 0
-    if rows is not None and rows_ptr == NULL:
-        rows_ptr = &no_rows
-    with nogil:
-        for j in range(cols.shape[0]):
-            build_one_column_packed(&view.cols, cols[j], rows_ptr, 0, n, value_ptr,
-                                    &hist[0] + view.offsets[cols[j]], view.n_bins[cols[j]], distance)
-
-
-def _expand_into(packed, rows, int64_t[::1] out, int n_threads):
-    cdef const int32_t[::1] q32
-    cdef const int16_t[::1] q16
-    if packed.dtype == np.int32:
-        q32 = packed
-        with nogil:
-            gather_expand(&q32[0], NULL, out.shape[0], &out[0], n_threads)
-    else:
-        q16 = packed
-        with nogil:
-            gather_expand(&q16[0], NULL, out.shape[0], &out[0], n_threads)
-
-
-def subtract_packed(const int64_t[::1] parent, const int64_t[::1] child, int64_t[::1] out):
-    """out = parent - child for quantized histograms (exact); out may be parent."""
-    cdef Py_ssize_t i
-    if not parent.shape[0] == child.shape[0] == out.shape[0]:
-        raise ValueError("parent, child and out must have the same length")
-    with nogil:
-        for i in range(parent.shape[0]):
-            out[i] = parent[i] - child[i]
-
-
-# ----------------------------------------------------------------------------------
-# The grower's builder: node rows from the partitioner, histograms in pool slots
-# ----------------------------------------------------------------------------------
 
 cdef class HistogramBuilder:
     """Builds node histograms into the slots of a histogram pool.
@@ -435,7 +43,7 @@ cdef class HistogramBuilder:
     layout "row": the uint8 columns are also stored row-major and built by the row-wise
     kernel (see _rowwise.pyx); other columns stay column-wise.
     """
-    cdef _ColumnsView view
+    cdef ColumnsView view
     cdef readonly bint quantized
     cdef double[:, :, ::1] pool
     cdef int64_t[:, ::1] pool_packed
@@ -459,7 +67,7 @@ cdef class HistogramBuilder:
 
     def __init__(self, binned, pool_data, columns, int n_threads=1, bint prefetch=True,
                  Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE, str layout="column"):
-        self.view = _ColumnsView(binned)
+        self.view = ColumnsView(binned)
         self.quantized = pool_data.dtype == np.int64
         if self.quantized:
             self.pool_packed = pool_data
@@ -471,7 +79,7 @@ cdef class HistogramBuilder:
             raise ValueError("pool slots do not match the histogram layout")
         self.n_slots = pool_data.shape[0]
         self.batch = np.zeros((3, 2 * self.n_slots + 2), dtype=np.int64)
-        columns = _column_list(columns, self.view.n_columns)
+        columns = column_list(columns, self.view.n_columns)
         if layout not in ("column", "row"):
             raise ValueError(f"layout must be 'column' or 'row', got {layout!r}")
         row_cols = columns[binned.column_kind[columns] == 0] if layout == "row" else columns[:0]
