@@ -4,6 +4,7 @@ import numpy as np
 
 from boosters.data.binning import BinMapper
 from boosters.training.histograms._columnwise import (
+    build_histogram_packed,
     build_histogram_contiguous,
     build_histogram_gathered,
     gather_gradients,
@@ -103,3 +104,115 @@ class Binning:
         return self.X.size / best_seconds(lambda: self.time_transform(n_threads), repeats=3)
 
     track_transform_values_per_second.unit = "values/s"
+
+
+class QuantizedHistogram:
+    """Packed-integer (i16 / i8) column-wise histograms of the root and of a gathered node."""
+
+    params = (["i16", "i8"], THREADS)
+    param_names = ["histogram_mode", "n_threads"]
+
+    def setup(self, mode, n_threads):
+        from boosters.training.histograms._quantize import max_levels, quantize_gradients
+
+        self.binned, gh, self.rows = binned_matrix(), gradients(), node_rows()
+        bits = 16 if mode == "i16" else 8
+        self.packed = np.empty(N_ROWS, dtype=np.int32 if bits == 16 else np.int16)
+        quantize_gradients(gh, self.packed, max_levels(N_ROWS, bits), 0, 0, n_threads)
+        self.hist = np.zeros(self.binned.total_bins, dtype=np.int64)
+
+    def time_root(self, mode, n_threads):
+        build_histogram_packed(self.binned, self.packed, self.hist, n_threads=n_threads)
+
+    def time_gathered(self, mode, n_threads):
+        build_histogram_packed(self.binned, self.packed, self.hist, rows=self.rows, n_threads=n_threads)
+
+
+class Quantize:
+    """Gradient discretization of 500k rows (scales, stochastic rounding, packing)."""
+
+    params = THREADS
+    param_names = ["n_threads"]
+
+    def setup(self, n_threads):
+        from boosters.training.histograms._quantize import max_levels
+
+        self.gh = gradients()
+        self.out = np.empty(N_ROWS, dtype=np.int32)
+        self.levels = max_levels(N_ROWS, 16)
+
+    def time_quantize(self, n_threads):
+        from boosters.training.histograms._quantize import quantize_gradients
+
+        quantize_gradients(self.gh, self.out, self.levels, 0, 0, n_threads)
+
+
+class NodeHistogram:
+    """The grower's builder on a partitioned node (a random half of the rows), both
+    layouts and precisions; throughput in row x column updates per second."""
+
+    params = (["column", "row"], ["f64", "i16"], THREADS)
+    param_names = ["layout", "histogram_mode", "n_threads"]
+
+    def setup(self, layout, mode, n_threads):
+        from boosters.training._partition import RowPartitioner
+        from boosters.training.histograms._build import HistogramBuilder
+        from boosters.training.histograms._quantize import max_levels, quantize_gradients
+
+        binned, gh = binned_matrix(), gradients()
+        self.part = RowPartitioner(binned, 3, n_threads)
+        self.part.split(0, 0, 128, False, 1, 2)
+        quantized = mode == "i16"
+        pool = (np.zeros((3, binned.total_bins), dtype=np.int64) if quantized
+                else np.zeros((3, binned.total_bins, 2)))
+        self.builder = HistogramBuilder(binned, pool, None, n_threads, True, 64, layout)
+        if quantized:
+            packed = np.empty(N_ROWS, dtype=np.int32)
+            quantize_gradients(gh, packed, max_levels(N_ROWS, 16), 0, 0, n_threads)
+            self.builder.set_quantized(packed)
+        else:
+            self.builder.set_gradients(gh)
+
+    def time_build(self, layout, mode, n_threads):
+        self.builder.build_nodes([1], self.part, [1])
+
+    def track_updates_per_second(self, layout, mode, n_threads):
+        return self.part.count(1) * N_FEATURES / best_seconds(lambda: self.time_build(layout, mode, n_threads))
+
+    track_updates_per_second.unit = "updates/s"
+
+
+class SplitScan:
+    """Best-split search over a 50-feature x 256-bin histogram of two nodes."""
+
+    def setup(self):
+        from boosters.training._split import SplitFinder
+
+        binned = binned_matrix()
+        pool = np.zeros((2, binned.total_bins, 2))
+        build_histogram_contiguous(binned, gradients(), pool[0])
+        pool[1] = pool[0]
+        self.finder = SplitFinder(pool, binned.hist_offsets, binned.n_bins, np.arange(N_FEATURES), l1=0.0,
+                                  l2=0.0, min_child_weight=1e-3, min_gain_to_split=0.0, min_samples_leaf=20)
+        g, h = pool[0, :256].sum(axis=0)
+        self.args = ([0, 1], [g, g], [h, h], [N_ROWS, N_ROWS])
+
+    def time_find(self):
+        self.finder.find_best_many(*self.args)
+
+
+class Partition:
+    """Stable partition of all rows (the root) and of a gathered node, by one feature."""
+
+    params = THREADS
+    param_names = ["n_threads"]
+
+    def setup(self, n_threads):
+        from boosters.training._partition import RowPartitioner
+
+        self.part = RowPartitioner(binned_matrix(), 5, n_threads)
+
+    def time_root_and_child(self, n_threads):
+        self.part.reset()
+        self.part.split(0, 0, 128, False, 1, 2)
+        self.part.split(1, 1, 64, False, 3, 4)
