@@ -29,7 +29,7 @@ def setup():
     return binned, gh, packed, part
 
 
-def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1, one_batch=False):
+def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1, one_batch=False, prefetch=True):
     """Pool with nodes[i]'s histogram in slot nodes[i]: one build call per node, or all
     in one call (then the nodes must have disjoint row ranges, as a tree level does)."""
     batches = [nodes] if one_batch else [[n] for n in nodes]
@@ -37,7 +37,7 @@ def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1, on
     n_slots = max(nodes) + 1  # slot = node id
     pool = (np.full((n_slots, binned.total_bins), -1, np.int64) if quantized
             else np.full((n_slots, binned.total_bins, 2), np.nan))
-    builder = HistogramBuilder(binned, pool, None, threads, True, 64, layout)
+    builder = HistogramBuilder(binned, pool, None, threads, prefetch, 64, layout)
     assert builder.rowwise == (layout == "row")
     builder.set_quantized(packed) if quantized else builder.set_gradients(gh)
     part.n_threads = threads
@@ -131,3 +131,12 @@ def test_float_models_agree_across_layouts():
         np.testing.assert_array_equal(a.split_feature, b.split_feature)
         np.testing.assert_array_equal(a.threshold_bin, b.threshold_bin)
     np.testing.assert_allclose(models[0].predict(X), models[1].predict(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("quantized", [False, True])
+def test_rowwise_prefetch_on_and_off_identical(setup, quantized):
+    binned, gh, packed, part = setup
+    kwargs = {"packed": packed} if quantized else {"gh": gh}
+    on = build(binned, part, [0, 1, 3, 4], prefetch=True, threads=2, **kwargs)
+    off = build(binned, part, [0, 1, 3, 4], prefetch=False, threads=2, **kwargs)
+    np.testing.assert_array_equal(on, off)

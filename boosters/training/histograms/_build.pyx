@@ -14,7 +14,7 @@ from boosters.training.histograms._columnwise cimport (
     gather_pairs, subtract_values, threads_for_build,
 )
 from boosters.training.histograms._columnwise import DEFAULT_PREFETCH_DISTANCE, column_list
-from boosters.training.histograms._rowwise cimport MAX_ROW_BLOCKS, build_rowwise, row_blocks
+from boosters.training.histograms._rowwise cimport MAX_ROW_BLOCKS, ROW_PREFETCH, build_rowwise, row_blocks
 
 
 def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
@@ -190,12 +190,13 @@ cdef class HistogramBuilder:
             build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
                           &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
                           NULL, packed, self.packed_bits, NULL, &self.pool_packed[slot, 0],
-                          NULL, &self.scratch_packed[0], self.view.total_bins, blocks, n_threads)
+                          NULL, &self.scratch_packed[0], self.view.total_bins, blocks, n_threads,
+                          ROW_PREFETCH if self.prefetch_distance > 0 else 0)
         else:
             build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
                           &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
                           &self.gh[0, 0], NULL, 0, &self.pool[slot, 0, 0], NULL, &self.scratch[0], NULL,
-                          self.view.total_bins, blocks, n_threads)
+                          self.view.total_bins, blocks, n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin

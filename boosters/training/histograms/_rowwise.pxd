@@ -4,6 +4,7 @@ from boosters._lib.types cimport row_t
 
 cdef enum:
     MAX_ROW_BLOCKS = 16
+    ROW_PREFETCH = 16  # rows ahead: a gathered node's rows are scattered cache lines
 
 
 cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
@@ -13,4 +14,5 @@ cdef void build_rowwise(
     Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start, Py_ssize_t n,
     const float* gh, const void* packed, int packed_bits, double* hist, int64_t* hist_packed,
     double* scratch, int64_t* scratch_packed, Py_ssize_t total_bins, int n_blocks, int n_threads,
+    Py_ssize_t prefetch,
 ) noexcept nogil

@@ -23,7 +23,6 @@ cdef enum:
     FLOAT_ROWS_PER_BLOCK = 4096    # float64: rows per block (fixed, whatever the thread count)
     MAX_FLOAT_BLOCKS = 8
     MIN_WORK_PER_GROUP = 4096      # float64 one-block nodes: rows x columns per column group
-    ROW_PREFETCH = 16  # rows ahead: a gathered node's rows are scattered cache lines
 
 
 cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil:
@@ -36,15 +35,16 @@ cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
 
 cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
                                      Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
-                                     Py_ssize_t lo, Py_ssize_t hi, const float* gh, double* hist) noexcept nogil:
+                                     Py_ssize_t lo, Py_ssize_t hi, const float* gh, double* hist,
+                                     Py_ssize_t prefetch) noexcept nogil:
     # rows NULL: rows start+lo..start+hi; gradients are read by row (no gathered copy)
     cdef Py_ssize_t i, c, b, row
     cdef const uint8_t* line
     cdef double g, h
     for i in range(lo, hi):
-        if rows != NULL and i + ROW_PREFETCH < hi:
-            boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
-            boosters_prefetch(gh + 2 * <Py_ssize_t> rows[i + ROW_PREFETCH])
+        if prefetch > 0 and rows != NULL and i + prefetch < hi:
+            boosters_prefetch(matrix + <Py_ssize_t> rows[i + prefetch] * stride)
+            boosters_prefetch(gh + 2 * <Py_ssize_t> rows[i + prefetch])
         row = start + i if rows == NULL else <Py_ssize_t> rows[i]
         line = matrix + row * stride
         g = gh[2 * row]
@@ -58,15 +58,15 @@ cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, c
 cdef inline void accumulate_rows_packed(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
                                         Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
                                         Py_ssize_t lo, Py_ssize_t hi, const packed_t* packed,
-                                        int64_t* hist) noexcept nogil:
+                                        int64_t* hist, Py_ssize_t prefetch) noexcept nogil:
     # packed pairs are read by row and expanded once per row
     cdef Py_ssize_t i, c, row
     cdef const uint8_t* line
     cdef int64_t v
     for i in range(lo, hi):
-        if rows != NULL and i + ROW_PREFETCH < hi:
-            boosters_prefetch(matrix + <Py_ssize_t> rows[i + ROW_PREFETCH] * stride)
-            boosters_prefetch(packed + <Py_ssize_t> rows[i + ROW_PREFETCH])
+        if prefetch > 0 and rows != NULL and i + prefetch < hi:
+            boosters_prefetch(matrix + <Py_ssize_t> rows[i + prefetch] * stride)
+            boosters_prefetch(packed + <Py_ssize_t> rows[i + prefetch])
         row = start + i if rows == NULL else <Py_ssize_t> rows[i]
         line = matrix + row * stride
         v = expand_packed(packed[row])
@@ -77,13 +77,13 @@ cdef inline void accumulate_rows_packed(const uint8_t* matrix, Py_ssize_t stride
 cdef inline void accumulate_rows_quantized(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
                                            Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start,
                                            Py_ssize_t lo, Py_ssize_t hi, const void* packed, int packed_bits,
-                                           int64_t* hist) noexcept nogil:
+                                           int64_t* hist, Py_ssize_t prefetch) noexcept nogil:
     if packed_bits == 16:
         accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi,
-                               <const int32_t*> packed, hist)
+                               <const int32_t*> packed, hist, prefetch)
     else:
         accumulate_rows_packed(matrix, stride, col_offsets, n_cols, rows, start, lo, hi,
-                               <const int16_t*> packed, hist)
+                               <const int16_t*> packed, hist, prefetch)
 
 
 cdef void build_rowwise(
@@ -105,6 +105,7 @@ cdef void build_rowwise(
     Py_ssize_t total_bins,
     int n_blocks,
     int n_threads,
+    Py_ssize_t prefetch,            # rows ahead to prefetch in gathered nodes; 0: off
 ) noexcept nogil:
     cdef bint quantized = packed != NULL
     cdef Py_ssize_t blk, c, j, k, lo, hi, chunk = (n + n_blocks - 1) // n_blocks
@@ -122,18 +123,19 @@ cdef void build_rowwise(
             c1 = (grp + 1) * n_cols // groups
             for c in range(c0, c1):
                 memset(hist + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
-            accumulate_rows_f64(matrix + c0, stride, col_offsets + c0, c1 - c0, rows, start, 0, n, gh, hist)
+            accumulate_rows_f64(matrix + c0, stride, col_offsets + c0, c1 - c0, rows, start, 0, n, gh, hist,
+                                prefetch)
         return
     if n_blocks == 1:  # no parallel region for a small node
         if quantized:
             for c in range(n_cols):
                 memset(hist_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
             accumulate_rows_quantized(matrix, stride, col_offsets, n_cols, rows, start, 0, n, packed,
-                                      packed_bits, hist_packed)
+                                      packed_bits, hist_packed, prefetch)
         else:
             for c in range(n_cols):
                 memset(hist + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
-            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, 0, n, gh, hist)
+            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, 0, n, gh, hist, prefetch)
         return
     for blk in prange(n_blocks, schedule="static", num_threads=min(n_threads, n_blocks)):
         lo = blk * chunk
@@ -143,12 +145,12 @@ cdef void build_rowwise(
             for c in range(n_cols):
                 memset(dst_packed + col_offsets[c], 0, col_bins[c] * sizeof(int64_t))
             accumulate_rows_quantized(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, packed,
-                                      packed_bits, dst_packed)
+                                      packed_bits, dst_packed, prefetch)
         else:
             dst = hist if blk == 0 else scratch + (blk - 1) * 2 * total_bins
             for c in range(n_cols):
                 memset(dst + 2 * col_offsets[c], 0, 2 * col_bins[c] * sizeof(double))
-            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, gh, dst)
+            accumulate_rows_f64(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, gh, dst, prefetch)
     # add blocks 1.. in order, column by column (columns are independent)
     for c in prange(n_cols, schedule="static", num_threads=min(n_threads, n_cols)):
         for k in range(1, n_blocks):
