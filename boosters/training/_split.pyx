@@ -73,14 +73,20 @@ cdef enum:
     SCAN_CHUNK = 256  # candidates per pass (stack arrays); features with more bins loop
 
 
-cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, double gl, double hl,
+ctypedef fused bins_t:
+    double      # (grad, hess) float64 pairs
+    int64_t     # quantized: one packed word per bin, grad * 2**32 + hess
+
+
+cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, double gl, double hl,
                                 double g, double h, double cnt_factor, double count, double parent_score,
                                 const SplitParams* p, int32_t feature, uint8_t default_left,
-                                Candidate* best) noexcept nogil:
+                                Candidate* best, double inv_g, double inv_h) noexcept nogil:
     """Candidates "value bins 1..b go left", b = 1..n_candidates, with the left side
-    starting from (gl, hl). Three passes per chunk: running sums, then every candidate's
-    gain without branches (invalid ones get -inf; the loop vectorises), then the first
-    maximum. Equal gains keep the lowest bin, as the strict > of the last pass does."""
+    starting from (gl, hl). Three passes per chunk: running sums (exact integers for
+    packed bins, scaled by inv_g / inv_h), then every candidate's gain without branches
+    (invalid ones get -inf; the loop vectorises), then the first maximum. Equal gains
+    keep the lowest bin, as the strict > of the last pass does."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
@@ -90,14 +96,24 @@ cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, dou
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
     cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
     cdef double inf = INFINITY
+    cdef int64_t packed_g = 0, packed_h = 0, v, vh
     start = 0
     while start < n_candidates:
         m = min(<Py_ssize_t> SCAN_CHUNK, n_candidates - start)
-        for j in range(m):
-            gl += bins[2 * (start + j)]
-            hl += bins[2 * (start + j) + 1]
-            left_g[j] = gl
-            left_h[j] = hl
+        if bins_t is double:
+            for j in range(m):
+                gl += bins[2 * (start + j)]
+                hl += bins[2 * (start + j) + 1]
+                left_g[j] = gl
+                left_h[j] = hl
+        else:
+            for j in range(m):
+                v = bins[start + j]
+                vh = v & LOW32
+                packed_g += (v - vh) >> 32
+                packed_h += vh
+                left_g[j] = gl + packed_g * inv_g
+                left_h[j] = hl + packed_h * inv_h
         for j in range(m):
             hlj = left_h[j]
             hr = h - hlj
@@ -124,11 +140,17 @@ cdef inline void scan_direction(const double* bins, Py_ssize_t n_candidates, dou
         start += m
 
 
-cdef void scan_feature(const double* hist, Py_ssize_t n_bins, int32_t feature,
+cdef void scan_feature(const bins_t* hist, Py_ssize_t n_bins, int32_t feature,
                        double g, double h, double count, double parent_score,
-                       const SplitParams* p, Candidate* best) noexcept nogil:
+                       const SplitParams* p, Candidate* best, double inv_g, double inv_h) noexcept nogil:
     """Best split of one feature; hist points at its bin 0 (the missing bin)."""
-    cdef double gm = hist[0], hm = hist[1]
+    cdef double gm, hm
+    cdef int64_t vh
+    if bins_t is double:
+        gm, hm = hist[0], hist[1]
+    else:
+        vh = hist[0] & LOW32
+        gm, hm = ((hist[0] - vh) >> 32) * inv_g, vh * inv_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
@@ -136,13 +158,14 @@ cdef void scan_feature(const double* hist, Py_ssize_t n_bins, int32_t feature,
     best.gain = 0.0
     best.feature = -1
     # missing values right; "every value left" is a split only when some are missing
-    scan_direction(hist + 2, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
-                   cnt_factor, count, parent_score, p, feature, 0, best)
+    cdef const bins_t* values = hist + (2 if bins_t is double else 1)
+    scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
+                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h)
     if has_missing:  # missing values left
         left.gain = 0.0
         left.feature = -1
-        scan_direction(hist + 2, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
-                       p, feature, 1, &left)
+        scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
+                       p, feature, 1, &left, inv_g, inv_h)
         # ties: the lower bin, then missing-right
         if left.feature >= 0 and (left.gain > best.gain or (left.gain == best.gain and left.bin < best.bin)):
             best[0] = left
@@ -302,7 +325,11 @@ cdef class SplitFinder:
         out.feature = -1
         if h_v[i] <= 0.0:
             return
-        if not self.quantized and self.default_bin[f] < 0:  # read in place
+        if self.default_bin[f] < 0 and self.quantized:  # packed bins, read in place
+            scan_feature(&self.pool_packed[slot_v[i], 0] + self.offsets[f], nb, f, g_v[i], h_v[i], c_v[i],
+                         parent_scores[i], &self.params, out, self.inv_scale_g, self.inv_scale_h)
+            return
+        if self.default_bin[f] < 0:  # float64 bins, read in place
             hist = &self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f]
         else:
             if nb > 256:
@@ -311,7 +338,7 @@ cdef class SplitFinder:
                     return
             self._materialize(slot_v[i], f, g_v[i], h_v[i], feature_hist)
             hist = feature_hist
-        scan_feature(hist, nb, f, g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out)
+        scan_feature(hist, nb, f, g_v[i], h_v[i], c_v[i], parent_scores[i], &self.params, out, 1.0, 1.0)
         if feature_hist != on_stack:
             free(feature_hist)
 
