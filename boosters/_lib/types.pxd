@@ -17,6 +17,13 @@ ctypedef uint32_t row_t
 cdef extern from "prefetch.h" nogil:
     void boosters_prefetch(const void *ptr)
 
+# A float64 (grad, hess) pair added to a histogram bin in one SIMD operation.
+cdef extern from "pairs.h" nogil:
+    ctypedef struct boosters_pair:
+        pass
+    boosters_pair boosters_pair_from_f32(const float* gh)
+    void boosters_pair_add(double* bin, boosters_pair v)
+
 # A quantized (grad, hess) pair packed in one word: grad * 2**(bits/2) + hess, with
 # hess >= 0. int32: 16-bit values ("i16" mode); int16: 8-bit values ("i8" mode).
 ctypedef fused packed_t:

@@ -33,5 +33,5 @@ cdef class RowPartitioner:
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t column, const uint16_t* decode, Py_ssize_t threshold_bin,
-                                        bint default_left, int n_chunks) noexcept nogil
+                                        Py_ssize_t column, const uint16_t* decode, size_t lowest,
+                                        size_t span, int n_chunks) noexcept nogil

@@ -20,31 +20,60 @@ cdef enum:
     ROWS_PER_THREAD = 8192  # below this a split stays serial
 
 
-cdef inline Py_ssize_t go_left(Py_ssize_t bin, Py_ssize_t threshold_bin, Py_ssize_t default_left) noexcept nogil:
-    """1 if the row goes left: value bins 1..threshold_bin, or the missing bin 0 when
-    default_left; branch-free (the split is data dependent, branches mispredict)."""
-    return (<size_t> (bin - 1) < <size_t> threshold_bin) | ((bin == 0) & default_left)
+cdef inline size_t lowest_left_bin(bint default_left) noexcept nogil:
+    """The rows going left have bins lowest..threshold_bin: value bins 1..threshold_bin,
+    with the missing bin 0 too when missing values go left."""
+    return 0 if default_left else 1
 
 
-cdef inline Py_ssize_t bin_of_row(const bin_t* column, const uint16_t* decode, row_t row) noexcept nogil:
+cdef inline size_t go_left(size_t bin, size_t lowest, size_t span) noexcept nogil:
+    """1 if lowest <= bin < lowest + span: one unsigned compare (bin - lowest wraps
+    around below lowest), no branch (the split is data dependent, branches mispredict)."""
+    return bin - lowest < span
+
+
+cdef inline size_t bin_of_row(const bin_t* column, const uint16_t* decode, row_t row) noexcept nogil:
     if decode != NULL:
         return decode[column[row]]
     return column[row]
 
 
 cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, const row_t* src,
-                                 Py_ssize_t begin, Py_ssize_t n, row_t* dst, Py_ssize_t threshold_bin,
-                                 Py_ssize_t default_left) noexcept nogil:
-    """Lefts are written forwards, rights backwards from the end (one selected store per
-    row), then the rights are reversed: one pass, stable on both sides."""
-    cdef Py_ssize_t i, left, n_left = 0, n_right = 0, lo, hi
+                                 Py_ssize_t begin, Py_ssize_t n, row_t* dst, size_t lowest,
+                                 size_t span) noexcept nogil:
+    """Lefts are written forwards, rights backwards from the end, then the rights are
+    reversed: one pass, stable on both sides. Every row is stored at both ends (no
+    branch, no select); a store to the wrong end lands on a slot that a later row
+    overwrites, or on the row's own slot. The loops are spelled out per row source and
+    decoding so that none of them tests either per row."""
+    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo, hi
+    cdef size_t left
     cdef row_t row, tmp
-    for i in range(n):
-        row = src[i] if src != NULL else <row_t> (begin + i)
-        left = go_left(bin_of_row(column, decode, row), threshold_bin, default_left)
-        dst[n_left + (n - 1 - n_right - n_left) * (1 - left)] = row  # no branch
-        n_left += left
-        n_right += 1 - left
+    cdef row_t* right_end = dst + n - 1
+    if decode == NULL and src != NULL:
+        for i in range(n):
+            row = src[i]
+            left = go_left(column[row], lowest, span)
+            dst[n_left] = row
+            right_end[-n_right] = row
+            n_left += left
+            n_right += 1 - left
+    elif decode == NULL:
+        for i in range(n):
+            row = <row_t> (begin + i)
+            left = go_left(column[row], lowest, span)
+            dst[n_left] = row
+            right_end[-n_right] = row
+            n_left += left
+            n_right += 1 - left
+    else:
+        for i in range(n):
+            row = src[i] if src != NULL else <row_t> (begin + i)
+            left = go_left(decode[column[row]], lowest, span)
+            dst[n_left] = row
+            right_end[-n_right] = row
+            n_left += left
+            n_right += 1 - left
     lo, hi = n_left, n - 1
     while lo < hi:
         tmp = dst[lo]
@@ -56,13 +85,13 @@ cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, co
 
 
 cdef void decide_rows(const bin_t* column, const uint16_t* decode, const row_t* src, Py_ssize_t begin,
-                      Py_ssize_t lo, Py_ssize_t hi, uint8_t* decision, Py_ssize_t threshold_bin,
-                      Py_ssize_t default_left, int64_t* n_left) noexcept nogil:
+                      Py_ssize_t lo, Py_ssize_t hi, uint8_t* decision, size_t lowest, size_t span,
+                      int64_t* n_left) noexcept nogil:
     cdef Py_ssize_t i, count = 0
     cdef row_t row
     for i in range(lo, hi):
         row = src[i] if src != NULL else <row_t> (begin + i)
-        decision[i] = <uint8_t> go_left(bin_of_row(column, decode, row), threshold_bin, default_left)
+        decision[i] = <uint8_t> go_left(bin_of_row(column, decode, row), lowest, span)
         count += decision[i]
     n_left[0] = count
 
@@ -162,16 +191,16 @@ cdef class RowPartitioner:
         cdef const uint16_t* decode = NULL
         if self.features.decode_start[feature] >= 0:
             decode = self.features.decode + self.features.decode_start[feature]
+        cdef size_t lowest = lowest_left_bin(default_left)
+        cdef size_t span = <size_t> threshold_bin + 1 - lowest
         if n == 0:
             n_left = 0
         elif t > 1:
-            n_left = self._partition_parallel(src, begin, n, dst, column, decode, threshold_bin, default_left, t)
+            n_left = self._partition_parallel(src, begin, n, dst, column, decode, lowest, span, t)
         elif self.cols.kind[column] == 0:
-            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n, dst,
-                                      threshold_bin, default_left)
+            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n, dst, lowest, span)
         else:
-            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst,
-                                      threshold_bin, default_left)
+            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst, lowest, span)
         self.begin[left] = begin
         self.end[left] = begin + n_left
         self.begin[right] = begin + n_left
@@ -180,8 +209,8 @@ cdef class RowPartitioner:
         self.which[right] = dst_buf
 
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t column, const uint16_t* decode, Py_ssize_t threshold_bin,
-                                        bint default_left, int n_chunks) noexcept nogil:
+                                        Py_ssize_t column, const uint16_t* decode, size_t lowest,
+                                        size_t span, int n_chunks) noexcept nogil:
         # Pass 1 decides every row and counts lefts per chunk; a prefix sum gives each
         # chunk its write positions; pass 2 scatters. Chunk c always covers the same rows,
         # so the output is the serial one for any thread count.
@@ -199,10 +228,10 @@ cdef class RowPartitioner:
             hi = min(lo + chunk, n)
             if self.cols.kind[column] == 0:
                 decide_rows(column_u8(&self.cols, column), decode, src, begin, lo, hi, decision,
-                            threshold_bin, default_left, &left_counts[c])
+                            lowest, span, &left_counts[c])
             else:
                 decide_rows(column_u16(&self.cols, column), decode, src, begin, lo, hi, decision,
-                            threshold_bin, default_left, &left_counts[c])
+                            lowest, span, &left_counts[c])
         for c in range(n_chunks):
             left_starts[c] = n_left
             n_left += left_counts[c]

@@ -94,6 +94,10 @@ cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, dou
     cdef double hlj, hr, rows_left, a, b, x, y, a2, b2, gain
     cdef bint valid
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
+    cdef double min_gain = p.min_gain
+    # Without L1, and with every valid side's hessian + l2 > 0, the general loop's
+    # thresholding and guards are identities: a loop without them is a third as long.
+    cdef bint plain = l1 == 0.0 and min_h + l2 > 0.0
     cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
     cdef double inf = INFINITY
     cdef int64_t packed_g = 0, packed_h = 0, v, vh
@@ -114,21 +118,34 @@ cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, dou
                 packed_h += vh
                 left_g[j] = gl + packed_g * inv_g
                 left_h[j] = hl + packed_h * inv_h
-        for j in range(m):
-            hlj = left_h[j]
-            hr = h - hlj
-            rows_left = hlj * cnt_factor + 0.5  # rows on the left are floor(rows_left), from hessians
-            a = copysign(fabs(left_g[j]) - l1 if fabs(left_g[j]) > l1 else 0.0, left_g[j])
-            b = copysign(fabs(g - left_g[j]) - l1 if fabs(g - left_g[j]) > l1 else 0.0, g - left_g[j])
-            x = hlj + l2
-            y = hr + l2
-            a2 = a * a if x > 0.0 else 0.0
-            b2 = b * b if y > 0.0 else 0.0
-            x = x if x > 0.0 else 1.0
-            y = y if y > 0.0 else 1.0
-            gain = 0.5 * ((a2 * y + b2 * x) / (x * y) - parent_score) - p.min_gain
-            valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
-            gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
+        if plain:
+            for j in range(m):  # the same arithmetic as below with l1 = 0 and x, y > 0
+                hlj = left_h[j]
+                hr = h - hlj
+                rows_left = hlj * cnt_factor + 0.5
+                a = left_g[j]
+                b = g - a
+                x = hlj + l2
+                y = hr + l2
+                gain = 0.5 * ((a * a * y + b * b * x) / (x * y) - parent_score) - min_gain
+                valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
+                gains[j] = gain if valid else -inf
+        else:
+            for j in range(m):
+                hlj = left_h[j]
+                hr = h - hlj
+                rows_left = hlj * cnt_factor + 0.5  # rows on the left are floor(rows_left), from hessians
+                a = copysign(fabs(left_g[j]) - l1 if fabs(left_g[j]) > l1 else 0.0, left_g[j])
+                b = copysign(fabs(g - left_g[j]) - l1 if fabs(g - left_g[j]) > l1 else 0.0, g - left_g[j])
+                x = hlj + l2
+                y = hr + l2
+                a2 = a * a if x > 0.0 else 0.0
+                b2 = b * b if y > 0.0 else 0.0
+                x = x if x > 0.0 else 1.0
+                y = y if y > 0.0 else 1.0
+                gain = 0.5 * ((a2 * y + b2 * x) / (x * y) - parent_score) - min_gain
+                valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
+                gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
         for j in range(m):
             if gains[j] > best.gain:
                 best.gain = gains[j]

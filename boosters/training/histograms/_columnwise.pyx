@@ -16,7 +16,8 @@ from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy, memset
 
 from boosters._lib.sequences cimport fill
-from boosters._lib.types cimport bin_t, packed_t, row_t, boosters_prefetch, expand_packed
+from boosters._lib.types cimport (bin_t, packed_t, row_t, boosters_prefetch, expand_packed, boosters_pair_add,
+                                  boosters_pair_from_f32)
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 
 DEFAULT_PREFETCH_DISTANCE = 64
@@ -42,11 +43,9 @@ cdef inline void accumulate_contiguous(
     Py_ssize_t n,
     double* hist,           # IN and OUT: this column's bins
 ) noexcept nogil:
-    cdef Py_ssize_t i, b
+    cdef Py_ssize_t i
     for i in range(n):
-        b = 2 * <Py_ssize_t> bins[i]
-        hist[b] += gh[2 * i]
-        hist[b + 1] += gh[2 * i + 1]
+        boosters_pair_add(hist + 2 * <Py_ssize_t> bins[i], boosters_pair_from_f32(gh + 2 * i))
 
 
 cdef inline void accumulate_gathered(
@@ -57,18 +56,14 @@ cdef inline void accumulate_gathered(
     double* hist,           # IN and OUT: this column's bins
     Py_ssize_t prefetch_distance,
 ) noexcept nogil:
-    cdef Py_ssize_t i, b, head = 0
+    cdef Py_ssize_t i, head = 0
     if prefetch_distance > 0 and n > prefetch_distance:
         head = n - prefetch_distance
         for i in range(head):
             boosters_prefetch(bins + rows[i + prefetch_distance])
-            b = 2 * <Py_ssize_t> bins[rows[i]]
-            hist[b] += ordered[2 * i]
-            hist[b + 1] += ordered[2 * i + 1]
+            boosters_pair_add(hist + 2 * <Py_ssize_t> bins[rows[i]], boosters_pair_from_f32(ordered + 2 * i))
     for i in range(head, n):
-        b = 2 * <Py_ssize_t> bins[rows[i]]
-        hist[b] += ordered[2 * i]
-        hist[b + 1] += ordered[2 * i + 1]
+        boosters_pair_add(hist + 2 * <Py_ssize_t> bins[rows[i]], boosters_pair_from_f32(ordered + 2 * i))
 
 
 cdef void build_one_column(

@@ -16,7 +16,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 from libc.string cimport memset
 
-from boosters._lib.types cimport expand_packed, packed_t, row_t, boosters_prefetch
+from boosters._lib.types cimport (expand_packed, packed_t, row_t, boosters_prefetch, boosters_pair,
+                                  boosters_pair_from_f32, boosters_pair_add)
 
 cdef enum:
     ROWS_PER_BLOCK = 2048          # quantized: rows per thread below which one block is better
@@ -38,21 +39,18 @@ cdef inline void accumulate_rows_f64(const uint8_t* matrix, Py_ssize_t stride, c
                                      Py_ssize_t lo, Py_ssize_t hi, const float* gh, double* hist,
                                      Py_ssize_t prefetch) noexcept nogil:
     # rows NULL: rows start+lo..start+hi; gradients are read by row (no gathered copy)
-    cdef Py_ssize_t i, c, b, row
+    cdef Py_ssize_t i, c, row
     cdef const uint8_t* line
-    cdef double g, h
+    cdef boosters_pair v
     for i in range(lo, hi):
         if prefetch > 0 and rows != NULL and i + prefetch < hi:
             boosters_prefetch(matrix + <Py_ssize_t> rows[i + prefetch] * stride)
             boosters_prefetch(gh + 2 * <Py_ssize_t> rows[i + prefetch])
         row = start + i if rows == NULL else <Py_ssize_t> rows[i]
         line = matrix + row * stride
-        g = gh[2 * row]
-        h = gh[2 * row + 1]
+        v = boosters_pair_from_f32(gh + 2 * row)
         for c in range(n_cols):
-            b = 2 * (col_offsets[c] + line[c])
-            hist[b] += g
-            hist[b + 1] += h
+            boosters_pair_add(hist + 2 * (col_offsets[c] + line[c]), v)
 
 
 cdef inline void accumulate_rows_packed(const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets,
