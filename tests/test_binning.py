@@ -225,3 +225,48 @@ def test_kernel_matches_naive_searchsorted(X, max_bins):
 
 def test_upper_edges_of_empty_feature():
     np.testing.assert_array_equal(feature_upper_edges(np.array([]), None, 10), [np.inf])
+
+
+def _columns_with_edge_cases(rng, n):
+    cols = [
+        rng.standard_normal(n),                                  # both signs, every exponent
+        rng.integers(-5, 100, n).astype(float),                 # small integer range: counted
+        rng.integers(0, 1 << 20, n).astype(float),              # integers too wide to count: sorted
+        np.round(rng.standard_normal(n), 2),                    # many repeats
+        np.full(n, 3.5),                                        # constant
+        np.full(n, np.nan),                                     # all missing
+        rng.choice([-np.inf, np.inf, -0.0, 0.0, 1e-300, -1e-300, 7.0], n),
+        rng.uniform(1.0, 1.0 + 1e-12, n),                       # only the low bits differ
+    ]
+    X = np.array(cols)
+    X[0, ::7] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_distinct_values_match_numpy_unique(n_threads):
+    from boosters.data._distinct import distinct_values
+
+    rng = np.random.default_rng(5)
+    X = _columns_with_edge_cases(rng, 5_000)
+    block, counts = X.copy(), np.empty(X.shape, dtype=np.uint32)
+    n_distinct, n_present = np.empty(len(X), dtype=np.int64), np.empty(len(X), dtype=np.int64)
+    distinct_values(block, counts, n_distinct, n_present, n_threads)
+    for j, column in enumerate(X):
+        present = column[~np.isnan(column)]
+        expected, expected_counts = np.unique(present, return_counts=True)  # -0.0 == 0.0: one value
+        k = n_distinct[j]
+        assert n_present[j] == len(present)
+        np.testing.assert_array_equal(block[j, :k], expected)
+        np.testing.assert_array_equal(counts[j, :k], expected_counts)
+
+
+def test_distinct_values_checks_shapes_and_accepts_empty_columns():
+    from boosters.data._distinct import distinct_values
+
+    empty = np.empty((3, 0))
+    n_distinct, n_present = np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64)
+    distinct_values(empty, np.empty((3, 0), dtype=np.uint32), n_distinct, n_present, 2)
+    assert n_distinct.tolist() == [0, 0, 0] and n_present.tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="counts must match"):
+        distinct_values(np.zeros((2, 5)), np.zeros((2, 4), dtype=np.uint32), n_distinct[:2], n_present[:2], 1)

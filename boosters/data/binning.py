@@ -10,12 +10,12 @@ feature is the missing-value bin, so `max_bins` counts it: 256 bins = 255 value 
 from __future__ import annotations
 
 import numbers
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 import numpy as np
 
+from boosters._lib.arrays import unique
 from boosters._lib.threads import effective_n_threads
 from boosters.data._binning import gather_columns, map_to_bins
+from boosters.data._distinct import distinct_values
 from boosters.data.binned import BinnedMatrix
 from boosters.data.validation import as_feature_matrix
 
@@ -46,25 +46,28 @@ def _equal_weight_cuts(weight: np.ndarray, n_bins: int) -> np.ndarray:
     if n_light_bins > 1 and light_cum[-1] > 0:
         targets = light_cum[-1] * np.arange(1, n_light_bins) / n_light_bins
         cuts.append(np.searchsorted(light_cum, targets, side="left"))
-    idx = np.unique(np.concatenate(cuts))
+    idx = unique(np.concatenate(cuts))
     return idx[(idx >= 0) & (idx < len(weight) - 1)]
 
 
-def feature_upper_edges(values: np.ndarray, weights: np.ndarray | None, max_value_bins: int,
-                        is_sorted: bool = False) -> np.ndarray:
-    """Upper edges of the value bins of one feature (last edge +inf).
-
-    `values` are the sampled non-NaN values (may contain +-inf), sorted if `is_sorted`.
-    """
+def feature_upper_edges(values: np.ndarray, weights: np.ndarray | None, max_value_bins: int) -> np.ndarray:
+    """Upper edges of the value bins of one feature (last edge +inf), from its sampled
+    non-NaN values (may contain +-inf)."""
     if values.size == 0:
         return np.array([np.inf])
-    distinct, weight = _distinct_sorted(values) if is_sorted else _distinct_values(values, weights)
+    return edges_from_distinct(*_distinct_values(values, weights), max_value_bins)
+
+
+def edges_from_distinct(distinct: np.ndarray, weight: np.ndarray, max_value_bins: int) -> np.ndarray:
+    """Upper edges from the sorted distinct values of a feature and their weights."""
+    if len(distinct) == 0:
+        return np.array([np.inf])
     if len(distinct) <= max_value_bins:
         cuts = _midpoints(distinct[:-1], distinct[1:])
     else:
         idx = _equal_weight_cuts(weight, max_value_bins)
         cuts = _midpoints(distinct[idx], distinct[idx + 1])
-    return np.unique(np.append(cuts, np.inf))
+    return unique(np.append(cuts, np.inf))
 
 
 def stratified_sample(n_rows: int, size: int, seed: int) -> np.ndarray:
@@ -75,25 +78,8 @@ def stratified_sample(n_rows: int, size: int, seed: int) -> np.ndarray:
     return bounds[:-1] + (u * np.diff(bounds)).astype(np.int64)
 
 
-SMALL_INTEGER_RANGE = 1 << 16
+SMALL_INTEGER_RANGE = 1 << 16  # as in _distinct.pyx
 FEATURES_PER_PASS = 8
-
-
-def _small_integer_range(values: np.ndarray) -> bool:
-    """Every non-NaN value is an integer and they span less than SMALL_INTEGER_RANGE."""
-    present = values[~np.isnan(values)]
-    if present.size == 0:
-        return False
-    low, high = present.min(), present.max()
-    if not (np.isfinite(low) and np.isfinite(high) and high / 2 - low / 2 < SMALL_INTEGER_RANGE / 2):
-        return False
-    return bool(np.array_equal(np.floor(present), present))
-
-
-def _distinct_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values and counts of an already sorted array."""
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-    return values[starts], np.diff(np.r_[starts, len(values)]).astype(np.float64)
 
 
 def _distinct_values(values: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -148,42 +134,38 @@ class BinMapper:
         if sample_weight is not None:
             weights = sample_weight[rows] if rows is not None else sample_weight
 
-        def fit_feature(column: np.ndarray, w: np.ndarray | None, is_sorted: bool) -> tuple[np.ndarray, bool]:
-            present = ~np.isnan(column)
-            values = column[present]
-            if w is not None:
-                w = w[present]
-                values, w = values[w > 0], w[w > 0]  # rows of zero weight say nothing
-            edges = feature_upper_edges(values, w, self.max_bins - 1, is_sorted)
-            has_missing = not present.all()
-            usable = len(edges) > 1 or (has_missing and values.size > 0)
-            return edges, usable
-
         # The sample is read a few adjacent features at a time: one pass over a sampled
         # row's cache line serves them all (a single column would cost a miss per value).
-        # Columns that need sorting are sorted in place by worker threads, which allocate
-        # nothing (allocations in worker threads land in per-thread malloc arenas that
-        # stay resident); everything else runs here.
+        # Unweighted blocks get their distinct values and counts in place, in parallel.
         results = []
         sampled = rows if rows is not None else np.arange(n_rows, dtype=np.int64)
-        block = np.empty((min(FEATURES_PER_PASS, n_features), len(sampled)), dtype=np.float64)
-        n_workers = effective_n_threads(n_threads)
-        with ThreadPoolExecutor(n_workers) if n_workers > 1 else nullcontext() as pool:
-            for first in range(0, n_features, FEATURES_PER_PASS):
-                width = min(FEATURES_PER_PASS, n_features - first)
-                gather_columns(X, sampled, first, block[:width])
-                if weights is None:
-                    to_sort = [j for j in range(width) if not _small_integer_range(block[j])]
-                    if pool is not None:
-                        list(pool.map(lambda j: block[j].sort(), to_sort))
-                    else:
-                        for j in to_sort:
-                            block[j].sort()
-                    results.extend(fit_feature(block[j], None, j in to_sort) for j in range(width))
-                else:
-                    results.extend(fit_feature(block[j], weights, False) for j in range(width))
-        self.upper_edges = [edges for edges, _ in results]
-        self.is_usable = np.array([usable for _, usable in results], dtype=bool)
+        width = min(FEATURES_PER_PASS, n_features)
+        block = np.empty((width, len(sampled)), dtype=np.float64)
+        counts = np.empty((width, len(sampled)), dtype=np.uint32) if weights is None else None
+        n_distinct = np.empty(width, dtype=np.int64)
+        n_present = np.empty(width, dtype=np.int64)
+        n_threads = effective_n_threads(n_threads)
+        max_value_bins = self.max_bins - 1
+        for first in range(0, n_features, FEATURES_PER_PASS):
+            width = min(FEATURES_PER_PASS, n_features - first)
+            gather_columns(X, sampled, first, block[:width])
+            if weights is None:
+                distinct_values(block[:width], counts[:width], n_distinct[:width], n_present[:width], n_threads)
+                for j in range(width):
+                    k = n_distinct[j]
+                    edges = edges_from_distinct(block[j, :k], counts[j, :k].astype(np.float64), max_value_bins)
+                    results.append((edges, n_present[j] < len(sampled), n_present[j] > 0))
+            else:
+                for j in range(width):
+                    present = ~np.isnan(block[j])
+                    keep = present & (weights > 0)  # rows of zero weight say nothing
+                    edges = feature_upper_edges(block[j][keep], weights[keep], max_value_bins)
+                    results.append((edges, not present.all(), keep.any()))
+        # constant or all-NaN features can never be split on; a constant one with
+        # missing values can (missing vs the value)
+        self.upper_edges = [edges for edges, _, _ in results]
+        self.is_usable = np.array([len(edges) > 1 or (has_missing and has_values)
+                                   for edges, has_missing, has_values in results], dtype=bool)
         self.n_bins = np.array([len(e) + 1 for e in self.upper_edges], dtype=np.int32)
         self.n_features = n_features
         return self

@@ -17,6 +17,7 @@ import heapq
 
 import numpy as np
 
+from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
 from boosters.training._partition import RowPartitioner
@@ -73,7 +74,7 @@ class TreeGrower:
         self.upper_edges = bin_mapper.upper_edges
         self.n_rows = binned.n_rows
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
-        columns = np.unique(binned.feature_column[features]).astype(np.int32)  # what holds them
+        columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
         self.has_features = len(features) > 0
         if self.has_features:
             self.first_column_bins = tuple(binned.column_offsets[columns[0]:columns[0] + 2])

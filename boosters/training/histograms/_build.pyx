@@ -6,6 +6,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 
+from boosters._lib.arrays import unique
 from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport row_t
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
@@ -82,9 +83,10 @@ cdef class HistogramBuilder:
         columns = column_list(columns, self.view.n_columns)
         if layout not in ("column", "row"):
             raise ValueError(f"layout must be 'column' or 'row', got {layout!r}")
-        row_cols = columns[binned.column_kind[columns] == 0] if layout == "row" else columns[:0]
+        is_row = binned.column_kind[columns] == 0 if layout == "row" else np.zeros(len(columns), dtype=bool)
+        row_cols = columns[is_row]
         self.rowwise = len(row_cols) > 0
-        self.columns = np.ascontiguousarray(np.setdiff1d(columns, row_cols), dtype=np.int32)
+        self.columns = np.ascontiguousarray(unique(columns[~is_row]), dtype=np.int32)
         if self.rowwise:
             self.row_matrix = _row_major(binned.bins_u8, binned.column_index[row_cols])
             self.row_offsets = np.ascontiguousarray(binned.column_offsets[row_cols], dtype=np.int64)
