@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from boosters.training.histograms.pool import HistogramPool
+from boosters.training.histograms._pool import HistogramPool
 
 
 def test_miss_then_hit_reuses_the_slot():

@@ -19,31 +19,14 @@ from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, copysign, fabs
 
-from boosters._lib.sequences cimport fill
 from libc.stdlib cimport malloc, free
+
+from boosters._lib.sequences cimport fill
 
 cdef enum:
     MIN_BINS_PARALLEL = 2048  # histogram bins (all nodes of a call) below which the scan is serial
 
 cdef int64_t LOW32 = (<int64_t> 1 << 32) - 1  # the hessian half of a packed int64 sum
-
-
-cdef struct SplitParams:
-    double l1
-    double l2
-    double min_child_weight
-    double min_gain
-    double min_samples_leaf
-
-
-cdef struct Candidate:
-    double gain
-    int32_t feature
-    int32_t bin             # last value bin going left
-    uint8_t default_left
-    uint8_t has_missing     # the node had rows with a missing value of this feature
-    double left_g
-    double left_h
 
 
 cdef inline double threshold_l1(double g, double l1) noexcept nogil:
@@ -196,21 +179,6 @@ cdef class SplitFinder:
     bundled feature's bins are read from its part of the bundle column, and its default
     (most frequent) bin, which the bundle does not store, is the node total minus the rest.
     """
-    cdef double[:, :, ::1] pool           # full precision: (slots, bins, 2) float64
-    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed int64 sums
-    cdef readonly bint quantized
-    cdef double inv_scale_g, inv_scale_h  # quantized: value of one unit of grad / hess
-    cdef const int64_t[::1] offsets       # per feature: start of its column's histogram
-    cdef const int32_t[::1] n_bins        # per feature
-    cdef const int32_t[::1] default_bin   # per feature: -1 if stored alone
-    cdef const int32_t[::1] value_offset  # per feature: first bundle value of its bins
-    cdef const int32_t[::1] features
-    cdef SplitParams params
-    cdef public int n_threads
-    cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
-    cdef int64_t[::1] slot_buf  # find_best_many's arguments as C arrays
-    cdef double[:, ::1] sums_buf
-
     def __init__(self, pool_data, feature_offsets, n_bins, features, *, double l1, double l2,
                  double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
                  int n_threads=1, default_bin=None, value_offset=None):
@@ -240,9 +208,17 @@ cdef class SplitFinder:
         self.params.min_samples_leaf = min_samples_leaf
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
-        n_slots = pool_data.shape[0]
-        self.slot_buf = np.zeros(2 * n_slots + 2, dtype=np.int64)
-        self.sums_buf = np.zeros((3, 2 * n_slots + 2), dtype=np.float64)
+        self.max_batch = 2 * pool_data.shape[0] + 2
+        self.slot_buf = np.zeros(self.max_batch, dtype=np.int64)
+        self.sums_buf = np.zeros((3, self.max_batch), dtype=np.float64)
+        self.per_feature = <Candidate*> malloc(max(self.max_batch * len(self.features), 1) * sizeof(Candidate))
+        self.parent_scores = <double*> malloc(self.max_batch * sizeof(double))
+        if self.per_feature == NULL or self.parent_scores == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.per_feature)
+        free(self.parent_scores)
 
     def set_scales(self, double scale_g, double scale_h):
         """Quantized mode: a stored unit of grad is worth 1 / scale_g (0 if scale_g is 0)."""
@@ -252,18 +228,29 @@ cdef class SplitFinder:
     def column_totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
         """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one
         of its columns. Quantized sums are exact integers before the scale is applied."""
+        cdef Py_ssize_t n_slots = self.pool_packed.shape[0] if self.quantized else self.pool.shape[0]
+        cdef Py_ssize_t n_bins = self.pool_packed.shape[1] if self.quantized else self.pool.shape[1]
+        if not (0 <= slot < n_slots and 0 <= start <= stop <= n_bins):
+            raise ValueError("slot or bin range out of range")
+        cdef double g, h
+        self.totals(slot, start, stop, &g, &h)
+        return g, h
+
+    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil:
         cdef Py_ssize_t b
-        cdef double g = 0.0, h = 0.0
+        cdef double sg = 0.0, sh = 0.0
         cdef int64_t total = 0
         if self.quantized:
             for b in range(start, stop):
                 total += self.pool_packed[slot, b]
-            h = <double> (total & LOW32)
-            return ((total - (total & LOW32)) >> 32) * self.inv_scale_g, h * self.inv_scale_h
+            g[0] = ((total - (total & LOW32)) >> 32) * self.inv_scale_g
+            h[0] = <double> (total & LOW32) * self.inv_scale_h
+            return
         for b in range(start, stop):
-            g += self.pool[slot, b, 0]
-            h += self.pool[slot, b, 1]
-        return g, h
+            sg += self.pool[slot, b, 0]
+            sh += self.pool[slot, b, 1]
+        g[0] = sg
+        h[0] = sh
 
     @classmethod
     def for_binned(cls, pool_data, binned, features, **params):
@@ -276,61 +263,59 @@ cdef class SplitFinder:
     def find_best_many(self, slots, sum_grads, sum_hess, counts):
         """Best split of each node (slot, G, H, rows) of a batch, or None where no split
         is valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
-        cdef Py_ssize_t n_nodes = fill(slots, self.slot_buf, "slots"), n_feat = self.features.shape[0]
+        cdef Py_ssize_t i, n_nodes = fill(slots, self.slot_buf, "slots")
         if (fill(sum_grads, self.sums_buf[0], "sum_grads") != n_nodes
                 or fill(sum_hess, self.sums_buf[1], "sum_hess") != n_nodes
                 or fill(counts, self.sums_buf[2], "counts") != n_nodes):
             raise ValueError("one sum_grad, sum_hess and count per slot")
-        cdef const int64_t[::1] slot_v = self.slot_buf
-        cdef const double[::1] g_v = self.sums_buf[0]
-        cdef const double[::1] h_v = self.sums_buf[1]
-        cdef const double[::1] c_v = self.sums_buf[2]
-        cdef Py_ssize_t i, j, k, n_work = n_nodes * n_feat
-        cdef Candidate* per_feature
-        cdef Candidate* best
-        cdef double* parent_scores
-        cdef int t
         cdef Py_ssize_t n_slots = self.pool_packed.shape[0] if self.quantized else self.pool.shape[0]
         for i in range(n_nodes):
-            if not 0 <= slot_v[i] < n_slots:
-                raise ValueError(f"slot {slot_v[i]} out of range")
+            if not 0 <= self.slot_buf[i] < n_slots:
+                raise ValueError(f"slot {self.slot_buf[i]} out of range")
         if n_nodes == 0:
             return []
-        per_feature = <Candidate*> malloc(max(n_work, 1) * sizeof(Candidate))
-        parent_scores = <double*> malloc(n_nodes * sizeof(double))
-        if per_feature == NULL or parent_scores == NULL:
-            free(per_feature)
-            free(parent_scores)
+        cdef Candidate* out = <Candidate*> malloc(n_nodes * sizeof(Candidate))
+        if out == NULL:
             raise MemoryError()
-        t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
         try:
             with nogil:
-                for i in range(n_nodes):
-                    parent_scores[i] = leaf_score(g_v[i], h_v[i], &self.params)
-                if t > 1:
-                    for k in prange(n_work, schedule="static", num_threads=t):
-                        self._scan(k, n_feat, &slot_v[0], &g_v[0], &h_v[0], &c_v[0], parent_scores, &per_feature[k])
-                else:
-                    for k in range(n_work):
-                        self._scan(k, n_feat, &slot_v[0], &g_v[0], &h_v[0], &c_v[0], parent_scores, &per_feature[k])
-            results = []
-            for i in range(n_nodes):
-                best = NULL
-                for j in range(n_feat):  # features in order, strict >: ties keep the lowest
-                    k = i * n_feat + j
-                    if per_feature[k].feature >= 0 and (best == NULL or per_feature[k].gain > best.gain):
-                        best = &per_feature[k]
-                if best == NULL:
-                    results.append(None)
-                else:
-                    results.append((best.gain, best.feature, best.bin, bool(best.default_left),
-                                    bool(best.has_missing), best.left_g, best.left_h))
-            return results
+                self.find_best(&self.slot_buf[0], &self.sums_buf[0, 0], &self.sums_buf[1, 0],
+                               &self.sums_buf[2, 0], n_nodes, out)
+            return [None if out[i].feature < 0 else
+                    (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
+                     bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
         finally:
-            free(per_feature)
-            free(parent_scores)
+            free(out)
 
-    cdef inline void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
+    cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
+                        const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil:
+        """out[i]: the best split of node i (feature -1 if none is valid); n_nodes <= max_batch.
+        Parallel over (node, feature) pairs, then an argmax per node in feature order."""
+        cdef Py_ssize_t i, j, k, n_feat = self.features.shape[0], n_work = n_nodes * n_feat
+        cdef Candidate* per_feature = self.per_feature
+        cdef Candidate* best
+        cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        for i in range(n_nodes):
+            self.parent_scores[i] = leaf_score(sum_g[i], sum_h[i], &self.params)
+        if t > 1:
+            for k in prange(n_work, schedule="static", num_threads=t):
+                self._scan(k, n_feat, slots, sum_g, sum_h, counts, self.parent_scores, &per_feature[k])
+        else:
+            for k in range(n_work):
+                self._scan(k, n_feat, slots, sum_g, sum_h, counts, self.parent_scores, &per_feature[k])
+        for i in range(n_nodes):
+            best = NULL
+            for j in range(n_feat):  # features in order, strict >: ties keep the lowest
+                k = i * n_feat + j
+                if per_feature[k].feature >= 0 and (best == NULL or per_feature[k].gain > best.gain):
+                    best = &per_feature[k]
+            if best == NULL:
+                out[i].feature = -1
+                out[i].gain = 0.0
+            else:
+                out[i] = best[0]
+
+    cdef void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
                            const double* h_v, const double* c_v, const double* parent_scores,
                            Candidate* out) noexcept nogil:
         cdef Py_ssize_t i = k // n_feat

@@ -44,28 +44,6 @@ cdef class HistogramBuilder:
     layout "row": the uint8 columns are also stored row-major and built by the row-wise
     kernel (see _rowwise.pyx); other columns stay column-wise.
     """
-    cdef ColumnsView view
-    cdef readonly bint quantized
-    cdef double[:, :, ::1] pool
-    cdef int64_t[:, ::1] pool_packed
-    cdef float[:, ::1] ordered           # full precision: gathered (grad, hess)
-    cdef int64_t[::1] ordered_packed     # quantized: the same memory, expanded pairs
-    cdef const float[:, ::1] gh
-    cdef const int32_t[::1] q32
-    cdef const int16_t[::1] q16
-    cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
-    cdef const int32_t[::1] columns      # built column-wise
-    cdef readonly bint rowwise
-    cdef const uint8_t[:, ::1] row_matrix
-    cdef const int64_t[::1] row_offsets   # histogram offset of each row-wise column
-    cdef const int64_t[::1] row_bins
-    cdef double[::1] scratch
-    cdef int64_t[::1] scratch_packed
-    cdef int64_t[:, ::1] batch           # (3, n): batch arguments as C arrays
-    cdef public int n_threads
-    cdef public Py_ssize_t prefetch_distance
-    cdef Py_ssize_t n_slots
-
     def __init__(self, binned, pool_data, columns, int n_threads=1, bint prefetch=True,
                  Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE, str layout="column"):
         self.view = ColumnsView(binned)
@@ -130,53 +108,63 @@ cdef class HistogramBuilder:
         cdef Py_ssize_t n = fill(nodes, self.batch[1], "nodes")
         cdef const int64_t[::1] slot_v = self.batch[0]
         cdef const int64_t[::1] node_v = self.batch[1]
-        cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
-        cdef Py_ssize_t total_rows = 0
-        if (self.gh is None) if not self.quantized else (self.packed_bits == 0):
+        cdef Py_ssize_t i, k
+        if not self.ready():
             raise RuntimeError("gradients must be set first")
         if fill(slots, self.batch[0], "slots") != n:
             raise ValueError("one slot per node")
         for i in range(n):
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
-            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
         if n > 1:
             ranges = sorted((part.begin[node_v[i]], part.end[node_v[i]]) for i in range(n)
                             if part.end[node_v[i]] > part.begin[node_v[i]])
             if any(ranges[k][1] > ranges[k + 1][0] for k in range(len(ranges) - 1)):
                 raise ValueError("nodes built together must have disjoint row ranges")
+        if n > 0:
+            with nogil:
+                self.build(part, &slot_v[0], &node_v[0], n)
+
+    cdef bint ready(self):
+        """The gradients of the tree being grown are set."""
+        return self.packed_bits != 0 if self.quantized else self.gh is not None
+
+    cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
+                    Py_ssize_t n) noexcept nogil:
+        """build_nodes without its checks: slots, nodes and disjoint ranges are the caller's."""
+        cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
+        cdef Py_ssize_t total_rows = 0
         if n == 0 or (n_col == 0 and not self.rowwise):
             return
+        for i in range(n):
+            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
-        with nogil:
-            if n_col > 0:  # gathered gradients are for the column-wise kernels
-                for i in range(n):
-                    self._gather(part, node_v[i])
-            if self.rowwise and n == 1:  # one node: its row blocks (or columns) in parallel
-                self._build_rows(part, node_v[0], slot_v[0], self.n_threads)
-            elif self.rowwise:
-                for i in range(n):  # big nodes: their row blocks in parallel
-                    if self._blocks(part, node_v[i]) > 1:
-                        self._build_rows(part, node_v[i], slot_v[i], self.n_threads)
-                if t_rows > 1:      # small nodes: in parallel over nodes
-                    for i in prange(n, schedule="static", num_threads=t_rows):
-                        if self._blocks(part, node_v[i]) == 1:
-                            self._build_rows(part, node_v[i], slot_v[i], 1)
-                else:
-                    for i in range(n):
-                        if self._blocks(part, node_v[i]) == 1:
-                            self._build_rows(part, node_v[i], slot_v[i], 1)
-            if n_col == 0:
-                pass
-            elif t > 1:
-                for k in prange(n * n_col, schedule="static", num_threads=t):
-                    self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
-                                     self.columns[k % n_col])
+        if n_col > 0:  # gathered gradients are for the column-wise kernels
+            for i in range(n):
+                self._gather(part, node_v[i])
+        if self.rowwise and n == 1:  # one node: its row blocks (or columns) in parallel
+            self._build_rows(part, node_v[0], slot_v[0], self.n_threads)
+        elif self.rowwise:
+            for i in range(n):  # big nodes: their row blocks in parallel
+                if self._blocks(part, node_v[i]) > 1:
+                    self._build_rows(part, node_v[i], slot_v[i], self.n_threads)
+            if t_rows > 1:      # small nodes: in parallel over nodes
+                for i in prange(n, schedule="static", num_threads=t_rows):
+                    if self._blocks(part, node_v[i]) == 1:
+                        self._build_rows(part, node_v[i], slot_v[i], 1)
             else:
-                for k in range(n * n_col):
-                    self._build_pair(part, node_v[k // n_col], slot_v[k // n_col],
-                                     self.columns[k % n_col])
+                for i in range(n):
+                    if self._blocks(part, node_v[i]) == 1:
+                        self._build_rows(part, node_v[i], slot_v[i], 1)
+        if n_col == 0:
+            pass
+        elif t > 1:
+            for k in prange(n * n_col, schedule="static", num_threads=t):
+                self._build_pair(part, node_v[k // n_col], slot_v[k // n_col], self.columns[k % n_col])
+        else:
+            for k in range(n * n_col):
+                self._build_pair(part, node_v[k // n_col], slot_v[k // n_col], self.columns[k % n_col])
 
     cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         return row_blocks(part.end[node] - part.begin[node], self.quantized, self.n_threads)
@@ -245,17 +233,21 @@ cdef class HistogramBuilder:
         cdef const int64_t[::1] p = self.batch[0, :n]
         cdef const int64_t[::1] c = self.batch[1, :n]
         cdef const int64_t[::1] o = self.batch[2, :n]
-        cdef Py_ssize_t i, j, n_bins = self.view.total_bins
+        cdef Py_ssize_t i
         for i in range(n):
             if not (0 <= p[i] < self.n_slots and 0 <= c[i] < self.n_slots and 0 <= o[i] < self.n_slots):
                 raise ValueError("slot out of range")
+        if n > 0:
+            with nogil:
+                self.subtract(&p[0], &c[0], &o[0], n)
+
+    cdef void subtract(self, const int64_t* p, const int64_t* c, const int64_t* o, Py_ssize_t n) noexcept nogil:
+        cdef Py_ssize_t i, j, n_bins = self.view.total_bins
         if n_bins == 0:
             return
-        with nogil:
-            for i in range(p.shape[0]):
-                if self.quantized:
-                    for j in range(n_bins):
-                        self.pool_packed[o[i], j] = self.pool_packed[p[i], j] - self.pool_packed[c[i], j]
-                else:
-                    subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0],
-                                    &self.pool[o[i], 0, 0], 2 * n_bins)
+        for i in range(n):
+            if self.quantized:
+                for j in range(n_bins):
+                    self.pool_packed[o[i], j] = self.pool_packed[p[i], j] - self.pool_packed[c[i], j]
+            else:
+                subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0], &self.pool[o[i], 0, 0], 2 * n_bins)

@@ -1,0 +1,341 @@
+"""Growing one tree (RFC-0008): leaf-wise (best gain first) or depth-wise expansion.
+
+The loop runs here, calling the kernels' C entry points, so a split costs no Python
+(it used to cost ~12 us of interpreter time per split, a tenth of a small training).
+One expansion step, for a batch of parents (one parent leaf-wise, a level depth-wise):
+
+  1. partition each parent's rows by its best split; record the split;
+  2. per parent: build the smaller child's histogram, derive the larger child's as
+     parent - smaller (the parent's slot is handed to the larger child); a child that
+     cannot be split needs no histogram;
+  3. find the children's best splits.
+
+Histograms live in pool slots (see histograms/_pool.pyx); a parent whose histogram was
+evicted gets both children built directly. The nodes' sums, counts, best splits and
+the tree's arrays are NumPy arrays of this object, read by the grower afterwards.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+from boosters.training._partition cimport RowPartitioner
+from boosters.training._split cimport Candidate, SplitFinder
+from boosters.training.histograms._build cimport HistogramBuilder
+from boosters.training.histograms._pool cimport HistogramPool
+
+
+cdef class GrowthLoop:
+    cdef HistogramBuilder builder
+    cdef SplitFinder finder
+    cdef RowPartitioner partitioner
+    cdef HistogramPool pool
+    cdef bint leafwise
+    cdef Py_ssize_t max_leaves, max_depth      # max_depth < 0: unlimited
+    cdef Py_ssize_t min_rows_to_split
+    cdef bint has_features
+    cdef Py_ssize_t totals_start, totals_stop  # bins of one column: a node's totals
+    cdef const double[::1] edges               # all features' upper edges, concatenated
+    cdef const int64_t[::1] edge_offsets
+    cdef readonly Py_ssize_t max_nodes, n_nodes
+    # per node
+    cdef readonly int32_t[::1] depth
+    cdef readonly double[::1] sum_g, sum_h
+    cdef readonly int64_t[::1] count
+    cdef readonly int32_t[::1] feature, threshold_bin, left, right
+    cdef readonly double[::1] threshold, gain
+    cdef readonly uint8_t[::1] default_left
+    cdef Candidate* best                       # best split of a node; feature -1: none
+    cdef Candidate* found                      # find_best's results for one step
+    # scratch for one expansion step, and the leaf-wise heap
+    cdef int64_t[:, ::1] work
+    cdef int64_t[::1] heap
+    cdef double[:, ::1] sums
+
+    def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
+                 HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
+                 Py_ssize_t min_samples_leaf, totals_bins, upper_edges):
+        self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
+        self.leafwise = leafwise
+        self.max_leaves = max_leaves
+        self.max_depth = -1 if max_depth is None else max_depth
+        self.min_rows_to_split = max(2, 2 * min_samples_leaf)
+        self.has_features = finder.features.shape[0] > 0
+        self.totals_start, self.totals_stop = totals_bins
+        self.edges = np.concatenate([np.asarray(e, dtype=np.float64) for e in upper_edges] or [np.zeros(0)])
+        self.edge_offsets = np.cumsum([0] + [len(e) for e in upper_edges]).astype(np.int64)
+        self.max_nodes = partitioner.max_nodes
+        if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
+            raise ValueError("the pool and the split finder must hold every node of a step")
+        n = self.max_nodes
+        self.depth = np.zeros(n, dtype=np.int32)
+        self.sum_g = np.zeros(n)
+        self.sum_h = np.zeros(n)
+        self.count = np.zeros(n, dtype=np.int64)
+        self.feature = np.zeros(n, dtype=np.int32)
+        self.threshold_bin = np.zeros(n, dtype=np.int32)
+        self.left = np.zeros(n, dtype=np.int32)
+        self.right = np.zeros(n, dtype=np.int32)
+        self.threshold = np.zeros(n)
+        self.gain = np.zeros(n)
+        self.default_left = np.zeros(n, dtype=np.uint8)
+        self.best = <Candidate*> malloc(n * sizeof(Candidate))
+        self.found = <Candidate*> malloc((n + 2) * sizeof(Candidate))
+        if self.best == NULL or self.found == NULL:
+            raise MemoryError()
+        self.work = np.zeros((12, n + 2), dtype=np.int64)
+        self.heap = np.zeros(n + 1, dtype=np.int64)
+        self.sums = np.zeros((3, n + 2))
+
+    def __dealloc__(self):
+        free(self.best)
+        free(self.found)
+
+    def grow(self, gradients):
+        """Grow a tree from the gradients the builder was given; returns the node count.
+        The partitioner and pool must have been reset for this tree."""
+        if not self.builder.ready():
+            raise RuntimeError("gradients must be set first")
+        self.n_nodes = 0
+        cdef int64_t root = self._add(0, self.partitioner.n_rows)
+        cdef int64_t slot
+        cdef bint hit
+        if self._splittable(root):
+            slot = self.pool.take(root, &hit)
+            with nogil:
+                self.builder.build(self.partitioner, &slot, &root, 1)
+                # the root's sums are those of any column of its histogram: consistent
+                # with every histogram sum that follows
+                self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
+            self._find_splits(&root, &slot, 1)
+        else:
+            sums = np.asarray(gradients).sum(axis=0, dtype=np.float64)
+            self.sum_g[root], self.sum_h[root] = sums[0], sums[1]
+        if self.leafwise:
+            self._grow_leafwise()
+        else:
+            self._grow_depthwise()
+        return self.n_nodes
+
+    # -- growth strategies ------------------------------------------------------------
+
+    cdef int _grow_depthwise(self) except -1:
+        cdef int64_t* level = &self.work[10, 0]
+        cdef int64_t* parents = &self.work[11, 0]
+        cdef Py_ssize_t i, n_level = 1, n_parents
+        level[0] = 0
+        while n_level > 0:
+            n_parents = 0
+            for i in range(n_level):
+                if self.best[level[i]].feature >= 0:
+                    parents[n_parents] = level[i]
+                    n_parents += 1
+            n_level = self._expand(parents, n_parents, False, level) if n_parents > 0 else 0
+        return 0
+
+    cdef int _grow_leafwise(self) except -1:
+        cdef Py_ssize_t n_heap = 0, n_leaves = 1, n_children, i
+        cdef int64_t node
+        cdef int64_t children[2]
+        if self.best[0].feature >= 0:
+            n_heap = self._push(n_heap, 0)
+        while n_heap > 0 and n_leaves < self.max_leaves:
+            node = self.heap[0]  # best gain first; ties: lowest node id
+            n_heap = self._pop(n_heap)
+            n_leaves += 1
+            n_children = self._expand(&node, 1, n_leaves == self.max_leaves, children)
+            for i in range(n_children):
+                if self.best[children[i]].feature >= 0:
+                    n_heap = self._push(n_heap, children[i])
+        return 0
+
+    cdef inline bint _before(self, int64_t a, int64_t b) noexcept:
+        return self.best[a].gain > self.best[b].gain or (self.best[a].gain == self.best[b].gain and a < b)
+
+    cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept:
+        cdef Py_ssize_t i = n, parent
+        while i > 0:
+            parent = (i - 1) // 2
+            if not self._before(node, self.heap[parent]):
+                break
+            self.heap[i] = self.heap[parent]
+            i = parent
+        self.heap[i] = node
+        return n + 1
+
+    cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept:
+        cdef int64_t last = self.heap[n - 1]
+        cdef Py_ssize_t i = 0, child
+        n -= 1
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and self._before(self.heap[child + 1], self.heap[child]):
+                child += 1
+            if not self._before(self.heap[child], last):
+                break
+            self.heap[i] = self.heap[child]
+            i = child
+        if n > 0:
+            self.heap[i] = last
+        return n
+
+    # -- one expansion step -------------------------------------------------------------
+
+    cdef Py_ssize_t _add(self, int32_t depth, int64_t count) noexcept:
+        cdef Py_ssize_t node = self.n_nodes
+        self.n_nodes += 1
+        self.depth[node] = depth
+        self.sum_g[node] = 0.0
+        self.sum_h[node] = 0.0
+        self.count[node] = count
+        self.best[node].feature = -1
+        self.feature[node] = -1
+        self.threshold[node] = 0.0
+        self.threshold_bin[node] = 0
+        self.default_left[node] = 0
+        self.left[node] = -1
+        self.right[node] = -1
+        self.gain[node] = 0.0
+        return node
+
+    cdef inline bint _splittable(self, Py_ssize_t node) noexcept:
+        return (self.has_features and (self.max_depth < 0 or self.depth[node] < self.max_depth)
+                and self.count[node] >= self.min_rows_to_split)
+
+    cdef Py_ssize_t _expand(self, const int64_t* parents, Py_ssize_t n, bint children_final,
+                            int64_t* children) except -1:
+        """Split `parents` by their best splits; writes the children (left, right per
+        parent) and returns their number. Their best splits are found unless
+        `children_final` (they will stay leaves)."""
+        cdef int64_t* lefts = &self.work[0, 0]
+        cdef int64_t* rights = &self.work[1, 0]
+        cdef Py_ssize_t i, p, group, start
+        cdef Candidate* split
+        for i in range(n):
+            lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
+            rights[i] = self._add(self.depth[parents[i]] + 1, 0)
+        for i in range(n):
+            p = parents[i]
+            split = &self.best[p]
+            with nogil:
+                self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i])
+            self._record_split(p, lefts[i], rights[i], split)
+            children[2 * i] = lefts[i]
+            children[2 * i + 1] = rights[i]
+        if children_final:
+            for i in range(n):
+                self.pool.drop(parents[i])
+            return 2 * n
+        group = n if self.pool.identity else max(1, self.pool.n_slots // 2)
+        for start in range(0, n, group):
+            self._children_histograms(parents + start, lefts + start, rights + start, min(group, n - start))
+        return 2 * n
+
+    cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right, const Candidate* split) noexcept:
+        cdef int64_t n_left = self.partitioner.end[left] - self.partitioner.begin[left]
+        cdef int64_t n_right = self.count[parent] - n_left
+        self.feature[parent] = split.feature
+        self.threshold_bin[parent] = split.bin
+        self.threshold[parent] = self.edges[self.edge_offsets[split.feature] + split.bin - 1]
+        # a feature with no missing values here sends them (at prediction) to the larger child
+        self.default_left[parent] = split.default_left if split.has_missing else n_left >= n_right
+        self.left[parent] = left
+        self.right[parent] = right
+        self.gain[parent] = split.gain
+        self.sum_g[left] = split.left_g
+        self.sum_h[left] = split.left_h
+        self.count[left] = n_left
+        self.sum_g[right] = self.sum_g[parent] - split.left_g
+        self.sum_h[right] = self.sum_h[parent] - split.left_h
+        self.count[right] = n_right
+
+    cdef int _children_histograms(self, const int64_t* parents, const int64_t* lefts, const int64_t* rights,
+                                  Py_ssize_t n) except -1:
+        """Histograms and best splits of the children of a group of parents that fits
+        the pool: at most two pinned slots per parent."""
+        cdef HistogramPool pool = self.pool
+        cdef int64_t* build_slots = &self.work[2, 0]
+        cdef int64_t* build_nodes = &self.work[3, 0]
+        cdef int64_t* sub_parent = &self.work[4, 0]
+        cdef int64_t* sub_small = &self.work[5, 0]
+        cdef int64_t* sub_out = &self.work[6, 0]
+        cdef int64_t* pinned = &self.work[7, 0]
+        cdef int64_t* eval_nodes = &self.work[8, 0]
+        cdef int64_t* eval_slots = &self.work[9, 0]
+        cdef Py_ssize_t n_build = 0, n_sub = 0, n_pinned = 0, n_eval = 0
+        cdef Py_ssize_t i, k, parent, small, large, child, parent_slot, slot
+        cdef bint need_small, need_large, needed, hit
+        for i in range(n):
+            parent = parents[i]
+            small, large = lefts[i], rights[i]
+            if self.count[small] > self.count[large]:
+                small, large = large, small
+            need_small, need_large = self._splittable(small), self._splittable(large)
+            parent_slot = pool.slot_of(parent)
+            if not (need_small or need_large):
+                pool.drop(parent)
+                continue
+            if parent_slot < 0:  # evicted: build what is needed directly
+                for k in range(2):
+                    child = small if k == 0 else large
+                    needed = need_small if k == 0 else need_large
+                    if needed:
+                        slot = pool.take(child, &hit)
+                        pool.set_pinned(slot, True)
+                        pinned[n_pinned] = slot
+                        n_pinned += 1
+                        build_slots[n_build], build_nodes[n_build] = slot, child
+                        n_build += 1
+                        eval_nodes[n_eval], eval_slots[n_eval] = child, slot
+                        n_eval += 1
+                continue
+            pool.set_pinned(parent_slot, True)
+            pinned[n_pinned] = parent_slot
+            n_pinned += 1
+            slot = pool.take(small, &hit)
+            pool.set_pinned(slot, True)
+            pinned[n_pinned] = slot
+            n_pinned += 1
+            build_slots[n_build], build_nodes[n_build] = slot, small
+            n_build += 1
+            if need_small:
+                eval_nodes[n_eval], eval_slots[n_eval] = small, slot
+                n_eval += 1
+            if need_large:
+                sub_parent[n_sub], sub_small[n_sub] = parent_slot, slot
+                sub_out[n_sub] = pool.move(parent, large)
+                n_sub += 1
+                eval_nodes[n_eval], eval_slots[n_eval] = large, sub_out[n_sub - 1]
+                n_eval += 1
+            else:
+                pool.drop(parent)
+        with nogil:
+            if n_build > 0:
+                self.builder.build(self.partitioner, build_slots, build_nodes, n_build)
+            if n_sub > 0:
+                self.builder.subtract(sub_parent, sub_small, sub_out, n_sub)
+        self._find_splits(eval_nodes, eval_slots, n_eval)
+        for i in range(n_pinned):
+            pool.set_pinned(pinned[i], False)
+        for i in range(n_build):  # small children that will never be split
+            if not self._splittable(build_nodes[i]):
+                pool.drop(build_nodes[i])
+        return 0
+
+    cdef void _find_splits(self, const int64_t* nodes, const int64_t* slots, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t i
+        if n == 0:
+            return
+        for i in range(n):
+            self.sums[0, i] = self.sum_g[nodes[i]]
+            self.sums[1, i] = self.sum_h[nodes[i]]
+            self.sums[2, i] = <double> self.count[nodes[i]]
+        with nogil:
+            self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
+        for i in range(n):
+            self.best[nodes[i]] = self.found[i]
+            if self.found[i].feature < 0:
+                self.pool.drop(nodes[i])

@@ -1,0 +1,48 @@
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+
+cdef struct SplitParams:
+    double l1
+    double l2
+    double min_child_weight
+    double min_gain
+    double min_samples_leaf
+
+
+# The best split of one feature, or of a node (feature -1: no valid split).
+cdef struct Candidate:
+    double gain
+    int32_t feature
+    int32_t bin             # last value bin going left
+    uint8_t default_left
+    uint8_t has_missing     # the node had rows with a missing value of this feature
+    double left_g
+    double left_h
+
+
+cdef class SplitFinder:
+    cdef double[:, :, ::1] pool           # full precision: (slots, bins, 2) float64
+    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed int64 sums
+    cdef readonly bint quantized
+    cdef double inv_scale_g, inv_scale_h  # quantized: value of one unit of grad / hess
+    cdef const int64_t[::1] offsets       # per feature: start of its column's histogram
+    cdef const int32_t[::1] n_bins        # per feature
+    cdef const int32_t[::1] default_bin   # per feature: -1 if stored alone
+    cdef const int32_t[::1] value_offset  # per feature: first bundle value of its bins
+    cdef const int32_t[::1] features
+    cdef SplitParams params
+    cdef public int n_threads
+    cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
+    cdef readonly Py_ssize_t max_batch    # nodes per call at most
+    cdef int64_t[::1] slot_buf  # find_best_many's arguments as C arrays
+    cdef double[:, ::1] sums_buf
+    cdef Candidate* per_feature # (max_batch, features) scan results
+    cdef double* parent_scores  # (max_batch,)
+
+    cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
+                        const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil
+    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil
+    cdef void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
+                    const double* h_v, const double* c_v, const double* parent_scores,
+                    Candidate* out) noexcept nogil
+    cdef void _materialize(self, Py_ssize_t slot, int32_t f, double g, double h, double* out) noexcept nogil
