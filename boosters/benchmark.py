@@ -84,19 +84,25 @@ class PeakMemory:
 
 # -- one fit per library ----------------------------------------------------------------------
 
-def _fit_boosters(s: Settings, X, y, threads, verbose):
+def boosters_config(s: Settings, verbose: bool = False):
+    """The GBDTConfig matching the settings."""
     import boosters as bst
 
     objective = {"regression": bst.Objective.squared(), "binary": bst.Objective.logistic(),
                  "multiclass": bst.Objective.softmax(s.n_classes)}[s.task]
-    config = bst.GBDTConfig(
+    return bst.GBDTConfig(
         n_estimators=s.n_trees, learning_rate=s.learning_rate, objective=objective,
         growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=s.n_leaves, max_depth=None,
         min_samples_leaf=s.min_samples_leaf, l2=s.l2, min_child_weight=1e-3,
         max_bins=s.max_bins + 1, cache_size=s.n_leaves, seed=s.seed,
         histogram_mode=s.histogram_mode, histogram_layout=s.histogram_layout, prefetch=s.prefetch,
         verbosity=1 if verbose else 0)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=threads)
+
+
+def _fit_boosters(s: Settings, X, y, threads, verbose):
+    import boosters as bst
+
+    model = bst.GBDTModel.train(bst.Dataset(X, y), boosters_config(s, verbose), n_threads=threads)
     return lambda Xt: model.predict(Xt, n_threads=threads)
 
 

@@ -759,3 +759,23 @@ def test_small_cache_bitwise_identical_with_wide_range_weights():
     params = dict(n_estimators=3, max_depth=8, min_child_weight=0.0)
     assert_models_identical(train(X, y, weights=w, cache_size=1024, **params),
                             train(X, y, weights=w, cache_size=2, **params))
+
+
+# ----------------------------------------------------------------------------------
+# Kernel timings of the growth loop
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("strategy", ["depthwise", "leafwise"])
+def test_kernel_timings_count_every_kernel_call(strategy):
+    X, y = regression_data(n=3000, n_features=5, nan_share=0.0)
+    cfg = bst.GBDTConfig(n_estimators=4, growth_strategy=bst.GrowthStrategy(strategy), max_depth=4, n_leaves=8)
+    result = GBDTTrainer(cfg, 1).train(bst.Dataset(X, y))
+    timings = result.kernel_timings
+    assert set(timings) == {"partition", "histogram build", "histogram subtraction", "split search"}
+    n_splits = sum(int((t.split_feature >= 0).sum()) for t in result.forest.trees)
+    assert n_splits > 0
+    assert timings["partition"][1] == n_splits  # one partition per split
+    # each split's children get one subtraction (the larger child) unless neither can split
+    assert 0 < timings["histogram subtraction"][1] <= n_splits
+    assert all(seconds >= 0 for seconds, _ in timings.values())
+    assert sum(seconds for seconds, _ in timings.values()) <= result.seconds

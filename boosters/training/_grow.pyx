@@ -19,6 +19,19 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+
+cdef enum Phase:
+    PARTITION, BUILD, SUBTRACT, SPLIT_SEARCH, N_PHASES
+
+PHASE_NAMES = ("partition", "histogram build", "histogram subtraction", "split search")
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + 1e-9 * t.tv_nsec
 
 from boosters.training._partition cimport RowPartitioner
 from boosters.training._split cimport Candidate, SplitFinder
@@ -52,6 +65,8 @@ cdef class GrowthLoop:
     cdef int64_t[:, ::1] work
     cdef int64_t[::1] heap
     cdef double[:, ::1] sums
+    cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
+    cdef int64_t calls[<int> N_PHASES]
 
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
@@ -87,10 +102,27 @@ cdef class GrowthLoop:
         self.work = np.zeros((12, n + 2), dtype=np.int64)
         self.heap = np.zeros(n + 1, dtype=np.int64)
         self.sums = np.zeros((3, n + 2))
+        self.reset_timings()
 
     def __dealloc__(self):
         free(self.best)
         free(self.found)
+
+    def reset_timings(self):
+        cdef int i
+        for i in range(N_PHASES):
+            self.seconds[i] = 0.0
+            self.calls[i] = 0
+
+    @property
+    def timings(self):
+        """{phase: (seconds, kernel calls)} since construction or reset_timings(): where
+        the growth time goes (each kernel call is timed; a clock read costs ~20 ns)."""
+        return {name: (self.seconds[i], self.calls[i]) for i, name in enumerate(PHASE_NAMES)}
+
+    cdef inline void _timed(self, Phase phase, double start) noexcept nogil:
+        self.seconds[<int> phase] += now() - start
+        self.calls[<int> phase] += 1
 
     def grow(self, gradients):
         """Grow a tree from the gradients the builder was given; returns the node count.
@@ -101,10 +133,13 @@ cdef class GrowthLoop:
         cdef int64_t root = self._add(0, self.partitioner.n_rows)
         cdef int64_t slot
         cdef bint hit
+        cdef double start
         if self._splittable(root):
             slot = self.pool.take(root, &hit)
             with nogil:
+                start = now()
                 self.builder.build(self.partitioner, &slot, &root, 1)
+                self._timed(BUILD, start)
                 # the root's sums are those of any column of its histogram: consistent
                 # with every histogram sum that follows
                 self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
@@ -212,8 +247,9 @@ cdef class GrowthLoop:
         `children_final` (they will stay leaves)."""
         cdef int64_t* lefts = &self.work[0, 0]
         cdef int64_t* rights = &self.work[1, 0]
-        cdef Py_ssize_t i, p, group, start
+        cdef Py_ssize_t i, p, group, first
         cdef Candidate* split
+        cdef double start
         for i in range(n):
             lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
             rights[i] = self._add(self.depth[parents[i]] + 1, 0)
@@ -221,7 +257,9 @@ cdef class GrowthLoop:
             p = parents[i]
             split = &self.best[p]
             with nogil:
+                start = now()
                 self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i])
+                self._timed(PARTITION, start)
             self._record_split(p, lefts[i], rights[i], split)
             children[2 * i] = lefts[i]
             children[2 * i + 1] = rights[i]
@@ -230,8 +268,8 @@ cdef class GrowthLoop:
                 self.pool.drop(parents[i])
             return 2 * n
         group = n if self.pool.identity else max(1, self.pool.n_slots // 2)
-        for start in range(0, n, group):
-            self._children_histograms(parents + start, lefts + start, rights + start, min(group, n - start))
+        for first in range(0, n, group):
+            self._children_histograms(parents + first, lefts + first, rights + first, min(group, n - first))
         return 2 * n
 
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right, const Candidate* split) noexcept:
@@ -268,6 +306,7 @@ cdef class GrowthLoop:
         cdef Py_ssize_t n_build = 0, n_sub = 0, n_pinned = 0, n_eval = 0
         cdef Py_ssize_t i, k, parent, small, large, child, parent_slot, slot
         cdef bint need_small, need_large, needed, hit
+        cdef double start
         for i in range(n):
             parent = parents[i]
             small, large = lefts[i], rights[i]
@@ -314,9 +353,13 @@ cdef class GrowthLoop:
                 pool.drop(parent)
         with nogil:
             if n_build > 0:
+                start = now()
                 self.builder.build(self.partitioner, build_slots, build_nodes, n_build)
+                self._timed(BUILD, start)
             if n_sub > 0:
+                start = now()
                 self.builder.subtract(sub_parent, sub_small, sub_out, n_sub)
+                self._timed(SUBTRACT, start)
         self._find_splits(eval_nodes, eval_slots, n_eval)
         for i in range(n_pinned):
             pool.set_pinned(pinned[i], False)
@@ -327,6 +370,7 @@ cdef class GrowthLoop:
 
     cdef void _find_splits(self, const int64_t* nodes, const int64_t* slots, Py_ssize_t n) noexcept:
         cdef Py_ssize_t i
+        cdef double start
         if n == 0:
             return
         for i in range(n):
@@ -334,7 +378,9 @@ cdef class GrowthLoop:
             self.sums[1, i] = self.sum_h[nodes[i]]
             self.sums[2, i] = <double> self.count[nodes[i]]
         with nogil:
+            start = now()
             self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
+            self._timed(SPLIT_SEARCH, start)
         for i in range(n):
             self.best[nodes[i]] = self.found[i]
             if self.found[i].feature < 0:

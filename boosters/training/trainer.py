@@ -43,13 +43,14 @@ def resolve_histogram_mode(config: GBDTConfig, n_rows: int) -> str:
 class TrainingResult:
     """What the loop produced; GBDTModel wraps it."""
 
-    def __init__(self, forest, best_iteration, best_score, history, n_evictions, seconds):
+    def __init__(self, forest, best_iteration, best_score, history, n_evictions, seconds, kernel_timings=None):
         self.forest = forest
         self.best_iteration = best_iteration
         self.best_score = best_score
         self.history = history
         self.n_evictions = n_evictions
         self.seconds = seconds
+        self.kernel_timings = kernel_timings or {}  # tree growth phase -> (seconds, calls)
 
 
 class GBDTTrainer:
@@ -112,7 +113,7 @@ class GBDTTrainer:
             print(f"note: {grower.n_evictions} histograms were evicted and rebuilt; "
                   f"a larger cache_size avoids that")
         return TrainingResult(forest, best_iteration, best_score, history, grower.n_evictions,
-                              time.perf_counter() - start)
+                              time.perf_counter() - start, grower.loop.timings)
 
     def _check_inputs(self, train: Dataset, val_set: Dataset | None) -> None:
         if not isinstance(train, Dataset):
