@@ -153,10 +153,11 @@ def test_split_many_returns_left_counts(data):
     binned, dense = data
     part = RowPartitioner(binned, 7)
     part.split(0, 0, 128, True, 1, 2)
+    rows_1, rows_2 = part.rows(1), part.rows(2)
     counts = part.split_many([1, 2], [2, 5], [8, 500], [False, True], [3, 5], [4, 6])
     assert counts.dtype == np.int64
-    l1, _ = naive_partition(dense[:, 2], part.rows(1), 8, False)
-    l2, _ = naive_partition(dense[:, 5], part.rows(2), 500, True)
+    l1, _ = naive_partition(dense[:, 2], rows_1, 8, False)
+    l2, _ = naive_partition(dense[:, 5], rows_2, 500, True)
     np.testing.assert_array_equal(counts, [len(l1), len(l2)])
     check_node(part, 3, l1)
     check_node(part, 5, l2)
@@ -265,6 +266,7 @@ def test_parallel_split_equals_serial_and_naive(big, n_threads):
 
 @pytest.mark.parametrize("n_threads", [2, 4])
 def test_parallel_split_many_equals_serial(big, n_threads):
+    LEAVES = (5, 7, 8, 9, 10, 11, 12)  # nodes 0-4 and 6 were split: their rows are their children's
     binned, dense = big
     results = []
     for t in (1, n_threads):
@@ -272,17 +274,17 @@ def test_parallel_split_many_equals_serial(big, n_threads):
         counts = [part.split_many([0], [3], [690], [True], [1], [2])]
         counts.append(part.split_many([1, 2], [0, 1], [200, 20], [False, True], [3, 5], [4, 6]))
         counts.append(part.split_many([3, 4, 6], [1, 2, 3], [38, 1, 300], [True, False, True], [7, 9, 11], [8, 10, 12]))
-        results.append((np.concatenate(counts), [part.rows(k) for k in range(3, 13)]))
+        results.append((np.concatenate(counts), {k: part.rows(k) for k in LEAVES}))
     np.testing.assert_array_equal(results[0][0], results[1][0])
-    for a, b in zip(results[0][1], results[1][1]):
-        np.testing.assert_array_equal(a, b)
+    for k in LEAVES:
+        np.testing.assert_array_equal(results[0][1][k], results[1][1][k])
     # and the naive partition
     rows = np.arange(binned.n_rows)
     l1, r1 = naive_partition(dense[:, 3], rows, 690, True)
     l3, r3 = naive_partition(dense[:, 0], l1, 200, False)
     l7, r7 = naive_partition(dense[:, 1], l3, 38, True)
-    np.testing.assert_array_equal(results[1][1][7 - 3], l7)
-    np.testing.assert_array_equal(results[1][1][8 - 3], r7)
+    np.testing.assert_array_equal(results[1][1][7], l7)
+    np.testing.assert_array_equal(results[1][1][8], r7)
 
 
 def test_parallel_random_trees_equal_serial(big):
@@ -364,7 +366,7 @@ def test_split_many_accepts_strided_arrays(data):
     ref.split_many(*[a[::2].copy() for a in args])
     part = RowPartitioner(binned, 5)
     part.split_many(*[a[::2] for a in args])
-    for node in (1, 2):
+    for node in (2, 3, 4):
         np.testing.assert_array_equal(part.rows(node), ref.rows(node))
 
 
@@ -414,3 +416,22 @@ def test_bad_split_arguments_raise(data, args):
         part.split_many(*[[a] for a in args])
     check_node(part, 0, np.arange(binned.n_rows))  # nothing was split
 
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_a_split_node_has_no_rows_and_cannot_be_split_again(big, n_threads):
+    binned, _ = big  # big enough for a parallel split with 2 threads
+    part = RowPartitioner(binned, 7, n_threads=n_threads)
+    part.split(0, 0, 100, False, 1, 2)
+    part.split(1, 1, 200, False, 3, 4)
+    assert part.count(1) == part.count(3) + part.count(4)  # its range is still known
+    with pytest.raises(ValueError, match="node 1 was split"):
+        part.rows(1)
+    with pytest.raises(ValueError, match="node 1 was split"):
+        part.split(1, 1, 10, False, 5, 6)
+    with pytest.raises(ValueError, match="node 1 was split"):
+        part.add_leaf_values([1], [1.0], np.zeros(binned.n_rows))
+    with pytest.raises(ValueError, match="split once"):
+        part.split_many([2, 2], [0, 1], [3, 4], [False, False], [5, 5], [6, 6])
+    # the root's rows are implicit (every row, in order): still readable after its split
+    np.testing.assert_array_equal(part.rows(0), np.arange(binned.n_rows))

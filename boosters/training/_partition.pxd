@@ -4,17 +4,19 @@ from boosters._lib.types cimport row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap
 
 # which[node] == IN_ORDER: the node holds rows begin..end-1 themselves (the root), no
-# index buffer needed; otherwise the node's rows are buffers[which[node], begin:end].
+# index buffer needed; SPLIT: a node other than the root was split, its rows now belong
+# to its children (a parallel split reuses its range of the buffer); otherwise the node's rows are
+# buffers[which[node], begin:end].
 cdef enum:
     IN_ORDER = 2
+    SPLIT = 3
 
 
 cdef class RowPartitioner:
     cdef row_t[:, ::1] buffers          # (2, n_rows): the double buffer
     cdef int64_t[::1] begin             # per node: first position of its range
     cdef int64_t[::1] end               # per node: one past the last position
-    cdef uint8_t[::1] which             # per node: 0 / 1 buffer, or IN_ORDER
-    cdef uint8_t[::1] goes_left         # per position: decision scratch of parallel splits
+    cdef uint8_t[::1] which             # per node: 0 / 1 buffer, IN_ORDER or SPLIT
     cdef BinColumns cols
     cdef FeatureMap features
     cdef object binned                  # keeps the bin storage alive
@@ -32,6 +34,6 @@ cdef class RowPartitioner:
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil
-    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t column, const uint16_t* decode, size_t lowest,
+    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
+                                        row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil

@@ -3,14 +3,20 @@ index buffer; splitting a node is a stable partition into the other buffer.
 
 Stable means both children keep their rows in increasing order, so the gathered
 histogram kernels read the bin columns front to back, and the result never depends
-on the thread count. No allocation per split: two buffers of n_rows indices and one
-byte of decision scratch per row are allocated once per training.
+on the thread count. No allocation per split: two buffers of n_rows indices are
+allocated once per training.
+
+A node split in parallel (a big node) is partitioned chunk by chunk, each chunk with
+the serial one-pass kernel into the other buffer, then every chunk's lefts and rights
+are copied to their final positions back in the node's own buffer (its parent's rows
+there are no longer needed): one pass over the bins plus two memcpy per chunk.
 """
 
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.string cimport memcpy
 
 from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport bin_t, row_t
@@ -30,12 +36,6 @@ cdef inline size_t go_left(size_t bin, size_t lowest, size_t span) noexcept nogi
     """1 if lowest <= bin < lowest + span: one unsigned compare (bin - lowest wraps
     around below lowest), no branch (the split is data dependent, branches mispredict)."""
     return bin - lowest < span
-
-
-cdef inline size_t bin_of_row(const bin_t* column, const uint16_t* decode, row_t row) noexcept nogil:
-    if decode != NULL:
-        return decode[column[row]]
-    return column[row]
 
 
 cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, const row_t* src,
@@ -84,18 +84,6 @@ cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, co
     return n_left
 
 
-cdef void decide_rows(const bin_t* column, const uint16_t* decode, const row_t* src, Py_ssize_t begin,
-                      Py_ssize_t lo, Py_ssize_t hi, uint8_t* decision, size_t lowest, size_t span,
-                      int64_t* n_left) noexcept nogil:
-    cdef Py_ssize_t i, count = 0
-    cdef row_t row
-    for i in range(lo, hi):
-        row = src[i] if src != NULL else <row_t> (begin + i)
-        decision[i] = <uint8_t> go_left(bin_of_row(column, decode, row), lowest, span)
-        count += decision[i]
-    n_left[0] = count
-
-
 cdef class RowPartitioner:
     def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1):
         if binned.n_rows >= 2**32:
@@ -114,7 +102,6 @@ cdef class RowPartitioner:
         self.max_nodes = max_nodes
         self.n_threads = n_threads
         self.buffers = np.empty((2, self.n_rows), dtype=np.uint32)
-        self.goes_left = np.empty(self.n_rows, dtype=np.uint8)
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
@@ -138,6 +125,7 @@ cdef class RowPartitioner:
     def rows(self, Py_ssize_t node):
         """A copy of the node's row indices, in order (tests, debugging)."""
         self._check_node(node)
+        self._check_not_split(node)
         if self.which[node] == IN_ORDER:
             return np.arange(self.begin[node], self.end[node], dtype=np.uint32)
         return np.asarray(self.buffers[self.which[node], self.begin[node]:self.end[node]]).copy()
@@ -160,6 +148,8 @@ cdef class RowPartitioner:
                 raise ValueError("one feature, threshold, default direction, left and right per node")
         for i in range(n):
             self._check_nodes(b[0, i], b[4, i], b[5, i], b[1, i])
+        if len(set(np.asarray(b[0, :n]).tolist())) != n:
+            raise ValueError("each node can be split once")
         with nogil:
             for i in range(n):
                 self.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i])
@@ -168,9 +158,14 @@ cdef class RowPartitioner:
             counts[i] = self.end[b[4, i]] - self.begin[b[4, i]]
         return counts
 
+    def _check_not_split(self, Py_ssize_t node):
+        if self.which[node] == SPLIT:
+            raise ValueError(f"node {node} was split: its rows belong to its children")
+
     def _check_nodes(self, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):
         if not (0 <= node < self.max_nodes and 0 <= left < self.max_nodes and 0 <= right < self.max_nodes):
             raise ValueError(f"node ids must be in [0, {self.max_nodes})")
+        self._check_not_split(node)
         if left == right or left == node or right == node:
             raise ValueError("parent, left and right must be three different nodes")
         if not 0 <= feature < self._feature_column.shape[0]:
@@ -180,9 +175,9 @@ cdef class RowPartitioner:
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
         cdef Py_ssize_t begin = self.begin[node], end = self.end[node], n = end - begin
         cdef uint8_t src_buf = self.which[node]
-        cdef uint8_t dst_buf = 1 if src_buf == 0 else 0
+        cdef uint8_t other_buf = 1 if src_buf == 0 else 0
+        cdef uint8_t out_buf = other_buf
         cdef const row_t* src = NULL
-        cdef row_t* dst = &self.buffers[dst_buf, 0] + begin if n > 0 else NULL
         cdef Py_ssize_t n_left
         if src_buf != IN_ORDER and n > 0:
             src = &self.buffers[src_buf, 0] + begin
@@ -196,42 +191,53 @@ cdef class RowPartitioner:
         if n == 0:
             n_left = 0
         elif t > 1:
-            n_left = self._partition_parallel(src, begin, n, dst, column, decode, lowest, span, t)
+            # chunks staged in the other buffer, then copied to the node's own buffer
+            # (the root, in order, has none: staged in 0, copied to 1)
+            out_buf = 1 if src_buf == IN_ORDER else src_buf
+            n_left = self._partition_parallel(src, begin, n, &self.buffers[other_buf, 0] + begin,
+                                              &self.buffers[out_buf, 0] + begin, column, decode, lowest, span, t)
         elif self.cols.kind[column] == 0:
-            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n, dst, lowest, span)
+            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n,
+                                      &self.buffers[out_buf, 0] + begin, lowest, span)
         else:
-            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst, lowest, span)
+            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n,
+                                      &self.buffers[out_buf, 0] + begin, lowest, span)
         self.begin[left] = begin
         self.end[left] = begin + n_left
         self.begin[right] = begin + n_left
         self.end[right] = end
-        self.which[left] = dst_buf
-        self.which[right] = dst_buf
+        self.which[left] = out_buf
+        self.which[right] = out_buf
+        if src_buf != IN_ORDER:  # the root's rows stay implicit (in order), never overwritten
+            self.which[node] = SPLIT
 
-    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
-                                        Py_ssize_t column, const uint16_t* decode, size_t lowest,
+    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
+                                        row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil:
-        # Pass 1 decides every row and counts lefts per chunk; a prefix sum gives each
-        # chunk its write positions; pass 2 scatters. Chunk c always covers the same rows,
-        # so the output is the serial one for any thread count.
-        cdef Py_ssize_t c, i, lo, hi, n_left = 0, pos_left, pos_right, d, chunk
-        cdef uint8_t* decision = &self.goes_left[0] + begin
+        # Chunk c (always the same rows for a node, whatever the thread count) is
+        # partitioned serially into stage[chunk]: its lefts, then its rights, in order.
+        # A prefix sum over the chunks' left counts gives where each part goes in out:
+        # the output is the serial one.
+        cdef Py_ssize_t c, lo, hi, n_left = 0, chunk
         cdef int64_t[64] left_counts
         cdef int64_t[64] left_starts
         cdef int64_t[64] right_starts
-        cdef row_t row
         if n_chunks > 64:
             n_chunks = 64
         chunk = (n + n_chunks - 1) // n_chunks
         for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
             lo = c * chunk
             hi = min(lo + chunk, n)
-            if self.cols.kind[column] == 0:
-                decide_rows(column_u8(&self.cols, column), decode, src, begin, lo, hi, decision,
-                            lowest, span, &left_counts[c])
-            else:
-                decide_rows(column_u16(&self.cols, column), decode, src, begin, lo, hi, decision,
-                            lowest, span, &left_counts[c])
+            left_counts[c] = 0
+            if lo < hi:
+                if self.cols.kind[column] == 0:
+                    left_counts[c] = partition_serial(column_u8(&self.cols, column), decode,
+                                                      src + lo if src != NULL else NULL, begin + lo, hi - lo,
+                                                      stage + lo, lowest, span)
+                else:
+                    left_counts[c] = partition_serial(column_u16(&self.cols, column), decode,
+                                                      src + lo if src != NULL else NULL, begin + lo, hi - lo,
+                                                      stage + lo, lowest, span)
         for c in range(n_chunks):
             left_starts[c] = n_left
             n_left += left_counts[c]
@@ -240,14 +246,9 @@ cdef class RowPartitioner:
         for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
             lo = c * chunk
             hi = min(lo + chunk, n)
-            pos_left = left_starts[c]
-            pos_right = right_starts[c]
-            for i in range(lo, hi):
-                row = src[i] if src != NULL else <row_t> (begin + i)
-                d = decision[i]
-                dst[pos_right + (pos_left - pos_right) * d] = row  # no branch
-                pos_left = pos_left + d
-                pos_right = pos_right + 1 - d
+            if lo < hi:
+                memcpy(out + left_starts[c], stage + lo, left_counts[c] * sizeof(row_t))
+                memcpy(out + right_starts[c], stage + lo + left_counts[c], (hi - lo - left_counts[c]) * sizeof(row_t))
         return n_left
 
     def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):
@@ -263,6 +264,7 @@ cdef class RowPartitioner:
         for k in range(leaves.shape[0]):
             if not 0 <= leaves[k] < self.max_nodes:
                 raise ValueError(f"leaf node {leaves[k]} out of range")
+            self._check_not_split(leaves[k])
         with nogil:
             for k in prange(leaves.shape[0], schedule="static", num_threads=self.n_threads):
                 node = leaves[k]
@@ -286,6 +288,7 @@ cdef class RowPartitioner:
         for k in range(n_leaves):
             if not 0 <= leaves[k] < self.max_nodes:
                 raise ValueError(f"leaf node {leaves[k]} out of range")
+            self._check_not_split(leaves[k])
         sums = np.zeros((n_leaves, 2), dtype=np.float64)
         cdef double[:, ::1] out = sums
         cdef double g, h

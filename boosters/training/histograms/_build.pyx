@@ -9,7 +9,7 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 from boosters._lib.arrays import unique
 from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport row_t
-from boosters.training._partition cimport RowPartitioner, IN_ORDER
+from boosters.training._partition cimport RowPartitioner, IN_ORDER, SPLIT
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, MIN_COLUMNS_PARALLEL, build_one_column, build_one_column_packed, gather_expand,
     gather_pairs, subtract_values, threads_for_build,
@@ -116,6 +116,8 @@ cdef class HistogramBuilder:
         for i in range(n):
             if not 0 <= slot_v[i] < self.n_slots or not 0 <= node_v[i] < part.max_nodes:
                 raise ValueError("slot or node out of range")
+            if part.which[node_v[i]] == SPLIT:
+                raise ValueError(f"node {node_v[i]} was split: its rows belong to its children")
         if n > 1:
             ranges = sorted((part.begin[node_v[i]], part.end[node_v[i]]) for i in range(n)
                             if part.end[node_v[i]] > part.begin[node_v[i]])
