@@ -18,6 +18,7 @@ cdef class HistogramBuilder:
     cdef const int32_t[::1] columns      # built column-wise
     cdef readonly bint rowwise
     cdef const uint8_t[:, ::1] row_matrix
+    cdef const int32_t[::1] row_columns  # the row-wise columns (the root builds them column-wise)
     cdef const int64_t[::1] row_offsets   # histogram offset of each row-wise column
     cdef const int64_t[::1] row_bins
     cdef double[::1] scratch

@@ -67,6 +67,7 @@ cdef class HistogramBuilder:
         self.columns = np.ascontiguousarray(unique(columns[~is_row]), dtype=np.int32)
         if self.rowwise:
             self.row_matrix = _row_major(binned.bins_u8, binned.column_index[row_cols])
+            self.row_columns = np.ascontiguousarray(row_cols, dtype=np.int32)
             self.row_offsets = np.ascontiguousarray(binned.column_offsets[row_cols], dtype=np.int64)
             self.row_bins = np.ascontiguousarray(binned.column_n_bins[row_cols], dtype=np.int64)
             scratch_size = (MAX_ROW_BLOCKS - 1) * self.view.total_bins
@@ -142,10 +143,18 @@ cdef class HistogramBuilder:
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
+        cdef int t_root
         if n_col > 0:  # gathered gradients are for the column-wise kernels
             for i in range(n):
                 self._gather(part, node_v[i])
-        if self.rowwise and n == 1:  # one node: its row blocks (or columns) in parallel
+        if self.rowwise and n == 1 and part.which[node_v[0]] == IN_ORDER and not self.quantized:
+            # the root: its rows are in order, each column a forward scan of its bins and
+            # of the gradients; column-wise is 20-35% faster here than row-wise (which
+            # pays off for gathered rows). Sums in row order: thread-count independent.
+            t_root = threads_for_build(self.n_threads, self.row_columns.shape[0], total_rows)
+            for k in prange(self.row_columns.shape[0], schedule="static", num_threads=t_root):
+                self._build_pair(part, node_v[0], slot_v[0], self.row_columns[k])
+        elif self.rowwise and n == 1:  # one node: its row blocks (or columns) in parallel
             self._build_rows(part, node_v[0], slot_v[0], self.n_threads)
         elif self.rowwise:
             for i in range(n):  # big nodes: their row blocks in parallel
