@@ -214,10 +214,9 @@ cdef class RowPartitioner:
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
                                         row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil:
-        # Chunk c (always the same rows for a node, whatever the thread count) is
-        # partitioned serially into stage[chunk]: its lefts, then its rights, in order.
-        # A prefix sum over the chunks' left counts gives where each part goes in out:
-        # the output is the serial one.
+        # Chunk c is partitioned serially into stage[chunk]: its lefts, then its rights,
+        # in order. A prefix sum over the chunks' left counts gives where each part goes
+        # in out: the output is the serial one (a stable partition is unique).
         cdef Py_ssize_t c, lo, hi, n_left = 0, chunk
         cdef int64_t[64] left_counts
         cdef int64_t[64] left_starts

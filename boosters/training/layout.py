@@ -11,6 +11,9 @@ on a 2-core AMD EPYC VM (docs/benchmarks/end_to_end.md has the figures):
 - wide data (128 to 512 columns, 200k rows): column-wise is as fast or faster, and
   float64 row-wise is up to 1.6x slower (the histograms of a row's columns no longer
   fit in L1/L2).
+
+Whatever the layout, a float64 root (rows in order, nothing to gather) is built
+column-wise: 20-35% faster there than row-wise (HistogramBuilder.build).
 """
 
 from __future__ import annotations
