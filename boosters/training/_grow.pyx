@@ -305,7 +305,7 @@ cdef class GrowthLoop:
         cdef int64_t* eval_slots = &self.work[9, 0]
         cdef Py_ssize_t n_build = 0, n_sub = 0, n_pinned = 0, n_eval = 0
         cdef Py_ssize_t i, k, parent, small, large, child, parent_slot, slot
-        cdef bint need_small, need_large, needed, hit
+        cdef bint need_small, need_large, needed
         cdef double start
         for i in range(n):
             parent = parents[i]
@@ -322,22 +322,14 @@ cdef class GrowthLoop:
                     child = small if k == 0 else large
                     needed = need_small if k == 0 else need_large
                     if needed:
-                        slot = pool.take(child, &hit)
-                        pool.set_pinned(slot, True)
-                        pinned[n_pinned] = slot
-                        n_pinned += 1
+                        slot = self._take_pinned(child, pinned, &n_pinned)
                         build_slots[n_build], build_nodes[n_build] = slot, child
                         n_build += 1
                         eval_nodes[n_eval], eval_slots[n_eval] = child, slot
                         n_eval += 1
                 continue
-            pool.set_pinned(parent_slot, True)
-            pinned[n_pinned] = parent_slot
-            n_pinned += 1
-            slot = pool.take(small, &hit)
-            pool.set_pinned(slot, True)
-            pinned[n_pinned] = slot
-            n_pinned += 1
+            self._pin(parent_slot, pinned, &n_pinned)
+            slot = self._take_pinned(small, pinned, &n_pinned)
             build_slots[n_build], build_nodes[n_build] = slot, small
             n_build += 1
             if need_small:
@@ -367,6 +359,19 @@ cdef class GrowthLoop:
             if not self._splittable(build_nodes[i]):
                 pool.drop(build_nodes[i])
         return 0
+
+    cdef inline void _pin(self, int64_t slot, int64_t* pinned, Py_ssize_t* n_pinned) noexcept:
+        """Pin a slot for this step and remember it, to unpin after the split search."""
+        self.pool.set_pinned(slot, True)
+        pinned[n_pinned[0]] = slot
+        n_pinned[0] += 1
+
+    cdef int64_t _take_pinned(self, int64_t node, int64_t* pinned, Py_ssize_t* n_pinned) except -1:
+        """A pool slot for `node`'s histogram, pinned for this step."""
+        cdef bint hit
+        cdef int64_t slot = self.pool.take(node, &hit)
+        self._pin(slot, pinned, n_pinned)
+        return slot
 
     cdef void _find_splits(self, const int64_t* nodes, const int64_t* slots, Py_ssize_t n) noexcept:
         cdef Py_ssize_t i
