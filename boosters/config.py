@@ -186,6 +186,13 @@ class GBDTConfig:
     gradients to 16 / 8-bit integers (stochastic rounding, seeded) and accumulate exact
     integer histograms; "auto" = "f64" below 100k rows, "i16" above (measured crossover). With quantized
     histograms `renew_leaves` recomputes leaf values from full-precision gradients.
+    `quantization_levels` (LightGBM's `num_grad_quant_bins`): quantized gradients take
+    integer values in [-levels, levels], hessians in [0, levels]; None = as many as the
+    mode allows (32767 for "i16", 127 for "i8", and at most 2**31 / n_rows so that no sum
+    can overflow). Each node's histogram uses the narrowest bins its rows cannot
+    overflow (n_rows * levels below 2**7 / 2**15: 16- / 32-bit bins, else 64-bit), so
+    fewer levels put more nodes in narrow bins (faster row-wise builds), at the cost of
+    coarser gradients.
     `histogram_layout`: "column" builds histograms column by column, "row" updates every
     (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
     cost model (see training/layout.py).
@@ -195,7 +202,7 @@ class GBDTConfig:
         "n_estimators", "learning_rate", "objective", "metric", "growth_strategy", "max_depth",
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
-        "enable_bundling", "renew_leaves", "histogram_layout", "verbosity",
+        "enable_bundling", "renew_leaves", "quantization_levels", "histogram_layout", "verbosity",
     )
 
     def __init__(
@@ -220,6 +227,7 @@ class GBDTConfig:
         prefetch: bool = True,
         enable_bundling: bool = True,
         renew_leaves: bool = True,
+        quantization_levels: int | None = None,
         histogram_layout: str = "auto",
         verbosity: int = 0,
         **unknown,
@@ -277,6 +285,7 @@ class GBDTConfig:
         if not isinstance(renew_leaves, bool):
             raise TypeError(f"renew_leaves must be True or False, got {renew_leaves!r}")
         self.renew_leaves = renew_leaves
+        self.quantization_levels = _require_int("quantization_levels", quantization_levels, 1, 32767, allow_none=True)
         if histogram_layout not in HISTOGRAM_LAYOUTS:
             raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
         self.histogram_layout = histogram_layout

@@ -24,19 +24,50 @@ cdef extern from "pairs.h" nogil:
     boosters_pair boosters_pair_from_f32(const float* gh)
     void boosters_pair_add(double* bin, boosters_pair v)
 
-# A quantized (grad, hess) pair packed in one word: grad * 2**(bits/2) + hess, with
-# hess >= 0. int32: 16-bit values ("i16" mode); int16: 8-bit values ("i8" mode).
+# A quantized (grad, hess) pair packed in one word: grad * 2**bits + hess, hess >= 0 in
+# the low `bits` bits. A row's pair: packed_t, int32 (16-bit values, "i16" mode) or int16
+# (8-bit values, "i8"). A histogram bin's sums: word_t, 16-, 32- or 64-bit words
+# (bits = 8, 16, 32 per sum), the width chosen per node so that its sums cannot overflow.
 ctypedef fused packed_t:
     int16_t
     int32_t
 
+ctypedef fused word_t:
+    int16_t
+    int32_t
+    int64_t
 
 
-cdef inline int64_t expand_packed(packed_t v) noexcept nogil:
-    """The pair re-packed as grad * 2**32 + hess in 64 bits: a sum of such words is the
-    packed sum, exact while the hessian total stays below 2**32 and the gradient total
-    within 32 signed bits."""
-    cdef int shift = 8 if packed_t is int16_t else 16
-    cdef int64_t hess = v & ((1 << shift) - 1)
-    cdef int64_t grad = (<int64_t> v - hess) >> shift
-    return grad * (<int64_t> 1 << 32) + hess
+cdef inline int64_t word_hess(int64_t v, int bits) noexcept nogil:
+    return v & ((<int64_t> 1 << bits) - 1)
+
+
+cdef inline int64_t word_grad(int64_t v, int bits) noexcept nogil:
+    return (v - word_hess(v, bits)) >> bits
+
+
+cdef inline int64_t repack(int64_t v, int from_bits, int to_bits) noexcept nogil:
+    """The same pair with `to_bits` bits per sum; exact while the sums fit (a sum of
+    repacked words is the repacked sum)."""
+    if from_bits == to_bits:
+        return v
+    return word_grad(v, from_bits) * (<int64_t> 1 << to_bits) + word_hess(v, from_bits)
+
+
+cdef inline int64_t load_word(const void* words, int bits, Py_ssize_t j) noexcept nogil:
+    """Word j of an array of `bits`-per-sum words, widened to 64 bits (same pair)."""
+    if bits == 32:
+        return (<const int64_t*> words)[j]
+    if bits == 16:
+        return (<const int32_t*> words)[j]
+    return (<const int16_t*> words)[j]
+
+
+cdef inline void store_word(void* words, int bits, Py_ssize_t j, int64_t v) noexcept nogil:
+    """Store v, a pair packed with `bits` bits per sum, as word j."""
+    if bits == 32:
+        (<int64_t*> words)[j] = v
+    elif bits == 16:
+        (<int32_t*> words)[j] = <int32_t> v
+    else:
+        (<int16_t*> words)[j] = <int16_t> v

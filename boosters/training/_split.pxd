@@ -22,7 +22,8 @@ cdef struct Candidate:
 
 cdef class SplitFinder:
     cdef double[:, :, ::1] pool           # full precision: (slots, bins, 2) float64
-    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed int64 sums
+    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed sums
+    cdef const uint8_t[::1] slot_bits     # quantized: bits per sum of each slot's words
     cdef readonly bint quantized
     cdef double inv_scale_g, inv_scale_h  # quantized: value of one unit of grad / hess
     cdef const int64_t[::1] offsets       # per feature: start of its column's histogram

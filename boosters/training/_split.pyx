@@ -16,17 +16,16 @@ feature, then the lowest bin, then missing-right.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, copysign, fabs
 
 from libc.stdlib cimport malloc, free
 
 from boosters._lib.sequences cimport fill
+from boosters._lib.types cimport load_word, word_grad, word_hess
 
 cdef enum:
     MIN_BINS_PARALLEL = 2048  # histogram bins (all nodes of a call) below which the scan is serial
-
-cdef int64_t LOW32 = (<int64_t> 1 << 32) - 1  # the hessian half of a packed int64 sum
 
 
 cdef inline double threshold_l1(double g, double l1) noexcept nogil:
@@ -58,7 +57,9 @@ cdef enum:
 
 ctypedef fused bins_t:
     double      # (grad, hess) float64 pairs
-    int64_t     # quantized: one packed word per bin, grad * 2**32 + hess
+    int64_t     # quantized: one packed word per bin, grad * 2**bits + hess, bits = 32,
+    int32_t     # 16
+    int16_t     # or 8 (see types.pxd)
 
 
 cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, double gl, double hl,
@@ -83,7 +84,8 @@ cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, dou
     cdef bint plain = l1 == 0.0 and min_h + l2 > 0.0
     cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
     cdef double inf = INFINITY
-    cdef int64_t packed_g = 0, packed_h = 0, v, vh
+    cdef int64_t packed_g = 0, packed_h = 0, v
+    cdef int bits = 4 * sizeof(bins_t)
     start = 0
     while start < n_candidates:
         m = min(<Py_ssize_t> SCAN_CHUNK, n_candidates - start)
@@ -96,9 +98,8 @@ cdef inline void scan_direction(const bins_t* bins, Py_ssize_t n_candidates, dou
         else:
             for j in range(m):
                 v = bins[start + j]
-                vh = v & LOW32
-                packed_g += (v - vh) >> 32
-                packed_h += vh
+                packed_g += word_grad(v, bits)
+                packed_h += word_hess(v, bits)
                 left_g[j] = gl + packed_g * inv_g
                 left_h[j] = hl + packed_h * inv_h
         if plain:
@@ -145,12 +146,11 @@ cdef void scan_feature(const bins_t* hist, Py_ssize_t n_bins, int32_t feature,
                        const SplitParams* p, Candidate* best, double inv_g, double inv_h) noexcept nogil:
     """Best split of one feature; hist points at its bin 0 (the missing bin)."""
     cdef double gm, hm
-    cdef int64_t vh
+    cdef int bits = 4 * sizeof(bins_t)
     if bins_t is double:
         gm, hm = hist[0], hist[1]
     else:
-        vh = hist[0] & LOW32
-        gm, hm = ((hist[0] - vh) >> 32) * inv_g, vh * inv_h
+        gm, hm = word_grad(hist[0], bits) * inv_g, word_hess(hist[0], bits) * inv_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
@@ -181,15 +181,22 @@ cdef class SplitFinder:
     """
     def __init__(self, pool_data, feature_offsets, n_bins, features, *, double l1, double l2,
                  double min_child_weight, double min_gain_to_split, Py_ssize_t min_samples_leaf,
-                 int n_threads=1, default_bin=None, value_offset=None):
+                 int n_threads=1, default_bin=None, value_offset=None, sum_bits=None):
         """feature_offsets[f]: where feature f's column starts in a histogram slot. For a
         bundled feature, default_bin[f] >= 0 and value_offset[f] locate it in the bundle.
-        An int64 pool holds quantized histograms (see set_scales)."""
+        An int64 pool holds quantized histograms (see set_scales), each slot as words of
+        sum_bits[slot] bits per sum (the builder's array; None: 64-bit words everywhere)."""
         self.quantized = pool_data.dtype == np.int64
         if self.quantized:
             self.pool_packed = pool_data
         else:
             self.pool = pool_data
+        if sum_bits is None:
+            sum_bits = np.full(pool_data.shape[0], 32, dtype=np.uint8)
+        if sum_bits.dtype != np.uint8 or sum_bits.shape != (pool_data.shape[0],) or \
+                not np.isin(sum_bits, (8, 16, 32)).all():
+            raise ValueError("sum_bits must be a uint8 array of 8, 16 or 32 per pool slot")
+        self.slot_bits = sum_bits
         self.inv_scale_g = self.inv_scale_h = 1.0
         self.offsets = np.ascontiguousarray(feature_offsets, dtype=np.int64)
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
@@ -239,12 +246,16 @@ cdef class SplitFinder:
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil:
         cdef Py_ssize_t b
         cdef double sg = 0.0, sh = 0.0
-        cdef int64_t total = 0
+        cdef int64_t total_g = 0, total_h = 0, v
+        cdef int bits
         if self.quantized:
+            bits = self.slot_bits[slot]
             for b in range(start, stop):
-                total += self.pool_packed[slot, b]
-            g[0] = ((total - (total & LOW32)) >> 32) * self.inv_scale_g
-            h[0] = <double> (total & LOW32) * self.inv_scale_h
+                v = load_word(&self.pool_packed[slot, 0], bits, b)
+                total_g += word_grad(v, bits)
+                total_h += word_hess(v, bits)
+            g[0] = total_g * self.inv_scale_g
+            h[0] = total_h * self.inv_scale_h
             return
         for b in range(start, stop):
             sg += self.pool[slot, b, 0]
@@ -327,9 +338,20 @@ cdef class SplitFinder:
         out.feature = -1
         if h_v[i] <= 0.0:
             return
+        cdef int bits
+        cdef const void* words
         if self.default_bin[f] < 0 and self.quantized:  # packed bins, read in place
-            scan_feature(&self.pool_packed[slot_v[i], 0] + self.offsets[f], nb, f, g_v[i], h_v[i], c_v[i],
-                         parent_scores[i], &self.params, out, self.inv_scale_g, self.inv_scale_h)
+            bits = self.slot_bits[slot_v[i]]
+            words = &self.pool_packed[slot_v[i], 0]
+            if bits == 32:
+                scan_feature(<const int64_t*> words + self.offsets[f], nb, f, g_v[i], h_v[i], c_v[i],
+                             parent_scores[i], &self.params, out, self.inv_scale_g, self.inv_scale_h)
+            elif bits == 16:
+                scan_feature(<const int32_t*> words + self.offsets[f], nb, f, g_v[i], h_v[i], c_v[i],
+                             parent_scores[i], &self.params, out, self.inv_scale_g, self.inv_scale_h)
+            else:
+                scan_feature(<const int16_t*> words + self.offsets[f], nb, f, g_v[i], h_v[i], c_v[i],
+                             parent_scores[i], &self.params, out, self.inv_scale_g, self.inv_scale_h)
             return
         if self.default_bin[f] < 0:  # float64 bins, read in place
             hist = &self.pool[slot_v[i], 0, 0] + 2 * self.offsets[f]
@@ -350,14 +372,14 @@ cdef class SplitFinder:
         cdef Py_ssize_t j, b, nb = self.n_bins[f], d = self.default_bin[f]
         cdef Py_ssize_t start = self.offsets[f] + (self.value_offset[f] if d >= 0 else 0)
         cdef double rest_g = 0.0, rest_h = 0.0, bg, bh
-        cdef int64_t v, vh
+        cdef int64_t v
+        cdef int bits = self.slot_bits[slot]
         for j in range(nb if d < 0 else nb - 1):
             b = j if (d < 0 or j < d) else j + 1
             if self.quantized:
-                v = self.pool_packed[slot, start + j]
-                vh = v & LOW32
-                bg = ((v - vh) >> 32) * self.inv_scale_g
-                bh = vh * self.inv_scale_h
+                v = load_word(&self.pool_packed[slot, 0], bits, start + j)
+                bg = word_grad(v, bits) * self.inv_scale_g
+                bh = word_hess(v, bits) * self.inv_scale_h
             else:
                 bg = self.pool[slot, start + j, 0]
                 bh = self.pool[slot, start + j, 1]

@@ -56,7 +56,7 @@ class TreeGrower:
         self.n_threads = n_threads
         if self.quantized:
             bits = 16 if histogram_mode == "i16" else 8
-            self.levels = max_levels(binned.n_rows, bits)
+            self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
@@ -67,7 +67,7 @@ class TreeGrower:
             self.pool.data, binned, features,
             l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
             min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
-            n_threads=n_threads,
+            n_threads=n_threads, sum_bits=self.builder.sum_bits,
         )
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
@@ -81,7 +81,7 @@ class TreeGrower:
         stochastic rounding of quantized gradients."""
         if self.quantized:
             scales = quantize_gradients(gradients, self.packed, self.levels, self.seed, tree_index, self.n_threads)
-            self.builder.set_quantized(self.packed)
+            self.builder.set_quantized(self.packed, self.levels)
             self.finder.set_scales(*scales)
         else:
             self.builder.set_gradients(gradients)

@@ -15,6 +15,10 @@ cdef class HistogramBuilder:
     cdef const int32_t[::1] q32
     cdef const int16_t[::1] q16
     cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
+    cdef int64_t levels                  # the largest |grad| or hess of a packed pair
+    cdef readonly object sum_bits        # quantized: bits per sum of each slot's words (32, 16, 8)
+    cdef uint8_t[::1] slot_bits          # the same array
+    cdef int64_t[::1] slot_rows          # quantized: rows of the node each slot holds
     cdef const int32_t[::1] columns      # built column-wise
     cdef readonly bint rowwise
     cdef const uint8_t[:, ::1] row_matrix
@@ -29,11 +33,15 @@ cdef class HistogramBuilder:
     cdef Py_ssize_t n_slots
 
     cdef bint ready(self)
+    cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil
+    cdef char* slot_words(self, Py_ssize_t slot) noexcept nogil
+    cdef const void* packed_values(self) noexcept nogil
+    cdef char* ordered_words(self, Py_ssize_t begin) noexcept nogil
     cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
                     Py_ssize_t n) noexcept nogil
     cdef void subtract(self, const int64_t* p, const int64_t* c, const int64_t* o, Py_ssize_t n) noexcept nogil
     cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil
     cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot, int n_threads) noexcept nogil
-    cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil
+    cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil
     cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           Py_ssize_t column) noexcept nogil

@@ -8,14 +8,15 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.sequences cimport fill
-from boosters._lib.types cimport row_t
+from boosters._lib.types cimport row_t, load_word, store_word, repack, word_grad, word_hess
 from boosters.training._partition cimport RowPartitioner, IN_ORDER, SPLIT
 from boosters.training.histograms._columnwise cimport (
-    ColumnsView, MIN_COLUMNS_PARALLEL, build_one_column, build_one_column_packed, gather_expand,
+    ColumnsView, MIN_COLUMNS_PARALLEL, build_one_column, build_one_column_packed, gather_packed,
     gather_pairs, subtract_values, threads_for_build,
 )
 from boosters.training.histograms._columnwise import DEFAULT_PREFETCH_DISTANCE, column_list
-from boosters.training.histograms._rowwise cimport MAX_ROW_BLOCKS, ROW_PREFETCH, build_rowwise, row_blocks
+from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH, build_rowwise,
+                                                    build_rowwise_packed, row_blocks)
 
 
 def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
@@ -38,8 +39,12 @@ cdef class HistogramBuilder:
     storage order and need no gather.
 
     Full precision: float64 pool (slots, bins, 2), float32 gradient pairs. Quantized:
-    int64 pool (slots, bins) of packed sums, int32/int16 packed pairs per row, which the
-    gather expands to 64-bit words (the root: expanded in row order).
+    int64 pool (slots, bins) of packed sums, int32/int16 packed pairs per row. A slot's
+    bins are words of 32, 16 or 8 bits per sum (int64, int32 or int16; `sum_bits[slot]`),
+    the narrowest that the node's rows cannot overflow: with values of at most `levels`
+    in magnitude, n rows sum to at most n * levels. The gather widens each row's pair to
+    that word (the root: in row order); narrower words halve the memory the build, the
+    subtraction and the split scan go through.
 
     layout "row": the uint8 columns are also stored row-major and built by the row-wise
     kernel (see _rowwise.pyx); other columns stay column-wise.
@@ -57,6 +62,9 @@ cdef class HistogramBuilder:
         if not ok:
             raise ValueError("pool slots do not match the histogram layout")
         self.n_slots = pool_data.shape[0]
+        self.sum_bits = np.full(self.n_slots, 32, dtype=np.uint8)
+        self.slot_bits = self.sum_bits
+        self.slot_rows = np.zeros(self.n_slots, dtype=np.int64)
         self.batch = np.zeros((3, 2 * self.n_slots + 2), dtype=np.int64)
         columns = column_list(columns, self.view.n_columns)
         if layout not in ("column", "row"):
@@ -89,18 +97,50 @@ cdef class HistogramBuilder:
             raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
         self.gh = gh
 
-    def set_quantized(self, packed):
-        """Quantized: the packed int32 (i16) or int16 (i8) pairs of the tree being grown."""
+    def set_quantized(self, packed, levels=None):
+        """Quantized: the packed int32 (i16) or int16 (i8) pairs of the tree being grown,
+        whose grad and hess are at most `levels` in magnitude (None: the word's limit,
+        32767 or 127); the bins' width of each node follows from it."""
         if not self.quantized:
             raise RuntimeError("a full-precision builder takes set_gradients()")
         if packed.shape != (self.view.n_rows,):
             raise ValueError(f"packed gradients must have {self.view.n_rows} entries")
+        if packed.dtype not in (np.int32, np.int16):
+            raise ValueError("packed gradients must be int32 or int16")
+        cap = 32767 if packed.dtype == np.int32 else 127
+        if levels is None:
+            levels = cap
+        if not 1 <= levels <= cap:
+            raise ValueError(f"levels must be in [1, {cap}] for {packed.dtype} pairs, got {levels}")
         if packed.dtype == np.int32:
             self.q32, self.packed_bits = packed, 16
-        elif packed.dtype == np.int16:
-            self.q16, self.packed_bits = packed, 8
         else:
-            raise ValueError("packed gradients must be int32 or int16")
+            self.q16, self.packed_bits = packed, 8
+        self.levels = levels
+
+    cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil:
+        """Bits per sum of a histogram of n_rows rows: |grad sum| and hess sum are at most
+        n_rows * levels, and a word of b bits per sum holds grad in b signed bits (hess in
+        the low b bits; it is >= 0). Never narrower than the values themselves."""
+        cdef int64_t bound = <int64_t> n_rows * self.levels
+        if self.packed_bits == 8 and bound < 128:
+            return 8
+        if bound < 32768:
+            return 16
+        return 32
+
+    cdef char* slot_words(self, Py_ssize_t slot) noexcept nogil:
+        return <char*> &self.pool_packed[slot, 0]
+
+    def slot_sums(self, Py_ssize_t slot):
+        """Quantized: (grad, hess) int64 sums per bin of a slot, whatever its width."""
+        if not self.quantized or not 0 <= slot < self.n_slots:
+            raise ValueError("a quantized builder's slot in range")
+        bits = int(self.slot_bits[slot])
+        words = np.asarray(self.pool_packed[slot]).view({32: np.int64, 16: np.int32, 8: np.int16}[bits])
+        words = words[:self.view.total_bins].astype(np.int64)
+        hess = words & ((1 << bits) - 1)
+        return (words - hess) >> bits, hess
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
         """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
@@ -141,12 +181,15 @@ cdef class HistogramBuilder:
             return
         for i in range(n):
             total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+            if self.quantized:
+                self.slot_rows[slot_v[i]] = part.end[node_v[i]] - part.begin[node_v[i]]
+                self.slot_bits[slot_v[i]] = self.bits_for(self.slot_rows[slot_v[i]])
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         cdef int t_root
         if n_col > 0:  # gathered gradients are for the column-wise kernels
             for i in range(n):
-                self._gather(part, node_v[i])
+                self._gather(part, node_v[i], slot_v[i])
         if self.rowwise and n == 1 and part.which[node_v[0]] == IN_ORDER and not self.quantized:
             # the root: its rows are in order, each column a forward scan of its bins and
             # of the gradients; column-wise is 20-35% faster here than row-wise (which
@@ -185,23 +228,27 @@ cdef class HistogramBuilder:
         cdef bint in_order = part.which[node] == IN_ORDER
         cdef const row_t* rows = NULL if in_order else &part.buffers[part.which[node], 0] + begin
         cdef int blocks = self._blocks(part, node)  # float64: by node size only, never by threads
-        cdef const void* packed = NULL
         if self.quantized:
-            packed = <const void*> &self.q32[0] if self.packed_bits == 16 else <const void*> &self.q16[0]
-            build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
-                          &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
-                          NULL, packed, self.packed_bits, NULL, &self.pool_packed[slot, 0],
-                          NULL, &self.scratch_packed[0], self.view.total_bins, blocks, n_threads,
-                          ROW_PREFETCH if self.prefetch_distance > 0 else 0)
+            build_rowwise_packed(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
+                                 &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
+                                 self.packed_values(), self.packed_bits, self.slot_words(slot),
+                                 &self.scratch_packed[0], self.slot_bits[slot], self.view.total_bins, blocks,
+                                 n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
         else:
             build_rowwise(&self.row_matrix[0, 0], self.row_matrix.shape[1], &self.row_offsets[0],
                           &self.row_bins[0], self.row_offsets.shape[0], rows, begin if in_order else 0, n,
-                          &self.gh[0, 0], NULL, 0, &self.pool[slot, 0, 0], NULL, &self.scratch[0], NULL,
-                          self.view.total_bins, blocks, n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
+                          &self.gh[0, 0], &self.pool[slot, 0, 0], &self.scratch[0], self.view.total_bins,
+                          blocks, n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
-    cdef void _gather(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
+    cdef const void* packed_values(self) noexcept nogil:
+        return <const void*> &self.q32[0] if self.packed_bits == 16 else <const void*> &self.q16[0]
+
+    cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil:
+        """The node's gradients at its own positions begin..end of the ordered buffer
+        (quantized: as words of its slot's width; rows in order too, widened)."""
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
         cdef const row_t* rows = NULL
+        cdef int bits
         if n == 0:
             return
         if part.which[node] != IN_ORDER:
@@ -209,24 +256,27 @@ cdef class HistogramBuilder:
         if not self.quantized:
             if rows != NULL:
                 gather_pairs(&self.gh[0, 0], rows, n, &self.ordered[0, 0] + 2 * begin, self.n_threads)
-        elif self.packed_bits == 16:
-            gather_expand(&self.q32[0] + (begin if rows == NULL else 0), rows, n,
-                          &self.ordered_packed[0] + begin, self.n_threads)
-        else:
-            gather_expand(&self.q16[0] + (begin if rows == NULL else 0), rows, n,
-                          &self.ordered_packed[0] + begin, self.n_threads)
+            return
+        bits = self.slot_bits[slot]
+        gather_packed(<const char*> self.packed_values() + (begin * (self.packed_bits // 4) if rows == NULL else 0),
+                      self.packed_bits, rows, n, self.ordered_words(begin), bits, self.n_threads)
+
+    cdef char* ordered_words(self, Py_ssize_t begin) noexcept nogil:
+        """Where the words of a node starting at partition position `begin` go: 8 bytes
+        per position, so nodes of any widths gathered together never overlap."""
+        return <char*> &self.ordered_packed[0] + 8 * begin
 
     cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           Py_ssize_t column) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
         cdef bint in_order = part.which[node] == IN_ORDER
         cdef const row_t* rows = NULL if in_order else &part.buffers[part.which[node], 0] + begin
+        cdef int bits = self.slot_bits[slot]
         if self.quantized:
-            # in order: values of rows begin.. sit at ordered_packed[begin..], as gathered ones do
+            # in order: the values of rows begin.. were widened in place as gathered ones are
             build_one_column_packed(&self.view.cols, column, rows, begin if in_order else 0, n,
-                                    &self.ordered_packed[0] + (0 if in_order else begin),
-                                    &self.pool_packed[slot, 0] + self.view.offsets[column],
-                                    self.view.n_bins[column], 0 if in_order else self.prefetch_distance)
+                                    self.ordered_words(begin), self.slot_words(slot) + self.view.offsets[column] * (bits // 4),
+                                    self.view.n_bins[column], 0 if in_order else self.prefetch_distance, bits)
         elif in_order:
             build_one_column(&self.view.cols, column, NULL, begin, n, &self.gh[0, 0],
                              &self.pool[slot, 0, 0] + 2 * self.view.offsets[column],
@@ -248,17 +298,41 @@ cdef class HistogramBuilder:
         for i in range(n):
             if not (0 <= p[i] < self.n_slots and 0 <= c[i] < self.n_slots and 0 <= o[i] < self.n_slots):
                 raise ValueError("slot out of range")
+            if self.quantized and self.slot_rows[c[i]] > self.slot_rows[p[i]]:
+                raise ValueError(f"slot {c[i]} holds more rows than its parent slot {p[i]}")
         if n > 0:
             with nogil:
                 self.subtract(&p[0], &c[0], &o[0], n)
 
     cdef void subtract(self, const int64_t* p, const int64_t* c, const int64_t* o, Py_ssize_t n) noexcept nogil:
+        """Quantized: the sibling gets the width of its own row count (parent's minus the
+        child's); a child narrower than its parent is widened word by word."""
         cdef Py_ssize_t i, j, n_bins = self.view.total_bins
+        cdef int bp, bc, bo
+        cdef int64_t rows_out, v
+        cdef char* parent
+        cdef char* child
+        cdef char* out
         if n_bins == 0:
             return
         for i in range(n):
-            if self.quantized:
-                for j in range(n_bins):
-                    self.pool_packed[o[i], j] = self.pool_packed[p[i], j] - self.pool_packed[c[i], j]
-            else:
+            if not self.quantized:
                 subtract_values(&self.pool[p[i], 0, 0], &self.pool[c[i], 0, 0], &self.pool[o[i], 0, 0], 2 * n_bins)
+                continue
+            bp, bc = self.slot_bits[p[i]], self.slot_bits[c[i]]
+            rows_out = self.slot_rows[p[i]] - self.slot_rows[c[i]]
+            bo = self.bits_for(rows_out)
+            parent, child, out = self.slot_words(p[i]), self.slot_words(c[i]), self.slot_words(o[i])
+            if bp == bc == bo == 32:
+                for j in range(n_bins):
+                    (<int64_t*> out)[j] = (<int64_t*> parent)[j] - (<int64_t*> child)[j]
+            elif bp == bc == bo == 16:
+                for j in range(n_bins):
+                    (<int32_t*> out)[j] = (<int32_t*> parent)[j] - (<int32_t*> child)[j]
+            else:
+                # word j of out never overlaps a later word of parent (out is at most as wide)
+                for j in range(n_bins):
+                    v = load_word(parent, bp, j) - repack(load_word(child, bc, j), bc, bp)
+                    store_word(out, bo, j, repack(v, bp, bo))
+            self.slot_bits[o[i]] = bo
+            self.slot_rows[o[i]] = rows_out

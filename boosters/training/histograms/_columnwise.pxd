@@ -1,7 +1,7 @@
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
 
 from boosters._lib.columns cimport BinColumns
-from boosters._lib.types cimport bin_t, packed_t, row_t
+from boosters._lib.types cimport bin_t, row_t
 
 cdef enum:
     MIN_COLUMNS_PARALLEL = 4      # fewer columns: stay serial (RFC-0007)
@@ -27,11 +27,11 @@ cdef void build_one_column(const BinColumns* cols, Py_ssize_t column, const row_
                            Py_ssize_t prefetch_distance) noexcept nogil
 
 cdef void build_one_column_packed(const BinColumns* cols, Py_ssize_t column, const row_t* rows, Py_ssize_t start,
-                                  Py_ssize_t n, const int64_t* values, int64_t* hist, Py_ssize_t n_bins,
-                                  Py_ssize_t prefetch_distance) noexcept nogil
+                                  Py_ssize_t n, const void* values, void* hist, Py_ssize_t n_bins,
+                                  Py_ssize_t prefetch_distance, int sum_bits) noexcept nogil
 
-cdef void gather_expand(const packed_t* packed, const row_t* rows, Py_ssize_t n, int64_t* out,
-                        int n_threads) noexcept nogil
+cdef void gather_packed(const void* packed, int packed_bits, const row_t* rows, Py_ssize_t n, void* out,
+                        int sum_bits, int n_threads) noexcept nogil
 
 cdef void gather_pairs(const float* gh, const row_t* rows, Py_ssize_t n, float* ordered,
                        int n_threads) noexcept nogil

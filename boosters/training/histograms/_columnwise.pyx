@@ -16,8 +16,8 @@ from libc.stdint cimport uint8_t, uint16_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy, memset
 
 from boosters._lib.sequences cimport fill
-from boosters._lib.types cimport (bin_t, packed_t, row_t, boosters_prefetch, expand_packed, boosters_pair_add,
-                                  boosters_pair_from_f32)
+from boosters._lib.types cimport (bin_t, packed_t, row_t, word_t, boosters_prefetch, repack,
+                                  boosters_pair_add, boosters_pair_from_f32)
 from boosters._lib.columns cimport BinColumns, make_bin_columns, column_u8, column_u16
 
 DEFAULT_PREFETCH_DISTANCE = 64
@@ -90,19 +90,19 @@ cdef void build_one_column(
             accumulate_gathered(column_u16(cols, column), rows, gh, n, hist, prefetch_distance)
 
 
-# Quantized mode: (grad, hess) packed in one int64 per row (see types.pxd), one integer
-# add per row and column into int64 bins; integer sums are exact, so the result does
-# not depend on the order of the rows or on the thread count.
+# Quantized mode: one packed word per row (already widened to the bins' width, see
+# types.pxd), one integer add per row and column; integer sums are exact, so the result
+# does not depend on the order of the rows or on the thread count.
 
-cdef inline void accumulate_packed_contiguous(const bin_t* bins, const int64_t* values, Py_ssize_t n,
-                                              int64_t* hist) noexcept nogil:
+cdef inline void accumulate_packed_contiguous(const bin_t* bins, const word_t* values, Py_ssize_t n,
+                                              word_t* hist) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         hist[bins[i]] += values[i]
 
 
-cdef inline void accumulate_packed_gathered(const bin_t* bins, const row_t* rows, const int64_t* ordered,
-                                            Py_ssize_t n, int64_t* hist,
+cdef inline void accumulate_packed_gathered(const bin_t* bins, const row_t* rows, const word_t* ordered,
+                                            Py_ssize_t n, word_t* hist,
                                             Py_ssize_t prefetch_distance) noexcept nogil:
     cdef Py_ssize_t i, head = 0
     if prefetch_distance > 0 and n > prefetch_distance:
@@ -114,23 +114,15 @@ cdef inline void accumulate_packed_gathered(const bin_t* bins, const row_t* rows
         hist[bins[rows[i]]] += ordered[i]
 
 
-cdef void build_one_column_packed(
-    const BinColumns* cols,
-    Py_ssize_t column,
-    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
-    Py_ssize_t start,
-    Py_ssize_t n,
-    const int64_t* values,  # IN: expanded packed pairs, by row (contiguous) or pre-gathered
-    int64_t* hist,          # OUT: this column's bins, overwritten
-    Py_ssize_t n_bins,
-    Py_ssize_t prefetch_distance,
-) noexcept nogil:
-    memset(hist, 0, n_bins * sizeof(int64_t))
+cdef inline void build_column_words(const BinColumns* cols, Py_ssize_t column, const row_t* rows,
+                                    Py_ssize_t start, Py_ssize_t n, const word_t* values, word_t* hist,
+                                    Py_ssize_t n_bins, Py_ssize_t prefetch_distance) noexcept nogil:
+    memset(hist, 0, n_bins * sizeof(word_t))
     if rows == NULL:
         if cols.kind[column] == 0:
-            accumulate_packed_contiguous(column_u8(cols, column) + start, values + start, n, hist)
+            accumulate_packed_contiguous(column_u8(cols, column) + start, values, n, hist)
         else:
-            accumulate_packed_contiguous(column_u16(cols, column) + start, values + start, n, hist)
+            accumulate_packed_contiguous(column_u16(cols, column) + start, values, n, hist)
     else:
         if cols.kind[column] == 0:
             accumulate_packed_gathered(column_u8(cols, column), rows, values, n, hist, prefetch_distance)
@@ -138,24 +130,66 @@ cdef void build_one_column_packed(
             accumulate_packed_gathered(column_u16(cols, column), rows, values, n, hist, prefetch_distance)
 
 
-cdef void gather_expand(const packed_t* packed, const row_t* rows, Py_ssize_t n, int64_t* out,
-                        int n_threads) noexcept nogil:
-    """out[i] = expand_packed(packed[rows[i]]); rows NULL means rows 0..n-1."""
+cdef void build_one_column_packed(
+    const BinColumns* cols,
+    Py_ssize_t column,
+    const row_t* rows,      # IN: NULL for the contiguous range start..start+n
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const void* values,     # IN: packed pairs as `sum_bits` words: values[i] is row start + i's
+                            #     (contiguous) or rows[i]'s (gathered)
+    void* hist,             # OUT: this column's bins (`sum_bits` words), overwritten
+    Py_ssize_t n_bins,
+    Py_ssize_t prefetch_distance,
+    int sum_bits,           # 32, 16 or 8 bits per sum
+) noexcept nogil:
+    if sum_bits == 32:
+        build_column_words(cols, column, rows, start, n, <const int64_t*> values, <int64_t*> hist, n_bins,
+                           prefetch_distance)
+    elif sum_bits == 16:
+        build_column_words(cols, column, rows, start, n, <const int32_t*> values, <int32_t*> hist, n_bins,
+                           prefetch_distance)
+    else:
+        build_column_words(cols, column, rows, start, n, <const int16_t*> values, <int16_t*> hist, n_bins,
+                           prefetch_distance)
+
+
+cdef inline void gather_words(const packed_t* packed, const row_t* rows, Py_ssize_t n, word_t* out,
+                              int n_threads) noexcept nogil:
+    """out[i] = packed[rows[i]] as a word_t; rows NULL means rows 0..n-1."""
     cdef Py_ssize_t i
     cdef int t = <int> min(<Py_ssize_t> n_threads, n // GATHER_ROWS_PER_THREAD)
+    cdef int from_bits = 4 * sizeof(packed_t), to_bits = 4 * sizeof(word_t)
     if rows == NULL:
         if t > 1:
             for i in prange(n, schedule="static", num_threads=t):
-                out[i] = expand_packed(packed[i])
+                out[i] = <word_t> repack(packed[i], from_bits, to_bits)
         else:
             for i in range(n):
-                out[i] = expand_packed(packed[i])
+                out[i] = <word_t> repack(packed[i], from_bits, to_bits)
     elif t > 1:
         for i in prange(n, schedule="static", num_threads=t):
-            out[i] = expand_packed(packed[rows[i]])
+            out[i] = <word_t> repack(packed[rows[i]], from_bits, to_bits)
     else:
         for i in range(n):
-            out[i] = expand_packed(packed[rows[i]])
+            out[i] = <word_t> repack(packed[rows[i]], from_bits, to_bits)
+
+
+cdef void gather_packed(const void* packed, int packed_bits, const row_t* rows, Py_ssize_t n, void* out,
+                        int sum_bits, int n_threads) noexcept nogil:
+    """out[i] = the pair of row rows[i] (rows NULL: row i) as a `sum_bits` word. packed:
+    int32 words (packed_bits 16) or int16 (8); sum_bits >= packed_bits."""
+    if packed_bits == 16:
+        if sum_bits == 32:
+            gather_words(<const int32_t*> packed, rows, n, <int64_t*> out, n_threads)
+        else:
+            gather_words(<const int32_t*> packed, rows, n, <int32_t*> out, n_threads)
+    elif sum_bits == 32:
+        gather_words(<const int16_t*> packed, rows, n, <int64_t*> out, n_threads)
+    elif sum_bits == 16:
+        gather_words(<const int16_t*> packed, rows, n, <int32_t*> out, n_threads)
+    else:
+        gather_words(<const int16_t*> packed, rows, n, <int16_t*> out, n_threads)
 
 
 # ----------------------------------------------------------------------------------
@@ -327,54 +361,62 @@ def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child,
         subtract_values(&parent[0, 0], &child[0, 0], &out[0, 0], 2 * parent.shape[0])
 
 
-def build_histogram_packed(binned, packed, int64_t[::1] hist, rows=None, columns=None, int n_threads=1,
+_SUM_BITS = {np.dtype(np.int64): 32, np.dtype(np.int32): 16, np.dtype(np.int16): 8}
+
+
+def build_histogram_packed(binned, packed, hist, rows=None, columns=None, int n_threads=1,
                            bint prefetch=True, Py_ssize_t prefetch_distance=DEFAULT_PREFETCH_DISTANCE):
-    """Quantized histogram: hist[bin] = sum of expand_packed(packed[row]) over `rows`
-    (all rows if None). packed: int32 (i16 mode) or int16 (i8 mode) words, one per row."""
+    """Quantized histogram: hist[bin] = packed sum of packed[row] over `rows` (all rows
+    if None). packed: int32 (i16 mode) or int16 (i8 mode) words, one per row. hist:
+    int64, int32 or int16 words (32, 16 or 8 bits per sum, at least the values' bits);
+    the caller makes sure the sums fit."""
     cdef ColumnsView view = ColumnsView(binned)
     cdef const int32_t[::1] cols = column_list(columns, view.n_columns)
     cdef const row_t[::1] row_v
     cdef const row_t* rows_ptr = NULL
     cdef Py_ssize_t n = view.n_rows, distance = prefetch_distance if prefetch else 0, j
-    cdef int64_t[::1] values
-    cdef int64_t[::1] expanded_all
+    cdef const int32_t[::1] q32
+    cdef const int16_t[::1] q16
     packed = np.asarray(packed)
+    hist = np.asarray(hist)
     if packed.dtype not in (np.int16, np.int32) or packed.shape != (view.n_rows,):
         raise ValueError(f"packed must be int16 or int32 with one entry per row ({view.n_rows})")
-    if hist.shape[0] != view.total_bins:
-        raise ValueError(f"hist must have {view.total_bins} entries, got {hist.shape[0]}")
-    expanded_all = np.empty(view.n_rows, dtype=np.int64)
-    _expand_into(packed, None, expanded_all, n_threads)
+    if hist.dtype not in _SUM_BITS or hist.shape != (view.total_bins,) or not hist.flags.c_contiguous:
+        raise ValueError(f"hist must be a contiguous int64, int32 or int16 array of {view.total_bins} entries")
+    cdef int packed_bits = 16 if packed.dtype == np.int32 else 8
+    cdef int sum_bits = _SUM_BITS[hist.dtype]
+    if sum_bits < packed_bits:
+        raise ValueError("hist words must have at least as many bits per sum as the packed values")
     if rows is not None:
         row_v = np.ascontiguousarray(rows, dtype=np.uint32)
         check_rows(row_v, view.n_rows)
         n = row_v.shape[0]
-        values = np.ascontiguousarray(np.asarray(expanded_all)[np.asarray(row_v)])
         if n:
             rows_ptr = &row_v[0]
-    else:
-        values = expanded_all
-    cdef const int64_t* value_ptr = &values[0] if values.shape[0] else NULL
-    cdef row_t no_rows = 0
-    if rows is not None and rows_ptr == NULL:
-        rows_ptr = &no_rows
-    with nogil:
-        for j in range(cols.shape[0]):
-            build_one_column_packed(&view.cols, cols[j], rows_ptr, 0, n, value_ptr,
-                                    &hist[0] + view.offsets[cols[j]], view.n_bins[cols[j]], distance)
-
-
-def _expand_into(packed, rows, int64_t[::1] out, int n_threads):
-    cdef const int32_t[::1] q32
-    cdef const int16_t[::1] q16
-    if packed.dtype == np.int32:
+    if view.total_bins == 0:
+        return
+    values = np.empty(n, dtype=hist.dtype)  # the rows' pairs in order, as hist words
+    cdef int8_t[::1] value_bytes = values.view(np.int8) if n else None
+    cdef int8_t[::1] hist_bytes = hist.view(np.int8)
+    cdef const void* packed_ptr
+    if packed_bits == 16:
         q32 = packed
-        with nogil:
-            gather_expand(&q32[0], NULL, out.shape[0], &out[0], n_threads)
+        packed_ptr = &q32[0] if view.n_rows else NULL
     else:
         q16 = packed
-        with nogil:
-            gather_expand(&q16[0], NULL, out.shape[0], &out[0], n_threads)
+        packed_ptr = &q16[0] if view.n_rows else NULL
+    cdef Py_ssize_t word = sum_bits // 4
+    cdef row_t no_rows = 0
+    if n == 0 and rows is not None:
+        rows_ptr = &no_rows
+    with nogil:
+        if n:
+            gather_packed(packed_ptr, packed_bits, rows_ptr, n, &value_bytes[0], sum_bits, n_threads)
+        for j in range(cols.shape[0]):
+            build_one_column_packed(&view.cols, cols[j], rows_ptr, 0, n,
+                                    &value_bytes[0] if n else NULL,
+                                    &hist_bytes[0] + view.offsets[cols[j]] * word, view.n_bins[cols[j]],
+                                    distance, sum_bits)
 
 
 def subtract_packed(const int64_t[::1] parent, const int64_t[::1] child, int64_t[::1] out):

@@ -10,7 +10,9 @@ hash of (seed, tree, row): the same for a given seed and row, whatever the threa
 count. Each pair is packed in one word (see types.pxd).
 
 L is chosen so that the packed 64-bit sums of a whole dataset cannot overflow:
-n_rows * L < 2**31.
+n_rows * L < 2**31, and is at most the user's `quantization_levels`. The histogram
+builder then stores each node's sums in the narrowest words that n_node * L fits
+(see histograms/_build.pyx).
 """
 
 import numpy as np
@@ -25,9 +27,12 @@ cdef enum:
     MAX_CHUNKS = 64
 
 
-def max_levels(Py_ssize_t n_rows, int bits):
-    """Largest L for `bits`-bit values (16 or 8) such that n_rows * L < 2**31."""
+def max_levels(Py_ssize_t n_rows, int bits, requested=None):
+    """Largest L for `bits`-bit values (16 or 8) such that n_rows * L < 2**31, and at
+    most `requested` (the user's quantization_levels) when given."""
     cdef int64_t cap = 32767 if bits == 16 else 127
+    if requested is not None:
+        cap = min(cap, requested)
     return int(max(1, min(cap, (2**31 - 1) // max(n_rows, 1))))
 
 

@@ -11,8 +11,13 @@ cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
 
 cdef void build_rowwise(
     const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets, const int64_t* col_bins,
-    Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start, Py_ssize_t n,
-    const float* gh, const void* packed, int packed_bits, double* hist, int64_t* hist_packed,
-    double* scratch, int64_t* scratch_packed, Py_ssize_t total_bins, int n_blocks, int n_threads,
+    Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start, Py_ssize_t n, const float* gh, double* hist,
+    double* scratch, Py_ssize_t total_bins, int n_blocks, int n_threads, Py_ssize_t prefetch,
+) noexcept nogil
+
+cdef void build_rowwise_packed(
+    const uint8_t* matrix, Py_ssize_t stride, const int64_t* col_offsets, const int64_t* col_bins,
+    Py_ssize_t n_cols, const row_t* rows, Py_ssize_t start, Py_ssize_t n, const void* packed, int packed_bits,
+    void* hist, void* scratch, int sum_bits, Py_ssize_t total_bins, int n_blocks, int n_threads,
     Py_ssize_t prefetch,
 ) noexcept nogil
