@@ -61,13 +61,3 @@ cdef inline int64_t load_word(const void* words, int bits, Py_ssize_t j) noexcep
     if bits == 16:
         return (<const int32_t*> words)[j]
     return (<const int16_t*> words)[j]
-
-
-cdef inline void store_word(void* words, int bits, Py_ssize_t j, int64_t v) noexcept nogil:
-    """Store v, a pair packed with `bits` bits per sum, as word j."""
-    if bits == 32:
-        (<int64_t*> words)[j] = v
-    elif bits == 16:
-        (<int32_t*> words)[j] = <int32_t> v
-    else:
-        (<int16_t*> words)[j] = <int16_t> v

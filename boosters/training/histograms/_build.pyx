@@ -8,11 +8,11 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.sequences cimport fill
-from boosters._lib.types cimport row_t, load_word, store_word, repack, word_grad, word_hess
+from boosters._lib.types cimport row_t
 from boosters.training._partition cimport RowPartitioner, IN_ORDER, SPLIT
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, MIN_COLUMNS_PARALLEL, build_one_column, build_one_column_packed, gather_packed,
-    gather_pairs, subtract_values, threads_for_build,
+    gather_pairs, subtract_packed_words, subtract_values, threads_for_build,
 )
 from boosters.training.histograms._columnwise import DEFAULT_PREFETCH_DISTANCE, column_list
 from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH, build_rowwise,
@@ -309,10 +309,7 @@ cdef class HistogramBuilder:
         child's); a child narrower than its parent is widened word by word."""
         cdef Py_ssize_t i, j, n_bins = self.view.total_bins
         cdef int bp, bc, bo
-        cdef int64_t rows_out, v
-        cdef char* parent
-        cdef char* child
-        cdef char* out
+        cdef int64_t rows_out
         if n_bins == 0:
             return
         for i in range(n):
@@ -322,17 +319,7 @@ cdef class HistogramBuilder:
             bp, bc = self.slot_bits[p[i]], self.slot_bits[c[i]]
             rows_out = self.slot_rows[p[i]] - self.slot_rows[c[i]]
             bo = self.bits_for(rows_out)
-            parent, child, out = self.slot_words(p[i]), self.slot_words(c[i]), self.slot_words(o[i])
-            if bp == bc == bo == 32:
-                for j in range(n_bins):
-                    (<int64_t*> out)[j] = (<int64_t*> parent)[j] - (<int64_t*> child)[j]
-            elif bp == bc == bo == 16:
-                for j in range(n_bins):
-                    (<int32_t*> out)[j] = (<int32_t*> parent)[j] - (<int32_t*> child)[j]
-            else:
-                # word j of out never overlaps a later word of parent (out is at most as wide)
-                for j in range(n_bins):
-                    v = load_word(parent, bp, j) - repack(load_word(child, bc, j), bc, bp)
-                    store_word(out, bo, j, repack(v, bp, bo))
+            subtract_packed_words(self.slot_words(p[i]), bp, self.slot_words(c[i]), bc, self.slot_words(o[i]), bo,
+                                  n_bins)
             self.slot_bits[o[i]] = bo
             self.slot_rows[o[i]] = rows_out

@@ -38,3 +38,6 @@ cdef void gather_pairs(const float* gh, const row_t* rows, Py_ssize_t n, float* 
 
 cdef void subtract_values(const double* parent, const double* child, double* out,
                           Py_ssize_t n_values) noexcept nogil
+
+cdef void subtract_packed_words(const void* parent, int parent_bits, const void* child, int child_bits,
+                                void* out, int out_bits, Py_ssize_t n) noexcept nogil

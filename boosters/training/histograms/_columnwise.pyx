@@ -252,6 +252,69 @@ cdef void subtract_values(
         out[i] = parent[i] - child[i]
 
 
+# Quantized subtraction: the child is never wider than the parent (fewer rows), nor the
+# sibling (the child is the smaller one), nor wider than the sibling's parent.
+
+cdef inline void subtract_same_width(const word_t* parent, const word_t* child, word_t* out,
+                                     Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    for j in range(n):
+        out[j] = parent[j] - child[j]
+
+
+cdef inline void subtract_widened(const word_t* parent, const packed_t* child, word_t* out,
+                                  Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef int child_bits = 4 * sizeof(packed_t), bits = 4 * sizeof(word_t)
+    for j in range(n):
+        out[j] = parent[j] - <word_t> repack(child[j], child_bits, bits)
+
+
+cdef inline void narrow_in_place(word_t* words, packed_t* narrow_words, Py_ssize_t n) noexcept nogil:
+    """narrow_words[j] = words[j] repacked, where narrow_words is the same memory: word j
+    is written over bytes of words <= j, all read already; memcpy stores keep the
+    compiler from reordering them across the loads (the types alias)."""
+    cdef Py_ssize_t j
+    cdef packed_t v
+    cdef int bits = 4 * sizeof(word_t), narrow_bits = 4 * sizeof(packed_t)
+    for j in range(n):
+        v = <packed_t> repack(words[j], bits, narrow_bits)
+        memcpy(<char*> narrow_words + j * sizeof(packed_t), &v, sizeof(packed_t))
+
+
+cdef inline void subtract_from(const word_t* parent, const void* child, int child_bits, word_t* out,
+                               Py_ssize_t n) noexcept nogil:
+    cdef int bits = 4 * sizeof(word_t)
+    if child_bits == bits:
+        subtract_same_width(parent, <const word_t*> child, out, n)
+    elif child_bits == 16:
+        subtract_widened(parent, <const int32_t*> child, out, n)
+    else:
+        subtract_widened(parent, <const int16_t*> child, out, n)
+
+
+cdef inline void narrow_from(word_t* words, int out_bits, Py_ssize_t n) noexcept nogil:
+    if out_bits == 16:
+        narrow_in_place(words, <int32_t*> words, n)
+    elif out_bits == 8:
+        narrow_in_place(words, <int16_t*> words, n)
+
+
+cdef void subtract_packed_words(const void* parent, int parent_bits, const void* child, int child_bits,
+                                void* out, int out_bits, Py_ssize_t n) noexcept nogil:
+    """out = parent - child over n bins of packed words (bits per sum: 32, 16 or 8), out
+    in its own width; out may be parent. child_bits, out_bits <= parent_bits."""
+    # at the parent's width into out, then narrowed in place
+    if parent_bits == 32:
+        subtract_from(<const int64_t*> parent, child, child_bits, <int64_t*> out, n)
+        narrow_from(<int64_t*> out, out_bits, n)
+    elif parent_bits == 16:
+        subtract_from(<const int32_t*> parent, child, child_bits, <int32_t*> out, n)
+        narrow_from(<int32_t*> out, out_bits, n)
+    else:
+        subtract_from(<const int16_t*> parent, child, child_bits, <int16_t*> out, n)
+
+
 # ----------------------------------------------------------------------------------
 # Python entry points (tests, benchmarks); the grower uses HistogramBuilder below.
 # ----------------------------------------------------------------------------------
