@@ -134,8 +134,10 @@ cdef class HistogramBuilder:
 
     def slot_sums(self, Py_ssize_t slot):
         """Quantized: (grad, hess) int64 sums per bin of a slot, whatever its width."""
-        if not self.quantized or not 0 <= slot < self.n_slots:
-            raise ValueError("a quantized builder's slot in range")
+        if not self.quantized:
+            raise RuntimeError("slot_sums reads a quantized builder's slots")
+        if not 0 <= slot < self.n_slots:
+            raise ValueError(f"slot must be in [0, {self.n_slots}), got {slot}")
         bits = int(self.slot_bits[slot])
         words = np.asarray(self.pool_packed[slot]).view({32: np.int64, 16: np.int32, 8: np.int16}[bits])
         words = words[:self.view.total_bins].astype(np.int64)
