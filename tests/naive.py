@@ -3,6 +3,7 @@
 import numpy as np
 
 from boosters.data.binned import BinnedMatrix
+from boosters.training.histograms._quantize import unpack
 
 
 def naive_bins(X: np.ndarray, upper_edges: list[np.ndarray]) -> np.ndarray:
@@ -50,6 +51,19 @@ def random_gradients(rng, n_rows: int) -> np.ndarray:
     gh[:, 0] = rng.normal(size=n_rows)
     gh[:, 1] = rng.uniform(0.01, 1.0, size=n_rows)
     return gh
+
+
+def naive_packed_histogram(binned, packed, rows=None):
+    """Integer (sum_grad, sum_hess) per bin, unpacked."""
+    q_g, q_h = unpack(packed)
+    dense = binned.to_dense().astype(np.int64)
+    rows = np.arange(binned.n_rows) if rows is None else np.asarray(rows)
+    g, h = np.zeros(binned.total_bins, np.int64), np.zeros(binned.total_bins, np.int64)
+    for f in range(binned.n_features):
+        idx = binned.hist_offsets[f] + dense[rows, f]
+        np.add.at(g, idx, q_g[rows])
+        np.add.at(h, idx, q_h[rows])
+    return g, h
 
 
 # --- row partition, split finding, prediction ---------------------------------------------

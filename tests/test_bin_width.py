@@ -18,7 +18,7 @@ from boosters.training.histograms._build import HistogramBuilder
 from boosters.training.histograms._columnwise import build_histogram_packed
 from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
 
-from naive import binned_from_dense, random_gradients
+from naive import binned_from_dense, naive_packed_histogram, random_gradients
 
 N_BINS = [256, 3, 17, 300, 2]  # uint8 and uint16 columns: row-wise and column-wise kernels
 
@@ -28,18 +28,6 @@ def expected_bits(n_rows, levels, value_bits):
     if value_bits == 8 and bound < 2**7:
         return 8
     return 16 if bound < 2**15 else 32
-
-
-def naive_sums(binned, packed, rows):
-    """Integer (sum_grad, sum_hess) per bin of the given rows."""
-    q_g, q_h = unpack(packed)
-    dense = binned.to_dense().astype(np.int64)
-    g, h = np.zeros(binned.total_bins, np.int64), np.zeros(binned.total_bins, np.int64)
-    for f in range(binned.n_features):
-        idx = binned.hist_offsets[f] + dense[rows, f]
-        np.add.at(g, idx, q_g[rows])
-        np.add.at(h, idx, q_h[rows])
-    return g, h
 
 
 def tree_of_sizes(rng, sizes, value_bits, levels, split=True):
@@ -67,7 +55,7 @@ def split_off(part, k):
 
 @pytest.mark.parametrize("value_bits, sum_bits", [(16, 16), (16, 32), (8, 8), (8, 16), (8, 32)])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_kernels_in_every_width_equal_the_naive_sums(value_bits, sum_bits, threads):
+def test_kernels_in_every_width_equal_the_naive_packed_histogram(value_bits, sum_bits, threads):
     rng = np.random.default_rng(0)
     levels = 3
     n = 30 if sum_bits == 8 else 9000  # 30 * 3 < 2**7; 9000 * 3 < 2**15
@@ -78,7 +66,7 @@ def test_kernels_in_every_width_equal_the_naive_sums(value_bits, sum_bits, threa
         hist = np.full(binned.total_bins, -1, dtype=dtype)
         build_histogram_packed(binned, packed, hist, rows=subset, n_threads=threads)
         g, h = unpack(hist)
-        want_g, want_h = naive_sums(binned, packed, np.arange(n) if subset is None else subset)
+        want_g, want_h = naive_packed_histogram(binned, packed, subset)
         np.testing.assert_array_equal(g, want_g)
         np.testing.assert_array_equal(h, want_h)
 
@@ -114,7 +102,7 @@ def test_builder_picks_each_nodes_width_and_sums_exactly(value_bits, levels, siz
         rows = part.rows(node)
         assert len(rows) == size
         assert builder.sum_bits[node] == expected_bits(size, levels, value_bits)
-        want_g, want_h = naive_sums(binned, packed, rows)
+        want_g, want_h = naive_packed_histogram(binned, packed, rows)
         g, h = builder.slot_sums(node)
         np.testing.assert_array_equal(g, want_g)
         np.testing.assert_array_equal(h, want_h)
@@ -143,7 +131,7 @@ def test_subtraction_across_widths_is_exact(value_bits, levels, sizes, in_place)
         builder.subtract_many([parent_slot], [small], [out])
         n_large = len(part.rows(large))
         assert builder.sum_bits[out] == expected_bits(n_large, levels, value_bits)
-        want_g, want_h = naive_sums(binned, packed, part.rows(large))
+        want_g, want_h = naive_packed_histogram(binned, packed, part.rows(large))
         g, h = builder.slot_sums(out)
         np.testing.assert_array_equal(g, want_g)
         np.testing.assert_array_equal(h, want_h)

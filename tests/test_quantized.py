@@ -10,7 +10,7 @@ from boosters.training.histograms._quantize import max_levels, quantize_gradient
 from boosters.training._split import SplitFinder
 from boosters.training.trainer import resolve_histogram_mode
 
-from naive import binned_from_dense, naive_best_split, random_binned, random_gradients
+from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -92,19 +92,6 @@ def test_all_zero_gradients_quantize_to_zero():
     out = np.empty(1000, dtype=np.int32)
     assert quantize_gradients(gh, out, 100, 0, 0, 1) == (0.0, 0.0)
     assert not out.any()
-
-
-def naive_packed_histogram(binned, packed, rows=None):
-    """Integer (sum_grad, sum_hess) per bin, unpacked."""
-    q_g, q_h = unpack(packed)
-    dense = binned.to_dense().astype(np.int64)
-    rows = np.arange(binned.n_rows) if rows is None else np.asarray(rows)
-    g, h = np.zeros(binned.total_bins, np.int64), np.zeros(binned.total_bins, np.int64)
-    for f in range(binned.n_features):
-        idx = binned.hist_offsets[f] + dense[rows, f]
-        np.add.at(g, idx, q_g[rows])
-        np.add.at(h, idx, q_h[rows])
-    return g, h
 
 
 @pytest.mark.parametrize("bits, dtype", [(16, np.int32), (8, np.int16)])
