@@ -15,6 +15,7 @@ from boosters.training.histograms._columnwise cimport (
     gather_pairs, subtract_packed_words, subtract_values, threads_for_build,
 )
 from boosters.training.histograms._columnwise import DEFAULT_PREFETCH_DISTANCE, column_list
+from boosters.training.histograms._quantize import unpack
 from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH, build_rowwise,
                                                     build_rowwise_packed, row_blocks)
 
@@ -138,11 +139,8 @@ cdef class HistogramBuilder:
             raise RuntimeError("slot_sums reads a quantized builder's slots")
         if not 0 <= slot < self.n_slots:
             raise ValueError(f"slot must be in [0, {self.n_slots}), got {slot}")
-        bits = int(self.slot_bits[slot])
-        words = np.asarray(self.pool_packed[slot]).view({32: np.int64, 16: np.int32, 8: np.int16}[bits])
-        words = words[:self.view.total_bins].astype(np.int64)
-        hess = words & ((1 << bits) - 1)
-        return (words - hess) >> bits, hess
+        words = np.asarray(self.pool_packed[slot]).view({32: np.int64, 16: np.int32, 8: np.int16}[self.slot_bits[slot]])
+        return unpack(words[:self.view.total_bins])
 
     def build_nodes(self, slots, RowPartitioner part, nodes):
         """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
@@ -178,14 +176,15 @@ cdef class HistogramBuilder:
                     Py_ssize_t n) noexcept nogil:
         """build_nodes without its checks: slots, nodes and disjoint ranges are the caller's."""
         cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
-        cdef Py_ssize_t total_rows = 0
+        cdef Py_ssize_t total_rows = 0, node_rows
         if n == 0 or (n_col == 0 and not self.rowwise):
             return
         for i in range(n):
-            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+            node_rows = part.end[node_v[i]] - part.begin[node_v[i]]
+            total_rows += node_rows
             if self.quantized:
-                self.slot_rows[slot_v[i]] = part.end[node_v[i]] - part.begin[node_v[i]]
-                self.slot_bits[slot_v[i]] = self.bits_for(self.slot_rows[slot_v[i]])
+                self.slot_rows[slot_v[i]] = node_rows
+                self.slot_bits[slot_v[i]] = self.bits_for(node_rows)
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         cdef int t_root
