@@ -14,7 +14,7 @@ import tempfile
 
 import numpy as np
 
-from boosters.compare import TASKS, TEST_ROWS, _run_child
+from boosters.bench.compare import TASKS, TEST_ROWS, _run_child
 
 SETTINGS = [("f64", True), ("f64", False), ("i16", True), ("i16", False)]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from boosters import benchmark
-from boosters.datasets import make_friedman
+from boosters.bench import benchmark
+from boosters.bench.datasets import make_friedman
 from boosters.training import grower as grower_module
 
 KERNEL_CALLS = {  # attribute of TreeGrower -> methods that enter Cython

@@ -14,8 +14,9 @@ import argparse
 import collections
 import time
 
-from boosters import Dataset, benchmark
-from boosters.compare import TASKS
+from boosters import Dataset
+from boosters.bench import benchmark
+from boosters.bench.compare import TASKS
 from boosters.data import binning
 from boosters.training import grower, objectives
 from boosters.training.trainer import GBDTTrainer

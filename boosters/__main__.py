@@ -38,11 +38,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "demo":
-        from boosters.demo import run_demo
+        from boosters.bench.demo import run_demo
 
         return run_demo(args.rows, args.binary, args.rounds, args.threads, compare=not args.no_compare)
     if args.command == "compare":
-        from boosters.compare import run_compare
+        from boosters.bench.compare import run_compare
 
         return run_compare(args.task, args.rows, args.threads, args.libraries, args.repeats,
                            args.histogram_mode, not args.no_prefetch)

@@ -6,7 +6,7 @@ import pytest
 import boosters as bst
 from boosters.data.binning import BinMapper
 from boosters.data.bundling import MAX_BUNDLE_BINS, bundle_features, find_bundles
-from boosters.datasets import make_covertype
+from boosters.bench.datasets import make_covertype
 from boosters.training._partition import RowPartitioner
 from boosters.training._split import SplitFinder
 from boosters.training.histograms._columnwise import build_histogram_contiguous

@@ -5,6 +5,7 @@ import pickle
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import boosters as bst
@@ -355,7 +356,6 @@ def test_silent_by_default(capsys):
 # ----------------------------------------------------------------------------------
 
 def test_pandas_dataframe_input():
-    pd = pytest.importorskip("pandas")
     X, y = make_data("squared", n=1000, d=4)
     df = pd.DataFrame(X, columns=["age", "height", "weight", "score"])
     model = bst.GBDTModel.train(bst.Dataset(df, pd.Series(y)), config=bst.GBDTConfig(n_estimators=5))
@@ -370,7 +370,6 @@ def test_pandas_dataframe_input():
 
 
 def test_pandas_mixed_dtypes_and_non_numeric():
-    pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"i": np.arange(100), "f": np.linspace(0, 1, 100, dtype=np.float32), 3: np.ones(100)})
     ds = bst.Dataset(df, np.arange(100.0))
     assert ds.feature_names == ["i", "f", "3"]

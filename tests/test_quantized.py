@@ -1,10 +1,11 @@
 """Quantized gradient accumulation (histogram_mode "i16" / "i8")."""
 
+import lightgbm as lgb
 import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.datasets import make_covertype, make_friedman, train_test_split
+from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
 from boosters.training.histograms._columnwise import build_histogram_packed, subtract_packed
 from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
 from boosters.training._split import SplitFinder
@@ -184,7 +185,6 @@ def _leafwise(mode, objective=bst.Objective.squared(), **changes):
 
 @pytest.mark.parametrize("mode", ["i16", "i8"])
 def test_quantized_regression_within_half_a_percent_rmse_of_lightgbm(mode):
-    lgb = pytest.importorskip("lightgbm")
     X, y = make_friedman(30_000, 10, seed=6)
     X_train, X_test, y_train, y_test = train_test_split(X, y, 0.25, seed=6)
     ours = bst.GBDTModel.train(bst.Dataset(X_train, y_train), _leafwise(mode), n_threads=2)
@@ -197,7 +197,6 @@ def test_quantized_regression_within_half_a_percent_rmse_of_lightgbm(mode):
 
 @pytest.mark.parametrize("mode", ["i16", "i8"])
 def test_quantized_binary_within_0_001_auc_of_lightgbm(mode):
-    lgb = pytest.importorskip("lightgbm")
     from sklearn.metrics import roc_auc_score
 
     X, y = make_covertype(40_000, binary=True, seed=7)

@@ -6,14 +6,14 @@ XGBoost `hist`. Then 100-round models must score no worse than LightGBM with mat
 settings, minus a small stated tolerance.
 """
 
+import lightgbm as lgb
 import numpy as np
 import pytest
+import xgboost as xgb
 
 import boosters as bst
-from boosters.datasets import make_covertype, make_friedman, train_test_split
+from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
 
-lgb = pytest.importorskip("lightgbm")
-xgb = pytest.importorskip("xgboost")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.datasets import make_friedman
+from boosters.bench.datasets import make_friedman
 from boosters.training._partition import RowPartitioner
 from boosters.training.histograms._build import HistogramBuilder
 from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack

@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+import xgboost as xgb
 
 import boosters as bst
 from boosters.training.trainer import GBDTTrainer
@@ -201,7 +202,6 @@ def test_nan_only_at_prediction_deep_tree_every_node():
 
 
 def test_missing_values_match_xgboost_one_tree():
-    xgb = pytest.importorskip("xgboost")
     rng = np.random.default_rng(3)
     n, d = 5000, 5
     X = rng.integers(0, 50, size=(n, d)).astype(np.float64)

@@ -3,10 +3,10 @@
 import functools
 
 import boosters as bst
-from boosters import benchmark
+from boosters.bench import benchmark
 import dataclasses
 
-from boosters.datasets import make_covertype, make_friedman, make_higgs, train_test_split
+from boosters.bench.datasets import make_covertype, make_friedman, make_higgs, train_test_split
 
 TASKS = {
     # name: (generator, settings): small versions of the comparison tasks

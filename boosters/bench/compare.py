@@ -16,8 +16,8 @@ import tempfile
 
 import numpy as np
 
-from boosters import benchmark
-from boosters.datasets import COVERTYPE_CLASSES, make_covertype, make_friedman, make_higgs
+from boosters.bench import benchmark
+from boosters.bench.datasets import COVERTYPE_CLASSES, make_covertype, make_friedman, make_higgs
 
 # task -> (generator(n_rows, seed) -> (X, y), default training rows, settings)
 TASKS = {
@@ -40,7 +40,7 @@ def _child(library: str, threads: int, settings_json: str, data_dir: str) -> Non
 
 
 def _run_child(library, threads, settings, data_dir) -> benchmark.RunResult:
-    cmd = [sys.executable, "-m", "boosters.compare", library, str(threads),
+    cmd = [sys.executable, "-m", "boosters.bench.compare", library, str(threads),
            json.dumps(dataclasses.asdict(settings)), data_dir]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -6,12 +6,12 @@ import time
 
 import numpy as np
 
-from boosters import benchmark
-from boosters.compare import run_isolated
+from boosters.bench import benchmark
+from boosters.bench.compare import run_isolated
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
-from boosters.datasets import COVERTYPE_CLASSES, make_covertype, train_test_split
+from boosters.bench.datasets import COVERTYPE_CLASSES, make_covertype, train_test_split
 from boosters.model.gbdt_model import GBDTModel
 
 
