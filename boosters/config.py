@@ -147,6 +147,7 @@ class Metric:
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")
+DEFAULT_DEPTHWISE_MAX_DEPTH = 6
 HISTOGRAM_LAYOUTS = ("auto", "column", "row")
 
 
@@ -177,7 +178,11 @@ class GBDTConfig:
     Gain (RFC-0008): 1/2 [G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2)] - min_gain_to_split,
     with G soft-thresholded by l1; so `min_gain_to_split=g` equals LightGBM's
     `min_gain_to_split=2g`. `max_bins` counts the missing-value bin: 256 = LightGBM's
-    `max_bin=255`. `max_depth=None` (or -1) means no depth limit (leaf-wise only).
+    `max_bin=255`. `max_depth="auto"` (the default) is 6 for depth-wise growth and no
+    limit for leaf-wise growth (RFC-0008's LeafWise has none; LightGBM's default too);
+    `max_depth=None` (or -1) means no depth limit (leaf-wise only). The attribute holds
+    the limit in effect; `to_dict()` keeps what was asked, so `replace(growth_strategy=...)`
+    resolves "auto" again.
     `cache_size` is the number of histogram slots; a tree needs at most `n_leaves`
     (leaf-wise) or 2**max_depth (depth-wise) to never rebuild an evicted parent.
     `enable_bundling` stores mutually exclusive sparse features (one-hot groups) in shared
@@ -212,7 +217,7 @@ class GBDTConfig:
         objective: Objective | None = None,
         metric: Metric | None = None,
         growth_strategy: GrowthStrategy = GrowthStrategy.Depthwise,
-        max_depth: int | None = 6,
+        max_depth: int | str | None = "auto",
         n_leaves: int = 31,
         l1: float = 0.0,
         l2: float = 1.0,
@@ -258,8 +263,13 @@ class GBDTConfig:
         if not isinstance(growth_strategy, GrowthStrategy):
             raise TypeError(f"growth_strategy must be a GrowthStrategy, got {growth_strategy!r}")
         self.growth_strategy = growth_strategy
-        if max_depth == -1:
+        self._max_depth_asked = max_depth
+        if isinstance(max_depth, str) and max_depth == "auto":
+            max_depth = DEFAULT_DEPTHWISE_MAX_DEPTH if growth_strategy is GrowthStrategy.Depthwise else None
+        elif isinstance(max_depth, numbers.Integral) and max_depth == -1:
             max_depth = None
+        if isinstance(max_depth, str):
+            raise TypeError(f"max_depth must be an int, None or 'auto', got {max_depth!r}")
         self.max_depth = _require_int("max_depth", max_depth, 1, allow_none=True)
         if self.max_depth is None and growth_strategy is GrowthStrategy.Depthwise:
             raise ValueError("max_depth must be set (>= 1) for GrowthStrategy.Depthwise")
@@ -297,7 +307,11 @@ class GBDTConfig:
         return self.metric if self.metric is not None else Metric.default_for(self.objective)
 
     def to_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self._FIELDS}
+        """The parameters as given (max_depth "auto" stays "auto")."""
+        out = {name: getattr(self, name) for name in self._FIELDS}
+        if isinstance(self._max_depth_asked, str):
+            out["max_depth"] = self._max_depth_asked
+        return out
 
     def replace(self, **changes) -> "GBDTConfig":
         """A copy with some parameters changed (validated again)."""

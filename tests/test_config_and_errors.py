@@ -472,3 +472,28 @@ def test_dataset_reused_across_trainings_gives_the_same_model():
     assert np.array_equal(a.predict(X), c.predict(X))
     assert np.array_equal(b.predict(X), fresh.predict(X))
     assert not np.array_equal(a.predict(X), b.predict(X))
+
+
+def test_max_depth_default_depends_on_the_growth_strategy():
+    assert bst.GBDTConfig().max_depth == 6
+    assert bst.GBDTConfig(growth_strategy="leafwise").max_depth is None
+    assert bst.GBDTConfig(growth_strategy="leafwise", max_depth=4).max_depth == 4
+    # "auto" is kept as asked: switching the strategy resolves it again
+    leafwise = bst.GBDTConfig().replace(growth_strategy="leafwise")
+    assert leafwise.max_depth is None and leafwise.to_dict()["max_depth"] == "auto"
+    assert bst.GBDTConfig(max_depth=6).replace(growth_strategy="leafwise").max_depth == 6
+    with pytest.raises(TypeError, match="max_depth"):
+        bst.GBDTConfig(max_depth="deep")
+
+
+def test_leafwise_trees_grow_deeper_than_six_by_default():
+    # a chain: each split peels a few rows off one end of x0, so 31 leaves need depth > 6
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(4000, 1))
+    y = np.exp(8 * X[:, 0])
+    cfg = bst.GBDTConfig(n_estimators=1, growth_strategy="leafwise", n_leaves=31, learning_rate=1.0,
+                         min_samples_leaf=5)
+    tree = bst.GBDTModel.train(bst.Dataset(X, y), cfg).trees[0]
+    assert tree.depth() > 6
+    capped = bst.GBDTModel.train(bst.Dataset(X, y), cfg.replace(max_depth=6)).trees[0]
+    assert capped.depth() <= 6
