@@ -53,6 +53,12 @@ class Params:
     min_gain_to_split: float = 0.0
     min_child_weight: float = 1.0
     min_samples_leaf: int = 1
+    # LightGBM's shortcut (SerialTreeLearner::FindBestSplits): a feature without a valid
+    # split in a node is not tried in the node's descendants. boosters tries every
+    # feature in every node, and finds splits LightGBM misses where a feature gains
+    # nothing in a node (l1, min_gain_to_split, or a gain that rounds to <= 0) but does
+    # in a child.
+    skip_features_unsplittable_in_parent: bool = False
 
 
 @dataclass
@@ -68,6 +74,8 @@ class Node:
     right: int = -1
     gain: float = 0.0
     best: tuple | None = field(default=None, repr=False)  # (gain, feature, bin, default_left)
+    features: list | None = field(default=None, repr=False)  # those tried; None: all
+    splittable: list | None = field(default=None, repr=False)  # those with a valid split
 
 
 # -- data ---------------------------------------------------------------------------
@@ -149,13 +157,16 @@ def candidate_gains(GL, HL, G, H, count, p: Params) -> np.ndarray:
     return np.where(valid, gain, -np.inf)
 
 
-def best_split(bins, g, h, rows, n_value_bins, G, H, p: Params):
-    """(gain, feature, bin, default_left) of the node's best split, or None."""
+def best_split(bins, g, h, rows, n_value_bins, G, H, p: Params, features=None):
+    """((gain, feature, bin, default_left) of the node's best split or None, the
+    features that have a valid split)."""
     best = None
+    splittable = []
     count = len(rows)
     if H <= 0:
-        return None
-    for f, n_values in enumerate(n_value_bins):
+        return None, splittable
+    for f in range(len(n_value_bins)) if features is None else features:
+        n_values = n_value_bins[f]
         node_bins = bins[rows, f]
         hist_g = np.bincount(node_bins, weights=g[rows], minlength=n_values + 1)
         hist_h = np.bincount(node_bins, weights=h[rows], minlength=n_values + 1)
@@ -172,12 +183,14 @@ def best_split(bins, g, h, rows, n_value_bins, G, H, p: Params):
             b = int(np.argmax(gains))  # the first maximum: the lowest bin
             if not np.isfinite(gains[b]):
                 continue
+            if f not in splittable:
+                splittable.append(f)
             candidate = (float(gains[b]), f, b + 1, missing_left)
             # strict >: an equal gain keeps the earlier feature; within a feature the lower bin
             if best is None or candidate[0] > best[0] or (
                     candidate[0] == best[0] and candidate[1] == best[1] and candidate[2] < best[2]):
                 best = candidate
-    return best
+    return best, splittable
 
 
 # -- one tree ----------------------------------------------------------------------------------
@@ -220,7 +233,8 @@ def grow_tree(bins, n_value_bins, g, h, p: Params) -> NaiveTree:
         node = nodes[i]
         deep_enough = p.max_depth is not None and node.depth >= p.max_depth
         if not deep_enough and len(node.rows) >= min_rows:
-            node.best = best_split(bins, g, h, node.rows, n_value_bins, node.G, node.H, p)
+            node.best, node.splittable = best_split(bins, g, h, node.rows, n_value_bins, node.G, node.H, p,
+                                                    node.features)
 
     def split(i):
         node = nodes[i]
@@ -231,8 +245,10 @@ def grow_tree(bins, n_value_bins, g, h, p: Params) -> NaiveTree:
         has_missing = bool(np.any(b == 0))
         node.default_left = missing_left if has_missing else len(left_rows) >= len(right_rows)
         node.left, node.right = len(nodes), len(nodes) + 1
+        features = node.splittable if p.skip_features_unsplittable_in_parent else None
         for child_rows in (left_rows, right_rows):
-            nodes.append(Node(child_rows, node.depth + 1, _row_sum(g, child_rows), _row_sum(h, child_rows)))
+            nodes.append(Node(child_rows, node.depth + 1, _row_sum(g, child_rows), _row_sum(h, child_rows),
+                              features=features))
         return node.left, node.right
 
     evaluate(0)

@@ -10,7 +10,7 @@ Tolerances: the reference sums each node's gradients directly over its rows, boo
 from histogram bins and the subtraction trick, so a sum may differ by a few ulps of
 sum |g|: values are compared to 1e-12 * sum |g| / (H + l2) (scaled by the learning rate),
 covers to 1e-12 relative (hessians are positive: no cancellation), gains to 1e-9 of the
-node's largest score. Ties: the data have continuous gradients, so two different
+tree's largest gain. Ties: the data have continuous gradients, so two different
 candidate splits of a node tie only when they separate the same rows (empty bins in
 between); both sides then keep the lowest bin, and their sums are equal exactly.
 """
@@ -20,43 +20,16 @@ import pytest
 
 import boosters as bst
 import naive_grower as naive
+from matched_params import boosters_config
+from prebinned import positive_weights, prebinned_data
 
 TREE_ARRAYS_EXACT = ("split_feature", "threshold_bin", "default_left", "left_child", "right_child", "n_samples")
-
-
-def prebinned_data(n=3000, seed=0, objective="squared", n_classes=3, nan_share=0.08):
-    """Integer features with 2 to 60 distinct values (NaN in three of them), and labels."""
-    rng = np.random.default_rng(seed)
-    sizes = (2, 3, 8, 20, 40, 60)
-    X = np.column_stack([rng.integers(0, k, size=n) for k in sizes]).astype(np.float64)
-    signal = (X[:, 0] - 0.5 + np.sin(X[:, 3] / 3) + (X[:, 4] > 25) - 0.03 * X[:, 5]
-              + 0.5 * (X[:, 2] % 3 == 1) * X[:, 1])
-    for f in (1, 2, 4):
-        X[rng.uniform(size=n) < nan_share, f] = np.nan
-    # rows with feature 4 missing behave like small values: the learned direction matters
-    signal[np.isnan(X[:, 4])] -= 1.0
-    if objective == "squared":
-        y = signal + 0.5 * rng.normal(size=n)
-    elif objective == "logistic":
-        y = (rng.uniform(size=n) < 1 / (1 + np.exp(-1.5 * (signal - signal.mean())))).astype(np.float64)
-    else:
-        y = np.digitize(signal + 0.5 * rng.normal(size=n),
-                        np.quantile(signal, np.arange(1, n_classes) / n_classes)).astype(np.float64)
-    return X, y
 
 
 def train_both(X, y, n_rounds, weights=None, **params):
     """(boosters model, reference (base, trees, margins, values), Params)."""
     p = naive.Params(**params)
-    objective = (bst.Objective.softmax(p.n_classes) if p.objective == "softmax"
-                 else bst.Objective(p.objective))
-    config = bst.GBDTConfig(
-        n_estimators=n_rounds, objective=objective, learning_rate=p.learning_rate,
-        growth_strategy=bst.GrowthStrategy.Leafwise if p.leafwise else bst.GrowthStrategy.Depthwise,
-        max_depth=p.max_depth, n_leaves=p.n_leaves, l1=p.l1, l2=p.l2, min_gain_to_split=p.min_gain_to_split,
-        min_child_weight=p.min_child_weight, min_samples_leaf=p.min_samples_leaf, max_bins=256,
-        histogram_mode="f64", cache_size=64)
-    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config, n_threads=2)
+    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), boosters_config(p, n_rounds), n_threads=2)
     return model, naive.train(X, y, p, n_rounds, weights), p
 
 
@@ -133,7 +106,7 @@ def test_softmax_trees_equal_the_reference(strategy):
 @pytest.mark.parametrize("objective", ["squared", "logistic"])
 def test_weighted_trees_equal_the_reference(objective):
     X, y = prebinned_data(seed=4, objective=objective)
-    w = np.random.default_rng(5).uniform(0.2, 3.0, size=len(y))
+    w = positive_weights(len(y), seed=5)
     model, reference, p = train_both(X, y, 4, weights=w, objective=objective, max_depth=5,
                                      min_samples_leaf=10, min_child_weight=3.0)
     assert_same_model(model, reference, p, X)
