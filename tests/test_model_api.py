@@ -132,6 +132,7 @@ def test_integer_and_float_inputs():
               for dt in (np.int64, np.int32, np.float32, np.float64, np.int8)}
     ref = models[np.float64]
     for dt, model in models.items():
+        assert model.n_trees == ref.n_trees == 10, dt
         for a, b in zip(model.trees, ref.trees):
             for name in TREE_ARRAYS:
                 assert np.array_equal(getattr(a, name), getattr(b, name)), (dt, name)
@@ -157,6 +158,7 @@ def test_c_and_fortran_order_train_the_same_model():
     cfg = bst.GBDTConfig(n_estimators=10, objective=bst.Objective.logistic())
     c = bst.GBDTModel.train(bst.Dataset(np.ascontiguousarray(X), y), config=cfg, n_threads=2)
     f = bst.GBDTModel.train(bst.Dataset(np.asfortranarray(X), y), config=cfg, n_threads=2)
+    assert c.n_trees == f.n_trees == 10
     for a, b in zip(c.trees, f.trees):
         for name in TREE_ARRAYS:
             assert np.array_equal(getattr(a, name), getattr(b, name))

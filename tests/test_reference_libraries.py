@@ -2,8 +2,13 @@
 
 One tree on pre-binned data (integer features with fewer distinct values than bins, so
 every library bins them identically): leaf-wise must reproduce LightGBM, depth-wise
-XGBoost `hist`. Then 100-round models must score no worse than LightGBM with matched
-settings, minus a small stated tolerance.
+XGBoost `hist`, margin for margin. The labels here are float64 values and both libraries
+keep labels (XGBoost also leaf values) in float32, so margins agree to 1e-6 absolute,
+not to float64 rounding (test_vs_lightgbm.py / test_vs_xgboost.py compare whole models
+on float32 labels, node by node). With quantized (i16) histograms a near-tie split may
+go the other way: 99% of the rows must then agree to the same tolerance. Then 100-round
+models must score no worse than LightGBM with matched settings, minus a small stated
+tolerance.
 """
 
 import lightgbm as lgb
@@ -35,12 +40,20 @@ OBJECTIVES = {
 }
 
 
-def _agreement(task, ours, theirs):
-    if task == "regression":
-        return np.mean(np.isclose(ours, theirs, rtol=1e-3))
-    if task == "binary":
-        return np.mean((ours > 0.5) == (theirs > 0.5))
-    return np.mean(ours.argmax(axis=1) == theirs.argmax(axis=1))
+MARGIN_ATOL = 1e-6  # float32 labels (and XGBoost's float32 leaves) in the other library
+
+
+def assert_margins_agree(ours, theirs, mode):
+    """Every row (f64) or 99% of the rows (quantized) within MARGIN_ATOL, every output."""
+    close = np.isclose(ours, theirs, rtol=0, atol=MARGIN_ATOL)
+    close = close.all(axis=1) if close.ndim == 2 else close
+    required = 1.0 if mode == "f64" else 0.99
+    assert close.mean() >= required, (f"{close.mean():.4f} of the rows agree, max difference "
+                                      f"{np.abs(ours - theirs).max():.3g}")
+
+
+def log_priors(y, k):
+    return np.log(np.bincount(y.astype(np.int64), minlength=k) / len(y))
 
 
 @pytest.mark.parametrize("mode", ["f64", "i16"])
@@ -54,13 +67,14 @@ def test_one_leafwise_tree_matches_lightgbm(prebinned, task, n_leaves, min_sampl
         n_estimators=1, learning_rate=1.0, objective=objective, growth_strategy=bst.GrowthStrategy.Leafwise,
         max_depth=None, n_leaves=n_leaves, min_samples_leaf=min_samples_leaf, l2=l2, min_child_weight=1e-3,
         cache_size=n_leaves, histogram_mode=mode)
-    ours = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2).predict(X)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     params = dict(lgb_params, num_leaves=n_leaves, min_data_in_leaf=min_samples_leaf, lambda_l2=l2,
                   learning_rate=1.0, max_bin=255, min_sum_hessian_in_leaf=1e-3, verbose=-1, num_threads=2)
-    theirs = lgb.train(params, lgb.Dataset(X, y), num_boost_round=1).predict(X)
-    assert _agreement(task, ours, theirs) >= 0.99
-    if task == "regression":  # squared error: the predictions themselves agree
-        assert np.mean(np.isclose(ours, theirs, rtol=1e-3)) >= 0.99
+    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=1)
+    assert model.n_trees == booster.num_trees()
+    assert_margins_agree(model.predict_raw(X), booster.predict(X, raw_score=True), mode)
+    assert_margins_agree(model.predict(X), booster.predict(X), mode)  # probabilities too
+    assert model.trees[0].n_leaves == n_leaves
 
 
 @pytest.mark.parametrize("mode", ["f64", "i16"])
@@ -81,22 +95,21 @@ def test_one_depthwise_tree_matches_xgboost_hist(prebinned, task, max_depth, l2,
     params = {"objective": xgb_objective, "tree_method": "hist", "max_depth": max_depth, "reg_lambda": l2,
               "min_child_weight": min_child_weight, "eta": 1.0, "max_bin": 256, "nthread": 2}
     dtrain = xgb.DMatrix(X, y)
+    base = 0.0
     if task == "multiclass":  # start from the same class log-priors
         params["num_class"] = 4
-        dtrain.set_base_margin(np.tile(model.forest.base_scores, (len(y), 1)))
+        base = log_priors(y, 4)
+        dtrain.set_base_margin(np.tile(base, (len(y), 1)))
     else:
         params["base_score"] = float(y.mean())
     booster = xgb.train(params, dtrain, num_boost_round=1)
+    assert model.n_trees == len(booster.get_dump())
+    theirs = booster.predict(dtrain, output_margin=True)
+    ours = model.predict_raw(X)
     if task == "multiclass":
-        theirs = booster.predict(dtrain, output_margin=True) - model.forest.base_scores
-        ours = (model.predict_raw(X) - model.forest.base_scores) / r
-        assert np.mean(np.all(np.isclose(ours, theirs, rtol=1e-3, atol=1e-6), axis=1)) >= 0.99
-        assert _agreement(task, ours + model.forest.base_scores, theirs + model.forest.base_scores) >= 0.99
-        return
-    ours, theirs = model.predict(X), booster.predict(dtrain)
-    assert _agreement(task, ours, theirs) >= 0.99
-    if task == "regression":
-        assert np.mean(np.isclose(ours, theirs, rtol=1e-3)) >= 0.99
+        theirs, ours = theirs - base, (ours - base) / r
+    assert_margins_agree(ours, theirs, mode)
+    assert max(t.depth() for t in model.trees) == max_depth
 
 
 # -- 100 rounds, matched settings -------------------------------------------------------

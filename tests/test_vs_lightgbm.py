@@ -134,7 +134,7 @@ SHORTCUT = {
 
 
 def _same_structure(a, b):
-    return all(np.array_equal(getattr(s, name), getattr(t, name))
+    return len(a) == len(b) and all(np.array_equal(getattr(s, name), getattr(t, name))
                for s, t in zip(a, b) for name in ("split_feature", "threshold_bin", "default_left"))
 
 
