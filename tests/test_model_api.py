@@ -106,7 +106,7 @@ def test_memory_order_and_views(trained):
     assert np.array_equal(model.predict(X[:20].tolist()), expected[:20])
 
 
-def test_predict_n_threads(trained):
+def test_predict_n_threads(trained, openmp):
     _, model, X, _ = trained
     big = np.tile(X, (5, 1))
     a = model.predict(big, n_threads=1)
@@ -166,7 +166,7 @@ def test_c_and_fortran_order_train_the_same_model():
 
 
 @pytest.mark.parametrize("objective", ["squared", "logistic", "softmax"])
-def test_training_threads_do_not_change_predictions(objective):
+def test_training_threads_do_not_change_predictions(objective, openmp):
     X, y = make_data(objective, n=3000)
     cfg = bst.GBDTConfig(n_estimators=8, objective=OBJECTIVES[objective])
     a = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg, n_threads=1)

@@ -2,6 +2,7 @@
 
 import boosters
 from boosters._lib import _build_info
+from conftest import in_ci
 from boosters._lib._openmp import openmp_enabled
 from boosters._lib.threads import effective_n_threads
 
@@ -20,6 +21,13 @@ def test_show_config_reports_version_flags_openmp_threads(capsys):
     assert "-O3" in out  # the kernels are always built optimized
     assert f"openmp            : {openmp_enabled()}" in out
     assert f"threads_in_effect : {effective_n_threads(0)}" in out
+
+
+def test_ci_builds_with_openmp():
+    """A serial build passes every thread-count test trivially: CI must have OpenMP."""
+    if in_ci():
+        assert openmp_enabled(), "CI built boosters without OpenMP"
+        assert _build_info.OPENMP_AT_BUILD
 
 
 def test_openmp_flag_matches_build():

@@ -545,7 +545,7 @@ OBJECTIVES = {"squared": bst.Objective.squared(), "logistic": bst.Objective.logi
 
 @pytest.mark.parametrize("objective", ["squared", "logistic", "softmax"])
 @pytest.mark.parametrize("strategy", ["depthwise", "leafwise"])
-def test_thread_count_does_not_change_the_model(big_data, objective, strategy):
+def test_thread_count_does_not_change_the_model(big_data, objective, strategy, openmp):
     X, ys = big_data
     y = ys[objective]
     params = dict(objective=OBJECTIVES[objective], n_estimators=3 if objective != "softmax" else 2,
