@@ -25,45 +25,92 @@ def fit(X, y, weights=None, val=None, n_threads=1, **params):
 # GBDTConfig parameters
 # ----------------------------------------------------------------------------------
 
-BAD_PARAMS = [
-    ("n_estimators", 0, ValueError), ("n_estimators", -5, ValueError), ("n_estimators", 10.0, TypeError),
-    ("n_estimators", "10", TypeError), ("n_estimators", True, TypeError), ("n_estimators", None, TypeError),
+def unknown_objective():
+    return bst.Objective("poisson")
+
+
+def unknown_metric():
+    return bst.Metric("r2")
+
+
+# right type, outside the allowed values (a function builds the value inside the check)
+BAD_VALUES = [
+    ("n_estimators", 0, ValueError), ("n_estimators", -5, ValueError),
     ("learning_rate", 0.0, ValueError), ("learning_rate", -0.1, ValueError), ("learning_rate", float("nan"), ValueError),
-    ("learning_rate", float("inf"), ValueError), ("learning_rate", "0.1", TypeError), ("learning_rate", None, TypeError),
-    ("objective", "squared", TypeError), ("objective", bst.Metric.rmse(), TypeError),
-    ("metric", "rmse", TypeError), ("metric", bst.Objective.squared(), TypeError),
-    ("growth_strategy", "breadthfirst", ValueError), ("growth_strategy", 3, TypeError),
-    ("max_depth", 0, ValueError), ("max_depth", -2, ValueError), ("max_depth", 2.5, TypeError),
-    ("max_depth", "6", TypeError),
-    ("n_leaves", 1, ValueError), ("n_leaves", 0, ValueError), ("n_leaves", 31.0, TypeError),
-    ("l1", -1.0, ValueError), ("l1", float("nan"), ValueError), ("l1", "0", TypeError),
-    ("l2", -0.5, ValueError), ("l2", float("inf"), ValueError), ("l2", None, TypeError),
+    ("learning_rate", float("inf"), ValueError),
+    ("objective", unknown_objective, ValueError),
+    ("metric", unknown_metric, ValueError), ("metric", bst.Metric.auc(), ValueError),  # not for squared
+    ("growth_strategy", "breadthfirst", ValueError),
+    ("max_depth", 0, ValueError), ("max_depth", -2, ValueError),
+    ("n_leaves", 1, ValueError), ("n_leaves", 0, ValueError),
+    ("l1", -1.0, ValueError), ("l1", float("nan"), ValueError),
+    ("l2", -0.5, ValueError), ("l2", float("inf"), ValueError),
     ("min_gain_to_split", -1e-3, ValueError), ("min_gain_to_split", float("nan"), ValueError),
     ("min_child_weight", -1.0, ValueError), ("min_child_weight", float("inf"), ValueError),
-    ("min_samples_leaf", 0, ValueError), ("min_samples_leaf", -1, ValueError), ("min_samples_leaf", 2.0, TypeError),
-    ("max_bins", 1, ValueError), ("max_bins", 65536, ValueError), ("max_bins", 256.0, TypeError),
-    ("cache_size", 1, ValueError), ("cache_size", 0, ValueError), ("cache_size", 8.5, TypeError),
+    ("min_samples_leaf", 0, ValueError), ("min_samples_leaf", -1, ValueError),
+    ("max_bins", 1, ValueError), ("max_bins", 65536, ValueError),
+    ("cache_size", 1, ValueError), ("cache_size", 0, ValueError),
     ("early_stopping_rounds", 0, ValueError), ("early_stopping_rounds", -3, ValueError),
-    ("early_stopping_rounds", 5.0, TypeError),
-    ("seed", -1, ValueError), ("seed", 1.5, TypeError), ("seed", "42", TypeError),
-    ("histogram_mode", "f32", ValueError), ("histogram_mode", None, ValueError), ("histogram_mode", "I16", ValueError),
-    ("prefetch", 1, TypeError), ("prefetch", "yes", TypeError), ("prefetch", None, TypeError),
-    ("verbosity", -1, ValueError), ("verbosity", 1.0, TypeError),
+    ("seed", -1, ValueError),
+    ("histogram_mode", "f32", ValueError), ("histogram_mode", "I16", ValueError),
+    ("quantization_levels", 0, ValueError), ("quantization_levels", 32768, ValueError),
+    ("histogram_layout", "columns", ValueError), ("histogram_layout", "Row", ValueError),
+    ("verbosity", -1, ValueError),
 ]
+# a wrong type (string choices reject any other type with ValueError)
+BAD_TYPES = [
+    ("n_estimators", 10.0, TypeError), ("n_estimators", "10", TypeError), ("n_estimators", True, TypeError),
+    ("n_estimators", None, TypeError),
+    ("learning_rate", "0.1", TypeError), ("learning_rate", None, TypeError),
+    ("objective", "squared", TypeError), ("objective", bst.Metric.rmse(), TypeError),
+    ("metric", "rmse", TypeError), ("metric", bst.Objective.squared(), TypeError),
+    ("growth_strategy", 3, TypeError),
+    ("max_depth", 2.5, TypeError), ("max_depth", "6", TypeError),
+    ("n_leaves", 31.0, TypeError),
+    ("l1", "0", TypeError),
+    ("l2", None, TypeError),
+    ("min_gain_to_split", "0", TypeError), ("min_gain_to_split", None, TypeError),
+    ("min_child_weight", [1.0], TypeError), ("min_child_weight", True, TypeError),
+    ("min_samples_leaf", 2.0, TypeError),
+    ("max_bins", 256.0, TypeError),
+    ("cache_size", 8.5, TypeError),
+    ("early_stopping_rounds", 5.0, TypeError),
+    ("seed", 1.5, TypeError), ("seed", "42", TypeError),
+    ("histogram_mode", None, ValueError), ("histogram_mode", 16, ValueError),
+    ("prefetch", 1, TypeError), ("prefetch", "yes", TypeError), ("prefetch", None, TypeError),
+    ("enable_bundling", 1, TypeError), ("enable_bundling", "no", TypeError), ("enable_bundling", None, TypeError),
+    ("renew_leaves", 0, TypeError), ("renew_leaves", "yes", TypeError), ("renew_leaves", None, TypeError),
+    ("quantization_levels", 8.0, TypeError), ("quantization_levels", "8", TypeError),
+    ("quantization_levels", True, TypeError),
+    ("histogram_layout", None, ValueError), ("histogram_layout", 1, ValueError),
+    ("verbosity", 1.0, TypeError), ("verbosity", None, TypeError),
+]
+BAD_PARAMS = BAD_VALUES + BAD_TYPES
+BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
 
 
-@pytest.mark.parametrize("name, value, exc", BAD_PARAMS,
-                         ids=[f"{n}={v!r}" for n, v, _ in BAD_PARAMS])
+def _ids(rows):
+    return [f"{n}={v.__name__}()" if callable(v) else f"{n}={v!r}" for n, v, _ in rows]
+
+
+def test_every_field_has_rejection_tests():
+    """A new GBDTConfig field fails here until it has bad-type and bad-value cases."""
+    fields = set(bst.GBDTConfig().to_dict())
+    assert {name for name, _, _ in BAD_TYPES} == fields
+    assert {name for name, _, _ in BAD_VALUES} == fields - BOOL_FIELDS
+
+
+@pytest.mark.parametrize("name, value, exc", BAD_PARAMS, ids=_ids(BAD_PARAMS))
 def test_bad_parameter_raises_naming_it(name, value, exc):
     with pytest.raises(exc, match=re.escape(name)):
-        bst.GBDTConfig(**{name: value})
+        bst.GBDTConfig(**{name: value() if callable(value) else value})
 
 
-@pytest.mark.parametrize("name, value, exc", BAD_PARAMS[:12], ids=[f"{n}={v!r}" for n, v, _ in BAD_PARAMS[:12]])
+@pytest.mark.parametrize("name, value, exc", BAD_PARAMS, ids=_ids(BAD_PARAMS))
 def test_replace_validates_again(name, value, exc):
     cfg = bst.GBDTConfig(n_estimators=5)
     with pytest.raises(exc, match=re.escape(name)):
-        cfg.replace(**{name: value})
+        cfg.replace(**{name: value() if callable(value) else value})
 
 
 GOOD_PARAMS = [
@@ -73,6 +120,9 @@ GOOD_PARAMS = [
     ("max_bins", 2), ("max_bins", 65535), ("cache_size", 2), ("early_stopping_rounds", None),
     ("early_stopping_rounds", 1), ("seed", 0), ("histogram_mode", "f64"), ("histogram_mode", "i16"),
     ("histogram_mode", "i8"), ("prefetch", False), ("verbosity", 0), ("growth_strategy", "leafwise"),
+    ("enable_bundling", False), ("renew_leaves", False), ("quantization_levels", 1),
+    ("quantization_levels", 32767), ("quantization_levels", None), ("histogram_layout", "row"),
+    ("histogram_layout", "column"), ("verbosity", 2),
 ]
 
 
@@ -95,6 +145,9 @@ def test_defaults():
     assert (cfg.min_gain_to_split, cfg.min_child_weight, cfg.min_samples_leaf) == (0.0, 1.0, 1)
     assert (cfg.max_bins, cfg.cache_size, cfg.early_stopping_rounds, cfg.seed) == (256, 8, None, 42)
     assert (cfg.histogram_mode, cfg.prefetch) == ("auto", True)
+    assert (cfg.enable_bundling, cfg.renew_leaves, cfg.quantization_levels) == (True, True, None)
+    assert (cfg.histogram_layout, cfg.verbosity) == ("auto", 0)
+    assert cfg.to_dict()["max_depth"] == "auto"
 
 
 @pytest.mark.parametrize("typo, suggestion", [("n_estimator", "n_estimators"), ("learning_rat", "learning_rate"),

@@ -283,18 +283,50 @@ def test_persistence_round_trips(trained, tmp_path):
         assert loaded.to_bytes() == model.to_bytes(), how
 
 
-def test_round_trip_keeps_every_config_field(tmp_path):
-    X, y = make_data("logistic", n=500)
-    cfg = bst.GBDTConfig(n_estimators=3, learning_rate=0.17, objective=bst.Objective.logistic(),
-                         metric=bst.Metric.auc(), growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=None,
-                         n_leaves=9, l1=0.5, l2=2.5, min_gain_to_split=0.01, min_child_weight=0.3,
-                         min_samples_leaf=4, max_bins=63, cache_size=5, seed=11, histogram_mode="f64",
-                         prefetch=False, verbosity=0)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg)
+# every GBDTConfig field away from its default (a new field must be added here)
+NON_DEFAULT_CONFIG = dict(
+    n_estimators=6, learning_rate=0.17, objective=bst.Objective.logistic(), metric=bst.Metric.auc(),
+    growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=4, n_leaves=9, l1=0.5, l2=2.5,
+    min_gain_to_split=0.01, min_child_weight=0.3, min_samples_leaf=4, max_bins=63, cache_size=5,
+    early_stopping_rounds=2, seed=11, histogram_mode="i8", prefetch=False, enable_bundling=False,
+    renew_leaves=False, quantization_levels=50, histogram_layout="row", verbosity=1)
+
+
+def test_round_trip_keeps_every_config_field(tmp_path, capsys):
+    fields = set(bst.GBDTConfig().to_dict())
+    assert set(NON_DEFAULT_CONFIG) == fields
+    cfg = bst.GBDTConfig(**NON_DEFAULT_CONFIG)
+    default = bst.GBDTConfig()
+    for name in fields:
+        assert getattr(cfg, name) != getattr(default, name), f"{name} is at its default"
+    X, y = make_data("logistic", n=600)
+    Xv, yv = make_data("logistic", n=300, seed=1)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg, val_set=bst.Dataset(Xv, yv))
     for how, loaded in _round_trips(model, tmp_path):
+        for name in fields:
+            ours, theirs = getattr(loaded.config, name), getattr(cfg, name)
+            assert ours == theirs and type(ours) is type(theirs), (how, name, ours, theirs)
         assert loaded.config == cfg, how
         assert loaded.config.to_dict() == cfg.to_dict(), how
         assert np.array_equal(loaded.predict(X), model.predict(X)), how
+    # the loaded config trains the same model
+    again = bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTModel.from_bytes(model.to_bytes()).config,
+                                val_set=bst.Dataset(Xv, yv))
+    assert again.n_trees == model.n_trees
+    assert again.to_bytes() == model.to_bytes()
+
+
+@pytest.mark.parametrize("strategy, max_depth", [("leafwise", "auto"), ("leafwise", None), ("leafwise", -1),
+                                                 ("leafwise", 3), ("depthwise", "auto"), ("depthwise", 3)])
+def test_round_trip_keeps_max_depth_as_asked(strategy, max_depth):
+    X, y = make_data("squared", n=300)
+    cfg = bst.GBDTConfig(n_estimators=2, growth_strategy=strategy, max_depth=max_depth)
+    loaded = bst.GBDTModel.from_bytes(bst.GBDTModel.train(bst.Dataset(X, y), config=cfg).to_bytes()).config
+    assert loaded.max_depth == cfg.max_depth
+    assert loaded.to_dict()["max_depth"] == cfg.to_dict()["max_depth"]
+    if max_depth == "auto":  # still "auto": the other strategy resolves it again
+        other = "depthwise" if strategy == "leafwise" else "leafwise"
+        assert loaded.replace(growth_strategy=other).max_depth == bst.GBDTConfig(growth_strategy=other).max_depth
 
 
 def test_loaded_model_keeps_feature_count_check(trained):
