@@ -1,4 +1,4 @@
-"""Shared test fixtures and markers."""
+"""Shared test fixtures."""
 
 import os
 
@@ -9,11 +9,6 @@ from boosters._lib._openmp import openmp_enabled
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "slow: a longer version of a check that also runs, smaller, unmarked (deselect: -m 'not slow')")
 
 
 @pytest.fixture
