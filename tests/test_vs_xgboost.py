@@ -48,6 +48,7 @@ def train_and_compare(p, X, y, weights=None, n_rounds=N_ROUNDS):
                               library="XGBoost")
     theirs = booster.predict(dtrain, output_margin=True)
     np.testing.assert_allclose(model.predict_raw(X), theirs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(model.predict(X), booster.predict(dtrain), rtol=1e-5, atol=1e-6)  # probabilities
     return model, ties
 
 
