@@ -97,8 +97,7 @@ class Forest:
 
     def __init__(self, n_groups: int, base_scores: np.ndarray):
         self.n_groups = n_groups
-        self.base_scores = np.array(base_scores, dtype=np.float64)
-        self.base_scores.flags.writeable = False
+        self.base_scores = base_scores
         self.trees: list[Tree] = []
         self.tree_group: list[int] = []
         self._flat: FlatForest | None = None
@@ -117,6 +116,17 @@ class Forest:
         forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features)
         return forest
 
+    @property
+    def base_scores(self) -> np.ndarray:
+        """The margin every prediction starts from, one per output group (read-only)."""
+        return self._base_scores
+
+    @base_scores.setter
+    def base_scores(self, value) -> None:
+        scores = np.array(value, dtype=np.float64)
+        scores.flags.writeable = False
+        self._base_scores = scores
+
     def add(self, tree: Tree, group: int) -> None:
         self.trees.append(tree)
         self.tree_group.append(group)
@@ -128,6 +138,10 @@ class Forest:
     @property
     def n_trees(self) -> int:
         return len(self.trees)
+
+    def __getstate__(self):
+        # a pickle carries the trees, never a "checked" cache: the unpickled forest checks again
+        return {**self.__dict__, "_flat": None, "_flat_state": None}
 
     def _state(self) -> tuple:
         """What the flat arrays were built from: objects (compared by identity) and values."""

@@ -26,10 +26,11 @@ TREE_ARRAY_NAMES = tuple(name for name, _ in TREE_ARRAYS)
 TREE_ARRAY_DTYPES = dict(TREE_ARRAYS)
 
 
-def _fail(what: str, bad: np.ndarray, tree_of_node=None, local=None) -> None:
-    """Raise for the first True entry of `bad` (per node when `tree_of_node` is given)."""
+def _fail(what: str, bad: np.ndarray, item: str = "tree", tree_of_node=None, local=None) -> None:
+    """Raise for the first True entry of `bad`: per node when `tree_of_node` is given, else
+    per `item` (tree, base score)."""
     i = int(np.flatnonzero(bad)[0])
-    where = f"tree {tree_of_node[i]}, node {local[i]}" if tree_of_node is not None else f"entry {i}"
+    where = f"tree {tree_of_node[i]}, node {local[i]}" if tree_of_node is not None else f"{item} {i}"
     raise ValueError(f"invalid forest: {where}: {what}")
 
 
@@ -47,7 +48,7 @@ def check_forest(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray,
         raise ValueError(f"invalid forest: base_scores must be float64 of shape ({n_groups},), "
                          f"got {base_scores.dtype} {base_scores.shape}")
     if not np.all(np.isfinite(base_scores)):
-        _fail("base score is not finite", ~np.isfinite(base_scores))
+        _fail("is not finite", ~np.isfinite(base_scores), item="base score")
     for name, dtype in [*TREE_ARRAYS, ("tree_offsets", np.int64), ("tree_group", np.int32)]:
         arr = tree_offsets if name == "tree_offsets" else tree_group if name == "tree_group" else arrays.get(name)
         if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
@@ -56,17 +57,18 @@ def check_forest(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray,
 
     n_trees = len(tree_group)
     n_nodes = len(arrays["split_feature"])
-    if len(tree_offsets) != n_trees + 1 or tree_offsets[0] != 0 or tree_offsets[-1] != n_nodes:
+    if (len(tree_offsets) != n_trees + 1 or tree_offsets[0] != 0 or tree_offsets[-1] != n_nodes
+            or np.any((tree_offsets < 0) | (tree_offsets > n_nodes))):
         raise ValueError(f"invalid forest: tree_offsets must run from 0 to the node count {n_nodes} "
                          f"in {n_trees + 1} entries")
     sizes = np.diff(tree_offsets)
     if np.any(sizes < 1):
-        _fail("a tree has no nodes", sizes < 1)
+        _fail("has no nodes", sizes < 1)
     for name in TREE_ARRAY_NAMES:
         if len(arrays[name]) != n_nodes:
             raise ValueError(f"invalid forest: {name} has {len(arrays[name])} entries, split_feature {n_nodes}")
     if np.any((tree_group < 0) | (tree_group >= n_groups)):
-        _fail(f"tree group is outside 0..{n_groups - 1}", (tree_group < 0) | (tree_group >= n_groups))
+        _fail(f"its group is outside 0..{n_groups - 1}", (tree_group < 0) | (tree_group >= n_groups))
 
     tree_of_node = np.repeat(np.arange(n_trees), sizes)
     first = tree_offsets[:-1][tree_of_node]             # global index of each node's root
