@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import boosters
@@ -118,7 +119,7 @@ def test_allowed_imports_are_not_flagged():
 
 
 def test_the_model_holds_what_the_training_produced():
-    rng = __import__("numpy").random.default_rng(0)
+    rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))
     model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), config=bst.GBDTConfig(n_estimators=3))
     assert isinstance(model.ensemble, TrainingResult)

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import pickle
+import warnings
 import zipfile
 
 import numpy as np
@@ -208,54 +209,65 @@ def test_reference_validity_catches_a_cycle():
 
 
 def mutated(kind, **changes) -> bytes:
+    """The file of `kind` with arrays (or, by name "header", the header) changed in place."""
     header, arrays = decode(model_bytes(kind))
     for name, change in changes.items():
-        change(arrays[name]) if name in arrays else change(header)
+        change(header if name == "header" else arrays[name])
     return encode(header, arrays)
 
 
+def set_item(index, value):
+    return lambda a: a.__setitem__(index, value)
+
+
+def share_a_child(left):
+    """Node 1's left child becomes node 5, node 2's left child (the first tree is full to
+    depth 3, breadth first): node 5 has two parents, node 3 none."""
+    assert left[1] == 3 and left[2] == 5
+    left[1] = 5
+
+
 ISSUE_CASES = {
-    "split feature 2**31 - 1 (was a segfault)": dict(split_feature=lambda a: a.__setitem__(0, 2**31 - 1)),
-    "every tree group 1 (was an out-of-bounds write)": dict(tree_group=lambda a: a.__setitem__(slice(None), 1)),
-    "root's left child is the root (was an endless loop)": dict(left_child=lambda a: a.__setitem__(0, 0)),
-    "child points back up": dict(right_child=lambda a: a.__setitem__(1, 0)),
-    "two parents share a child": dict(right_child=lambda a: a.__setitem__(0, a[1]) if a[1] > 0 else None,
-                                      left_child=lambda a: a.__setitem__(0, 2)),
-    "child outside the tree": dict(left_child=lambda a: a.__setitem__(0, 10_000)),
-    "negative child": dict(right_child=lambda a: a.__setitem__(0, -7)),
-    "leaf with children": dict(split_feature=lambda a: a.__setitem__(0, -1)),
-    "split feature -2": dict(split_feature=lambda a: a.__setitem__(0, -2)),
-    "feature beyond n_features": dict(split_feature=lambda a: a.__setitem__(0, N_FEATURES)),
-    "NaN threshold": dict(threshold=lambda a: a.__setitem__(0, np.nan)),
-    "inf leaf value": dict(value=lambda a: a.__setitem__(len(a) - 1, np.inf)),
-    "NaN base score": dict(base_scores=lambda a: a.__setitem__(0, np.nan)),
+    "split feature 2**31 - 1 (was a segfault)": dict(split_feature=set_item(0, 2**31 - 1)),
+    "every tree group 1 (was an out-of-bounds write)": dict(tree_group=set_item(slice(None), 1)),
+    "root's left child is the root (was an endless loop)": dict(left_child=set_item(0, 0)),
+    "child points back up": dict(right_child=set_item(1, 0)),
+    "two parents share a child": dict(left_child=share_a_child),
+    "child outside the tree": dict(left_child=set_item(0, 10_000)),
+    "negative child": dict(right_child=set_item(0, -7)),
+    "leaf with children": dict(split_feature=set_item(0, -1)),
+    "split feature -2": dict(split_feature=set_item(0, -2)),
+    "feature beyond n_features": dict(split_feature=set_item(0, N_FEATURES)),
+    "NaN threshold": dict(threshold=set_item(0, np.nan)),
+    "inf leaf value": dict(value=set_item(-1, np.inf)),
+    "NaN base score": dict(base_scores=set_item(0, np.nan)),
     "tree sizes do not add up": dict(tree_sizes=lambda a: a.__setitem__(0, a[0] + 1)),
-    "zero-node tree": dict(tree_sizes=lambda a: a.__setitem__(0, 0)),
-    "huge tree size (overflowing sums)": dict(tree_sizes=lambda a: a.__setitem__(0, 2**62)),
-    "unknown objective": dict(header=None, objective=None),
+    "zero-node tree": dict(tree_sizes=set_item(0, 0)),
+    "huge tree size (overflowing sums)": dict(tree_sizes=set_item(0, 2**62)),
+    "unknown objective": dict(header=lambda h: h["objective"].__setitem__("name", "poisson")),
+    "n_groups is not the objective's": dict(header=lambda h: h.__setitem__("n_groups", 2)),
+    "format version 2": dict(header=lambda h: h.__setitem__("format_version", 2)),
+    "n_features missing": dict(header=lambda h: h.pop("n_features")),
 }
 
 
 @pytest.mark.parametrize("case", sorted(ISSUE_CASES))
 def test_targeted_mutations_are_rejected(case):
-    changes = ISSUE_CASES[case]
-    if "header" in changes:
-        header, arrays = decode(model_bytes("squared"))
-        header["objective"]["name"] = "poisson"
-        data = encode(header, arrays)
-    else:
-        data = mutated("squared", **changes)
+    data = mutated("squared", **ISSUE_CASES[case])
+    header, arrays = decode(data)
+    if "header" not in ISSUE_CASES[case]:
+        assert not reference_is_valid(header, arrays)
     with pytest.raises(ValueError, match="^not a valid boosters model: "):
         bst.GBDTModel.from_bytes(data)
 
 
 def test_error_names_what_is_wrong():
     with pytest.raises(ValueError, match="tree 0, node 0: left child must come after its parent"):
-        bst.GBDTModel.from_bytes(mutated("squared", left_child=lambda a: a.__setitem__(0, 0)))
+        bst.GBDTModel.from_bytes(mutated("squared", left_child=set_item(0, 0)))
     with pytest.raises(ValueError, match="splits on feature 2147483647 but the model has 4 features"):
-        bst.GBDTModel.from_bytes(mutated("squared", split_feature=lambda a: a.__setitem__(0, 2**31 - 1)))
+        bst.GBDTModel.from_bytes(mutated("squared", split_feature=set_item(0, 2**31 - 1)))
     with pytest.raises(ValueError, match="tree 0: its group is outside 0..0"):
-        bst.GBDTModel.from_bytes(mutated("squared", tree_group=lambda a: a.__setitem__(slice(None), 1)))
+        bst.GBDTModel.from_bytes(mutated("squared", tree_group=set_item(slice(None), 1)))
 
 
 @pytest.mark.parametrize("data", [b"", b"not a model", b"PK\x03\x04" + bytes(40), b"\x93NUMPY" + bytes(20),
@@ -302,7 +314,7 @@ def test_a_members_declared_shape_must_match_its_data():
 
 
 def test_pickle_is_checked_too(monkeypatch):
-    bad = mutated("squared", left_child=lambda a: a.__setitem__(0, 0))
+    bad = mutated("squared", left_child=set_item(0, 0))
     model = bst.GBDTModel.from_bytes(model_bytes("squared"))
     with monkeypatch.context() as m:  # a pickle whose model bytes are bad
         m.setattr(bst.GBDTModel, "__getstate__", lambda self: {"bytes": bad})
@@ -386,8 +398,9 @@ DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64,
 
 
 def cast(value, dtype) -> np.ndarray:
-    with np.errstate(all="ignore"), __import__("warnings").catch_warnings():
-        __import__("warnings").simplefilter("ignore")
+    """`value` as `dtype`, wrapping like a C cast (NaN/inf become 0 for integers)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         if np.issubdtype(dtype, np.integer) and isinstance(value, float):
             value = 0 if not np.isfinite(value) else value
             return np.array(value).astype(np.int64).astype(dtype)
@@ -414,7 +427,8 @@ def array_mutation(draw, arrays):
         elif kind == "copy_from":  # e.g. left_child := right_child
             other = arrays[draw(st.sampled_from(sorted(arrays)))]
             if len(other) == len(arr):
-                arrays[name] = other.astype(arr.dtype) if draw(st.booleans()) else other.copy()
+                with np.errstate(all="ignore"):
+                    arrays[name] = other.astype(arr.dtype) if draw(st.booleans()) else other.copy()
         elif kind == "resize":
             n = draw(st.integers(0, len(arr) + 3))
             arrays[name] = np.resize(arr, n) if n else arr[:0]
