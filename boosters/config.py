@@ -30,8 +30,10 @@ class Objective:
         if name not in ("squared", "logistic", "softmax"):
             raise ValueError(f"objective must be 'squared', 'logistic' or 'softmax', got {name!r}")
         if name == "softmax":
-            if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
-                raise ValueError(f"softmax needs n_classes >= 2, got {n_classes!r}")
+            if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
+                raise TypeError(f"n_classes must be an int >= 2, got {type(n_classes).__name__} {n_classes!r}")
+            if n_classes < 2:
+                raise ValueError(f"n_classes must be >= 2 for softmax, got {n_classes}")
             n_classes = int(n_classes)
         elif n_classes is not None:
             raise ValueError(f"n_classes only applies to softmax, not {name}")
@@ -282,7 +284,7 @@ class GBDTConfig:
         self.max_bins = _require_int("max_bins", max_bins, 2, MAX_BINS_LIMIT)
         self.cache_size = _require_int("cache_size", cache_size, 2)
         self.early_stopping_rounds = _require_int("early_stopping_rounds", early_stopping_rounds, 1, allow_none=True)
-        self.seed = _require_int("seed", seed, 0)
+        self.seed = _require_int("seed", seed, 0, 2**64 - 1)  # a uint64 in the kernels
         if histogram_mode not in HISTOGRAM_MODES:
             raise ValueError(f"histogram_mode must be one of {HISTOGRAM_MODES}, got {histogram_mode!r}")
         self.histogram_mode = histogram_mode

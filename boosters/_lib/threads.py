@@ -3,6 +3,13 @@
 Every kernel takes its thread count explicitly; callers get it from
 `effective_n_threads`, which respects OMP_NUM_THREADS, the CPU affinity mask and
 the cgroup CPU quota (containers), so `n_threads=0` never oversubscribes.
+
+After `fork()` (multiprocessing's default start method on Linux, joblib, gunicorn,
+Dask's forking workers) the child inherits an OpenMP runtime whose worker threads do
+not exist in it: libgomp's next parallel region with more than one thread waits for
+them forever. A child of a fork therefore runs every kernel serially, with a one-time
+warning; `n_threads=1` never starts a team, so it cannot hang. A parent that
+never asked for more than one thread has no team to lose: its children run in parallel.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import warnings
 
 from boosters._lib._openmp import openmp_enabled
 
@@ -63,17 +71,50 @@ def _omp_num_threads_env() -> int | None:
     return n if n > 0 else None
 
 
+_threads_used = False      # this process may have started an OpenMP team
+_in_forked_child = False   # ... and so may the process this one was forked from
+_fork_warned = False
+
+
+def _mark_forked_child() -> None:
+    global _in_forked_child
+    _in_forked_child = _in_forked_child or _threads_used
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_forked_child)
+
+
+def max_n_threads() -> int:
+    """The largest n_threads accepted: more threads than this only cost memory (each
+    OpenMP thread has its own stack; tens of thousands exhaust the process)."""
+    return max(256, 4 * (os.cpu_count() or 1))
+
+
 def effective_n_threads(n_threads: int = 0) -> int:
     """Threads to use: `n_threads` if positive; for 0, OMP_NUM_THREADS or all available CPUs.
 
-    Always 1 in a build without OpenMP.
+    Always 1 in a build without OpenMP, and in a process forked from one that had run
+    multi-threaded kernels (see the module docstring).
     """
+    global _fork_warned, _threads_used
     if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
         raise TypeError(f"n_threads must be an int (0 = all cores), got {type(n_threads).__name__}")
     if n_threads < 0:
         raise ValueError(f"n_threads must be >= 0 (0 = all cores), got {n_threads}")
+    if n_threads > max_n_threads():
+        raise ValueError(f"n_threads must be at most {max_n_threads()} (4 per CPU, at least 256), got {n_threads}")
     if not openmp_enabled():
         return 1
+    if _in_forked_child:
+        if not _fork_warned:
+            _fork_warned = True
+            warnings.warn("boosters: this process was forked after boosters had run multi-threaded "
+                          "kernels; OpenMP cannot run threads in a forked child, so boosters runs single-threaded here. Use the "
+                          "'spawn' or 'forkserver' start method for parallel work in child processes.",
+                          RuntimeWarning, stacklevel=2)
+        return 1
     if n_threads == 0:
-        return _omp_num_threads_env() or available_cpus()
+        n_threads = min(_omp_num_threads_env() or available_cpus(), max_n_threads())
+    _threads_used = _threads_used or n_threads > 1
     return int(n_threads)

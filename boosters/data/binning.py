@@ -27,6 +27,7 @@ def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Cut points c with lo <= c < hi, robust to overflow and adjacent floats."""
     with np.errstate(invalid="ignore", over="ignore"):
         mid = lo / 2 + hi / 2
+    mid = np.where(np.isnan(mid), 0.0, mid)  # lo = -inf, hi = +inf: any finite cut will do
     mid = np.where(mid >= hi, lo, mid)
     return np.where(mid < lo, lo, mid)
 

@@ -1,0 +1,92 @@
+"""Defects found by hostile testing (issue 10): each test failed before its fix."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import boosters as bst
+from boosters._lib.threads import max_n_threads
+
+
+def _model(n=2000, d=5, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    return bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5)), X
+
+
+@pytest.mark.parametrize("n_threads", [max_n_threads() + 1, 40_000, 100_000])
+def test_too_many_threads_is_a_value_error(n_threads):
+    model, X = _model()
+    with pytest.raises(ValueError, match="n_threads"):
+        model.predict(X, n_threads=n_threads)
+    with pytest.raises(ValueError, match="n_threads"):
+        bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=1), n_threads=n_threads)
+
+
+def test_many_threads_below_the_limit_still_predict_the_same():
+    model, X = _model()
+    np.testing.assert_array_equal(model.predict(X, n_threads=64), model.predict(X, n_threads=1))
+
+
+_FORK_SCRIPT = textwrap.dedent("""
+    import os, sys, warnings
+    import numpy as np, boosters as bst
+    X = np.random.default_rng(0).normal(size=(50_000, 10))
+    m = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5), n_threads=2)
+    expected = m.predict(X, n_threads=2)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            same = np.array_equal(m.predict(X), expected) and np.array_equal(m.predict(X, n_threads=2), expected)
+            m2 = bst.GBDTModel.train(bst.Dataset(X[:5000], X[:5000, 0]), bst.GBDTConfig(n_estimators=2))
+        n_warned = sum("forked" in str(c.message) for c in caught)
+        os.write(w, f"{int(same)} {n_warned} {m2.n_trees}".encode())
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    print("CHILD", os.read(r, 100).decode(), os.waitstatus_to_exitcode(status))
+""")
+
+
+def test_forked_child_predicts_and_trains_serially_with_one_warning():
+    # before the fix the child hung in libgomp (a parallel region after fork)
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("CHILD")][0]
+    same, n_warned, n_trees, code = line.split()[1:]
+    assert (same, n_warned, n_trees, code) == ("1", "1", "2", "0")
+
+
+def test_feature_of_only_infinities_can_be_split():
+    # the cut between -inf and +inf was their midpoint, NaN, so the feature never split
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((400, 1)) < 0.5, -np.inf, np.inf)
+    y = (X[:, 0] > 0).astype(np.float64)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, learning_rate=0.5))
+    tree = model.trees[0]
+    assert tree.split_feature[0] == 0
+    assert -np.inf < tree.threshold[0] < np.inf
+    np.testing.assert_allclose(model.predict(X), y, atol=1e-3)
+
+
+def test_softmax_n_classes_must_be_an_int():
+    with pytest.raises(TypeError, match="n_classes"):
+        bst.Objective.softmax(3.0)
+    with pytest.raises(ValueError, match="n_classes"):
+        bst.Objective.softmax(1)
+
+
+@pytest.mark.parametrize("seed", [2**64, -1])
+def test_seed_outside_uint64_is_rejected_naming_seed(seed):
+    with pytest.raises(ValueError, match="seed"):
+        bst.GBDTConfig(seed=seed)
+
+
+def test_largest_uint64_seed_trains():
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    cfg = bst.GBDTConfig(seed=2**64 - 1, histogram_mode="i16", n_estimators=2)
+    assert bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), cfg).n_trees == 2
