@@ -16,7 +16,7 @@ except ModuleNotFoundError as exc:  # the source tree itself, without its compil
 from boosters._lib.show_config import show_config
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
-from boosters.model.gbdt_model import GBDTModel
+from boosters.gbdt_model import GBDTModel
 
 __all__ = [
     "__version__",

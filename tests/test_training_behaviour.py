@@ -782,8 +782,7 @@ def test_small_cache_gives_the_same_model(cache_size, strategy):
     small = GBDTTrainer(small_cfg, 1).train(bst.Dataset(X, y))
     assert big.n_evictions == 0
     assert small.n_evictions > 0  # the small cache really evicted and rebuilt histograms
-    a = bst.GBDTModel(big.forest, big_cfg.objective, X.shape[1], big_cfg)
-    b = bst.GBDTModel(small.forest, small_cfg.objective, X.shape[1], small_cfg)
+    a, b = bst.GBDTModel(big), bst.GBDTModel(small)
     assert_models_identical(a, b)
     assert np.array_equal(a.predict(X), b.predict(X))
 

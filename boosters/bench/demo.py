@@ -12,7 +12,7 @@ from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
 from boosters.bench.datasets import COVERTYPE_CLASSES, make_covertype, train_test_split
-from boosters.model.gbdt_model import GBDTModel
+from boosters.gbdt_model import GBDTModel
 
 
 def run_demo(n_rows: int, binary: bool, rounds: int, threads: int, compare: bool = True) -> int:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters._lib.threads import effective_n_threads
+from boosters.data.binned import BinnedMatrix
+from boosters.data.binning import BinMapper
+from boosters.data.bundling import bin_and_bundle
+from boosters.data.fingerprint import fingerprint
 from boosters.data.validation import as_feature_matrix, as_vector
 
 
@@ -14,6 +19,12 @@ class Dataset:
     frames); NaN means missing. It is referenced, not copied, when it is already
     float32/float64, and never modified. `y`: one label per row (finite). `weights`:
     one non-negative finite weight per row, not all zero.
+
+    Training bins X once per binning setting and keeps the bins (`binned`), so a
+    Dataset reused for several trainings is binned once. X and the weights are
+    referenced, not copied, so the caller may change them in place afterwards: the cached
+    bins are kept only while a fingerprint of their contents (a CRC-32 per 4 MiB, a few
+    GB/s) is unchanged, and are rebuilt otherwise.
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
@@ -46,7 +57,32 @@ class Dataset:
                 "pass the categories as numeric codes or one-hot columns and leave categorical_features=None"
             )
         self.categorical_features = []
-        self._binned_cache: dict = {}
+        self._binned_cache: dict = {}  # (max_bins, seed, bundling) -> (BinMapper, BinnedMatrix)
+        self._binned_from = None        # fingerprints of X and weights the cache was built from
+
+    def binned(self, max_bins: int = 256, seed: int = 42, bundling: bool = True,
+               n_threads: int = 0) -> tuple[BinMapper, BinnedMatrix]:
+        """X in bins: the BinMapper (edges from a row sample drawn with `seed`, at most
+        `max_bins` bins per feature, bin 0 for missing) and the BinnedMatrix, with mutually
+        exclusive sparse features sharing columns when `bundling`. Cached per setting and
+        rebuilt when X or the weights changed since (see the class notes)."""
+        if not isinstance(bundling, bool):
+            raise TypeError(f"bundling must be True or False, got {bundling!r}")
+        n_threads = effective_n_threads(n_threads)
+        contents = (fingerprint(self.X, n_threads),
+                    None if self.weights is None else fingerprint(self.weights, n_threads))
+        if contents != self._binned_from:
+            self._binned_cache.clear()
+            self._binned_from = contents
+        key = (max_bins, seed, bundling)
+        if key not in self._binned_cache:
+            mapper = BinMapper(max_bins, seed=seed).fit(self.X, self.weights, n_threads)
+            if bundling:
+                binned = bin_and_bundle(mapper, self.X, n_threads, mapper.sample_rows)
+            else:
+                binned = mapper.transform(self.X, n_threads)
+            self._binned_cache[key] = (mapper, binned)
+        return self._binned_cache[key]
 
     @property
     def n_rows(self) -> int:

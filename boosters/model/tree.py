@@ -1,26 +1,26 @@
-"""Trees as struct-of-arrays, and the forest that groups them for prediction."""
+"""Trees as struct-of-arrays, and the forest that groups them for prediction.
+
+The prediction kernel trusts its arrays (no bounds checks), so they are checked
+(`model.validation.check_forest`) right before it runs whenever the trees changed:
+a forest keeps its nodes in validated, read-only flat arrays, and its trees become
+views of them; replacing a tree, a tree's array, a group or the base scores makes the
+next prediction validate again.
+"""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from boosters.model._predict import predict_forest
+from boosters.model.validation import TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES, check_forest
 
-_TREE_ARRAYS = (
-    ("split_feature", np.int32),   # -1 at leaves
-    ("threshold", np.float64),     # x <= threshold goes left
-    ("threshold_bin", np.int32),   # the same split in bins: value bins 1..threshold_bin go left
-    ("default_left", np.uint8),    # where NaN goes
-    ("left_child", np.int32),      # -1 at leaves
-    ("right_child", np.int32),
-    ("value", np.float64),         # leaf output (learning rate applied); internal nodes: their weight
-    ("gain", np.float64),          # split gain, 0 at leaves
-    ("cover", np.float64),         # hessian sum of the node's training rows
-    ("n_samples", np.int64),       # training rows in the node
-)
-TREE_ARRAY_NAMES = tuple(name for name, _ in _TREE_ARRAYS)
+__all__ = ["TREE_ARRAY_NAMES", "FlatForest", "Forest", "Tree", "predict_tree"]
+
+_STAMPS = itertools.count()  # a new stamp on every change of a tree's arrays
 
 
 @dataclass(eq=False)
@@ -36,9 +36,13 @@ class Tree:
     cover: np.ndarray
     n_samples: np.ndarray
 
-    def __post_init__(self):
-        for name, dtype in _TREE_ARRAYS:
-            setattr(self, name, np.ascontiguousarray(getattr(self, name), dtype=dtype))
+    def __setattr__(self, name, value):
+        if name in TREE_ARRAY_DTYPES:
+            value = np.ascontiguousarray(value, dtype=TREE_ARRAY_DTYPES[name])
+            if value.ndim != 1:
+                raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
+            object.__setattr__(self, "_stamp", next(_STAMPS))
+        object.__setattr__(self, name, value)
 
     @classmethod
     def leaf(cls, value: float, cover: float, n_samples: int) -> "Tree":
@@ -70,59 +74,148 @@ class Tree:
         return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in TREE_ARRAY_NAMES)
 
 
+class FlatForest(NamedTuple):
+    """Every tree's nodes concatenated (validated, read-only): what the kernel reads."""
+
+    arrays: dict           # TREE_ARRAY_NAMES -> 1-D array over all nodes
+    tree_offsets: np.ndarray  # int64: tree t owns nodes tree_offsets[t]:tree_offsets[t + 1]
+    tree_group: np.ndarray    # int32: output column of each tree
+    n_features: int           # features the trees read (largest split feature + 1)
+
+
+def _group_array(tree_group) -> np.ndarray:
+    groups = np.asarray(tree_group)
+    if groups.dtype.kind not in "iu" and groups.size:
+        raise ValueError(f"invalid forest: tree groups must be ints, got {groups.dtype}")
+    if groups.size and (groups.min() < 0 or groups.max() > np.iinfo(np.int32).max):
+        raise ValueError("invalid forest: a tree group is outside the int32 range")
+    return groups.astype(np.int32)
+
+
 class Forest:
     """Trees in boosting order; tree i adds to output column `tree_group[i]`."""
 
     def __init__(self, n_groups: int, base_scores: np.ndarray):
         self.n_groups = n_groups
-        self.base_scores = np.asarray(base_scores, dtype=np.float64)
+        self.base_scores = base_scores
         self.trees: list[Tree] = []
         self.tree_group: list[int] = []
-        self._flat = None
+        self._flat: FlatForest | None = None
+        self._flat_state = None
+
+    @classmethod
+    def from_flat(cls, n_groups: int, base_scores: np.ndarray, arrays: dict, tree_offsets: np.ndarray,
+                  tree_group: np.ndarray) -> "Forest":
+        """A forest over already concatenated arrays (a loaded model): validated now,
+        ValueError naming the problem."""
+        forest = cls(n_groups, base_scores)
+        arrays = {name: np.array(arrays.get(name)) for name in TREE_ARRAY_NAMES}  # ours: made read-only below
+        n_features = check_forest(arrays, tree_offsets, tree_group, n_groups, forest.base_scores)
+        for lo, hi, group in zip(tree_offsets[:-1], tree_offsets[1:], tree_group):
+            forest.add(Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES}), int(group))
+        forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features)
+        return forest
+
+    @property
+    def base_scores(self) -> np.ndarray:
+        """The margin every prediction starts from, one per output group (read-only)."""
+        return self._base_scores
+
+    @base_scores.setter
+    def base_scores(self, value) -> None:
+        scores = np.array(value, dtype=np.float64)
+        scores.flags.writeable = False
+        self._base_scores = scores
 
     def add(self, tree: Tree, group: int) -> None:
         self.trees.append(tree)
         self.tree_group.append(group)
-        self._flat = None
 
     def truncate(self, n_trees: int) -> None:
         del self.trees[n_trees:]
         del self.tree_group[n_trees:]
-        self._flat = None
 
     @property
     def n_trees(self) -> int:
         return len(self.trees)
 
-    def _flat_arrays(self):
-        if self._flat is None:
-            offsets = np.zeros(self.n_trees + 1, dtype=np.int64)
-            np.cumsum([t.n_nodes for t in self.trees], out=offsets[1:])
-            cat = {name: np.concatenate([getattr(t, name) for t in self.trees]) if self.trees
-                   else np.zeros(0, dtype) for name, dtype in _TREE_ARRAYS}
-            self._flat = (cat, offsets, np.asarray(self.tree_group, dtype=np.int32))
+    def __getstate__(self):
+        # a pickle carries the trees, never a "checked" cache: the unpickled forest checks again
+        return {**self.__dict__, "_flat": None, "_flat_state": None}
+
+    def _state(self) -> tuple:
+        """What the flat arrays were built from: objects (compared by identity) and values."""
+        objects = (self.base_scores, *self.trees)
+        values = (self.n_groups, tuple(self.tree_group), tuple(t._stamp for t in self.trees))
+        return objects, values
+
+    def _unchanged(self, state) -> bool:
+        old = self._flat_state
+        return (old is not None and old[1] == state[1] and len(old[0]) == len(state[0])
+                and all(a is b for a, b in zip(old[0], state[0])))
+
+    def flat(self) -> FlatForest:
+        """The validated flat arrays, rebuilt (and validated again) when anything changed."""
+        state = self._state()
+        if self._flat is not None and self._unchanged(state):
+            return self._flat
+        offsets = np.zeros(self.n_trees + 1, dtype=np.int64)
+        np.cumsum([t.n_nodes for t in self.trees], out=offsets[1:])
+        arrays = {name: np.concatenate([getattr(t, name) for t in self.trees]) if self.trees
+                  else np.zeros(0, dtype) for name, dtype in TREE_ARRAY_DTYPES.items()}
+        groups = _group_array(self.tree_group)
+        n_features = check_forest(arrays, offsets, groups, self.n_groups, self.base_scores)
+        return self._install(arrays, offsets, groups, n_features)
+
+    def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int) -> FlatForest:
+        """Keep checked arrays: read-only, and the trees become views of them, so an
+        in-place edit (which would bypass the check) fails, and replacing an array is
+        seen by the next `flat()`."""
+        for arr in (*arrays.values(), offsets, groups):
+            arr.flags.writeable = False
+        for tree, lo, hi in zip(self.trees, offsets[:-1], offsets[1:]):
+            for name in TREE_ARRAY_NAMES:
+                object.__setattr__(tree, name, arrays[name][lo:hi])
+        self._flat = FlatForest(arrays, offsets, groups, n_features)
+        self._flat_state = self._state()
         return self._flat
 
     def predict_margins(self, X: np.ndarray, n_threads: int, n_trees: int | None = None,
                         include_base: bool = True) -> np.ndarray:
         """(n_rows, n_groups) margins of the first `n_trees` trees (all by default)."""
+        flat = self.flat()
+        n_trees = self.n_trees if n_trees is None else n_trees
+        if not 0 <= n_trees <= self.n_trees:
+            raise ValueError(f"n_trees must be in [0, {self.n_trees}], got {n_trees}")
+        _check_width(X, flat.n_features)
         out = np.zeros((X.shape[0], self.n_groups), dtype=np.float64)
         if include_base:
             out += self.base_scores
-        n_trees = self.n_trees if n_trees is None else n_trees
         if n_trees == 0:
             return out
-        cat, offsets, groups = self._flat_arrays()
-        predict_forest(X, cat["split_feature"], cat["threshold"], cat["default_left"],
-                       cat["left_child"], cat["right_child"], cat["value"],
-                       offsets[: n_trees + 1], groups[:n_trees], out, n_threads)
+        a = flat.arrays
+        predict_forest(X, a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
+                       a["right_child"], a["value"], flat.tree_offsets[: n_trees + 1],
+                       flat.tree_group[:n_trees], out, n_threads)
         return out
 
 
-def predict_tree(tree: Tree, X: np.ndarray, n_threads: int) -> np.ndarray:
-    """One tree's outputs for every row of X (1-D)."""
+def _check_width(X: np.ndarray, n_features: int) -> None:
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if X.shape[1] < n_features:
+        raise ValueError(f"X has {X.shape[1]} features but the trees split on feature {n_features - 1}")
+
+
+def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) -> np.ndarray:
+    """One tree's outputs for every row of X (1-D). The tree is checked first, unless
+    `check=False`: for a tree the grower just built, valid by construction (the check
+    would cost the trainer ~10% of its time on every round with a validation set)."""
+    offsets = np.array([0, tree.n_nodes], dtype=np.int64)
+    group = np.zeros(1, dtype=np.int32)
+    if check:
+        _check_width(X, check_forest(tree.arrays(), offsets, group, 1, np.zeros(1)))
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
     predict_forest(X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
-                   tree.right_child, tree.value, np.array([0, tree.n_nodes], dtype=np.int64),
-                   np.zeros(1, dtype=np.int32), out, n_threads)
+                   tree.right_child, tree.value, offsets, group, out, n_threads)
     return out[:, 0]

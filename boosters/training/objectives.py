@@ -1,10 +1,12 @@
-"""Objectives: label checks, the optimal constant start, gradients, output transform."""
+"""Objectives: label checks, the optimal constant start, gradients (the output transform is the
+model's: boosters.model.transforms)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from boosters.config import Objective
+from boosters.model import transforms
 from boosters.training import _objectives
 
 _EPS = 1e-15
@@ -31,9 +33,7 @@ class ObjectiveFunction:
         w = np.empty(0) if weights is None else weights
         self._kernel(margins, y, w, out, n_threads)
 
-    def transform(self, margins: np.ndarray) -> np.ndarray:
-        """Predictions from (n_rows, n_outputs) margins."""
-        return margins[:, 0]
+    transform = staticmethod(transforms.identity)  # predictions from (n_rows, n_outputs) margins
 
 
 class SquaredError(ObjectiveFunction):
@@ -55,9 +55,7 @@ class Logistic(ObjectiveFunction):
         p = min(max(_weighted_mean(y, weights), _EPS), 1 - _EPS)
         return np.array([np.log(p / (1 - p))])
 
-    def transform(self, margins):
-        with np.errstate(over="ignore"):  # exp overflows to inf for margins < -709: 1/(1+inf) = 0
-            return 1.0 / (1.0 + np.exp(-margins[:, 0]))
+    transform = staticmethod(transforms.sigmoid)
 
 
 class Softmax(ObjectiveFunction):
@@ -74,10 +72,7 @@ class Softmax(ObjectiveFunction):
         prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
         return np.log(np.maximum(prior, _EPS))
 
-    def transform(self, margins):
-        shifted = margins - margins.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        return e / e.sum(axis=1, keepdims=True)
+    transform = staticmethod(transforms.softmax)
 
 
 def make_objective(spec: Objective) -> ObjectiveFunction:

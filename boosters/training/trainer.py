@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
-from boosters.data.binning import BinMapper
-from boosters.data.bundling import bin_and_bundle
 from boosters.data.dataset import Dataset
+from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, predict_tree
 from boosters.training.grower import TreeGrower
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import make_objective
-
-
-def bin_dataset(dataset: Dataset, config: GBDTConfig, n_threads: int):
-    """(BinMapper, BinnedMatrix) of a dataset, cached on it per binning setting."""
-    key = (config.max_bins, config.seed, config.enable_bundling)
-    if key not in dataset._binned_cache:
-        mapper = BinMapper(config.max_bins, seed=config.seed).fit(dataset.X, dataset.weights, n_threads)
-        if config.enable_bundling:
-            binned = bin_and_bundle(mapper, dataset.X, n_threads, mapper.sample_rows)
-        else:
-            binned = mapper.transform(dataset.X, n_threads)
-        dataset._binned_cache[key] = (mapper, binned)
-    return dataset._binned_cache[key]
-
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -40,17 +26,13 @@ def resolve_histogram_mode(config: GBDTConfig, n_rows: int) -> str:
     return "f64" if n_rows < AUTO_QUANTIZE_MIN_ROWS else "i16"
 
 
-class TrainingResult:
-    """What the loop produced; GBDTModel wraps it."""
+@dataclass(eq=False)
+class TrainingResult(Ensemble):
+    """What a training run produced: the ensemble a GBDTModel holds, and how the run went."""
 
-    def __init__(self, forest, best_iteration, best_score, history, n_evictions, seconds, kernel_timings=None):
-        self.forest = forest
-        self.best_iteration = best_iteration
-        self.best_score = best_score
-        self.history = history
-        self.n_evictions = n_evictions
-        self.seconds = seconds
-        self.kernel_timings = kernel_timings or {}  # tree growth phase -> (seconds, calls)
+    n_evictions: int = 0    # histograms evicted from the pool and rebuilt
+    seconds: float = 0.0
+    kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
 
 
 class GBDTTrainer:
@@ -69,7 +51,7 @@ class GBDTTrainer:
         metric = cfg.resolved_metric
         n_out = objective.n_outputs
 
-        mapper, binned = bin_dataset(train, cfg, self.n_threads)
+        mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, resolve_histogram_mode(cfg, train.n_rows))
         base = objective.init_scores(train.y, train.weights)
         forest = Forest(n_out, base)
@@ -86,7 +68,7 @@ class GBDTTrainer:
                 grower.update_predictions(margins[k])
                 forest.add(tree, k)
                 if val_margins is not None:
-                    val_margins[:, k] += predict_tree(tree, val_set.X, self.n_threads)
+                    val_margins[:, k] += predict_tree(tree, val_set.X, self.n_threads, check=False)
             if val_set is None:
                 if cfg.verbosity >= 1:
                     score = evaluate(metric, train.y, margins.T, train.weights)
@@ -112,8 +94,10 @@ class GBDTTrainer:
         if grower.n_evictions and cfg.verbosity >= 1:
             print(f"note: {grower.n_evictions} histograms were evicted and rebuilt; "
                   f"a larger cache_size avoids that")
-        return TrainingResult(forest, best_iteration, best_score, history, grower.n_evictions,
-                              time.perf_counter() - start, grower.loop.timings)
+        return TrainingResult(
+            forest, cfg.objective, train.n_features, train.feature_names, cfg, best_iteration, best_score,
+            history, n_evictions=grower.n_evictions, seconds=time.perf_counter() - start,
+            kernel_timings=grower.loop.timings)
 
     def _check_inputs(self, train: Dataset, val_set: Dataset | None) -> None:
         if not isinstance(train, Dataset):

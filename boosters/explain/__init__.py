@@ -1,0 +1,1 @@
+"""What a trained model has learned: feature importance."""

@@ -1,0 +1,164 @@
+"""GBDTModel: the user-facing model. It trains (training/), predicts (model/), saves and
+loads (io/) and explains (explain/), holding what the training produced: an Ensemble
+(`model/ensemble.py`). It sits above those layers so that none of them imports another
+beside its own inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters._lib.threads import effective_n_threads
+from boosters.config import GBDTConfig, Objective
+from boosters.data.dataset import Dataset
+from boosters.data.validation import as_feature_matrix, column_names, match_columns
+from boosters.explain.importance import feature_importance
+from boosters.io import npz_format
+from boosters.model.ensemble import Ensemble
+from boosters.model.tree import Forest, Tree
+from boosters.training.trainer import GBDTTrainer
+
+
+class GBDTModel:
+    """A trained gradient boosted tree ensemble. Make one with `GBDTModel.train`, or
+    `GBDTModel.load` / `from_bytes` / pickle.
+
+    `model.ensemble` is what the training produced (a `TrainingResult`: the Ensemble and
+    how the run went) or the loaded Ensemble; the attributes below read through it.
+    """
+
+    def __init__(self, ensemble: Ensemble):
+        if not isinstance(ensemble, Ensemble):
+            raise TypeError(f"ensemble must be a boosters Ensemble, got {type(ensemble).__name__}")
+        self.ensemble = ensemble
+
+    @classmethod
+    def train(cls, dataset: Dataset, config: GBDTConfig | None = None, val_set: Dataset | None = None,
+              n_threads: int = 0) -> "GBDTModel":
+        """Train on `dataset`; with `val_set`, evaluate every round (and stop early when
+        `config.early_stopping_rounds` is set). `n_threads=0` uses all available cores."""
+        config = GBDTConfig() if config is None else config
+        if not isinstance(config, GBDTConfig):
+            raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
+        return cls(GBDTTrainer(config, n_threads).train(dataset, val_set))
+
+    # -- what the training produced ----------------------------------------------------------
+
+    @property
+    def forest(self) -> Forest:
+        """The trees, their output groups and base scores."""
+        return self.ensemble.forest
+
+    @property
+    def objective(self) -> Objective:
+        """The objective the model was trained for."""
+        return self.ensemble.objective
+
+    @property
+    def config(self) -> GBDTConfig | None:
+        """The training configuration (None if unknown)."""
+        return self.ensemble.config
+
+    @property
+    def n_features(self) -> int:
+        """The number of features the model reads."""
+        return self.ensemble.n_features
+
+    @property
+    def feature_names(self) -> list[str] | None:
+        """The training feature names, or None."""
+        return self.ensemble.feature_names
+
+    @property
+    def best_iteration(self) -> int | None:
+        """The 0-based round with the best validation score (the last round without a val_set)."""
+        return self.ensemble.best_iteration
+
+    @property
+    def best_score(self) -> float | None:
+        """The validation score of `best_iteration` (None without a val_set)."""
+        return self.ensemble.best_score
+
+    @property
+    def eval_history(self) -> list[float]:
+        """The validation score of every round (empty without a val_set)."""
+        return self.ensemble.eval_history
+
+    @property
+    def n_trees(self) -> int:
+        """The number of trees (rounds x outputs)."""
+        return self.forest.n_trees
+
+    @property
+    def trees(self) -> list[Tree]:
+        """The trees in boosting order (their arrays are read-only; assign new ones to edit)."""
+        return self.forest.trees
+
+    # -- prediction --------------------------------------------------------------------
+
+    def _features(self, X) -> np.ndarray:
+        """X as the float matrix the trees read: a frame's or Dataset's columns are matched
+        to the model's features by name (when both have names), an array's by position."""
+        names = self.feature_names
+        if isinstance(X, Dataset):
+            given, X = X.feature_names, X.X
+            if names is not None and given is not None:
+                order = match_columns(given, names, "X")
+                X = X if order is None else X[:, order]
+        elif names is not None and column_names(X) is not None:
+            order = match_columns(column_names(X), names, "X")
+            X = as_feature_matrix(X if order is None else X.iloc[:, order], "X")
+        else:
+            X = as_feature_matrix(X, "X")
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features but the model was trained on {self.n_features}")
+        return X
+
+    def predict_raw(self, X, n_threads: int = 0) -> np.ndarray:
+        """Margins: (n_rows,) for one output, (n_rows, n_classes) for softmax."""
+        margins = self.ensemble.predict_margins(self._features(X), effective_n_threads(n_threads))
+        return margins[:, 0] if margins.shape[1] == 1 else margins
+
+    def predict(self, X, n_threads: int = 0) -> np.ndarray:
+        """Values for squared error, P(y=1) for logistic, class probabilities
+        (n_rows, n_classes) for softmax. X: array, pandas frame or Dataset; NaN = missing.
+        A frame's columns are matched to the model's feature names (any order)."""
+        return self.ensemble.predict(self._features(X), effective_n_threads(n_threads))
+
+    # -- inspection ----------------------------------------------------------------------
+
+    def feature_importance(self, importance_type: str = "split") -> np.ndarray:
+        """Per feature: number of splits ("split") or total split gain ("gain")."""
+        return feature_importance(self.forest, self.n_features, importance_type)
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        """The model as .npz bytes (tree arrays + a JSON header); no pickle involved."""
+        return npz_format.to_bytes(self.ensemble)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "GBDTModel":
+        """A model from `to_bytes` output; every array is checked, and anything else raises
+        ValueError("not a valid boosters model: ...")."""
+        return cls(npz_format.from_bytes(data))
+
+    def save(self, path) -> None:
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    @classmethod
+    def load(cls, path) -> "GBDTModel":
+        with open(path, "rb") as f:
+            return cls.from_bytes(f.read())
+
+    def __getstate__(self):
+        return {"bytes": self.to_bytes()}
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or "bytes" not in state:
+            raise ValueError("not a valid boosters model: a pickled GBDTModel holds its bytes")
+        self.ensemble = npz_format.from_bytes(state["bytes"])
+
+    def __repr__(self):
+        return (f"GBDTModel({self.objective!r}, n_trees={self.n_trees}, n_features={self.n_features}, "
+                f"best_iteration={self.best_iteration})")

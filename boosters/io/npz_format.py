@@ -1,0 +1,82 @@
+"""The .npz model format: the forest's flat arrays and a JSON header, stored as .npy
+members of a zip file (no pickle anywhere).
+
+Members: `header` (UTF-8 JSON as uint8), `base_scores` (float64, one per output group),
+`tree_group` (int32, per tree), `tree_sizes` (int64, nodes per tree) and the node arrays
+of `model.validation.TREE_ARRAYS`, every tree's nodes concatenated. Reading parses the
+zip and .npy headers itself (a member's declared shape must match its bytes) and checks
+everything (`io.validation`) before a model exists: a bad file raises one ValueError.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+
+import numpy as np
+
+from boosters.io.validation import ARRAY_NAMES, FORMAT_VERSION, config_to_json, ensemble_from_parts
+from boosters.model.ensemble import Ensemble
+
+_READ_HEADER = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def to_bytes(ensemble: Ensemble) -> bytes:
+    forest = ensemble.forest
+    flat = forest.flat()
+    objective = ensemble.objective
+    header = {
+        "format_version": FORMAT_VERSION,
+        "objective": {"name": objective.name, "n_classes": objective.n_classes},
+        "n_features": ensemble.n_features,
+        "feature_names": ensemble.feature_names,
+        "best_iteration": ensemble.best_iteration,
+        "best_score": ensemble.best_score,
+        "eval_history": list(ensemble.eval_history),
+        "n_groups": forest.n_groups,
+        "config": None if ensemble.config is None else config_to_json(ensemble.config),
+    }
+    arrays = {"base_scores": forest.base_scores, "tree_group": flat.tree_group,
+              "tree_sizes": np.diff(flat.tree_offsets), **flat.arrays}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    return buf.getvalue()
+
+
+def from_bytes(data) -> Ensemble:
+    """The ensemble in `data`; ValueError("not a valid boosters model: ...") for anything else."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    try:
+        members = _read_members(bytes(data))
+        header = json.loads(members.pop("header").tobytes().decode("utf-8"))
+    except Exception as exc:  # a damaged file fails in the zip, zlib, .npy or JSON layer, in many ways
+        raise ValueError(f"not a valid boosters model: {type(exc).__name__}: {exc}") from exc
+    try:
+        return ensemble_from_parts(header, members)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a valid boosters model: {exc}") from exc
+
+
+def _read_members(data: bytes) -> dict[str, np.ndarray]:
+    """Every .npy member of the zip, as a 1-D array of the dtype its header declares."""
+    members = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for info in zf.infolist():
+            name = info.filename.removesuffix(".npy")
+            if name == info.filename or name in members or name not in ARRAY_NAMES:
+                raise ValueError(f"unexpected member {info.filename!r}")
+            with zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                if version not in _READ_HEADER:
+                    raise ValueError(f"{name}: unsupported .npy version {version}")
+                shape, _, dtype = _READ_HEADER[version](f)
+                payload = f.read()
+            if dtype.hasobject or len(shape) != 1:
+                raise ValueError(f"{name}: expected a 1-D numeric array, got dtype {dtype} shape {shape}")
+            if len(payload) != math.prod(shape) * dtype.itemsize:
+                raise ValueError(f"{name}: {len(payload)} bytes of data for shape {shape} of {dtype}")
+            members[name] = np.frombuffer(payload, dtype=dtype)
+    return members

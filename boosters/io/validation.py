@@ -1,0 +1,116 @@
+"""Checks of a decoded model file: the JSON header's schema and the arrays, before any of
+it reaches a kernel. Every problem raises ValueError (or TypeError) naming the field."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from boosters.config import GBDTConfig, Metric, Objective
+from boosters.model.ensemble import Ensemble
+from boosters.model.tree import Forest
+from boosters.model.validation import TREE_ARRAY_NAMES
+
+FORMAT_VERSION = 1
+HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
+                 "best_score", "eval_history", "n_groups", "config")
+ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES)
+
+
+def config_to_json(config: GBDTConfig) -> dict:
+    out = config.to_dict()
+    out["objective"] = {"name": config.objective.name, "n_classes": config.objective.n_classes}
+    out["metric"] = None if config.metric is None else config.metric.name
+    out["growth_strategy"] = config.growth_strategy.value
+    return out
+
+
+def config_from_json(data) -> GBDTConfig:
+    if not isinstance(data, dict):
+        raise ValueError(f"config must be an object, got {type(data).__name__}")
+    data = dict(data)
+    data["objective"] = objective_from_json(data.get("objective"))
+    metric = data.get("metric")
+    if metric is not None and not isinstance(metric, str):
+        raise ValueError(f"config.metric must be a name or null, got {metric!r}")
+    data["metric"] = None if metric is None else Metric(metric)
+    return GBDTConfig(**data)
+
+
+def objective_from_json(data) -> Objective:
+    if not isinstance(data, dict) or set(data) != {"name", "n_classes"}:
+        raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
+    return Objective(data["name"], data["n_classes"])
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_header(header) -> None:
+    if not isinstance(header, dict):
+        raise ValueError(f"the header must be a JSON object, got {type(header).__name__}")
+    if header.get("format_version") != FORMAT_VERSION or not _is_int(header["format_version"]):
+        raise ValueError(f"unsupported format_version {header.get('format_version')!r} "
+                         f"(this version reads {FORMAT_VERSION})")
+    if set(header) != set(HEADER_FIELDS):
+        raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - set(header))}, "
+                         f"unexpected {sorted(set(header) - set(HEADER_FIELDS))}")
+    n_features = header["n_features"]
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError(f"n_features must be an int >= 1, got {n_features!r}")
+    names = header["feature_names"]
+    if names is not None and (not isinstance(names, list) or len(names) != n_features
+                              or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names)):
+        raise ValueError(f"feature_names must be null or {n_features} distinct strings")
+    best = header["best_iteration"]
+    if best is not None and (not _is_int(best) or best < 0):
+        raise ValueError(f"best_iteration must be null or an int >= 0, got {best!r}")
+    if header["best_score"] is not None and not _is_number(header["best_score"]):
+        raise ValueError(f"best_score must be null or a number, got {header['best_score']!r}")
+    history = header["eval_history"]
+    if not isinstance(history, list) or not all(_is_number(s) for s in history):
+        raise ValueError("eval_history must be a list of numbers")
+    if not _is_int(header["n_groups"]):
+        raise ValueError(f"n_groups must be an int, got {header['n_groups']!r}")
+
+
+def _array(members: dict, name: str, dtype) -> np.ndarray:
+    arr = members[name]
+    if arr.dtype != dtype:
+        raise ValueError(f"{name} must be {np.dtype(dtype)}, got {arr.dtype}")
+    return arr
+
+
+def ensemble_from_parts(header, members: dict) -> Ensemble:
+    """The Ensemble of a decoded file: header (parsed JSON) and arrays by member name."""
+    _check_header(header)
+    objective = objective_from_json(header["objective"])
+    if header["n_groups"] != objective.n_outputs:
+        raise ValueError(f"n_groups is {header['n_groups']} but {objective!r} has {objective.n_outputs} outputs")
+    config = None if header["config"] is None else config_from_json(header["config"])
+    if config is not None and config.objective != objective:
+        raise ValueError(f"config.objective {config.objective!r} is not the model's {objective!r}")
+
+    missing = sorted(set(ARRAY_NAMES) - {"header"} - set(members))
+    if missing:
+        raise ValueError(f"missing arrays {missing}")
+    sizes = _array(members, "tree_sizes", np.int64)
+    n_nodes = len(members["split_feature"])
+    if np.any((sizes < 1) | (sizes > n_nodes)):  # bounded before the sum, which cannot overflow then
+        raise ValueError(f"tree_sizes must be in [1, {n_nodes}]")
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    forest = Forest.from_flat(header["n_groups"], _array(members, "base_scores", np.float64),
+                              {name: members[name] for name in TREE_ARRAY_NAMES}, offsets,
+                              _array(members, "tree_group", np.int32))
+    used = forest.flat().n_features
+    if used > header["n_features"]:
+        raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")
+    return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
+                    header["best_iteration"], header["best_score"], header["eval_history"])

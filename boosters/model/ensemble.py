@@ -1,0 +1,39 @@
+"""Ensemble: what fitting produces and a model file holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from boosters.config import GBDTConfig, Objective
+from boosters.model.transforms import output_transform
+from boosters.model.tree import Forest
+
+
+@dataclass(eq=False)
+class Ensemble:
+    """A forest and what gives it meaning: the objective (its output transform), the
+    features it was fitted on, and the record of the fit (config, evaluation)."""
+
+    forest: Forest
+    objective: Objective
+    n_features: int
+    feature_names: list[str] | None = None
+    config: GBDTConfig | None = None
+    best_iteration: int | None = None   # 0-based boosting round with the best validation score
+    best_score: float | None = None
+    eval_history: list[float] = field(default_factory=list)  # validation score per round
+
+    def __post_init__(self):
+        if self.forest.n_groups != self.objective.n_outputs:
+            raise ValueError(f"the forest has {self.forest.n_groups} output groups but {self.objective!r} "
+                             f"has {self.objective.n_outputs}")
+
+    def predict_margins(self, X: np.ndarray, n_threads: int) -> np.ndarray:
+        """(n_rows, n_outputs) margins of a checked float matrix with `n_features` columns."""
+        return self.forest.predict_margins(X, n_threads)
+
+    def predict(self, X: np.ndarray, n_threads: int) -> np.ndarray:
+        """The objective's predictions: values, P(y=1), or class probabilities."""
+        return output_transform(self.objective.name)(self.predict_margins(X, n_threads))

@@ -1,0 +1,40 @@
+"""Output transforms: margins -> predictions, one per objective (the model's, not the trainer's)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+
+def identity(margins: np.ndarray) -> np.ndarray:
+    """Squared error: the margin is the prediction."""
+    return margins[:, 0]
+
+
+def sigmoid(margins: np.ndarray) -> np.ndarray:
+    """Logistic: P(y=1)."""
+    with np.errstate(over="ignore"):  # exp overflows to inf for margins < -709: 1/(1+inf) = 0
+        return 1.0 / (1.0 + np.exp(-margins[:, 0]))
+
+
+def softmax(margins: np.ndarray) -> np.ndarray:
+    """Softmax: class probabilities, (n_rows, n_classes)."""
+    shifted = margins - margins.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "squared": identity,
+    "logistic": sigmoid,
+    "softmax": softmax,
+}
+
+
+def output_transform(objective_name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The transform of an objective, by name; (n_rows, n_outputs) margins in."""
+    try:
+        return OUTPUT_TRANSFORMS[objective_name]
+    except KeyError:
+        raise ValueError(f"unknown objective {objective_name!r}; known: {sorted(OUTPUT_TRANSFORMS)}") from None

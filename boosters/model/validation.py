@@ -1,0 +1,111 @@
+"""Structural checks of a forest's flat arrays: everything the prediction kernel takes for
+granted (it indexes the arrays without bounds checks).
+
+A forest is valid when every tree is a proper binary tree stored root first, with each
+child after its parent: every non-root node is the child of exactly one node that comes
+before it, so every node is reached exactly once from the root and a walk always ends.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TREE_ARRAYS = (
+    ("split_feature", np.int32),   # -1 at leaves
+    ("threshold", np.float64),     # x <= threshold goes left
+    ("threshold_bin", np.int32),   # the same split in bins: value bins 1..threshold_bin go left
+    ("default_left", np.uint8),    # where NaN goes
+    ("left_child", np.int32),      # node index within the tree, -1 at leaves
+    ("right_child", np.int32),
+    ("value", np.float64),         # leaf output (learning rate applied); internal nodes: their weight
+    ("gain", np.float64),          # split gain, 0 at leaves
+    ("cover", np.float64),         # hessian sum of the node's rows when fitted
+    ("n_samples", np.int64),       # rows in the node when fitted
+)
+TREE_ARRAY_NAMES = tuple(name for name, _ in TREE_ARRAYS)
+TREE_ARRAY_DTYPES = dict(TREE_ARRAYS)
+
+
+def _fail(what: str, bad: np.ndarray, item: str = "tree", tree_of_node=None, local=None) -> None:
+    """Raise for the first True entry of `bad`: per node when `tree_of_node` is given, else
+    per `item` (tree, base score)."""
+    i = int(np.flatnonzero(bad)[0])
+    where = f"tree {tree_of_node[i]}, node {local[i]}" if tree_of_node is not None else f"{item} {i}"
+    raise ValueError(f"invalid forest: {where}: {what}")
+
+
+def check_forest(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray, n_groups: int,
+                 base_scores: np.ndarray) -> int:
+    """Raise ValueError naming the first problem; return how many features the trees read
+    (largest split feature + 1, 0 for stumps only).
+
+    `arrays`: TREE_ARRAY_NAMES -> 1-D arrays of every tree's nodes, concatenated;
+    tree t owns nodes tree_offsets[t]:tree_offsets[t + 1]; its output column is tree_group[t].
+    """
+    if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) or n_groups < 1:
+        raise ValueError(f"invalid forest: n_groups must be an int >= 1, got {n_groups!r}")
+    if base_scores.dtype != np.float64 or base_scores.shape != (n_groups,):
+        raise ValueError(f"invalid forest: base_scores must be float64 of shape ({n_groups},), "
+                         f"got {base_scores.dtype} {base_scores.shape}")
+    if not np.all(np.isfinite(base_scores)):
+        _fail("is not finite", ~np.isfinite(base_scores), item="base score")
+    for name, dtype in [*TREE_ARRAYS, ("tree_offsets", np.int64), ("tree_group", np.int32)]:
+        arr = tree_offsets if name == "tree_offsets" else tree_group if name == "tree_group" else arrays.get(name)
+        if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
+            got = f"{arr.dtype} with shape {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+            raise ValueError(f"invalid forest: {name} must be a 1-D {np.dtype(dtype)} array, got {got}")
+
+    n_trees = len(tree_group)
+    n_nodes = len(arrays["split_feature"])
+    if (len(tree_offsets) != n_trees + 1 or tree_offsets[0] != 0 or tree_offsets[-1] != n_nodes
+            or np.any((tree_offsets < 0) | (tree_offsets > n_nodes))):
+        raise ValueError(f"invalid forest: tree_offsets must run from 0 to the node count {n_nodes} "
+                         f"in {n_trees + 1} entries")
+    sizes = np.diff(tree_offsets)
+    if np.any(sizes < 1):
+        _fail("has no nodes", sizes < 1)
+    for name in TREE_ARRAY_NAMES:
+        if len(arrays[name]) != n_nodes:
+            raise ValueError(f"invalid forest: {name} has {len(arrays[name])} entries, split_feature {n_nodes}")
+    if np.any((tree_group < 0) | (tree_group >= n_groups)):
+        _fail(f"its group is outside 0..{n_groups - 1}", (tree_group < 0) | (tree_group >= n_groups))
+
+    tree_of_node = np.repeat(np.arange(n_trees), sizes)
+    first = tree_offsets[:-1][tree_of_node]             # global index of each node's root
+    local = np.arange(n_nodes) - first                  # index within its tree
+    size = sizes[tree_of_node]
+    feature, left, right = arrays["split_feature"], arrays["left_child"], arrays["right_child"]
+    at = dict(tree_of_node=tree_of_node, local=local)
+
+    if np.any(feature < -1):
+        _fail("split feature is below -1", feature < -1, **at)
+    internal = feature >= 0
+    leaf_with_children = ~internal & ((left != -1) | (right != -1))
+    if np.any(leaf_with_children):
+        _fail("a leaf (split feature -1) must have children -1", leaf_with_children, **at)
+    for name, child in (("left", left), ("right", right)):
+        outside = internal & ((child <= local) | (child >= size))
+        if np.any(outside):
+            _fail(f"{name} child must come after its parent, inside the tree", outside, **at)
+    # every non-root node has exactly one parent (children come after parents, so with
+    # this, each node is reached exactly once from its root)
+    parents = np.bincount(np.concatenate([first[internal] + left[internal], first[internal] + right[internal]]),
+                          minlength=n_nodes)
+    expected = np.ones(n_nodes, dtype=np.int64)
+    expected[tree_offsets[:-1]] = 0
+    if np.any(parents != expected):
+        _fail("node is not the child of exactly one node", parents != expected, **at)
+
+    # a threshold may be -inf (a cut below the rest of the values when the data hold -inf)
+    # or +inf, but not NaN: no row would go left
+    if np.any(np.isnan(arrays["threshold"])):
+        _fail("threshold is NaN", np.isnan(arrays["threshold"]), **at)
+    for name in ("value", "gain", "cover"):
+        if not np.all(np.isfinite(arrays[name])):
+            _fail(f"{name} is not finite", ~np.isfinite(arrays[name]), **at)
+    if np.any(arrays["default_left"] > 1):
+        _fail("default_left must be 0 or 1", arrays["default_left"] > 1, **at)
+    for name in ("threshold_bin", "n_samples"):
+        if np.any(arrays[name] < 0):
+            _fail(f"{name} is negative", arrays[name] < 0, **at)
+    return int(feature.max()) + 1 if n_nodes else 0

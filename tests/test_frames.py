@@ -1,0 +1,124 @@
+"""pandas input: frames are read column by column (numeric, bool, nullable dtypes), and at
+prediction a frame's (or a named Dataset's) columns are matched to the model's features
+by name; arrays stay positional."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import boosters as bst
+from boosters.data.validation import as_feature_matrix
+
+
+@pytest.fixture(scope="module")
+def frame_model():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=800), "b": rng.normal(size=800), "c": rng.normal(size=800)})
+    y = df["a"] - 2 * df["b"] * (df["c"] > 0) + 0.1 * rng.normal(size=800)
+    model = bst.GBDTModel.train(bst.Dataset(df, y), config=bst.GBDTConfig(n_estimators=10, max_depth=4))
+    return df, model
+
+
+def test_reordered_frame_predicts_like_the_original(frame_model):
+    df, model = frame_model
+    expected = model.predict(df)
+    assert np.array_equal(model.predict(df[["c", "b", "a"]]), expected)
+    assert np.array_equal(model.predict(df[["b", "a", "c"]]), expected)
+    assert np.array_equal(model.predict_raw(df[["c", "a", "b"]]), model.predict_raw(df))
+    # the reordered frame really is different positionally
+    assert not np.array_equal(model.predict(df[["c", "b", "a"]].to_numpy()), expected)
+
+
+def test_numpy_input_stays_positional(frame_model):
+    df, model = frame_model
+    assert np.array_equal(model.predict(df.to_numpy()), model.predict(df))
+
+
+def test_missing_and_unexpected_columns_are_named(frame_model):
+    df, model = frame_model
+    with pytest.raises(ValueError, match=r"missing \['b'\], unexpected \[\]"):
+        model.predict(df[["a", "c"]])
+    with pytest.raises(ValueError, match=r"missing \[\], unexpected \['extra'\]"):
+        model.predict(df.assign(extra=1.0))
+    with pytest.raises(ValueError, match=r"missing \['c'\], unexpected \['z'\]"):
+        model.predict(df.rename(columns={"c": "z"}))
+    with pytest.raises(ValueError, match=r"duplicated \['a'\]"):
+        model.predict(pd.concat([df, df[["a"]]], axis=1))
+
+
+def test_dataset_passed_to_predict_is_matched_by_name(frame_model):
+    df, model = frame_model
+    expected = model.predict(df)
+    assert np.array_equal(model.predict(bst.Dataset(df[["c", "a", "b"]])), expected)
+    named = bst.Dataset(df[["b", "c", "a"]].to_numpy(), feature_names=["b", "c", "a"])
+    assert np.array_equal(model.predict(named), expected)
+    assert np.array_equal(model.predict(bst.Dataset(df.to_numpy())), expected)  # no names: positional
+    with pytest.raises(ValueError, match=r"missing \['a'\], unexpected \['q'\]"):
+        model.predict(bst.Dataset(df.to_numpy(), feature_names=["q", "b", "c"]))
+
+
+def test_model_without_names_takes_frames_positionally():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 2))
+    model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), config=bst.GBDTConfig(n_estimators=3))
+    assert model.feature_names is None
+    frame = pd.DataFrame(X, columns=["y", "x"])
+    assert np.array_equal(model.predict(frame), model.predict(X))
+
+
+def test_mixed_float_and_bool_columns_are_ordinary_data():
+    rng = np.random.default_rng(2)
+    n = 600
+    flag = rng.random(n) < 0.5
+    df = pd.DataFrame({"x": rng.normal(size=n), "flag": flag, "k": rng.integers(0, 5, n)})
+    numeric = np.column_stack([df["x"], flag.astype(float), df["k"].astype(float)])
+    np.testing.assert_array_equal(as_feature_matrix(df), numeric)
+    y = df["x"] + 3 * flag
+    cfg = bst.GBDTConfig(n_estimators=5, max_depth=3)
+    from_frame = bst.GBDTModel.train(bst.Dataset(df, y), config=cfg)
+    from_array = bst.GBDTModel.train(bst.Dataset(numeric, y), config=cfg)
+    assert np.array_equal(from_frame.predict(df), from_array.predict(numeric))
+    assert from_frame.feature_importance()[1] > 0  # the bool column is used
+
+
+def test_nullable_dtypes_with_and_without_na():
+    ints = pd.array([1, 2, None, 4, 5, 6], dtype="Int64")
+    floats = pd.array([0.5, None, 1.5, 2.5, 3.5, 4.5], dtype="Float64")
+    flags = pd.array([True, False, None, True, False, True], dtype="boolean")
+    df = pd.DataFrame({"i": ints, "f": floats, "b": flags})
+    want = np.array([[1, 0.5, 1], [2, np.nan, 0], [np.nan, 1.5, np.nan], [4, 2.5, 1], [5, 3.5, 0],
+                     [6, 4.5, 1]], dtype=np.float64)
+    got = as_feature_matrix(df)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, want)  # NaN == NaN for assert_array_equal
+    no_na = df.iloc[[0, 3, 4, 5]]  # nullable dtypes without any NA
+    np.testing.assert_array_equal(as_feature_matrix(no_na), want[[0, 3, 4, 5]])
+    y = np.arange(6.0)
+    model = bst.GBDTModel.train(bst.Dataset(df, y), config=bst.GBDTConfig(n_estimators=2, min_child_weight=0.0))
+    assert np.array_equal(model.predict(df), model.predict(want))
+
+
+def test_float32_frames_stay_float32():
+    df = pd.DataFrame({"a": np.arange(5, dtype=np.float32), "b": pd.array([1, 2, 3, None, 5], dtype="Float32")})
+    got = as_feature_matrix(df)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [[0, 1], [1, 2], [2, 3], [3, np.nan], [4, 5]])
+    single_block = pd.DataFrame(np.ones((4, 3), dtype=np.float64))
+    assert as_feature_matrix(single_block).dtype == np.float64
+
+
+@pytest.mark.parametrize("column", [
+    pd.Series(["x", "y", "z"]),
+    pd.Series(["x", "y", "x"], dtype="category"),
+    pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01", "2022-01-01"])),
+    pd.Series([1.0, "a", 2.0], dtype=object),
+])
+def test_non_numeric_column_is_named(column):
+    df = pd.DataFrame({"ok": [1.0, 2.0, 3.0], "bad col": column})
+    with pytest.raises(ValueError, match=r"\bX\b.*'bad col'"):
+        bst.Dataset(df, [0.0, 1.0, 2.0])
+
+
+def test_empty_frame_is_rejected():
+    with pytest.raises(ValueError, match="empty"):
+        bst.Dataset(pd.DataFrame({"a": np.zeros(0)}), np.zeros(0))

@@ -1,0 +1,127 @@
+"""The package's layering, read from the source with `ast` (lazy imports inside functions
+count): data -> training -> model -> io / explain -> GBDTModel, each layer importing only
+those below it, and the benchmark tools outside the library."""
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import boosters
+import boosters as bst
+from boosters.training.trainer import TrainingResult
+
+PACKAGE = Path(boosters.__file__).parent
+
+# module prefix -> prefixes it must not import
+FORBIDDEN = {
+    "boosters.data": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain",
+                      "boosters.gbdt_model"),
+    "boosters.model": ("boosters.training", "boosters.io", "boosters.explain", "boosters.gbdt_model"),
+    "boosters.training": ("boosters.gbdt_model", "boosters.io", "boosters.explain"),
+    "boosters.io": ("boosters.training", "boosters.explain", "boosters.gbdt_model"),
+    "boosters.explain": ("boosters.training", "boosters.io", "boosters.gbdt_model"),
+}
+OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module named by an import statement anywhere in the source (functions too)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from .x import y
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import|c?import\s+([\w.]+))", re.MULTILINE)
+
+
+def cython_imported_modules(source: str) -> set[str]:
+    """Module names of the import / cimport lines of a .pyx or .pxd file (all absolute here)."""
+    return {a or b for a, b in CYTHON_IMPORT.findall(source)}
+
+
+def violations(module: str, imports: set[str]) -> list[str]:
+    out = []
+    for layer, forbidden in FORBIDDEN.items():
+        if module == layer or module.startswith(layer + "."):
+            out += [f"{module} imports {name}" for name in imports
+                    if any(name == f or name.startswith(f + ".") for f in forbidden)]
+    in_bench = module == "boosters.bench" or module.startswith("boosters.bench.")
+    if not in_bench and module != "boosters.__main__":
+        out += [f"{module} imports {name}" for name in imports
+                if name == "boosters.bench" or name.startswith("boosters.bench.")]
+        out += [f"{module} imports optional {name}" for name in imports
+                if name.split(".")[0] in OPTIONAL_DEPENDENCIES]
+    return out
+
+
+def library_modules():
+    for pattern in ("*.py", "*.pyx", "*.pxd"):
+        for path in sorted(PACKAGE.rglob(pattern)):
+            yield path, module_name(path)
+
+
+def test_every_layer_imports_only_layers_below_it():
+    found = []
+    n_checked = 0
+    for path, module in library_modules():
+        source = path.read_text()
+        imports = (imported_modules(source, module, path.stem == "__init__") if path.suffix == ".py"
+                   else cython_imported_modules(source))
+        found += violations(module, imports)
+        n_checked += 1
+    assert n_checked > 30  # the walk really saw the package
+    assert found == []
+
+
+@pytest.mark.parametrize("module, source, expected", [
+    ("boosters.model.tree", "def f():\n    from boosters.training.objectives import make_objective\n",
+     "boosters.training.objectives"),
+    ("boosters.model.tree", "from ..training import trainer\n", "boosters.training"),
+    ("boosters.data.dataset", "import boosters.model.tree\n", "boosters.model.tree"),
+    ("boosters.training.trainer", "from boosters.io import npz_format\n", "boosters.io"),
+    ("boosters.gbdt_model", "from boosters.bench.datasets import make_friedman\n", "boosters.bench.datasets"),
+    ("boosters.data.validation", "def f():\n    import pandas as pd\n", "pandas"),
+])
+def test_the_check_finds_a_violation(module, source, expected):
+    """The walker resolves lazy, relative and absolute imports, so the test above can fail."""
+    found = violations(module, imported_modules(source, module))
+    assert any(expected in v for v in found), found
+
+
+def test_cython_imports_are_read():
+    source = "from libc.stdint cimport int32_t\ncimport numpy\nfrom boosters.training._split cimport X\n"
+    assert cython_imported_modules(source) == {"libc.stdint", "numpy", "boosters.training._split"}
+    assert violations("boosters.model._predict", cython_imported_modules(source)) != []
+
+
+def test_allowed_imports_are_not_flagged():
+    assert violations("boosters.training.trainer", {"boosters.model.tree", "boosters.data.dataset"}) == []
+    assert violations("boosters.__main__", {"boosters.bench.demo"}) == []
+    assert violations("boosters.bench.compare", {"boosters.bench.datasets", "sklearn"}) == []
+
+
+def test_the_model_holds_what_the_training_produced():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), config=bst.GBDTConfig(n_estimators=3))
+    assert isinstance(model.ensemble, TrainingResult)
+    assert model.forest is model.ensemble.forest and model.config is model.ensemble.config
+    assert model.ensemble.seconds > 0 and model.n_trees == 3

@@ -1,0 +1,552 @@
+"""Loading is memory-safe: a model built from outside data (bytes, a file, a pickle, trees
+edited in memory) is checked before the prediction kernel (which has no bounds checks)
+sees it. Every bad input raises ValueError; everything accepted predicts exactly as an
+independent pure-NumPy tree walker says a valid model predicts.
+
+The fuzz tests mutate the arrays, the header and the bytes of small valid model files.
+`BOOSTERS_FUZZ_EXAMPLES=N` runs N cases per fuzz test instead of the CI default.
+"""
+
+import functools
+import io
+import json
+import os
+import pickle
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import boosters as bst
+
+TREE_ARRAYS = {"split_feature": np.int32, "threshold": np.float64, "threshold_bin": np.int32,
+               "default_left": np.uint8, "left_child": np.int32, "right_child": np.int32,
+               "value": np.float64, "gain": np.float64, "cover": np.float64, "n_samples": np.int64}
+ARRAY_DTYPES = {**TREE_ARRAYS, "base_scores": np.float64, "tree_group": np.int32, "tree_sizes": np.int64}
+N_FEATURES = 4
+FUZZ = int(os.environ.get("BOOSTERS_FUZZ_EXAMPLES", "0"))
+
+
+def fuzz_settings(ci_examples: int):
+    return settings(max_examples=FUZZ or ci_examples, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+# ----------------------------------------------------------------------------------
+# Small valid models and what the tests know about them, independently of boosters
+# ----------------------------------------------------------------------------------
+
+def query_rows() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(64, N_FEATURES))
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[0], X[1], X[2] = np.inf, -np.inf, np.nan
+    return X
+
+
+@functools.lru_cache(maxsize=None)
+def model_bytes(kind: str) -> bytes:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, N_FEATURES))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    if kind == "softmax":  # 2 rounds x 3 classes: tree groups matter
+        y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5]).astype(float)
+        cfg = bst.GBDTConfig(n_estimators=2, max_depth=2, objective=bst.Objective.softmax(3))
+    else:
+        y = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1] * X[:, 2])
+        cfg = bst.GBDTConfig(n_estimators=3, max_depth=3)
+    return bst.GBDTModel.train(bst.Dataset(X, y, feature_names=list("abcd")), config=cfg).to_bytes()
+
+
+def decode(data: bytes):
+    """The file's header (dict) and arrays, read with NumPy itself."""
+    with np.load(io.BytesIO(data)) as z:
+        arrays = {name: z[name] for name in z.files}
+    return json.loads(arrays.pop("header").tobytes()), arrays
+
+
+def encode(header, arrays) -> bytes:
+    header_bytes = header if isinstance(header, bytes) else json.dumps(header).encode()
+    buf = io.BytesIO()
+    np.savez(buf, header=np.frombuffer(header_bytes, dtype=np.uint8), **arrays)
+    return buf.getvalue()
+
+
+def reference_is_valid(header, arrays) -> bool:
+    """The format's rules, checked with plain loops: exact dtypes, one length, trees of
+    >= 1 node whose nodes are all reached exactly once from the root with children after
+    their parent and leaves (split feature -1) without children; features below
+    n_features, groups below n_groups, no NaN threshold, finite values/gains/covers/base
+    scores, default_left 0/1, non-negative bins and counts."""
+    if set(arrays) != set(ARRAY_DTYPES):
+        return False
+    if any(a.dtype != ARRAY_DTYPES[name] or a.ndim != 1 for name, a in arrays.items()):
+        return False
+    n_features, n_groups = header["n_features"], header["n_groups"]
+    n = len(arrays["split_feature"])
+    if any(len(arrays[name]) != n for name in TREE_ARRAYS):
+        return False
+    sizes, groups, base = (arrays[k].tolist() for k in ("tree_sizes", "tree_group", "base_scores"))
+    if len(groups) != len(sizes) or any(s < 1 for s in sizes) or sum(sizes) != n:
+        return False
+    if len(base) != n_groups or not all(np.isfinite(base)) or any(not 0 <= g < n_groups for g in groups):
+        return False
+    a = {name: arrays[name].tolist() for name in TREE_ARRAYS}
+    for i in range(n):
+        if np.isnan(a["threshold"][i]) or not all(np.isfinite(a[k][i]) for k in ("value", "gain", "cover")):
+            return False
+        if a["default_left"][i] > 1 or a["threshold_bin"][i] < 0 or a["n_samples"][i] < 0:
+            return False
+        if not -1 <= a["split_feature"][i] < n_features:
+            return False
+    start = 0
+    for size in sizes:
+        seen = [False] * size
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            if seen[node]:
+                return False
+            seen[node] = True
+            left, right = a["left_child"][start + node], a["right_child"][start + node]
+            if a["split_feature"][start + node] == -1:
+                if (left, right) != (-1, -1):
+                    return False
+                continue
+            for child in (left, right):
+                if not node < child < size:
+                    return False
+                stack.append(child)
+        if not all(seen):
+            return False
+        start += size
+    return True
+
+
+def reference_margins(arrays, n_groups, X) -> np.ndarray:
+    """(n_rows, n_groups): base scores, then every tree's leaf value in boosting order
+    (the kernel's order of additions, so equality is exact). Only for valid arrays."""
+    out = np.zeros((len(X), n_groups))
+    out += arrays["base_scores"]
+    rows = np.arange(len(X))
+    start = 0
+    for size, group in zip(arrays["tree_sizes"].tolist(), arrays["tree_group"].tolist()):
+        node = np.zeros(len(X), dtype=np.int64)
+        for _ in range(size):  # a path is shorter than the tree
+            at = start + node
+            feature = arrays["split_feature"][at]
+            inner = feature >= 0
+            if not inner.any():
+                break
+            x = X[rows, np.maximum(feature, 0)]
+            left = np.where(np.isnan(x), arrays["default_left"][at] == 1, x <= arrays["threshold"][at])
+            child = np.where(left, arrays["left_child"][at], arrays["right_child"][at])
+            node = np.where(inner, child, node)
+        out[:, group] += arrays["value"][start + node]
+        start += size
+    return out
+
+
+def reference_predict(header, arrays, X) -> np.ndarray:
+    margins = reference_margins(arrays, header["n_groups"], X)
+    name = header["objective"]["name"]
+    if name == "squared":
+        return margins[:, 0]
+    if name == "logistic":
+        return 1 / (1 + np.exp(-margins[:, 0]))
+    e = np.exp(margins - margins.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def assert_predicts_like_reference(model, header, arrays):
+    X = query_rows()
+    margins = reference_margins(arrays, header["n_groups"], X)
+    raw = model.predict_raw(X)
+    np.testing.assert_array_equal(raw if raw.ndim == 2 else raw[:, None], margins)
+    np.testing.assert_allclose(model.predict(X), reference_predict(header, arrays, X), rtol=1e-12, atol=1e-300)
+
+
+def model_arrays(model):
+    """A loaded model's arrays, as the file's names, from its trees."""
+    trees = model.trees
+    out = {name: np.concatenate([getattr(t, name) for t in trees]) for name in TREE_ARRAYS}
+    out["base_scores"] = np.asarray(model.forest.base_scores)
+    out["tree_group"] = np.asarray(model.forest.tree_group, dtype=np.int32)
+    out["tree_sizes"] = np.array([t.n_nodes for t in trees], dtype=np.int64)
+    return out
+
+
+def load_or_reject(data: bytes):
+    """The loaded model, or None when rejected with ValueError (any other exception fails)."""
+    try:
+        model = bst.GBDTModel.from_bytes(data)
+    except ValueError as exc:
+        assert str(exc).startswith("not a valid boosters model: "), exc
+        event("rejected")
+        return None
+    event("loaded")
+    return model
+
+
+# ----------------------------------------------------------------------------------
+# The reference itself, and the issue's examples
+# ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["squared", "softmax"])
+def test_reference_agrees_with_valid_files(kind):
+    header, arrays = decode(model_bytes(kind))
+    assert reference_is_valid(header, arrays)
+    assert_predicts_like_reference(bst.GBDTModel.from_bytes(model_bytes(kind)), header, arrays)
+
+
+def test_reference_validity_catches_a_cycle():
+    header, arrays = decode(model_bytes("squared"))
+    arrays["left_child"][0] = 0
+    assert not reference_is_valid(header, arrays)
+
+
+def mutated(kind, **changes) -> bytes:
+    """The file of `kind` with arrays (or, by name "header", the header) changed in place."""
+    header, arrays = decode(model_bytes(kind))
+    for name, change in changes.items():
+        change(header if name == "header" else arrays[name])
+    return encode(header, arrays)
+
+
+def set_item(index, value):
+    return lambda a: a.__setitem__(index, value)
+
+
+def share_a_child(left):
+    """Node 1's left child becomes node 5, node 2's left child (the first tree is full to
+    depth 3, breadth first): node 5 has two parents, node 3 none."""
+    assert left[1] == 3 and left[2] == 5
+    left[1] = 5
+
+
+ISSUE_CASES = {
+    "split feature 2**31 - 1 (was a segfault)": dict(split_feature=set_item(0, 2**31 - 1)),
+    "every tree group 1 (was an out-of-bounds write)": dict(tree_group=set_item(slice(None), 1)),
+    "root's left child is the root (was an endless loop)": dict(left_child=set_item(0, 0)),
+    "child points back up": dict(right_child=set_item(1, 0)),
+    "two parents share a child": dict(left_child=share_a_child),
+    "child outside the tree": dict(left_child=set_item(0, 10_000)),
+    "negative child": dict(right_child=set_item(0, -7)),
+    "leaf with children": dict(split_feature=set_item(0, -1)),
+    "split feature -2": dict(split_feature=set_item(0, -2)),
+    "feature beyond n_features": dict(split_feature=set_item(0, N_FEATURES)),
+    "NaN threshold": dict(threshold=set_item(0, np.nan)),
+    "inf leaf value": dict(value=set_item(-1, np.inf)),
+    "NaN base score": dict(base_scores=set_item(0, np.nan)),
+    "tree sizes do not add up": dict(tree_sizes=lambda a: a.__setitem__(0, a[0] + 1)),
+    "zero-node tree": dict(tree_sizes=set_item(0, 0)),
+    "huge tree size (overflowing sums)": dict(tree_sizes=set_item(0, 2**62)),
+    "unknown objective": dict(header=lambda h: h["objective"].__setitem__("name", "poisson")),
+    "n_groups is not the objective's": dict(header=lambda h: h.__setitem__("n_groups", 2)),
+    "format version 2": dict(header=lambda h: h.__setitem__("format_version", 2)),
+    "n_features missing": dict(header=lambda h: h.pop("n_features")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ISSUE_CASES))
+def test_targeted_mutations_are_rejected(case):
+    data = mutated("squared", **ISSUE_CASES[case])
+    header, arrays = decode(data)
+    if "header" not in ISSUE_CASES[case]:
+        assert not reference_is_valid(header, arrays)
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):
+        bst.GBDTModel.from_bytes(data)
+
+
+def test_error_names_what_is_wrong():
+    with pytest.raises(ValueError, match="tree 0, node 0: left child must come after its parent"):
+        bst.GBDTModel.from_bytes(mutated("squared", left_child=set_item(0, 0)))
+    with pytest.raises(ValueError, match="splits on feature 2147483647 but the model has 4 features"):
+        bst.GBDTModel.from_bytes(mutated("squared", split_feature=set_item(0, 2**31 - 1)))
+    with pytest.raises(ValueError, match="tree 0: its group is outside 0..0"):
+        bst.GBDTModel.from_bytes(mutated("squared", tree_group=set_item(slice(None), 1)))
+
+
+@pytest.mark.parametrize("data", [b"", b"not a model", b"PK\x03\x04" + bytes(40), b"\x93NUMPY" + bytes(20),
+                                  pickle.dumps({"a": 1})])
+def test_non_model_bytes_raise_value_error(data):
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):
+        bst.GBDTModel.from_bytes(data)
+
+
+def test_other_npz_files_raise_value_error(tmp_path):
+    buf = io.BytesIO()
+    np.savez(buf, x=np.arange(3))
+    with pytest.raises(ValueError, match="unexpected member 'x.npy'"):
+        bst.GBDTModel.from_bytes(buf.getvalue())
+    buf = io.BytesIO()
+    np.savez(buf, header=np.array([object()], dtype=object))
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):
+        bst.GBDTModel.from_bytes(buf.getvalue())
+    path = tmp_path / "not_a_model.bst"
+    path.write_bytes(b"hello")
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):
+        bst.GBDTModel.load(path)
+
+
+def test_non_bytes_raise_type_error():
+    with pytest.raises(TypeError, match="bytes"):
+        bst.GBDTModel.from_bytes("a string")
+
+
+def test_a_members_declared_shape_must_match_its_data():
+    header, arrays = decode(model_bytes("squared"))
+    good = encode(header, arrays)
+    with zipfile.ZipFile(io.BytesIO(good)) as zin:
+        members = {info.filename: zin.read(info) for info in zin.infolist()}
+    raw = members["value.npy"]
+    members["value.npy"] = raw.replace(f"({len(arrays['value'])},)".encode(), b"(999999999,)", 1)
+    assert members["value.npy"] != raw
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for name, payload in members.items():
+            zout.writestr(name, payload)
+    with pytest.raises(ValueError, match="bytes of data for shape"):
+        bst.GBDTModel.from_bytes(out.getvalue())
+
+
+def test_pickle_is_checked_too(monkeypatch):
+    bad = mutated("squared", left_child=set_item(0, 0))
+    model = bst.GBDTModel.from_bytes(model_bytes("squared"))
+    with monkeypatch.context() as m:  # a pickle whose model bytes are bad
+        m.setattr(bst.GBDTModel, "__getstate__", lambda self: {"bytes": bad})
+        blob = pickle.dumps(model)
+    with pytest.raises(ValueError, match="left child"):
+        pickle.loads(blob)
+    with monkeypatch.context() as m:
+        m.setattr(bst.GBDTModel, "__getstate__", lambda self: {"something": 1})
+        blob = pickle.dumps(model)
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):
+        pickle.loads(blob)
+
+
+# ----------------------------------------------------------------------------------
+# Trees edited in memory
+# ----------------------------------------------------------------------------------
+
+def test_tree_arrays_of_a_model_are_read_only():
+    model = bst.GBDTModel.from_bytes(model_bytes("squared"))
+    with pytest.raises(ValueError, match="read-only"):
+        model.trees[0].left_child[0] = 0
+    trained = bst.GBDTModel.train(bst.Dataset(query_rows()[3:], np.arange(61.0)),
+                                  config=bst.GBDTConfig(n_estimators=2))
+    trained.predict(query_rows())
+    with pytest.raises(ValueError, match="read-only"):
+        trained.trees[1].split_feature[0] = 10**6
+
+
+def test_assigned_arrays_are_checked_before_the_next_prediction():
+    model = bst.GBDTModel.from_bytes(model_bytes("squared"))
+    X = query_rows()
+    before = model.predict(X)
+    tree = model.trees[0]
+    good = tree.left_child.copy()
+    cycle = good.copy()
+    cycle[0] = 0
+    tree.left_child = cycle
+    with pytest.raises(ValueError, match="left child must come after its parent"):
+        model.predict(X)
+    tree.left_child = good
+    assert np.array_equal(model.predict(X), before)
+    tree.split_feature = np.where(tree.split_feature >= 0, 2**31 - 1, -1)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X)
+    tree.split_feature = np.where(tree.split_feature >= 0, 0, -1)  # valid: all splits on feature 0
+    header, arrays = decode(model_bytes("squared"))
+    arrays["split_feature"][: tree.n_nodes] = tree.split_feature
+    assert_predicts_like_reference(model, header, arrays)  # the edit is used, not a stale copy
+
+
+def test_replaced_groups_trees_and_base_scores_are_checked():
+    model = bst.GBDTModel.from_bytes(model_bytes("softmax"))
+    X = query_rows()
+    model.predict(X)
+    model.forest.tree_group[0] = 3
+    with pytest.raises(ValueError, match="group is outside 0..2"):
+        model.predict(X)
+    model.forest.tree_group[0] = 0
+    model.forest.base_scores = np.array([0.0, np.nan, 0.0])
+    with pytest.raises(ValueError, match="base score 1"):
+        model.predict(X)
+    model.forest.base_scores = np.zeros(3)
+    model.forest.trees[2] = bst.GBDTModel.from_bytes(model_bytes("squared")).trees[0]  # reads feature 3
+    model.predict(X)  # valid, and used:
+    header, arrays = decode(model_bytes("softmax"))
+    arrays = model_arrays(model)
+    assert_predicts_like_reference(model, {**header, "n_groups": 3}, arrays)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
+
+
+# ----------------------------------------------------------------------------------
+# Fuzz: arrays, header, bytes, in-memory edits
+# ----------------------------------------------------------------------------------
+
+SPECIAL_INTS = [-(2**63), -(2**31) - 1, -(2**31), -2, -1, 0, 1, 2, 3, 5, 7, 8, 15, 255, 256, 2**31 - 1, 2**31,
+                2**32, 2**62]
+values = st.one_of(st.sampled_from(SPECIAL_INTS), st.integers(-20, 40),
+                   st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([np.nan, np.inf, -np.inf, 1e308]))
+DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.float32, np.float64, np.bool_]
+
+
+def cast(value, dtype) -> np.ndarray:
+    """`value` as `dtype`, wrapping like a C cast (NaN/inf become 0 for integers)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if np.issubdtype(dtype, np.integer) and isinstance(value, float):
+            value = 0 if not np.isfinite(value) else value
+            return np.array(value).astype(np.int64).astype(dtype)
+        if np.issubdtype(dtype, np.integer):
+            return np.array(value % 2**64, dtype=np.uint64).astype(dtype)  # wraps like C
+        return np.array(value, dtype=np.float64).astype(dtype)
+
+
+@st.composite
+def array_mutation(draw, arrays):
+    """A copy of the arrays with one to three mutations."""
+    arrays = {k: v.copy() for k, v in arrays.items()}
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(st.sampled_from(sorted(arrays) if arrays else ["split_feature"]))
+        if name not in arrays:
+            continue
+        arr = arrays[name]
+        kind = draw(st.sampled_from(["set", "set", "set", "swap", "copy_from", "resize", "dtype", "drop"]))
+        if kind == "set" and len(arr):
+            arr[draw(st.integers(0, len(arr) - 1))] = cast(draw(values), arr.dtype)
+        elif kind == "swap" and len(arr) > 1:
+            i, j = draw(st.integers(0, len(arr) - 1)), draw(st.integers(0, len(arr) - 1))
+            arr[[i, j]] = arr[[j, i]]
+        elif kind == "copy_from":  # e.g. left_child := right_child
+            other = arrays[draw(st.sampled_from(sorted(arrays)))]
+            if len(other) == len(arr):
+                with np.errstate(all="ignore"):
+                    arrays[name] = other.astype(arr.dtype) if draw(st.booleans()) else other.copy()
+        elif kind == "resize":
+            n = draw(st.integers(0, len(arr) + 3))
+            arrays[name] = np.resize(arr, n) if n else arr[:0]
+        elif kind == "dtype":
+            with np.errstate(all="ignore"):
+                arrays[name] = arr.astype(draw(st.sampled_from(DTYPES)))
+        elif kind == "drop":
+            del arrays[name]
+    return arrays
+
+
+@pytest.mark.parametrize("kind", ["squared", "softmax"])
+@fuzz_settings(ci_examples=600)
+@given(data=st.data())
+def test_fuzz_arrays(kind, data):
+    """Mutated arrays load exactly when they form a valid forest (the reference's
+    loops say so), and then predict as the reference walker does."""
+    header, arrays = decode(model_bytes(kind))
+    changed = data.draw(array_mutation(arrays))
+    model = load_or_reject(encode(header, changed))
+    assert (model is not None) == reference_is_valid(header, changed)
+    if model is not None:
+        assert_predicts_like_reference(model, header, changed)
+        for name, arr in model_arrays(model).items():
+            np.testing.assert_array_equal(arr, changed[name])
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 2**40), st.floats(allow_nan=True), st.text(max_size=5)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=5)
+HEADER_PATHS = ["format_version", "objective", "objective.name", "objective.n_classes", "n_features",
+                "feature_names", "best_iteration", "best_score", "eval_history", "n_groups", "config",
+                "config.objective", "config.max_depth", "config.metric", "config.growth_strategy",
+                "config.unknown_field", "unknown_field"]
+
+
+@pytest.mark.parametrize("kind", ["squared", "softmax"])
+@fuzz_settings(ci_examples=300)
+@given(path=st.sampled_from(HEADER_PATHS), value=json_values, remove=st.booleans())
+def test_fuzz_header(kind, path, value, remove):
+    """A changed or removed header field: rejected, or loaded and predicting as the
+    reference walker does with the header as loaded."""
+    header, arrays = decode(model_bytes(kind))
+    *parents, key = path.split(".")
+    target = header
+    for p in parents:
+        target = target[p]
+    if remove:
+        target.pop(key, None)
+    else:
+        target[key] = value
+    model = load_or_reject(encode(header, arrays))
+    if model is not None:
+        assert model.objective.name == header["objective"]["name"]
+        assert model.n_features == header["n_features"] >= N_FEATURES
+        assert_predicts_like_reference(model, header, arrays)
+
+
+@pytest.mark.parametrize("kind", ["squared", "softmax"])
+@fuzz_settings(ci_examples=300)
+@given(data=st.data())
+def test_fuzz_bytes(kind, data):
+    """Flipped, cut or inserted bytes anywhere in the file: rejected, or loaded and
+    predicting as the reference walker does on what was loaded."""
+    raw = bytearray(model_bytes(kind))
+    for _ in range(data.draw(st.integers(1, 4))):
+        where = data.draw(st.integers(0, len(raw) - 1))
+        action = data.draw(st.sampled_from(["flip", "flip", "cut", "insert"]))
+        if action == "flip":
+            raw[where] ^= data.draw(st.integers(1, 255))
+        elif action == "cut":
+            del raw[where:where + data.draw(st.integers(1, 64))]
+        else:
+            raw[where:where] = data.draw(st.binary(min_size=1, max_size=8))
+        if not raw:
+            break
+    model = load_or_reject(bytes(raw))
+    if model is not None:
+        header, arrays = decode(model.to_bytes())
+        assert reference_is_valid(header, arrays)
+        assert_predicts_like_reference(model, header, arrays)
+
+
+@pytest.mark.parametrize("kind", ["squared", "softmax"])
+@fuzz_settings(ci_examples=250)
+@given(data=st.data())
+def test_fuzz_in_memory_edits(kind, data):
+    """A tree's array replaced by a mutated one: predict raises ValueError, or predicts
+    as the reference walker does on the edited arrays."""
+    model = bst.GBDTModel.from_bytes(model_bytes(kind))
+    header, _ = decode(model_bytes(kind))
+    t = data.draw(st.integers(0, model.n_trees - 1))
+    tree = model.trees[t]
+    name = data.draw(st.sampled_from(sorted(TREE_ARRAYS)))
+    arr = getattr(tree, name).copy()
+    for _ in range(data.draw(st.integers(1, 3))):
+        arr[data.draw(st.integers(0, len(arr) - 1))] = cast(data.draw(values), arr.dtype)
+    setattr(tree, name, arr)
+    edited = model_arrays(model)
+    try:
+        model.predict(query_rows())
+    except ValueError:
+        event("rejected")
+        assert not reference_is_valid(header, edited)
+        return
+    event("predicted")
+    assert reference_is_valid(header, edited)
+    assert_predicts_like_reference(model, header, edited)
+
+
+def test_a_pickled_forest_is_checked_again():
+    """A pickle carries the trees but not the checked cache (which a crafted pickle could
+    otherwise pair with other trees): the unpickled forest checks on first use."""
+    model = bst.GBDTModel.from_bytes(model_bytes("squared"))
+    X = query_rows()
+    model.predict(X)  # the forest now holds checked flat arrays
+    copy = pickle.loads(pickle.dumps(model.forest))
+    assert copy._flat is None
+    np.testing.assert_array_equal(copy.predict_margins(X, 1), model.forest.predict_margins(X, 1))
+    assert copy._flat is not None
