@@ -90,3 +90,77 @@ def test_largest_uint64_seed_trains():
     X = np.random.default_rng(0).normal(size=(300, 3))
     cfg = bst.GBDTConfig(seed=2**64 - 1, histogram_mode="i16", n_estimators=2)
     assert bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), cfg).n_trees == 2
+
+
+_INTERRUPT_SCRIPT = textwrap.dedent("""
+    import os, signal, threading, time
+    import numpy as np, boosters as bst
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 5))
+    m = bst.GBDTModel.train(bst.Dataset(X, X[:, 0] * X[:, 1]), bst.GBDTConfig(n_estimators=200))
+    big = rng.normal(size=(1_000_000, 5))
+    t = time.perf_counter(); m.predict(big, n_threads=1); full = time.perf_counter() - t
+    threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+    t = time.perf_counter()
+    try:
+        m.predict(big, n_threads=1)
+        print("RESULT finished", full, time.perf_counter() - t)
+    except KeyboardInterrupt:
+        print("RESULT interrupted", full, time.perf_counter() - t)
+""")
+
+
+def test_ctrl_c_interrupts_a_long_predict():
+    # before: one kernel call over all rows, Ctrl-C took effect only when it returned
+    out = subprocess.run([sys.executable, "-c", _INTERRUPT_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    outcome, full, interrupted = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT")][0].split()[1:]
+    assert outcome == "interrupted"
+    # a block is ~1/40 of this predict: the interrupt lands well before the end
+    assert float(interrupted) < 0.5 * float(full), (full, interrupted)
+
+
+def _one_class_validation():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 3))
+    y = (X[:, 0] > 0).astype(np.float64)
+    return bst.Dataset(X, y), bst.Dataset(X[:50], np.ones(50))
+
+
+def test_nan_validation_metric_with_early_stopping_is_an_error():
+    # before: AUC of a one-class validation set (NaN) was taken, and early stopping kept one round
+    train, val = _one_class_validation()
+    cfg = bst.GBDTConfig(n_estimators=20, objective=bst.Objective.logistic(), metric=bst.Metric.auc(),
+                         early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="auc is NaN.*both classes"):
+        bst.GBDTModel.train(train, cfg, val_set=val)
+
+
+def test_nan_validation_metric_without_early_stopping_warns_once_and_keeps_every_round():
+    train, val = _one_class_validation()
+    cfg = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic(), metric=bst.Metric.auc())
+    with pytest.warns(RuntimeWarning, match="auc is NaN") as caught:
+        model = bst.GBDTModel.train(train, cfg, val_set=val)
+    assert sum("is NaN" in str(w.message) for w in caught) == 1
+    assert model.n_trees == 5 and model.best_iteration == 4
+    assert len(model.eval_history) == 5 and np.isnan(model.eval_history).all()
+
+
+@pytest.mark.parametrize("labels, weights, name", [(1e39, None, "y"), (-3e37, None, "y"), (1.0, 1e39, "weights"),
+                                                    (1e30, 1e9, "weights")])
+def test_labels_or_weights_that_overflow_float32_gradients_are_rejected(labels, weights, name):
+    # before: an all-NaN model without an error
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    y = labels * X[:, 0]
+    w = None if weights is None else np.full(200, weights)
+    with pytest.raises(ValueError, match=f"^{name}: .*float32"):
+        bst.GBDTModel.train(bst.Dataset(X, y, weights=w), bst.GBDTConfig(n_estimators=2))
+
+
+@pytest.mark.parametrize("objective", [bst.Objective.logistic(), bst.Objective.squared()])
+def test_large_but_safe_labels_and_weights_train_finite_models(objective):
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(np.float64) * (1.0 if objective.name == "logistic" else 1e36)
+    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=np.full(200, 1e30 if objective.name == "logistic" else 1.0)),
+                                bst.GBDTConfig(n_estimators=3, objective=objective))
+    assert np.isfinite(model.predict(X)).all()

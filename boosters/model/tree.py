@@ -194,10 +194,19 @@ class Forest:
         if n_trees == 0:
             return out
         a = flat.arrays
-        predict_forest(X, a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
-                       a["right_child"], a["value"], flat.tree_offsets[: n_trees + 1],
-                       flat.tree_group[:n_trees], out, n_threads)
+        # Row blocks of about PREDICT_BLOCK_VISITS row-tree visits: the kernel runs
+        # without the GIL and Python cannot act on Ctrl-C inside it, so a long predict
+        # returns to the interpreter (which raises KeyboardInterrupt) between blocks.
+        rows = max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // n_trees)
+        for start in range(0, X.shape[0], rows):
+            predict_forest(X[start:start + rows], a["split_feature"], a["threshold"], a["default_left"],
+                           a["left_child"], a["right_child"], a["value"], flat.tree_offsets[: n_trees + 1],
+                           flat.tree_group[:n_trees], out[start:start + rows], n_threads)
         return out
+
+
+PREDICT_BLOCK_VISITS = 1 << 24  # ~0.05-0.2 s of kernel time per block
+_MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks
 
 
 def _check_width(X: np.ndarray, n_features: int) -> None:

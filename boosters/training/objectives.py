@@ -10,6 +10,8 @@ from boosters.model import transforms
 from boosters.training import _objectives
 
 _EPS = 1e-15
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_SAFE = _FLOAT32_MAX / 16  # headroom: margins may overshoot the labels
 
 
 def _weighted_mean(values: np.ndarray, weights: np.ndarray | None) -> float:
@@ -26,6 +28,23 @@ class ObjectiveFunction:
     def check_labels(self, y: np.ndarray) -> None:
         pass
 
+    def gradient_bound(self, y: np.ndarray) -> float:
+        """An upper bound of |gradient| and hessian per unit of weight (classification: 1)."""
+        return 1.0
+
+    def check_scale(self, y: np.ndarray, weights: np.ndarray | None) -> None:
+        """Gradients are float32: labels or weights whose gradients could overflow it (an
+        all-NaN model, silently) are an error instead."""
+        w_max = 1.0 if weights is None else float(weights.max())
+        bound = self.gradient_bound(y)
+        if bound * w_max < _FLOAT32_SAFE:
+            return
+        if weights is None or bound >= _FLOAT32_SAFE:
+            raise ValueError(f"y: labels up to {float(np.abs(y).max()):.3g} give gradients beyond float32's range "
+                             f"(up to {_FLOAT32_MAX:.3g}); rescale y")
+        raise ValueError(f"weights: weights up to {w_max:.3g} with these labels give gradients beyond float32's "
+                         f"range (up to {_FLOAT32_MAX:.3g}); rescale the weights")
+
     def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
@@ -38,6 +57,10 @@ class ObjectiveFunction:
 
 class SquaredError(ObjectiveFunction):
     _kernel = staticmethod(_objectives.squared_error)
+
+    def gradient_bound(self, y):
+        # |margin - y| with margins between the labels' extremes
+        return 2.0 * float(np.abs(y).max()) if y.size else 0.0
 
     def init_scores(self, y, weights):
         return np.array([_weighted_mean(y, weights)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +16,9 @@ from boosters.model.tree import Forest, predict_tree
 from boosters.training.grower import TreeGrower
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import make_objective
+
+# why a validation metric can be NaN, for its error message
+_NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -46,6 +50,7 @@ class GBDTTrainer:
         self._check_inputs(train, val_set)
         objective = make_objective(cfg.objective)
         objective.check_labels(train.y)
+        objective.check_scale(train.y, train.weights)
         if val_set is not None:
             objective.check_labels(val_set.y)
         metric = cfg.resolved_metric
@@ -61,6 +66,7 @@ class GBDTTrainer:
 
         history: list[float] = []
         best_round, best_score = None, None
+        nan_warned = False
         for round_ in range(cfg.n_estimators):
             objective.gradients(margins, train.y, train.weights, gradients, self.n_threads)
             for k in range(n_out):
@@ -76,7 +82,17 @@ class GBDTTrainer:
                 continue
             score = evaluate(metric, val_set.y, val_margins, val_set.weights)
             history.append(score)
-            if best_score is None or (score > best_score if metric.higher_is_better else score < best_score):
+            if np.isnan(score):  # never a best round; early stopping cannot work without a score
+                if cfg.early_stopping_rounds is not None:
+                    raise ValueError(f"val_set: the validation {metric.name} is NaN at round {round_ + 1} "
+                                     f"({_NAN_HINTS.get(metric.name, 'no defined value on this data')}); "
+                                     f"early stopping cannot select a round from it")
+                if not nan_warned:
+                    nan_warned = True
+                    warnings.warn(f"val_set: the validation {metric.name} is NaN from round {round_ + 1} "
+                                  f"({_NAN_HINTS.get(metric.name, 'no defined value on this data')})",
+                                  RuntimeWarning, stacklevel=3)
+            elif best_score is None or (score > best_score if metric.higher_is_better else score < best_score):
                 best_round, best_score = round_, score
             if cfg.verbosity >= 1:
                 print(f"[{round_ + 1}] valid {metric.name}: {score:.6f}")
