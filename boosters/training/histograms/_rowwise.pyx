@@ -37,10 +37,9 @@ cdef int row_blocks(Py_ssize_t n_rows, bint exact, int n_threads) noexcept nogil
 
 
 cdef inline void accumulate_rows(
-    const uint8_t* matrix,      # IN: (n_rows, stride) row-major bins of the columns
-    Py_ssize_t stride,
-    const int64_t* col_offsets, # IN: histogram offset of each column
-    Py_ssize_t n_cols,
+    const RowMatrix* m,
+    Py_ssize_t c0,              # columns c0..c1-1 of the row-wise matrix
+    Py_ssize_t c1,
     const row_t* rows,          # IN: the node's rows; NULL: rows start+lo..start+hi
     Py_ssize_t start,
     Py_ssize_t lo,
@@ -49,10 +48,15 @@ cdef inline void accumulate_rows(
     hist_t* hist,               # IN and OUT
     Py_ssize_t prefetch,
 ) noexcept nogil:
+    # The matrix is read through m here, not passed in pieces: gcc then indexes a row's
+    # bins and the column offsets with one counter (one instruction less per column).
     cdef Py_ssize_t i, c, row
     cdef const uint8_t* line
     cdef boosters_pair pair
     cdef hist_t word
+    cdef const uint8_t* matrix = m.bins + c0
+    cdef const int64_t* col_offsets = m.offsets + c0
+    cdef Py_ssize_t stride = m.stride, n_cols = c1 - c0
     for i in range(lo, hi):
         if prefetch > 0 and rows != NULL and i + prefetch < hi:
             boosters_prefetch(matrix + <Py_ssize_t> rows[i + prefetch] * stride)
@@ -85,8 +89,7 @@ cdef void build_rows(
     """Histogram of a node's row-wise columns."""
     cdef Py_ssize_t w = values_per_bin(hist)
     cdef Py_ssize_t blk, c, j, k, lo, hi, chunk = (n + n_blocks - 1) // n_blocks
-    cdef Py_ssize_t n_cols = m.n_cols, stride = m.stride, total = w * m.total_bins
-    cdef const uint8_t* matrix = m.bins
+    cdef Py_ssize_t n_cols = m.n_cols, total = w * m.total_bins
     cdef const int64_t* col_offsets = m.offsets
     cdef const int64_t* col_bins = m.n_bins
     cdef hist_t* dst
@@ -103,13 +106,12 @@ cdef void build_rows(
             c1 = (grp + 1) * n_cols // groups
             for c in range(c0, c1):
                 memset(hist + w * col_offsets[c], 0, w * col_bins[c] * sizeof(hist_t))
-            accumulate_rows(matrix + c0, stride, col_offsets + c0, c1 - c0, rows, start, 0, n, values, hist,
-                            prefetch)
+            accumulate_rows(m, c0, c1, rows, start, 0, n, values, hist, prefetch)
         return
     if n_blocks == 1:  # no parallel region for a small node
         for c in range(n_cols):
             memset(hist + w * col_offsets[c], 0, w * col_bins[c] * sizeof(hist_t))
-        accumulate_rows(matrix, stride, col_offsets, n_cols, rows, start, 0, n, values, hist, prefetch)
+        accumulate_rows(m, 0, n_cols, rows, start, 0, n, values, hist, prefetch)
         return
     for blk in prange(n_blocks, schedule="static", num_threads=min(n_threads, n_blocks)):
         lo = blk * chunk
@@ -117,7 +119,7 @@ cdef void build_rows(
         dst = hist if blk == 0 else scratch + (blk - 1) * total
         for c in range(n_cols):
             memset(dst + w * col_offsets[c], 0, w * col_bins[c] * sizeof(hist_t))
-        accumulate_rows(matrix, stride, col_offsets, n_cols, rows, start, lo, hi, values, dst, prefetch)
+        accumulate_rows(m, 0, n_cols, rows, start, lo, hi, values, dst, prefetch)
     # add blocks 1.. in order, column by column (columns are independent)
     for c in prange(n_cols, schedule="static", num_threads=min(n_threads, n_cols)):
         for k in range(1, n_blocks):
