@@ -13,11 +13,11 @@ import pytest
 import boosters as bst
 from boosters.training import grower as grower_module
 from boosters._testing.kernels import (build_histogram_packed, build_nodes, column_totals, find_best_splits, node_rows,
-                                       slot_sums, split, subtract_slots)
+                                       slot_sums, split, subtract_slots, unpack)
 from boosters.training._partition import RowPartitioner
 from boosters.training._split import QuantizedSplitFinder
 from boosters.training.histograms._build import QuantizedHistogramBuilder
-from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
+from boosters.training.histograms._quantize import max_levels, quantize_gradients
 
 from naive import binned_from_dense, naive_packed_histogram, random_gradients
 

@@ -11,7 +11,7 @@ naive references.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
 from boosters._lib.columns cimport BinColumns
@@ -27,7 +27,6 @@ from boosters.training.histograms._columnwise cimport (
 from boosters.training.histograms._pool cimport HistogramPool
 
 from boosters.training.histograms._build import column_list
-from boosters.training.histograms._quantize import unpack
 
 _SUM_BITS = {np.dtype(np.int64): 32, np.dtype(np.int32): 16, np.dtype(np.int16): 8}
 _WORDS = {32: np.int64, 16: np.int32, 8: np.int16}
@@ -225,6 +224,16 @@ def subtract_packed(parent, child, out):
     cdef Py_ssize_t n = parent.shape[0]
     with nogil:
         subtract_words(parent_ptr, parent_bits, child_ptr, child_bits, out_ptr, out_bits, n)
+
+
+def unpack(packed):
+    """(grad, hess) int64 arrays of packed words: int16/int32 per row, or int16/int32/int64
+    sums (8, 16 or 32 bits per value)."""
+    packed = np.asarray(packed)
+    shift = {np.dtype(np.int16): 8, np.dtype(np.int32): 16, np.dtype(np.int64): 32}[packed.dtype]
+    v = packed.astype(np.int64)
+    hess = v & ((1 << shift) - 1)
+    return (v - hess) >> shift, hess
 
 
 # -- the histogram builder ----------------------------------------------------------------

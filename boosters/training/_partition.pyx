@@ -15,11 +15,11 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.types cimport bin_t, row_t
-from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
+from boosters._lib.columns cimport make_bin_columns, make_feature_map, column_u8, column_u16
 
 cdef enum:
     ROWS_PER_THREAD = 8192  # below this a split stays serial
@@ -37,9 +37,16 @@ cdef inline size_t go_left(size_t bin, size_t lowest, size_t span) noexcept nogi
     return bin - lowest < span
 
 
-cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, const row_t* src,
-                                 Py_ssize_t begin, Py_ssize_t n, row_t* dst, size_t lowest,
-                                 size_t span) noexcept nogil:
+cdef Py_ssize_t partition_serial(
+    const bin_t* column,        # IN: the split feature's stored column (whole)
+    const uint16_t* decode,     # IN: bundle value -> feature bin, NULL if the feature is stored alone
+    const row_t* src,           # IN: the node's rows, NULL for rows begin..begin+n in order
+    Py_ssize_t begin,
+    Py_ssize_t n,
+    row_t* dst,                 # OUT: n rows, the lefts then the rights, each in order
+    size_t lowest,              # bins lowest..lowest+span-1 go left
+    size_t span,
+) noexcept nogil:
     """Lefts are written forwards, rights backwards from the end, then the rights are
     reversed: one pass, stable on both sides. Every row is stored at both ends (no
     branch, no select); a store to the wrong end lands on a slot that a later row
@@ -156,9 +163,19 @@ cdef class RowPartitioner:
         if src_buf != IN_ORDER:  # the root's rows stay implicit (in order), never overwritten
             self.which[node] = SPLIT
 
-    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
-                                        row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
-                                        size_t span, int n_chunks) noexcept nogil:
+    cdef Py_ssize_t _partition_parallel(
+        self,
+        const row_t* src,           # IN: as partition_serial
+        Py_ssize_t begin,
+        Py_ssize_t n,
+        row_t* stage,               # OUT: scratch, n rows (chunk by chunk partitioned)
+        row_t* out,                 # OUT: n rows, the lefts then the rights, each in order
+        Py_ssize_t column,
+        const uint16_t* decode,     # IN: as partition_serial
+        size_t lowest,
+        size_t span,
+        int n_chunks,
+    ) noexcept nogil:
         # Chunk c is partitioned serially into stage[chunk]: its lefts, then its rights,
         # in order. A prefix sum over the chunks' left counts gives where each part goes
         # in out: the output is the serial one (a stable partition is unique).
@@ -195,7 +212,7 @@ cdef class RowPartitioner:
                 memcpy(out + right_starts[c], stage + lo + left_counts[c], (hi - lo - left_counts[c]) * sizeof(row_t))
         return n_left
 
-    def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):
+    def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):  # predictions: IN and OUT
         """predictions[row] += values[k] for every row of leaf_nodes[k]: the training
         predictions follow the partition, no tree traversal."""
         cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
@@ -221,7 +238,7 @@ cdef class RowPartitioner:
                     for i in range(self.begin[node], self.end[node]):
                         predictions[rows[i]] += v
 
-    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):
+    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):  # gh: IN
         """(G, H): float64 sums of the (grad, hess) of each leaf's rows, added in row order
         (quantized training renews leaf values from these full-precision sums)."""
         cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)

@@ -289,8 +289,15 @@ cdef class SplitFinder:
         return cls(pool_data, binned.column_offsets[binned.feature_column], binned.n_bins, features,
                    default_bin=binned.feature_default_bin, value_offset=binned.feature_offset, **params)
 
-    cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
-                        const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil:
+    cdef void find_best(
+        self,
+        const int64_t* slots,       # IN: the nodes' pool slots
+        const double* sum_g,        # IN: the nodes' (grad, hess) totals and row counts
+        const double* sum_h,        # IN
+        const double* counts,       # IN
+        Py_ssize_t n_nodes,
+        Candidate* out,             # OUT: the nodes' best splits
+    ) noexcept nogil:
         """out[i]: the best split of node i (feature -1 if none is valid); n_nodes <= max_batch.
         Parallel over (node, feature) pairs, then an argmax per node in feature order."""
         cdef Py_ssize_t i, j, k, n_feat = self.features.shape[0], n_work = n_nodes * n_feat
@@ -317,8 +324,16 @@ cdef class SplitFinder:
             else:
                 out[i] = best[0]
 
-    cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
-                                const double* sum_h, const double* counts, Candidate* out) noexcept nogil:
+    cdef void _scan_pair(
+        self,
+        Py_ssize_t k,
+        Py_ssize_t n_feat,
+        const int64_t* slots,       # IN: as find_best
+        const double* sum_g,        # IN
+        const double* sum_h,        # IN
+        const double* counts,       # IN
+        Candidate* out,             # OUT: the pair's best split
+    ) noexcept nogil:
         """Work item k of find_best: node k // n_feat, its (k % n_feat)-th feature."""
         cdef Py_ssize_t i = k // n_feat
         out.feature = -1
@@ -326,13 +341,14 @@ cdef class SplitFinder:
             self._scan(slots[i], self.features[k - i * n_feat], sum_g[i], sum_h[i], counts[i],
                        self.parent_scores[i], out)
 
-    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil:
+    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
+                     double* g, double* h) noexcept nogil:  # g, h: OUT
         """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
         its columns."""
         pass
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:
+                    Candidate* out) noexcept nogil:  # out: OUT
         """The best split of one feature of the node in `slot` (its totals g, h, count)."""
         pass
 
@@ -346,11 +362,12 @@ cdef class FloatSplitFinder(SplitFinder):
         super().__init__(pool_data.shape[0], pool_data.shape[1], feature_offsets, n_bins, features, **params)
         self.pool = pool_data
 
-    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil:
+    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
+                     double* g, double* h) noexcept nogil:  # g, h: OUT
         column_totals(&self.pool[slot, 0, 0], start, stop, 1.0, 1.0, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:
+                    Candidate* out) noexcept nogil:  # out: OUT
         scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0)
 
 
@@ -377,7 +394,8 @@ cdef class QuantizedSplitFinder(SplitFinder):
         self.inv_scale_g = 1.0 / scale_g if scale_g > 0 else 0.0
         self.inv_scale_h = 1.0 / scale_h if scale_h > 0 else 0.0
 
-    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil:
+    cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
+                     double* g, double* h) noexcept nogil:  # g, h: OUT
         # the width dispatch of the totals
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
@@ -389,7 +407,7 @@ cdef class QuantizedSplitFinder(SplitFinder):
             column_totals(<const int16_t*> words, start, stop, self.inv_scale_g, self.inv_scale_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:
+                    Candidate* out) noexcept nogil:  # out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]

@@ -11,7 +11,7 @@ subtraction); the growth loop calls them through the base class.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport int64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
@@ -85,8 +85,13 @@ cdef class HistogramBuilder:
         """The gradients of the tree being grown are set."""
         return False
 
-    cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
-                    Py_ssize_t n) noexcept nogil:
+    cdef void build(
+        self,
+        RowPartitioner part,
+        const int64_t* slot_v,      # IN: n pool slots
+        const int64_t* node_v,      # IN: n nodes
+        Py_ssize_t n,
+    ) noexcept nogil:
         """Build the histogram of node_v[i] into pool slot slot_v[i], for every i. Slots and
         nodes must be valid and the nodes' row ranges disjoint (a tree level's nodes are):
         each node's gradients are gathered at its own positions of one buffer."""
@@ -134,8 +139,13 @@ cdef class HistogramBuilder:
             for k in range(n * n_col):
                 self._build_column(part, node_v[k // n_col], slot_v[k // n_col], self.columns[k % n_col])
 
-    cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,
-                       Py_ssize_t n) noexcept nogil:
+    cdef void subtract(
+        self,
+        const int64_t* parents,     # IN: n pool slots
+        const int64_t* children,    # IN: n pool slots
+        const int64_t* outs,        # IN: n pool slots (written: the pool's)
+        Py_ssize_t n,
+    ) noexcept nogil:
         """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i]);
         children hold no more rows than their parents."""
         pass
@@ -220,8 +230,13 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
                    &self.scratch[0], self._blocks(part, node), n_threads,
                    ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
-    cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,
-                       Py_ssize_t n) noexcept nogil:
+    cdef void subtract(
+        self,
+        const int64_t* parents,     # IN: n pool slots
+        const int64_t* children,    # IN: n pool slots
+        const int64_t* outs,        # IN: n pool slots (written: the pool's)
+        Py_ssize_t n,
+    ) noexcept nogil:
         cdef Py_ssize_t i
         if self.view.total_bins == 0:
             return
@@ -333,8 +348,13 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
                          self.slot_words(slot), &self.scratch[0], self.slot_bits[slot], self._blocks(part, node),
                          n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
-    cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,
-                       Py_ssize_t n) noexcept nogil:
+    cdef void subtract(
+        self,
+        const int64_t* parents,     # IN: n pool slots
+        const int64_t* children,    # IN: n pool slots
+        const int64_t* outs,        # IN: n pool slots (written: the pool's)
+        Py_ssize_t n,
+    ) noexcept nogil:
         """The sibling gets the width of its own row count (parent's minus the child's); a
         child narrower than its parent is widened word by word."""
         cdef Py_ssize_t i

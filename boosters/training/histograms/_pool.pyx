@@ -70,7 +70,7 @@ cdef class HistogramPool:
             self.last_used[slot] = self.clock
         return slot
 
-    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1:
+    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1:  # hit: OUT
         """The slot for `node`; hit[0] tells whether it already holds the histogram, else
         the caller must (re)build it there. Evicts the least recently used unpinned slot
         when none is free."""
