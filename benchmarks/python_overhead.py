@@ -1,8 +1,9 @@
 """Python time per split of the tree grower: grow() time minus time spent in its calls
 into Cython (the growth loop, which runs every split without the interpreter, plus
-quantization, resets and leaf sums), with the cost of the timing wrappers themselves
-calibrated out. What is left is the per-tree Python of TreeGrower (set-up of the round,
-copying the grown nodes into a Tree, leaf values), spread over the tree's splits.
+quantization, resets, leaf sums and leaf values), with the cost of the timing wrappers
+themselves calibrated out. What is left is the per-tree Python of TreeGrower (set-up of the round,
+copying the grown nodes into a Tree, value thresholds of the splits), spread over the
+tree's splits.
 
     python benchmarks/python_overhead.py [--rows 50000] [--features 10] [--threads 1]
 """
@@ -17,12 +18,13 @@ from boosters.bench.datasets import make_friedman
 from boosters.training import grower as grower_module
 
 KERNEL_CALLS = {  # attribute of TreeGrower -> methods that enter Cython
-    "partitioner": ("split_many", "add_leaf_values", "leaf_sums", "reset"),
-    "builder": ("build_nodes", "subtract_many", "set_gradients", "set_quantized"),
-    "finder": ("find_best_many", "column_totals", "set_scales"),
+    "partitioner": ("add_leaf_values", "leaf_sums", "reset"),
+    "builder": ("set_gradients", "set_quantized"),
+    "finder": ("set_scales",),
     "pool": ("reset",),
     "loop": ("grow",),
 }
+MODULE_KERNELS = ("quantize_gradients", "leaf_values")  # functions of the grower module that are Cython
 
 
 class Timed:
@@ -67,16 +69,19 @@ def measure(rows: int, features: int, threads: int, rounds: int = 100) -> dict:
         return tree
 
     grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow = init, grow
-    quantize = grower_module.quantize_gradients
+    kernels = {name: getattr(grower_module, name) for name in MODULE_KERNELS}
 
-    def timed_quantize(*args):
-        start = time.perf_counter()
-        try:
-            return quantize(*args)
-        finally:
-            clock["kernel"] += time.perf_counter() - start
-            clock["calls"] += 1
-    grower_module.quantize_gradients = timed_quantize
+    def timed(kernel):
+        def call(*args):
+            start = time.perf_counter()
+            try:
+                return kernel(*args)
+            finally:
+                clock["kernel"] += time.perf_counter() - start
+                clock["calls"] += 1
+        return call
+    for name, kernel in kernels.items():
+        setattr(grower_module, name, timed(kernel))
     try:
         benchmark._fit_boosters(settings, X, y, threads, False)  # warm up
         for key in clock:
@@ -86,7 +91,8 @@ def measure(rows: int, features: int, threads: int, rounds: int = 100) -> dict:
         total = time.perf_counter() - start
     finally:
         grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow = original_init, original_grow
-        grower_module.quantize_gradients = quantize
+        for name, kernel in kernels.items():
+            setattr(grower_module, name, kernel)
     # what one timed call costs beyond the call itself
     probe = Timed(type("Probe", (), {"f": staticmethod(lambda *a: None)})(), ("f",), {"kernel": 0.0, "calls": 0})
     n = 100_000

@@ -2,8 +2,8 @@
 
 import numpy as np
 
+from boosters._testing.kernels import leaf_scores, split_gains
 from boosters.data.binned import BinnedMatrix
-from boosters.training.histograms._quantize import unpack
 
 
 def naive_bins(X: np.ndarray, upper_edges: list[np.ndarray]) -> np.ndarray:
@@ -53,9 +53,19 @@ def random_gradients(rng, n_rows: int) -> np.ndarray:
     return gh
 
 
+def naive_unpack(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(grad, hess) int64 of packed words, decoded from the documented packing alone:
+    word = grad * 2**bits + hess with 0 <= hess < 2**bits, bits = 8, 16 or 32 for int16,
+    int32 or int64 words (not with the library's unpack)."""
+    bits = {np.dtype(np.int16): 8, np.dtype(np.int32): 16, np.dtype(np.int64): 32}[np.asarray(words).dtype]
+    v = np.asarray(words).astype(np.int64)
+    hess = np.mod(v, 2**bits)
+    return (v - hess) // 2**bits, hess
+
+
 def naive_packed_histogram(binned, packed, rows=None):
-    """Integer (sum_grad, sum_hess) per bin, unpacked."""
-    q_g, q_h = unpack(packed)
+    """Integer (sum_grad, sum_hess) per bin of the rows' packed pairs."""
+    q_g, q_h = naive_unpack(packed)
     dense = binned.to_dense().astype(np.int64)
     rows = np.arange(binned.n_rows) if rows is None else np.asarray(rows)
     g, h = np.zeros(binned.total_bins, np.int64), np.zeros(binned.total_bins, np.int64)
@@ -91,17 +101,6 @@ def naive_partition(feature_bins: np.ndarray, rows: np.ndarray, threshold_bin: i
     return rows[left], rows[~left]
 
 
-def _soft_threshold(g, l1):
-    return np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
-
-
-def _leaf_score(g, h, l1, l2):
-    g = np.asarray(g, dtype=np.float64)
-    denom = np.asarray(h, dtype=np.float64) + l2
-    safe = np.where(denom > 0, denom, 1.0)
-    return np.where(denom > 0, _soft_threshold(g, l1) ** 2 / safe, 0.0)
-
-
 def naive_best_split(hist, hist_offsets, n_bins, features, G, H, count, *, l1, l2,
                      min_child_weight, min_gain_to_split, min_samples_leaf):
     """Brute force over every (feature, threshold bin, missing direction) candidate.
@@ -109,11 +108,13 @@ def naive_best_split(hist, hist_offsets, n_bins, features, G, H, count, *, l1, l
     Returns None or (gain, feature, bin, default_left, has_missing, left_g, left_h).
     Candidates are listed in tie order (feature, bin, missing right before left) and the
     first maximum wins; prefix sums are sequential (np.cumsum) so equal partitions
-    (e.g. across an empty bin) give equal gains.
+    (e.g. across an empty bin) give equal gains. The gain formula is the library's one
+    (_gain.pxd, through boosters._testing): this reference checks the enumeration,
+    the missing directions, the constraints and the ties, not the formula.
     """
     if H <= 0:
         return None
-    parent = float(_leaf_score(G, H, l1, l2))
+    parent = float(leaf_scores(G, H, l1, l2))
     best_gain, best = 0.0, None
     for f in sorted(int(f) for f in features):
         fh = np.asarray(hist[hist_offsets[f]:hist_offsets[f] + n_bins[f]], dtype=np.float64)
@@ -141,7 +142,7 @@ def naive_best_split(hist, hist_offsets, n_bins, features, G, H, count, *, l1, l
         cl = np.floor(hl * count / H + 0.5)
         valid = ((hl >= min_child_weight) & (hr >= min_child_weight)
                  & (cl >= min_samples_leaf) & (count - cl >= min_samples_leaf))
-        gain = 0.5 * (_leaf_score(gl, hl, l1, l2) + _leaf_score(gr, hr, l1, l2) - parent) - min_gain_to_split
+        gain = split_gains(gl, hl, gr, hr, parent, l1, l2, min_gain_to_split)
         gain = np.where(valid, gain, -np.inf)
         k = int(np.argmax(gain))  # first maximum: lowest bin, then missing right
         if gain[k] > best_gain:

@@ -12,11 +12,12 @@ import pytest
 
 import boosters as bst
 from boosters.training import grower as grower_module
+from boosters._testing.kernels import (build_histogram_packed, build_nodes, column_totals, find_best_splits, node_rows,
+                                       slot_sums, split, subtract_slots, unpack)
 from boosters.training._partition import RowPartitioner
-from boosters.training._split import SplitFinder
-from boosters.training.histograms._build import HistogramBuilder
-from boosters.training.histograms._columnwise import build_histogram_packed
-from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
+from boosters.training._split import QuantizedSplitFinder
+from boosters.training.histograms._build import QuantizedHistogramBuilder
+from boosters.training.histograms._quantize import max_levels, quantize_gradients
 
 from naive import binned_from_dense, naive_packed_histogram, random_gradients
 
@@ -50,7 +51,7 @@ def tree_of_sizes(rng, sizes, value_bits, levels, split=True):
 def split_off(part, k):
     """Step k: node 2k (the root, then the previous right child) splits at bin k + 1:
     node 2k + 1 gets bin k + 1's rows, node 2k + 2 the rest."""
-    part.split(2 * k, 0, k + 1, False, 2 * k + 1, 2 * k + 2)
+    split(part, 2 * k, 0, k + 1, False, 2 * k + 1, 2 * k + 2)
 
 
 @pytest.mark.parametrize("value_bits, sum_bits", [(16, 16), (16, 32), (8, 8), (8, 16), (8, 32)])
@@ -94,16 +95,16 @@ def test_builder_picks_each_nodes_width_and_sums_exactly(value_bits, levels, siz
     part.n_threads = threads
     nodes = [2 * k + 1 for k in range(len(sizes))][:-1] + [2 * len(sizes) - 2]
     pool = np.zeros((max(nodes) + 1, binned.total_bins), np.int64)
-    builder = HistogramBuilder(binned, pool, None, threads, True, 64, layout)
+    builder = QuantizedHistogramBuilder(binned, pool, None, threads, True, 64, layout)
     builder.set_quantized(packed, levels)
     for batch in ([nodes[0]], nodes[1:]):  # one node alone, then a batch (disjoint rows)
-        builder.build_nodes(batch, part, batch)
+        build_nodes(builder, batch, part, batch)
     for node, size in zip(nodes, sizes):
-        rows = part.rows(node)
+        rows = node_rows(part, node)
         assert len(rows) == size
         assert builder.sum_bits[node] == expected_bits(size, levels, value_bits)
         want_g, want_h = naive_packed_histogram(binned, packed, rows)
-        g, h = builder.slot_sums(node)
+        g, h = slot_sums(builder, node)
         np.testing.assert_array_equal(g, want_g)
         np.testing.assert_array_equal(h, want_h)
     assert set(builder.sum_bits[nodes]) == ({16, 32} if value_bits == 16 else {8, 16, 32})
@@ -119,35 +120,35 @@ def test_subtraction_across_widths_is_exact(value_bits, levels, sizes, in_place)
     n_nodes = 2 * len(sizes) - 1
     pool = np.zeros((n_nodes + 1, binned.total_bins), np.int64)
     scratch = n_nodes  # a free slot
-    builder = HistogramBuilder(binned, pool, None, 1, True, 64, "row")
+    builder = QuantizedHistogramBuilder(binned, pool, None, 1, True, 64, "row")
     builder.set_quantized(packed, levels)
-    builder.build_nodes([0], part, [0])
+    build_nodes(builder, [0], part, [0])
     parent_slot = 0
     for k in range(len(sizes) - 1):
         split_off(part, k)
         small, large = 2 * k + 1, 2 * k + 2
-        builder.build_nodes([small], part, [small])
+        build_nodes(builder, [small], part, [small])
         out = parent_slot if in_place else scratch
-        builder.subtract_many([parent_slot], [small], [out])
-        n_large = len(part.rows(large))
+        subtract_slots(builder, [parent_slot], [small], [out])
+        n_large = len(node_rows(part, large))
         assert builder.sum_bits[out] == expected_bits(n_large, levels, value_bits)
-        want_g, want_h = naive_packed_histogram(binned, packed, part.rows(large))
-        g, h = builder.slot_sums(out)
+        want_g, want_h = naive_packed_histogram(binned, packed, node_rows(part, large))
+        g, h = slot_sums(builder, out)
         np.testing.assert_array_equal(g, want_g)
         np.testing.assert_array_equal(h, want_h)
         if not in_place:  # walk on from a histogram derived into the child's own slot
-            builder.subtract_many([parent_slot], [small], [large])
+            subtract_slots(builder, [parent_slot], [small], [large])
             parent_slot = large
 
 
 def test_subtraction_rejects_a_child_with_more_rows_than_its_parent():
     rng = np.random.default_rng(3)
     binned, packed, part = tree_of_sizes(rng, [100, 200], 16, 3)
-    builder = HistogramBuilder(binned, np.zeros((3, binned.total_bins), np.int64), None, 1, True, 64, "row")
+    builder = QuantizedHistogramBuilder(binned, np.zeros((3, binned.total_bins), np.int64), None, 1, True, 64, "row")
     builder.set_quantized(packed, 3)
-    builder.build_nodes([1, 2], part, [1, 2])
+    build_nodes(builder, [1, 2], part, [1, 2])
     with pytest.raises(ValueError, match="more rows"):
-        builder.subtract_many([1], [2], [0])
+        subtract_slots(builder, [1], [2], [0])
 
 
 @pytest.mark.parametrize("value_bits", [16, 8])
@@ -163,11 +164,11 @@ def test_no_overflow_at_each_widths_row_limit(value_bits, sign):
             gh = np.column_stack([np.full(n, sign * 2.5), np.full(n, 0.75)]).astype(np.float32)
             packed = np.empty(n, dtype=np.int32 if value_bits == 16 else np.int16)
             quantize_gradients(gh, packed, levels, 0, 0, 1)
-            builder = HistogramBuilder(binned, np.zeros((1, 3), np.int64), None, 1, True, 64, "column")
+            builder = QuantizedHistogramBuilder(binned, np.zeros((1, 3), np.int64), None, 1, True, 64, "column")
             builder.set_quantized(packed, levels)
-            builder.build_nodes([0], RowPartitioner(binned, 1, 1), [0])
+            build_nodes(builder, [0], RowPartitioner(binned, 1, 1), [0])
             assert builder.sum_bits[0] == expected_bits(n, levels, value_bits)
-            g, h = builder.slot_sums(0)
+            g, h = slot_sums(builder, 0)
             assert g[1] == sign * n * levels and h[1] == n * levels
             assert g[0] == g[2] == h[0] == h[2] == 0
 
@@ -175,7 +176,7 @@ def test_no_overflow_at_each_widths_row_limit(value_bits, sign):
 def test_set_quantized_checks_levels():
     rng = np.random.default_rng(4)
     binned, packed, _ = tree_of_sizes(rng, [10, 10], 8, 3)
-    builder = HistogramBuilder(binned, np.zeros((1, binned.total_bins), np.int64), None, 1, True, 64, "row")
+    builder = QuantizedHistogramBuilder(binned, np.zeros((1, binned.total_bins), np.int64), None, 1, True, 64, "row")
     with pytest.raises(ValueError, match="levels"):
         builder.set_quantized(packed, 128)  # int16 pairs hold at most 127
     with pytest.raises(ValueError, match="levels"):
@@ -190,9 +191,9 @@ def test_split_finder_reads_every_width_the_same():
     node = 1  # 300 rows x 100 < 2**15: 16-bit sums
     wide, narrow = (np.zeros((2, binned.total_bins), np.int64) for _ in range(2))
     for pool, levels in ((wide, None), (narrow, 100)):
-        builder = HistogramBuilder(binned, pool, None, 1, True, 64, "row")
+        builder = QuantizedHistogramBuilder(binned, pool, None, 1, True, 64, "row")
         builder.set_quantized(packed, levels)
-        builder.build_nodes([1], part, [node])
+        build_nodes(builder, [1], part, [node])
         if levels is None:
             wide_bits = builder.sum_bits.copy()
         else:
@@ -202,10 +203,10 @@ def test_split_finder_reads_every_width_the_same():
     features = np.arange(binned.n_features)
     results = []
     for pool, bits in ((wide, wide_bits), (narrow, narrow_bits)):
-        finder = SplitFinder(pool, binned.hist_offsets, binned.n_bins, features, sum_bits=bits, **params)
+        finder = QuantizedSplitFinder(pool, binned.hist_offsets, binned.n_bins, features, sum_bits=bits, **params)
         finder.set_scales(100.0, 100.0)
-        G, H = finder.column_totals(1, 0, int(binned.n_bins[0]))
-        results.append(((G, H), finder.find_best_many([1], [G], [H], [300])))
+        G, H = column_totals(finder, 1, 0, int(binned.n_bins[0]))
+        results.append(((G, H), find_best_splits(finder, [1], [G], [H], [300])))
     assert results[0] == results[1]
     assert results[0][1][0] is not None
 
@@ -213,7 +214,7 @@ def test_split_finder_reads_every_width_the_same():
 def test_split_finder_checks_sum_bits():
     pool = np.zeros((2, 4), np.int64)
     with pytest.raises(ValueError, match="sum_bits"):
-        SplitFinder(pool, [0], [4], [0], l1=0, l2=1, min_child_weight=0, min_gain_to_split=0,
+        QuantizedSplitFinder(pool, [0], [4], [0], l1=0, l2=1, min_child_weight=0, min_gain_to_split=0,
                     min_samples_leaf=1, sum_bits=np.array([32, 12], np.uint8))
 
 
@@ -253,6 +254,7 @@ def test_training_grows_the_same_trees_in_narrow_bins(monkeypatch, mode, levels,
     assert min(widths) == (16 if mode == "i16" else 8)  # narrow bins were used
     monkeypatch.setattr(grower_module.TreeGrower, "grow", _grow_with_64_bit_bins)
     wide = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
+    assert len(narrow.trees) == len(wide.trees) == 15
     for a, b in zip(narrow.trees, wide.trees):
         for name in ("split_feature", "threshold_bin", "default_left", "value", "n_samples"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))

@@ -7,9 +7,9 @@ import boosters as bst
 from boosters.data.binning import BinMapper
 from boosters.data.bundling import MAX_BUNDLE_BINS, bundle_features, find_bundles
 from boosters.bench.datasets import make_covertype
+from boosters._testing.kernels import build_histogram_contiguous, find_best_splits, node_rows, split
 from boosters.training._partition import RowPartitioner
-from boosters.training._split import SplitFinder
-from boosters.training.histograms._columnwise import build_histogram_contiguous
+from boosters.training._split import FloatSplitFinder
 
 from naive import naive_best_split, naive_histogram
 
@@ -85,8 +85,8 @@ def test_bundle_column_histograms_give_exact_feature_splits(binned_pair):
     params = dict(l1=0.0, l2=1.0, min_child_weight=1.0, min_gain_to_split=0.0, min_samples_leaf=5)
     features = np.arange(plain.n_features)
     for subset in (features, features[3:], [4, 9, 15]):
-        finder = SplitFinder.for_binned(hist, bundled, subset, **params)
-        (got,) = finder.find_best_many([0], [G], [H], [plain.n_rows])
+        finder = FloatSplitFinder.for_binned(hist, bundled, subset, **params)
+        (got,) = find_best_splits(finder, [0], [G], [H], [plain.n_rows])
         want = naive_best_split(plain_hist, plain.hist_offsets, plain.n_bins, subset, G, H, plain.n_rows, **params)
         assert (got[1], got[2], got[3]) == (want[1], want[2], want[3])
         assert got[0] == pytest.approx(want[0], rel=1e-9)
@@ -98,9 +98,9 @@ def test_partition_on_bundled_features_matches_unbundled(binned_pair):
         for default_left in (False, True):
             a, b = RowPartitioner(plain, 3, 1), RowPartitioner(bundled, 3, 1)
             threshold = max(1, int(plain.n_bins[feature]) // 2)
-            assert a.split(0, feature, threshold, default_left, 1, 2) == b.split(0, feature, threshold, default_left, 1, 2)
-            np.testing.assert_array_equal(a.rows(1), b.rows(1))
-            np.testing.assert_array_equal(a.rows(2), b.rows(2))
+            assert split(a, 0, feature, threshold, default_left, 1, 2) == split(b, 0, feature, threshold, default_left, 1, 2)
+            np.testing.assert_array_equal(node_rows(a, 1), node_rows(b, 1))
+            np.testing.assert_array_equal(node_rows(a, 2), node_rows(b, 2))
 
 
 @pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
@@ -112,6 +112,7 @@ def test_trees_split_on_the_same_features_with_and_without_bundling(growth):
                                 n_leaves=20, cache_size=64, enable_bundling=enable)
         models.append(bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2))
     with_bundles, without = models
+    assert len(with_bundles.trees) == len(without.trees) == 15
     for t_b, t_p in zip(with_bundles.trees, without.trees):
         np.testing.assert_array_equal(t_b.split_feature, t_p.split_feature)
         np.testing.assert_array_equal(t_b.threshold_bin, t_p.threshold_bin)
@@ -129,6 +130,7 @@ def test_covertype_one_hot_groups_bundle_into_few_columns():
     models = [bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(
         n_estimators=10, objective=bst.Objective.logistic(), growth_strategy="leafwise", max_depth=None,
         cache_size=31, enable_bundling=enable), n_threads=1) for enable in (True, False)]
+    assert len(models[0].trees) == len(models[1].trees) == 10
     for t_b, t_p in zip(models[0].trees, models[1].trees):
         np.testing.assert_array_equal(t_b.split_feature, t_p.split_feature)
 

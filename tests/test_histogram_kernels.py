@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from boosters.training.histograms._columnwise import (
+from boosters._testing.kernels import (
     build_histogram_contiguous,
     build_histogram_gathered,
     gather_gradients,

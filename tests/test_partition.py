@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from boosters._testing.kernels import node_count, node_rows, split, split_many
 from boosters.training._partition import RowPartitioner
 
 from naive import binned_from_dense, dense_bins, naive_partition
@@ -23,10 +24,10 @@ def data():
 
 
 def check_node(part, node, expected):
-    got = part.rows(node)
+    got = node_rows(part, node)
     assert got.dtype == np.uint32
     np.testing.assert_array_equal(got, np.asarray(expected, dtype=np.uint32))
-    assert part.count(node) == len(expected)
+    assert node_count(part, node) == len(expected)
 
 
 def random_threshold(rng, dense, rows, feature, n_bins):
@@ -38,7 +39,7 @@ def random_threshold(rng, dense, rows, feature, n_bins):
     return int(rng.integers(vals.min(), vals.max() + 1))
 
 
-def grow_random_tree(rng, part, dense, n_bins, depth, split_many=False, min_rows=0):
+def grow_random_tree(rng, part, dense, n_bins, depth, batched=False, min_rows=0):
     """Split every node of each level (by `split` or one `split_many` per level),
     checking the partition against the naive one; returns {leaf node: rows}."""
     part.reset()
@@ -58,11 +59,11 @@ def grow_random_tree(rng, part, dense, n_bins, depth, split_many=False, min_rows
             next_id += 2
         if not batch:
             break
-        if split_many:
+        if batched:
             cols = list(zip(*batch))
-            n_left = part.split_many(*cols)
+            n_left = split_many(part, *cols)
         else:
-            n_left = [part.split(*b) for b in batch]
+            n_left = [split(part, *b) for b in batch]
         level = []
         for (node, f, thr, dl, left, right), nl in zip(batch, n_left):
             lrows, rrows = naive_partition(dense[:, f], expected.pop(node), thr, dl)
@@ -89,7 +90,7 @@ def test_single_split_matches_naive(data, feature, default_left):
     binned, dense = data
     part = RowPartitioner(binned, 3)
     thr = N_BINS[feature] // 2
-    n_left = part.split(0, feature, thr, default_left, 1, 2)
+    n_left = split(part, 0, feature, thr, default_left, 1, 2)
     lrows, rrows = naive_partition(dense[:, feature], np.arange(binned.n_rows), thr, default_left)
     assert n_left == len(lrows)
     check_node(part, 1, lrows)
@@ -101,7 +102,7 @@ def test_missing_rows_follow_default_direction(data, default_left):
     binned, dense = data
     f = 4  # 2 bins: missing (half the rows) or value bin 1
     part = RowPartitioner(binned, 3)
-    part.split(0, f, 1, default_left, 1, 2)
+    split(part, 0, f, 1, default_left, 1, 2)
     missing = np.flatnonzero(dense[:, f] == 0)
     present = np.flatnonzero(dense[:, f] == 1)
     assert len(missing) > 1000 and len(present) > 1000
@@ -109,7 +110,7 @@ def test_missing_rows_follow_default_direction(data, default_left):
     check_node(part, 2, np.array([], dtype=np.int64) if default_left else missing)
     # threshold 0: no value bin goes left, only the missing rows when default_left
     part.reset()
-    part.split(0, f, 0, default_left, 1, 2)
+    split(part, 0, f, 0, default_left, 1, 2)
     check_node(part, 1, missing if default_left else [])
     check_node(part, 2, present if default_left else np.arange(binned.n_rows))
 
@@ -120,7 +121,7 @@ def test_uint16_bins_above_255(data, feature):
     part = RowPartitioner(binned, 3)
     for thr in (255, 256, 257, N_BINS[feature] - 2):
         part.reset()
-        part.split(0, feature, thr, False, 1, 2)
+        split(part, 0, feature, thr, False, 1, 2)
         lrows, rrows = naive_partition(dense[:, feature], np.arange(binned.n_rows), thr, False)
         check_node(part, 1, lrows)
         check_node(part, 2, rrows)
@@ -142,36 +143,36 @@ def test_split_many_equals_split_one_by_one(data, seed):
     binned, dense = data
     part_many = RowPartitioner(binned, 2**6 - 1)
     part_one = RowPartitioner(binned, 2**6 - 1)
-    leaves_many = grow_random_tree(np.random.default_rng(seed), part_many, dense, N_BINS, 5, split_many=True)
-    leaves_one = grow_random_tree(np.random.default_rng(seed), part_one, dense, N_BINS, 5, split_many=False)
+    leaves_many = grow_random_tree(np.random.default_rng(seed), part_many, dense, N_BINS, 5, batched=True)
+    leaves_one = grow_random_tree(np.random.default_rng(seed), part_one, dense, N_BINS, 5, batched=False)
     assert leaves_many.keys() == leaves_one.keys()
     for node in leaves_many:
-        np.testing.assert_array_equal(part_many.rows(node), part_one.rows(node))
+        np.testing.assert_array_equal(node_rows(part_many, node), node_rows(part_one, node))
 
 
 def test_split_many_returns_left_counts(data):
     binned, dense = data
     part = RowPartitioner(binned, 7)
-    part.split(0, 0, 128, True, 1, 2)
-    rows_1, rows_2 = part.rows(1), part.rows(2)
-    counts = part.split_many([1, 2], [2, 5], [8, 500], [False, True], [3, 5], [4, 6])
+    split(part, 0, 0, 128, True, 1, 2)
+    rows_1, rows_2 = node_rows(part, 1), node_rows(part, 2)
+    counts = split_many(part, [1, 2], [2, 5], [8, 500], [False, True], [3, 5], [4, 6])
     assert counts.dtype == np.int64
     l1, _ = naive_partition(dense[:, 2], rows_1, 8, False)
     l2, _ = naive_partition(dense[:, 5], rows_2, 500, True)
     np.testing.assert_array_equal(counts, [len(l1), len(l2)])
     check_node(part, 3, l1)
     check_node(part, 5, l2)
-    assert len(part.split_many([], [], [], [], [], [])) == 0
+    assert len(split_many(part, [], [], [], [], [], [])) == 0
 
 
 def test_reset_starts_a_new_tree(data):
     binned, dense = data
     part = RowPartitioner(binned, 7)
-    part.split(0, 0, 10, False, 1, 2)
-    part.split(1, 1, 1, True, 3, 4)
+    split(part, 0, 0, 10, False, 1, 2)
+    split(part, 1, 1, 1, True, 3, 4)
     part.reset()
     check_node(part, 0, np.arange(binned.n_rows))
-    part.split(0, 2, 5, True, 1, 2)
+    split(part, 0, 2, 5, True, 1, 2)
     lrows, rrows = naive_partition(dense[:, 2], np.arange(binned.n_rows), 5, True)
     check_node(part, 1, lrows)
     check_node(part, 2, rrows)
@@ -181,17 +182,17 @@ def test_empty_children(data):
     binned, dense = data
     part = RowPartitioner(binned, 9)
     f = 2  # no missing values
-    assert part.split(0, f, N_BINS[f] - 1, False, 1, 2) == binned.n_rows  # everything left
+    assert split(part, 0, f, N_BINS[f] - 1, False, 1, 2) == binned.n_rows  # everything left
     check_node(part, 1, np.arange(binned.n_rows))
     check_node(part, 2, [])
-    assert part.split(2, 0, 100, True, 3, 4) == 0  # splitting an empty node
+    assert split(part, 2, 0, 100, True, 3, 4) == 0  # splitting an empty node
     check_node(part, 3, [])
     check_node(part, 4, [])
-    assert part.split(1, f, 0, False, 5, 6) == 0  # nothing left
+    assert split(part, 1, f, 0, False, 5, 6) == 0  # nothing left
     check_node(part, 5, [])
     check_node(part, 6, np.arange(binned.n_rows))
     lrows, rrows = naive_partition(dense[:, 1], np.arange(binned.n_rows), 1, True)
-    assert part.split(6, 1, 1, True, 7, 8) == len(lrows)
+    assert split(part, 6, 1, 1, True, 7, 8) == len(lrows)
     check_node(part, 7, lrows)
     check_node(part, 8, rrows)
     # the empty nodes still work as leaves
@@ -206,10 +207,10 @@ def test_empty_children(data):
 def test_single_row_dataset():
     binned = binned_from_dense(np.array([[3, 0]]), [5, 300])
     part = RowPartitioner(binned, 5)
-    assert part.split(0, 0, 3, False, 1, 2) == 1
+    assert split(part, 0, 0, 3, False, 1, 2) == 1
     check_node(part, 1, [0])
     check_node(part, 2, [])
-    assert part.split(1, 1, 100, False, 3, 4) == 0
+    assert split(part, 1, 1, 100, False, 3, 4) == 0
     check_node(part, 4, [0])
 
 
@@ -245,7 +246,7 @@ def test_parallel_split_equals_serial_and_naive(big, n_threads):
         sizes[node] = len(expected[node])
         lrows, rrows = naive_partition(dense[:, f], expected.pop(node), thr, dl)
         expected[left], expected[right] = lrows, rrows
-        counts = [p.split(node, f, thr, dl, left, right) for p in parts]
+        counts = [split(p, node, f, thr, dl, left, right) for p in parts]
         assert counts == [len(lrows), len(lrows)]
         for p in parts:
             check_node(p, left, lrows)
@@ -271,10 +272,10 @@ def test_parallel_split_many_equals_serial(big, n_threads):
     results = []
     for t in (1, n_threads):
         part = RowPartitioner(binned, 15, n_threads=t)
-        counts = [part.split_many([0], [3], [690], [True], [1], [2])]
-        counts.append(part.split_many([1, 2], [0, 1], [200, 20], [False, True], [3, 5], [4, 6]))
-        counts.append(part.split_many([3, 4, 6], [1, 2, 3], [38, 1, 300], [True, False, True], [7, 9, 11], [8, 10, 12]))
-        results.append((np.concatenate(counts), {k: part.rows(k) for k in LEAVES}))
+        counts = [split_many(part, [0], [3], [690], [True], [1], [2])]
+        counts.append(split_many(part, [1, 2], [0, 1], [200, 20], [False, True], [3, 5], [4, 6]))
+        counts.append(split_many(part, [3, 4, 6], [1, 2, 3], [38, 1, 300], [True, False, True], [7, 9, 11], [8, 10, 12]))
+        results.append((np.concatenate(counts), {k: node_rows(part, k) for k in LEAVES}))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     for k in LEAVES:
         np.testing.assert_array_equal(results[0][1][k], results[1][1][k])
@@ -291,10 +292,10 @@ def test_parallel_random_trees_equal_serial(big):
     binned, dense = big
     serial = RowPartitioner(binned, 2**5 - 1, n_threads=1)
     parallel = RowPartitioner(binned, 2**5 - 1, n_threads=4)
-    leaves_s = grow_random_tree(np.random.default_rng(5), serial, dense, PAR_BINS, 4, split_many=True)
-    leaves_p = grow_random_tree(np.random.default_rng(5), parallel, dense, PAR_BINS, 4, split_many=True)
+    leaves_s = grow_random_tree(np.random.default_rng(5), serial, dense, PAR_BINS, 4, batched=True)
+    leaves_p = grow_random_tree(np.random.default_rng(5), parallel, dense, PAR_BINS, 4, batched=True)
     for node in leaves_s:
-        np.testing.assert_array_equal(serial.rows(node), parallel.rows(node))
+        np.testing.assert_array_equal(node_rows(serial, node), node_rows(parallel, node))
     np.testing.assert_array_equal(np.sort(np.concatenate(list(leaves_p.values()))), np.arange(binned.n_rows))
 
 
@@ -306,11 +307,11 @@ def test_more_than_64_chunks_are_capped():
     binned = binned_from_dense(dense, [256, 3])
     part = RowPartitioner(binned, 5, n_threads=70)
     lrows, rrows = naive_partition(dense[:, 0], np.arange(n), 200, True)
-    assert part.split(0, 0, 200, True, 1, 2) == len(lrows)
+    assert split(part, 0, 0, 200, True, 1, 2) == len(lrows)
     check_node(part, 1, lrows)
     check_node(part, 2, rrows)
     l2, r2 = naive_partition(dense[:, 1], lrows, 1, False)
-    assert part.split(1, 1, 1, False, 3, 4) == len(l2)
+    assert split(part, 1, 1, 1, False, 3, 4) == len(l2)
     check_node(part, 3, l2)
     check_node(part, 4, r2)
 
@@ -363,11 +364,11 @@ def test_split_many_accepts_strided_arrays(data):
             np.array([True, True, False, False]), np.array([1, 1, 3, 3]), np.array([2, 2, 4, 4])]
     args = [a.astype(np.int64) if a.dtype != bool else a for a in args]
     ref = RowPartitioner(binned, 5)
-    ref.split_many(*[a[::2].copy() for a in args])
+    split_many(ref, *[a[::2].copy() for a in args])
     part = RowPartitioner(binned, 5)
-    part.split_many(*[a[::2] for a in args])
+    split_many(part, *[a[::2] for a in args])
     for node in (2, 3, 4):
-        np.testing.assert_array_equal(part.rows(node), ref.rows(node))
+        np.testing.assert_array_equal(node_rows(part, node), node_rows(ref, node))
 
 
 def test_add_leaf_values_on_the_root(data):
@@ -411,9 +412,9 @@ def test_bad_split_arguments_raise(data, args):
     binned, _ = data
     part = RowPartitioner(binned, 7)
     with pytest.raises(ValueError):
-        part.split(*args)
+        split(part, *args)
     with pytest.raises(ValueError):
-        part.split_many(*[[a] for a in args])
+        split_many(part, *[[a] for a in args])
     check_node(part, 0, np.arange(binned.n_rows))  # nothing was split
 
 
@@ -422,16 +423,16 @@ def test_bad_split_arguments_raise(data, args):
 def test_a_split_node_has_no_rows_and_cannot_be_split_again(big, n_threads):
     binned, _ = big  # big enough for a parallel split with 2 threads
     part = RowPartitioner(binned, 7, n_threads=n_threads)
-    part.split(0, 0, 100, False, 1, 2)
-    part.split(1, 1, 200, False, 3, 4)
-    assert part.count(1) == part.count(3) + part.count(4)  # its range is still known
+    split(part, 0, 0, 100, False, 1, 2)
+    split(part, 1, 1, 200, False, 3, 4)
+    assert node_count(part, 1) == node_count(part, 3) + node_count(part, 4)  # its range is still known
     with pytest.raises(ValueError, match="node 1 was split"):
-        part.rows(1)
+        node_rows(part, 1)
     with pytest.raises(ValueError, match="node 1 was split"):
-        part.split(1, 1, 10, False, 5, 6)
+        split(part, 1, 1, 10, False, 5, 6)
     with pytest.raises(ValueError, match="node 1 was split"):
         part.add_leaf_values([1], [1.0], np.zeros(binned.n_rows))
     with pytest.raises(ValueError, match="split once"):
-        part.split_many([2, 2], [0, 1], [3, 4], [False, False], [5, 5], [6, 6])
+        split_many(part, [2, 2], [0, 1], [3, 4], [False, False], [5, 5], [6, 6])
     # the root's rows are implicit (every row, in order): still readable after its split
-    np.testing.assert_array_equal(part.rows(0), np.arange(binned.n_rows))
+    np.testing.assert_array_equal(node_rows(part, 0), np.arange(binned.n_rows))

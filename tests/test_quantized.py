@@ -6,9 +6,10 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
-from boosters.training.histograms._columnwise import build_histogram_packed, subtract_packed
-from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
-from boosters.training._split import SplitFinder
+from boosters._testing.kernels import (build_histogram_packed, column_totals, find_best_splits, subtract_packed,
+                                       unpack)
+from boosters.training.histograms._quantize import max_levels, quantize_gradients
+from boosters.training._split import QuantizedSplitFinder
 from boosters.training.trainer import resolve_histogram_mode
 
 from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
@@ -157,13 +158,13 @@ def test_quantized_split_finder_equals_float_finder_on_dequantized_histogram():
     float_hist = np.stack([g / sg, h / sh], axis=1)
     G, H = float_hist[: n_bins[0]].sum(axis=0)
     params = dict(l1=0.1, l2=1.0, min_child_weight=1.0, min_gain_to_split=0.0, min_samples_leaf=10)
-    finder = SplitFinder(hist, binned.hist_offsets, binned.n_bins, np.arange(4), **params)
+    finder = QuantizedSplitFinder(hist, binned.hist_offsets, binned.n_bins, np.arange(4), **params)
     finder.set_scales(sg, sh)
-    (got,) = finder.find_best_many([0], [G], [H], [20_000])
+    (got,) = find_best_splits(finder, [0], [G], [H], [20_000])
     want = naive_best_split(float_hist, binned.hist_offsets, binned.n_bins, np.arange(4), G, H, 20_000, **params)
     assert got[1:4] == want[1:4]
     assert got[0] == pytest.approx(want[0], rel=1e-9)
-    assert finder.column_totals(0, 0, n_bins[0]) == pytest.approx((G, H), rel=1e-12)
+    assert column_totals(finder, 0, 0, n_bins[0]) == pytest.approx((G, H), rel=1e-12)
 
 
 def test_auto_mode_resolution():
@@ -214,6 +215,7 @@ def test_quantized_models_are_thread_and_run_independent(mode):
     config = bst.GBDTConfig(n_estimators=8, objective=bst.Objective.softmax(7), histogram_mode=mode, cache_size=64)
     models = [bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=t) for t in (1, 2, 2)]
     for other in models[1:]:
+        assert len(other.trees) == len(models[0].trees) == 8 * 7
         for a, b in zip(models[0].trees, other.trees):
             assert a.equals(b)
 

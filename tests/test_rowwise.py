@@ -5,9 +5,10 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_friedman
+from boosters._testing.kernels import build_nodes, node_rows, split, unpack
 from boosters.training._partition import RowPartitioner
-from boosters.training.histograms._build import HistogramBuilder
-from boosters.training.histograms._quantize import max_levels, quantize_gradients, unpack
+from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
+from boosters.training.histograms._quantize import max_levels, quantize_gradients
 from boosters.training.layout import MAX_ROWWISE_COLUMNS, choose_layout
 
 from naive import naive_histogram, random_binned, random_gradients
@@ -24,8 +25,8 @@ def setup():
     packed = np.empty(n, dtype=np.int32)
     quantize_gradients(gh, packed, max_levels(n, 16), 0, 0, 1)
     part = RowPartitioner(binned, 8, 1)
-    part.split(0, 0, 100, False, 1, 2)   # two big gathered nodes
-    part.split(2, 5, 20, True, 3, 4)     # and two smaller ones
+    split(part, 0, 0, 100, False, 1, 2)   # two big gathered nodes
+    split(part, 2, 5, 20, True, 3, 4)     # and two smaller ones
     return binned, gh, packed, part
 
 
@@ -37,22 +38,26 @@ def build(binned, part, nodes, gh=None, packed=None, layout="row", threads=1, on
     n_slots = max(nodes) + 1  # slot = node id
     pool = (np.full((n_slots, binned.total_bins), -1, np.int64) if quantized
             else np.full((n_slots, binned.total_bins, 2), np.nan))
-    builder = HistogramBuilder(binned, pool, None, threads, prefetch, 64, layout)
+    if quantized:
+        builder = QuantizedHistogramBuilder(binned, pool, None, threads, prefetch, 64, layout)
+        builder.set_quantized(packed)
+    else:
+        builder = FloatHistogramBuilder(binned, pool, None, threads, prefetch, 64, layout)
+        builder.set_gradients(gh)
     assert builder.rowwise == (layout == "row")
-    builder.set_quantized(packed) if quantized else builder.set_gradients(gh)
     part.n_threads = threads
     for batch in batches:
-        builder.build_nodes(batch, part, batch)
+        build_nodes(builder, batch, part, batch)
     return pool
 
 
 def test_overlapping_nodes_in_one_batch_are_rejected(setup):
     binned, gh, _, part = setup
-    builder = HistogramBuilder(binned, np.zeros((8, binned.total_bins, 2)), None, 1, True, 64, "column")
+    builder = FloatHistogramBuilder(binned, np.zeros((8, binned.total_bins, 2)), None, 1, True, 64, "column")
     builder.set_gradients(gh)
     with pytest.raises(ValueError, match="disjoint"):
-        builder.build_nodes([0, 1], part, [0, 1])  # the root and its child
-    builder.build_nodes([3, 4, 1], part, [3, 4, 1])  # disjoint: fine
+        build_nodes(builder, [0, 1], part, [0, 1])  # the root and its child
+    build_nodes(builder, [3, 4, 1], part, [3, 4, 1])  # disjoint: fine
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -60,7 +65,7 @@ def test_rowwise_float_histograms_match_naive(setup, threads):
     binned, gh, _, part = setup
     pool = build(binned, part, [0, 1, 3, 4], gh=gh, threads=threads)
     for node in (0, 1, 3, 4):
-        np.testing.assert_allclose(pool[node], naive_histogram(binned, gh, part.rows(node)), rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(pool[node], naive_histogram(binned, gh, node_rows(part, node)), rtol=1e-12, atol=1e-9)
 
 
 def test_rowwise_float_histograms_do_not_depend_on_threads(setup):
@@ -81,7 +86,7 @@ def test_rowwise_packed_histograms_equal_column_wise_exactly(setup, threads):
     q_g, q_h = unpack(packed)
     for f in range(binned.n_features):  # every column sums to the node's quantized total
         lo, hi = binned.hist_offsets[f], binned.hist_offsets[f + 1]
-        assert g[lo:hi].sum() == q_g[part.rows(1)].sum() and h[lo:hi].sum() == q_h[part.rows(1)].sum()
+        assert g[lo:hi].sum() == q_g[node_rows(part, 1)].sum() and h[lo:hi].sum() == q_h[node_rows(part, 1)].sum()
 
 
 def test_batch_of_many_small_nodes_builds_like_one_at_a_time():
@@ -93,7 +98,7 @@ def test_batch_of_many_small_nodes_builds_like_one_at_a_time():
     for depth in range(4):  # a full depth-4 level of small nodes
         new = []
         for node in level:
-            part.split(node, depth % 3, 3 + depth, depth % 2 == 0, next_id, next_id + 1)
+            split(part, node, depth % 3, 3 + depth, depth % 2 == 0, next_id, next_id + 1)
             new += [next_id, next_id + 1]
             next_id += 2
         level = new
@@ -120,6 +125,7 @@ def test_quantized_models_are_identical_in_both_layouts():
     models = [bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(
         n_estimators=10, histogram_mode="i16", histogram_layout=layout, growth_strategy="leafwise",
         max_depth=None, cache_size=31), n_threads=2) for layout in ("row", "column")]
+    assert len(models[0].trees) == len(models[1].trees) == 10
     for a, b in zip(models[0].trees, models[1].trees):
         assert a.equals(b)
 
@@ -128,6 +134,7 @@ def test_float_models_agree_across_layouts():
     X, y = make_friedman(40_000, 10, seed=4)
     models = [bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(
         n_estimators=10, histogram_mode="f64", histogram_layout=layout), n_threads=2) for layout in ("row", "column")]
+    assert len(models[0].trees) == len(models[1].trees) == 10
     for a, b in zip(models[0].trees, models[1].trees):
         np.testing.assert_array_equal(a.split_feature, b.split_feature)
         np.testing.assert_array_equal(a.threshold_bin, b.threshold_bin)

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from boosters.training._split import SplitFinder, leaf_weight
+from boosters._testing.kernels import find_best_splits, leaf_weight
+from boosters.training._split import FloatSplitFinder
 
 from naive import binned_from_dense, dense_bins, naive_best_split, naive_histogram, random_gradients
 
@@ -56,7 +57,7 @@ def nodes(dataset):
 
 def finder_for(binned, pool, features=None, n_threads=1, **params):
     features = np.arange(binned.n_features) if features is None else features
-    return SplitFinder(pool, binned.hist_offsets, binned.n_bins, features, n_threads=n_threads, **params)
+    return FloatSplitFinder(pool, binned.hist_offsets, binned.n_bins, features, n_threads=n_threads, **params)
 
 
 def assert_same_split(got, want, context=""):
@@ -74,7 +75,7 @@ def assert_same_split(got, want, context=""):
 
 def check_against_naive(binned, pool, G, H, C, features, params, n_threads=1):
     finder = finder_for(binned, pool, features, n_threads=n_threads, **params)
-    got = finder.find_best_many(list(range(len(G))), G, H, C)
+    got = find_best_splits(finder, list(range(len(G))), G, H, C)
     assert len(got) == len(G)
     n_found = 0
     for i in range(len(G)):
@@ -105,7 +106,7 @@ def test_best_splits_cover_missing_directions_and_features(dataset, nodes):
     comparisons above are not all about one kind of split."""
     binned, _ = dataset
     pool, G, H, C = nodes
-    got = finder_for(binned, pool, **PARAMS["plain"]).find_best_many(range(len(G)), G, H, C)
+    got = find_best_splits(finder_for(binned, pool, **PARAMS["plain"]), range(len(G)), G, H, C)
     got = [s for s in got if s is not None]
     assert {s[3] for s in got} == {False, True}
     assert len({s[1] for s in got}) >= 3
@@ -136,8 +137,8 @@ def test_synthetic_histograms_match_brute_force(seed):
         H.append(float(h.sum()))
         C.append(n)
     for params in PARAMS.values():
-        finder = SplitFinder(pool, offsets, n_bins, np.arange(len(n_bins)), **params)
-        got = finder.find_best_many(np.arange(n_nodes), G, H, C)
+        finder = FloatSplitFinder(pool, offsets, n_bins, np.arange(len(n_bins)), **params)
+        got = find_best_splits(finder, np.arange(n_nodes), G, H, C)
         for i in range(n_nodes):
             want = naive_best_split(pool[i], offsets, n_bins, np.arange(len(n_bins)), G[i], H[i], C[i], **params)
             assert_same_split(got[i], want, f"node {i} {params}")
@@ -150,9 +151,9 @@ def test_gain_formula_on_a_hand_made_histogram():
     pool = hist[None].copy()
     G, H = 3.0, 6.0
     l2 = 1.0
-    finder = SplitFinder(pool, [0, 4], [4], [0], l1=0.0, l2=l2, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4], [4], [0], l1=0.0, l2=l2, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [G], [H], [6])
+    (best,) = find_best_splits(finder, [0], [G], [H], [6])
     parent = G * G / (H + l2)
     gain_b1 = 0.5 * (16 / 3 + 49 / 5 - parent)   # left (-4, 2), right (7, 4)
     gain_b2 = 0.5 * (9 / 4 + 36 / 4 - parent)    # left (-3, 3), right (6, 3)
@@ -161,9 +162,9 @@ def test_gain_formula_on_a_hand_made_histogram():
     assert best[0] == pytest.approx(gain_b1, rel=1e-12)
     assert best[5:] == (-4.0, 2.0)
     # l1 soft-thresholding and min_gain_to_split
-    finder = SplitFinder(pool, [0, 4], [4], [0], l1=1.5, l2=l2, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4], [4], [0], l1=1.5, l2=l2, min_child_weight=0.0,
                          min_gain_to_split=0.25, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [G], [H], [6])
+    (best,) = find_best_splits(finder, [0], [G], [H], [6])
     parent = 1.5 ** 2 / 7
     gain_b1 = 0.5 * (2.5 ** 2 / 3 + 5.5 ** 2 / 5 - parent) - 0.25
     gain_b2 = 0.5 * (1.5 ** 2 / 4 + 4.5 ** 2 / 4 - parent) - 0.25
@@ -175,20 +176,20 @@ def test_missing_values_learn_their_direction():
     """Missing rows look like bin 3: the best split puts them with bin 3."""
     hist = np.array([[5, 1], [-3, 1], [-3, 1], [5, 1]], dtype=np.float64)  # bin 0: missing
     pool = hist[None].copy()
-    finder = SplitFinder(pool, [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [4.0], [4.0], [4])
+    (best,) = find_best_splits(finder, [0], [4.0], [4.0], [4])
     assert best[1:5] == (0, 2, False, True)  # values 1..2 left, missing right with bin 3
     assert best[5:] == (-6.0, 2.0)
     hist = np.array([[-3, 1], [-3, 1], [5, 1], [5, 1]], dtype=np.float64)  # missing like bin 1
-    (best,) = SplitFinder(hist[None].copy(), [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
-                          min_gain_to_split=0.0, min_samples_leaf=0).find_best_many([0], [4.0], [4.0], [4])
+    (best,) = find_best_splits(FloatSplitFinder(hist[None].copy(), [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
+                                                min_gain_to_split=0.0, min_samples_leaf=0), [0], [4.0], [4.0], [4])
     assert best[1:5] == (0, 1, True, True)
     assert best[5:] == (-6.0, 2.0)
     # missing alone against every value: threshold = last value bin, missing right
     hist = np.array([[9, 1], [-3, 1], [-3, 1], [-3, 1]], dtype=np.float64)
-    (best,) = SplitFinder(hist[None].copy(), [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
-                          min_gain_to_split=0.0, min_samples_leaf=0).find_best_many([0], [0.0], [4.0], [4])
+    (best,) = find_best_splits(FloatSplitFinder(hist[None].copy(), [0, 4], [4], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
+                                                min_gain_to_split=0.0, min_samples_leaf=0), [0], [0.0], [4.0], [4])
     assert best[1:5] == (0, 3, False, True)
     assert best[0] == pytest.approx(0.5 * (9 ** 2 / 3 + 9 ** 2 / 1), rel=1e-12)
 
@@ -198,23 +199,23 @@ def test_ties_keep_lowest_feature_then_bin_then_missing_right():
     # empty) -> bin 1. With missing (0, 1): bin 1 missing right and missing left tie.
     f = np.array([[0, 1], [1, 1], [0, 0], [-1, 1]], dtype=np.float64)
     pool = np.concatenate([f, f])[None].copy()
-    finder = SplitFinder(pool, [0, 4, 8], [4, 4], [0, 1], l1=0.0, l2=0.0, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4, 8], [4, 4], [0, 1], l1=0.0, l2=0.0, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [0.0], [3.0], [3])
+    (best,) = find_best_splits(finder, [0], [0.0], [3.0], [3])
     # bin 1 right: (1,1) | (-1,2) -> 1 + 1/2; bin 1 left: (1,2) | (-1,1) -> 1/2 + 1
     assert best[1:5] == (0, 1, False, True)
     assert best[0] == 0.75
     # only f1: the same choice there
-    finder = SplitFinder(pool, [0, 4, 8], [4, 4], [1], l1=0.0, l2=0.0, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4, 8], [4, 4], [1], l1=0.0, l2=0.0, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [0.0], [3.0], [3])
+    (best,) = find_best_splits(finder, [0], [0.0], [3.0], [3])
     assert best[1:5] == (1, 1, False, True)
     # no missing rows: bins 1 and 2 tie -> bin 1
     f = np.array([[0, 0], [1, 1], [0, 0], [-1, 1]], dtype=np.float64)
     pool = np.concatenate([f, f])[None].copy()
-    finder = SplitFinder(pool, [0, 4, 8], [4, 4], [0, 1], l1=0.0, l2=0.0, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 4, 8], [4, 4], [0, 1], l1=0.0, l2=0.0, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=0)
-    (best,) = finder.find_best_many([0], [0.0], [2.0], [2])
+    (best,) = find_best_splits(finder, [0], [0.0], [2.0], [2])
     assert best[1:5] == (0, 1, False, False)
     assert best[0] == 1.0
 
@@ -228,9 +229,11 @@ def test_ties_between_features_of_a_random_node(dataset, nodes):
     f4 = pool[:, binned.hist_offsets[4]:binned.hist_offsets[5]]
     pool2 = np.ascontiguousarray(np.concatenate([pool, f4], axis=1))
     for features in ([4, 8], [1, 4, 8]):
-        finder = SplitFinder(pool2, offsets, n_bins, features, **PARAMS["plain"])
-        ref = SplitFinder(pool2, offsets, n_bins, [f for f in features if f != 8], **PARAMS["plain"])
-        for got, want in zip(finder.find_best_many(range(len(G)), G, H, C), ref.find_best_many(range(len(G)), G, H, C)):
+        finder = FloatSplitFinder(pool2, offsets, n_bins, features, **PARAMS["plain"])
+        ref = FloatSplitFinder(pool2, offsets, n_bins, [f for f in features if f != 8], **PARAMS["plain"])
+        got_all, want_all = (find_best_splits(f, range(len(G)), G, H, C) for f in (finder, ref))
+        assert len(got_all) == len(want_all) == len(G)
+        for got, want in zip(got_all, want_all):
             assert got == want
             if got is not None:
                 assert got[1] != 8
@@ -249,30 +252,30 @@ def test_no_valid_split_returns_none():
     def finder(features=(0, 1), **kw):
         params = dict(l1=0.0, l2=0.0, min_child_weight=0.0, min_gain_to_split=0.0, min_samples_leaf=0)
         params.update(kw)
-        return SplitFinder(pool, [0, 4, 8], [4, 4], np.asarray(features, dtype=np.int32), **params)
+        return FloatSplitFinder(pool, [0, 4, 8], [4, 4], np.asarray(features, dtype=np.int32), **params)
 
-    got = finder().find_best_many(*sums.values())
+    got = find_best_splits(finder(), *sums.values())
     assert got[0] is None and got[2] is None
     assert got[1] is not None and got[1][0] == pytest.approx(1.0)
-    assert finder(min_child_weight=1.5).find_best_many(*sums.values()) == [None, None, None]
-    assert finder(min_samples_leaf=2).find_best_many(*sums.values()) == [None, None, None]
-    assert finder(min_gain_to_split=1.0).find_best_many(*sums.values()) == [None, None, None]  # gain == 0 is not > 0
-    assert finder(min_gain_to_split=0.999).find_best_many(*sums.values())[1] is not None
-    assert finder(l1=1.0).find_best_many(*sums.values())[1] is None  # every |G| thresholded to 0
+    assert find_best_splits(finder(min_child_weight=1.5), *sums.values()) == [None, None, None]
+    assert find_best_splits(finder(min_samples_leaf=2), *sums.values()) == [None, None, None]
+    assert find_best_splits(finder(min_gain_to_split=1.0), *sums.values()) == [None, None, None]  # gain == 0 is not > 0
+    assert find_best_splits(finder(min_gain_to_split=0.999), *sums.values())[1] is not None
+    assert find_best_splits(finder(l1=1.0), *sums.values())[1] is None  # every |G| thresholded to 0
     # zero or negative parent hessian
     pool[3, :4] = [[0, 0], [1, 0], [-1, 0], [0, 0]]
-    assert finder(l2=1.0).find_best_many([3, 3], [0.0, 0.0], [0.0, -1.0], [2, 2]) == [None, None]
+    assert find_best_splits(finder(l2=1.0), [3, 3], [0.0, 0.0], [0.0, -1.0], [2, 2]) == [None, None]
     # no features at all
     empty = finder(features=[])
-    assert empty.find_best_many([1], [0.0], [2.0], [2]) == [None]
-    assert empty.find_best_many([], [], [], []) == []
+    assert find_best_splits(empty, [1], [0.0], [2.0], [2]) == [None]
+    assert find_best_splits(empty, [], [], [], []) == []
 
 
 def test_min_gain_to_split_shifts_every_gain(dataset, nodes):
     binned, _ = dataset
     pool, G, H, C = nodes
-    base = finder_for(binned, pool, **PARAMS["plain"]).find_best_many(range(len(G)), G, H, C)
-    shifted = finder_for(binned, pool, **{**PARAMS["plain"], "min_gain_to_split": 0.5}).find_best_many(
+    base = find_best_splits(finder_for(binned, pool, **PARAMS["plain"]), range(len(G)), G, H, C)
+    shifted = find_best_splits(finder_for(binned, pool, **{**PARAMS["plain"], "min_gain_to_split": 0.5}), 
         range(len(G)), G, H, C)
     for a, b in zip(base, shifted):
         if a is not None and a[0] > 0.5 + 1e-9:
@@ -296,7 +299,7 @@ def test_min_samples_leaf_with_unit_hessians_counts_rows_exactly():
     G, H = float(gh[:, 0].astype(np.float64).sum()), 3000.0
     for msl in (0, 1, 50, 200, 500, 1400, 1501):
         params = dict(l1=0.0, l2=0.0, min_child_weight=0.0, min_gain_to_split=0.0, min_samples_leaf=msl)
-        (best,) = finder_for(binned, pool, **params).find_best_many([0], [G], [H], [3000])
+        (best,) = find_best_splits(finder_for(binned, pool, **params), [0], [G], [H], [3000])
         want = naive_best_split(pool[0], binned.hist_offsets, binned.n_bins, [0, 1], G, H, 3000, **params)
         assert_same_split(best, want, f"min_samples_leaf={msl}")
         if best is None:
@@ -316,14 +319,14 @@ def test_hessian_estimated_counts_for_min_samples_leaf():
     pool = hist[None].copy()
     for msl, expect_split in ((11, True), (12, False)):
         # count 110: left is estimated round(9 / 10 * 110) = 99 rows, right 11
-        finder = SplitFinder(pool, [0, 3], [3], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
+        finder = FloatSplitFinder(pool, [0, 3], [3], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
                              min_gain_to_split=0.0, min_samples_leaf=msl)
-        (best,) = finder.find_best_many([0], [0.0], [10.0], [110])
+        (best,) = find_best_splits(finder, [0], [0.0], [10.0], [110])
         assert (best is not None) == expect_split
-    finder = SplitFinder(pool, [0, 3], [3], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
+    finder = FloatSplitFinder(pool, [0, 3], [3], [0], l1=0.0, l2=0.0, min_child_weight=0.0,
                          min_gain_to_split=0.0, min_samples_leaf=3)
-    assert finder.find_best_many([0], [0.0], [10.0], [20]) == [None]  # left 18, right 20 - 18 = 2 rows
-    assert finder.find_best_many([0], [0.0], [10.0], [30])[0] is not None  # right: 3 rows
+    assert find_best_splits(finder, [0], [0.0], [10.0], [20]) == [None]  # left 18, right 20 - 18 = 2 rows
+    assert find_best_splits(finder, [0], [0.0], [10.0], [30])[0] is not None  # right: 3 rows
 
 
 def test_threads_give_identical_results(dataset):
@@ -332,9 +335,9 @@ def test_threads_give_identical_results(dataset):
     slots = np.random.default_rng(24).permutation(np.repeat(np.arange(40), 2))  # slots out of order, repeated
     g, h, c = [G[s] for s in slots], [H[s] for s in slots], [C[s] for s in slots]
     for name in ("plain", "all"):
-        serial = finder_for(binned, pool, n_threads=1, **PARAMS[name]).find_best_many(slots, g, h, c)
+        serial = find_best_splits(finder_for(binned, pool, n_threads=1, **PARAMS[name]), slots, g, h, c)
         for t in (2, 3):
-            assert finder_for(binned, pool, n_threads=t, **PARAMS[name]).find_best_many(slots, g, h, c) == serial
+            assert find_best_splits(finder_for(binned, pool, n_threads=t, **PARAMS[name]), slots, g, h, c) == serial
         for i, s in enumerate(slots):
             want = naive_best_split(pool[s], binned.hist_offsets, binned.n_bins, range(binned.n_features),
                                     G[s], H[s], C[s], **PARAMS[name])
@@ -346,9 +349,9 @@ def test_bad_slot_raises(dataset, nodes):
     pool, G, H, C = nodes
     finder = finder_for(binned, pool, **PARAMS["plain"])
     with pytest.raises(ValueError):
-        finder.find_best_many([len(G)], [1.0], [1.0], [2])
+        find_best_splits(finder, [len(G)], [1.0], [1.0], [2])
     with pytest.raises(ValueError):
-        finder.find_best_many([-1], [1.0], [1.0], [2])
+        find_best_splits(finder, [-1], [1.0], [1.0], [2])
 
 
 @pytest.mark.parametrize("g, h, l1, l2, expected", [
@@ -370,7 +373,7 @@ def test_leaf_weight(g, h, l1, l2, expected):
     assert not math.isnan(got)
 
 
-def test_find_best_many_accepts_strided_arrays(dataset, nodes):
+def test_find_best_splits_accepts_strided_arrays(dataset, nodes):
     """slots / sums / counts are array-likes (lists work): strided int64 / float64 views
     of arrays must give the same result as their copies."""
     binned, _ = dataset
@@ -379,6 +382,6 @@ def test_find_best_many_accepts_strided_arrays(dataset, nodes):
     slots = np.repeat(np.arange(10, dtype=np.int64), 2)
     g, h = np.repeat(np.array(G[:10]), 2), np.repeat(np.array(H[:10]), 2)
     c = np.repeat(np.array(C[:10], dtype=np.float64), 2)
-    want = finder.find_best_many(slots[::2].copy(), g[::2].copy(), h[::2].copy(), c[::2].copy())
-    assert want == finder.find_best_many(list(range(10)), G[:10], H[:10], C[:10])
-    assert finder.find_best_many(slots[::2], g[::2], h[::2], c[::2]) == want
+    want = find_best_splits(finder, slots[::2].copy(), g[::2].copy(), h[::2].copy(), c[::2].copy())
+    assert want == find_best_splits(finder, list(range(10)), G[:10], H[:10], C[:10])
+    assert find_best_splits(finder, slots[::2], g[::2], h[::2], c[::2]) == want

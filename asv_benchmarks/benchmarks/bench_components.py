@@ -2,14 +2,18 @@
 
 import numpy as np
 
-from boosters.data.binning import BinMapper
-from boosters.training.histograms._columnwise import (
-    build_histogram_packed,
+from boosters._testing.kernels import (
     build_histogram_contiguous,
     build_histogram_gathered,
+    build_histogram_packed,
+    build_nodes,
+    find_best_splits,
     gather_gradients,
+    node_count,
+    split,
     subtract_histograms,
 )
+from boosters.data.binning import BinMapper
 
 from ._data import N_FEATURES, N_ROWS, best_seconds, binned_matrix, gradients, node_rows, raw_matrix
 
@@ -156,28 +160,28 @@ class NodeHistogram:
 
     def setup(self, layout, mode, n_threads):
         from boosters.training._partition import RowPartitioner
-        from boosters.training.histograms._build import HistogramBuilder
+        from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
         from boosters.training.histograms._quantize import max_levels, quantize_gradients
 
         binned, gh = binned_matrix(), gradients()
         self.part = RowPartitioner(binned, 3, n_threads)
-        self.part.split(0, 0, 128, False, 1, 2)
-        quantized = mode == "i16"
-        pool = (np.zeros((3, binned.total_bins), dtype=np.int64) if quantized
-                else np.zeros((3, binned.total_bins, 2)))
-        self.builder = HistogramBuilder(binned, pool, None, n_threads, True, 64, layout)
-        if quantized:
+        split(self.part, 0, 0, 128, False, 1, 2)
+        if mode == "i16":
+            pool = np.zeros((3, binned.total_bins), dtype=np.int64)
+            self.builder = QuantizedHistogramBuilder(binned, pool, None, n_threads, True, 64, layout)
             packed = np.empty(N_ROWS, dtype=np.int32)
             quantize_gradients(gh, packed, max_levels(N_ROWS, 16), 0, 0, n_threads)
             self.builder.set_quantized(packed)
         else:
+            pool = np.zeros((3, binned.total_bins, 2))
+            self.builder = FloatHistogramBuilder(binned, pool, None, n_threads, True, 64, layout)
             self.builder.set_gradients(gh)
 
     def time_build(self, layout, mode, n_threads):
-        self.builder.build_nodes([1], self.part, [1])
+        build_nodes(self.builder, [1], self.part, [1])
 
     def track_updates_per_second(self, layout, mode, n_threads):
-        return self.part.count(1) * N_FEATURES / best_seconds(lambda: self.time_build(layout, mode, n_threads))
+        return node_count(self.part, 1) * N_FEATURES / best_seconds(lambda: self.time_build(layout, mode, n_threads))
 
     track_updates_per_second.unit = "updates/s"
 
@@ -191,23 +195,23 @@ class NarrowBins:
 
     def setup(self, layout, levels, n_threads):
         from boosters.training._partition import RowPartitioner
-        from boosters.training.histograms._build import HistogramBuilder
+        from boosters.training.histograms._build import QuantizedHistogramBuilder
         from boosters.training.histograms._quantize import quantize_gradients
 
         binned = binned_matrix()
         self.part = RowPartitioner(binned, 3, n_threads)
-        self.part.split(0, 0, 4, False, 1, 2)
+        split(self.part, 0, 0, 4, False, 1, 2)
         packed = np.empty(N_ROWS, dtype=np.int32)
         quantize_gradients(gradients(), packed, 3, 0, 0, n_threads)
-        self.builder = HistogramBuilder(binned, np.zeros((3, binned.total_bins), dtype=np.int64), None,
-                                        n_threads, True, 64, layout)
+        self.builder = QuantizedHistogramBuilder(binned, np.zeros((3, binned.total_bins), dtype=np.int64), None,
+                                                 n_threads, True, 64, layout)
         self.builder.set_quantized(packed, levels)
 
     def time_build(self, layout, levels, n_threads):
-        self.builder.build_nodes([1], self.part, [1])
+        build_nodes(self.builder, [1], self.part, [1])
 
     def track_updates_per_second(self, layout, levels, n_threads):
-        return self.part.count(1) * N_FEATURES / best_seconds(lambda: self.time_build(layout, levels, n_threads))
+        return node_count(self.part, 1) * N_FEATURES / best_seconds(lambda: self.time_build(layout, levels, n_threads))
 
     track_updates_per_second.unit = "updates/s"
 
@@ -216,19 +220,19 @@ class SplitScan:
     """Best-split search over a 50-feature x 256-bin histogram of two nodes."""
 
     def setup(self):
-        from boosters.training._split import SplitFinder
+        from boosters.training._split import FloatSplitFinder
 
         binned = binned_matrix()
         pool = np.zeros((2, binned.total_bins, 2))
         build_histogram_contiguous(binned, gradients(), pool[0])
         pool[1] = pool[0]
-        self.finder = SplitFinder(pool, binned.hist_offsets, binned.n_bins, np.arange(N_FEATURES), l1=0.0,
-                                  l2=0.0, min_child_weight=1e-3, min_gain_to_split=0.0, min_samples_leaf=20)
+        self.finder = FloatSplitFinder(pool, binned.hist_offsets, binned.n_bins, np.arange(N_FEATURES), l1=0.0,
+                                       l2=0.0, min_child_weight=1e-3, min_gain_to_split=0.0, min_samples_leaf=20)
         g, h = pool[0, :256].sum(axis=0)
         self.args = ([0, 1], [g, g], [h, h], [N_ROWS, N_ROWS])
 
     def time_find(self):
-        self.finder.find_best_many(*self.args)
+        find_best_splits(self.finder, *self.args)
 
 
 class Partition:
@@ -244,5 +248,5 @@ class Partition:
 
     def time_root_and_child(self, n_threads):
         self.part.reset()
-        self.part.split(0, 0, 128, False, 1, 2)
-        self.part.split(1, 1, 64, False, 3, 4)
+        split(self.part, 0, 0, 128, False, 1, 2)
+        split(self.part, 1, 1, 64, False, 3, 4)

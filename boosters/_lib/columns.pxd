@@ -25,26 +25,11 @@ cdef inline const uint16_t* column_u16(const BinColumns* c, Py_ssize_t column) n
     return c.u16 + <Py_ssize_t> c.index[column] * c.n_rows
 
 
-cdef inline Py_ssize_t column_value(const BinColumns* c, Py_ssize_t column, Py_ssize_t row) noexcept nogil:
-    if c.kind[column] == 0:
-        return column_u8(c, column)[row]
-    return column_u16(c, column)[row]
-
-
-cdef inline Py_ssize_t feature_bin(const BinColumns* c, const FeatureMap* m, Py_ssize_t feature,
-                                   Py_ssize_t row) noexcept nogil:
-    cdef Py_ssize_t value = column_value(c, m.column[feature], row)
-    cdef int64_t start = m.decode_start[feature]
-    if start < 0:
-        return value
-    return m.decode[start + value]
-
-
 cdef inline BinColumns make_bin_columns(
-    const uint8_t[:, ::1] u8,
-    const uint16_t[:, ::1] u16,
-    const int8_t[::1] kind,
-    const int32_t[::1] index,
+    const uint8_t[:, ::1] u8,       # IN
+    const uint16_t[:, ::1] u16,     # IN
+    const int8_t[::1] kind,         # IN
+    const int32_t[::1] index,       # IN
     Py_ssize_t n_rows,
 ):
     """Pointers into the given views; the caller keeps the views alive."""
@@ -58,9 +43,9 @@ cdef inline BinColumns make_bin_columns(
 
 
 cdef inline FeatureMap make_feature_map(
-    const int32_t[::1] column,
-    const int64_t[::1] decode_start,
-    const uint16_t[::1] decode,
+    const int32_t[::1] column,          # IN
+    const int64_t[::1] decode_start,    # IN
+    const uint16_t[::1] decode,         # IN
 ):
     cdef FeatureMap m
     m.column = &column[0]

@@ -37,6 +37,35 @@ ctypedef fused word_t:
     int32_t
     int64_t
 
+# What the histogram kernels accumulate, one type for both precisions:
+#   hist_t    a bin                                   a row's value added to it
+#   double    float64 (grad, hess): 2 values per bin  float32 (grad, hess) pair
+#   int64_t   packed sums, 32 bits per sum            a word of the bin's type, or a
+#   int32_t   16                                      narrower packed_t widened to it
+#   int16_t   8                                       (repack)
+ctypedef fused hist_t:
+    double
+    int16_t
+    int32_t
+    int64_t
+
+# A row's (grad, hess) as stored for the kernels that read it by row: float32 pairs (two
+# values per row, for float64 histograms) or one packed word (packed_t).
+ctypedef fused grad_t:
+    float
+    int16_t
+    int32_t
+
+
+cdef inline Py_ssize_t values_per_bin(const hist_t* hist) noexcept nogil:
+    """Array elements per histogram bin: a (grad, hess) float64 pair, or one packed word."""
+    return 2 if hist_t is double else 1
+
+
+cdef inline Py_ssize_t values_per_row(const grad_t* values) noexcept nogil:
+    """Array elements per row of gradients: a float32 (grad, hess) pair, or one packed word."""
+    return 2 if grad_t is float else 1
+
 
 cdef inline int64_t word_hess(int64_t v, int bits) noexcept nogil:
     return v & ((<int64_t> 1 << bits) - 1)
@@ -52,12 +81,3 @@ cdef inline int64_t repack(int64_t v, int from_bits, int to_bits) noexcept nogil
     if from_bits == to_bits:
         return v
     return word_grad(v, from_bits) * (<int64_t> 1 << to_bits) + word_hess(v, from_bits)
-
-
-cdef inline int64_t load_word(const void* words, int bits, Py_ssize_t j) noexcept nogil:
-    """Word j of an array of `bits`-per-sum words, widened to 64 bits (same pair)."""
-    if bits == 32:
-        return (<const int64_t*> words)[j]
-    if bits == 16:
-        return (<const int32_t*> words)[j]
-    return (<const int16_t*> words)[j]

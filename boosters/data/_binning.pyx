@@ -17,7 +17,7 @@ cdef enum:
     ROW_BLOCK = 1024
 
 
-cdef inline Py_ssize_t bin_of(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
+cdef inline Py_ssize_t bin_of(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:  # edges: IN
     """Bin of x: 0 for NaN, else 1 + index of the first upper edge >= x (branchless search)."""
     cdef Py_ssize_t base = 0, half, n = n_edges
     if x != x:
@@ -93,7 +93,10 @@ def map_to_bins(
                                      edge_offsets[f + 1] - edge_offsets[f], col8, col16)
 
 
-def gather_columns(const value_t[:, :] X, const int64_t[::1] rows, Py_ssize_t first, double[:, ::1] out):
+def gather_columns(const value_t[:, :] X,          # IN
+                   const int64_t[::1] rows,         # IN: sampled rows
+                   Py_ssize_t first,
+                   double[:, ::1] out):             # OUT: (n_columns, len(rows))
     """out[j, i] = X[rows[i], first + j]: a block of sampled columns as float64, reading
     each sampled row's few adjacent values together (NumPy's X[rows, a:b] costs tens of
     nanoseconds per value)."""

@@ -41,7 +41,12 @@ cdef inline double key_value(uint64_t key) noexcept nogil:
     return x
 
 
-cdef void radix_sort(double* values, Py_ssize_t n, uint64_t* keys, uint64_t* spare) noexcept nogil:
+cdef void radix_sort(
+    double* values,             # IN and OUT: n values, sorted in place
+    Py_ssize_t n,
+    uint64_t* keys,             # OUT: scratch, n keys
+    uint64_t* spare,            # OUT: scratch, n keys
+) noexcept nogil:
     """Sort values[0:n] (no NaN) ascending; keys and spare hold n keys each."""
     cdef uint32_t counts[N_DIGITS][RADIX]
     cdef Py_ssize_t i, d, digit, total, c
@@ -74,7 +79,11 @@ cdef void radix_sort(double* values, Py_ssize_t n, uint64_t* keys, uint64_t* spa
         values[i] = key_value(src[i])
 
 
-cdef Py_ssize_t run_lengths(double* values, Py_ssize_t n, uint32_t* counts) noexcept nogil:
+cdef Py_ssize_t run_lengths(
+    double* values,             # IN and OUT: n sorted values -> the k distinct ones in front
+    Py_ssize_t n,
+    uint32_t* counts,           # OUT: k counts
+) noexcept nogil:
     """Sorted values[0:n] -> distinct values in values[0:k] and their counts; returns k."""
     cdef Py_ssize_t i, k = 0
     for i in range(n):
@@ -87,8 +96,14 @@ cdef Py_ssize_t run_lengths(double* values, Py_ssize_t n, uint32_t* counts) noex
     return k
 
 
-cdef Py_ssize_t count_small_integers(double* values, Py_ssize_t n, double low, Py_ssize_t span,
-                                     uint32_t* counts, uint64_t* tally) noexcept nogil:
+cdef Py_ssize_t count_small_integers(
+    double* values,             # IN and OUT: n integer values -> the k distinct ones, in order
+    Py_ssize_t n,
+    double low,
+    Py_ssize_t span,
+    uint32_t* counts,           # OUT: k counts
+    uint64_t* tally,            # OUT: scratch, span counters
+) noexcept nogil:
     """Integer values low .. low + span - 1 -> distinct values and counts in order."""
     cdef Py_ssize_t i, v, k = 0
     memset(tally, 0, span * sizeof(uint64_t))
@@ -102,8 +117,14 @@ cdef Py_ssize_t count_small_integers(double* values, Py_ssize_t n, double low, P
     return k
 
 
-cdef Py_ssize_t distinct_column(double* values, Py_ssize_t n, uint32_t* counts, uint64_t* keys,
-                                uint64_t* spare, int64_t* n_present) noexcept nogil:
+cdef Py_ssize_t distinct_column(
+    double* values,             # IN and OUT: n sampled values -> the k distinct non-NaN ones, sorted
+    Py_ssize_t n,
+    uint32_t* counts,           # OUT: k counts
+    uint64_t* keys,             # OUT: scratch, max(n, SMALL_INTEGER_RANGE) keys
+    uint64_t* spare,            # OUT: scratch, n keys
+    int64_t* n_present,         # OUT: the number of non-NaN values
+) noexcept nogil:
     cdef Py_ssize_t i, m = 0
     cdef double x, low = 0.0, high = 0.0
     cdef bint integral = True
@@ -127,8 +148,11 @@ cdef Py_ssize_t distinct_column(double* values, Py_ssize_t n, uint32_t* counts, 
     return run_lengths(values, m, counts)
 
 
-def distinct_values(double[:, ::1] block, uint32_t[:, ::1] counts, int64_t[::1] n_distinct,
-                    int64_t[::1] n_present, int n_threads):
+def distinct_values(double[:, ::1] block,          # IN and OUT: one column's sampled values per row
+                    uint32_t[:, ::1] counts,        # OUT
+                    int64_t[::1] n_distinct,        # OUT
+                    int64_t[::1] n_present,         # OUT
+                    int n_threads):
     """For each row j of block (one column's sampled values): its non-NaN values'
     sorted distinct values go to block[j, :n_distinct[j]], their counts to
     counts[j, :n_distinct[j]], and the number of non-NaN values to n_present[j]."""

@@ -12,7 +12,9 @@ One expansion step, for a batch of parents (one parent leaf-wise, a level depth-
 
 Histograms live in pool slots (see histograms/_pool.pyx); a parent whose histogram was
 evicted gets both children built directly. The nodes' sums, counts, best splits and
-the tree's arrays are NumPy arrays of this object, read by the grower afterwards.
+the tree's arrays are NumPy arrays of this object, read by the grower afterwards. The
+loop speaks bins only: a split is (feature, threshold bin); the grower maps bins to
+value thresholds.
 """
 
 import numpy as np
@@ -20,6 +22,12 @@ import numpy as np
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from boosters.training._gain cimport leaf_weight
+from boosters.training._partition cimport RowPartitioner
+from boosters.training._split cimport Candidate, SplitFinder
+from boosters.training.histograms._build cimport HistogramBuilder
+from boosters.training.histograms._pool cimport HistogramPool
 
 
 cdef enum Phase:
@@ -33,11 +41,6 @@ cdef inline double now() noexcept nogil:
     clock_gettime(CLOCK_MONOTONIC, &t)
     return t.tv_sec + 1e-9 * t.tv_nsec
 
-from boosters.training._partition cimport RowPartitioner
-from boosters.training._split cimport Candidate, SplitFinder
-from boosters.training.histograms._build cimport HistogramBuilder
-from boosters.training.histograms._pool cimport HistogramPool
-
 
 cdef class GrowthLoop:
     cdef HistogramBuilder builder
@@ -49,15 +52,13 @@ cdef class GrowthLoop:
     cdef Py_ssize_t min_rows_to_split
     cdef bint has_features
     cdef Py_ssize_t totals_start, totals_stop  # bins of one column: a node's totals
-    cdef const double[::1] edges               # all features' upper edges, concatenated
-    cdef const int64_t[::1] edge_offsets
     cdef readonly Py_ssize_t max_nodes, n_nodes
     # per node
     cdef readonly int32_t[::1] depth
     cdef readonly double[::1] sum_g, sum_h
     cdef readonly int64_t[::1] count
     cdef readonly int32_t[::1] feature, threshold_bin, left, right
-    cdef readonly double[::1] threshold, gain
+    cdef readonly double[::1] gain
     cdef readonly uint8_t[::1] default_left
     cdef Candidate* best                       # best split of a node; feature -1: none
     cdef Candidate* found                      # find_best's results for one step
@@ -70,7 +71,7 @@ cdef class GrowthLoop:
 
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
-                 Py_ssize_t min_samples_leaf, totals_bins, upper_edges):
+                 Py_ssize_t min_samples_leaf, totals_bins):
         self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
         self.leafwise = leafwise
         self.max_leaves = max_leaves
@@ -78,8 +79,6 @@ cdef class GrowthLoop:
         self.min_rows_to_split = max(2, 2 * min_samples_leaf)
         self.has_features = finder.features.shape[0] > 0
         self.totals_start, self.totals_stop = totals_bins
-        self.edges = np.concatenate([np.asarray(e, dtype=np.float64) for e in upper_edges] or [np.zeros(0)])
-        self.edge_offsets = np.cumsum([0] + [len(e) for e in upper_edges]).astype(np.int64)
         self.max_nodes = partitioner.max_nodes
         if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
             raise ValueError("the pool and the split finder must hold every node of a step")
@@ -92,7 +91,6 @@ cdef class GrowthLoop:
         self.threshold_bin = np.zeros(n, dtype=np.int32)
         self.left = np.zeros(n, dtype=np.int32)
         self.right = np.zeros(n, dtype=np.int32)
-        self.threshold = np.zeros(n)
         self.gain = np.zeros(n)
         self.default_left = np.zeros(n, dtype=np.uint8)
         self.best = <Candidate*> malloc(n * sizeof(Candidate))
@@ -228,7 +226,6 @@ cdef class GrowthLoop:
         self.count[node] = count
         self.best[node].feature = -1
         self.feature[node] = -1
-        self.threshold[node] = 0.0
         self.threshold_bin[node] = 0
         self.default_left[node] = 0
         self.left[node] = -1
@@ -277,7 +274,6 @@ cdef class GrowthLoop:
         cdef int64_t n_right = self.count[parent] - n_left
         self.feature[parent] = split.feature
         self.threshold_bin[parent] = split.bin
-        self.threshold[parent] = self.edges[self.edge_offsets[split.feature] + split.bin - 1]
         # a feature with no missing values here sends them (at prediction) to the larger child
         self.default_left[parent] = split.default_left if split.has_missing else n_left >= n_right
         self.left[parent] = left
@@ -390,3 +386,16 @@ cdef class GrowthLoop:
             self.best[nodes[i]] = self.found[i]
             if self.found[i].feature < 0:
                 self.pool.drop(nodes[i])
+
+
+def leaf_values(const double[::1] sum_g,     # IN: per node
+                const double[::1] sum_h,     # IN
+                double l1, double l2, double learning_rate,
+                double[::1] out):            # OUT: per node, learning_rate * leaf weight
+    """The value of every node as a leaf (_gain.leaf_weight, scaled by the learning rate)."""
+    cdef Py_ssize_t i, n = sum_g.shape[0]
+    if sum_h.shape[0] != n or out.shape[0] != n:
+        raise ValueError("sum_g, sum_h and out must have one entry per node")
+    with nogil:
+        for i in range(n):
+            out[i] = learning_rate * leaf_weight(sum_g[i], sum_h[i], l1, l2)

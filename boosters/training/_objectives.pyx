@@ -15,11 +15,11 @@ cdef inline double larger(double a, double b) noexcept nogil:
     return a if a > b else b
 
 
-cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:
+cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w: IN, NULL for unit weights
     return w[i] if w != NULL else 1.0
 
 
-cdef inline const double* weights_ptr(const double[::1] w):
+cdef inline const double* weights_ptr(const double[::1] w):  # w: IN
     return &w[0] if w.shape[0] > 0 else NULL
 
 
@@ -32,8 +32,11 @@ def _check(Py_ssize_t n_outputs, margins, const double[::1] y, const double[::1]
         raise ValueError("weights must be empty or have one value per row")
 
 
-def squared_error(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
-                  float[:, :, ::1] out, int n_threads=1):
+def squared_error(const double[:, ::1] margins,   # IN: (1, n_rows)
+                  const double[::1] y,             # IN
+                  const double[::1] w,             # IN: weights, or empty
+                  float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+                  int n_threads=1):
     """g = w (f - y), h = w."""
     _check(1, margins, y, w, out)
     cdef Py_ssize_t i
@@ -46,8 +49,11 @@ def squared_error(const double[:, ::1] margins, const double[::1] y, const doubl
             out[0, i, 1] = <float> wi
 
 
-def logistic(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
-             float[:, :, ::1] out, int n_threads=1):
+def logistic(const double[:, ::1] margins,    # IN: (1, n_rows)
+             const double[::1] y,              # IN: 0 / 1 labels
+             const double[::1] w,              # IN: weights, or empty
+             float[:, :, ::1] out,             # OUT: (1, n_rows, 2) (grad, hess)
+             int n_threads=1):
     """p = sigmoid(f): g = w (p - y), h = w max(p (1 - p), 1e-16)."""
     _check(1, margins, y, w, out)
     cdef Py_ssize_t i
@@ -61,8 +67,11 @@ def logistic(const double[:, ::1] margins, const double[::1] y, const double[::1
             out[0, i, 1] = <float> (wi * larger(p * (1.0 - p), MIN_HESSIAN))
 
 
-def softmax(const double[:, ::1] margins, const double[::1] y, const double[::1] w,
-            float[:, :, ::1] out, int n_threads=1):
+def softmax(const double[:, ::1] margins,     # IN: (n_classes, n_rows)
+            const double[::1] y,               # IN: class labels 0..n_classes-1
+            const double[::1] w,               # IN: weights, or empty
+            float[:, :, ::1] out,              # OUT: (n_classes, n_rows, 2) (grad, hess)
+            int n_threads=1):
     """p = softmax(f) over the K outputs: g_k = w (p_k - [y == k]),
     h_k = w K/(K-1) p_k (1 - p_k) (LightGBM's diagonal hessian bound)."""
     cdef Py_ssize_t n_classes = margins.shape[0]

@@ -27,7 +27,6 @@ cdef class RowPartitioner:
     cdef const int32_t[::1] _feature_column
     cdef const int64_t[::1] _decode_start
     cdef const uint16_t[::1] _decode
-    cdef int64_t[:, ::1] batch          # (6, max_nodes): split_many's arguments as C arrays
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads

@@ -15,12 +15,11 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, int64_t
 from libc.string cimport memcpy
 
-from boosters._lib.sequences cimport fill
 from boosters._lib.types cimport bin_t, row_t
-from boosters._lib.columns cimport BinColumns, FeatureMap, make_bin_columns, make_feature_map, column_u8, column_u16
+from boosters._lib.columns cimport make_bin_columns, make_feature_map, column_u8, column_u16
 
 cdef enum:
     ROWS_PER_THREAD = 8192  # below this a split stays serial
@@ -38,9 +37,16 @@ cdef inline size_t go_left(size_t bin, size_t lowest, size_t span) noexcept nogi
     return bin - lowest < span
 
 
-cdef Py_ssize_t partition_serial(const bin_t* column, const uint16_t* decode, const row_t* src,
-                                 Py_ssize_t begin, Py_ssize_t n, row_t* dst, size_t lowest,
-                                 size_t span) noexcept nogil:
+cdef Py_ssize_t partition_serial(
+    const bin_t* column,        # IN: the split feature's stored column (whole)
+    const uint16_t* decode,     # IN: bundle value -> feature bin, NULL if the feature is stored alone
+    const row_t* src,           # IN: the node's rows, NULL for rows begin..begin+n in order
+    Py_ssize_t begin,
+    Py_ssize_t n,
+    row_t* dst,                 # OUT: n rows, the lefts then the rights, each in order
+    size_t lowest,              # bins lowest..lowest+span-1 go left
+    size_t span,
+) noexcept nogil:
     """Lefts are written forwards, rights backwards from the end, then the rights are
     reversed: one pass, stable on both sides. Every row is stored at both ends (no
     branch, no select); a store to the wrong end lands on a slot that a later row
@@ -105,7 +111,6 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
-        self.batch = np.zeros((6, max_nodes), dtype=np.int64)
         self.reset()
 
     def reset(self):
@@ -114,62 +119,9 @@ cdef class RowPartitioner:
         self.end[0] = self.n_rows
         self.which[0] = IN_ORDER
 
-    def _check_node(self, Py_ssize_t node):
-        if not 0 <= node < self.max_nodes:
-            raise ValueError(f"node {node} out of range [0, {self.max_nodes})")
-
-    def count(self, Py_ssize_t node):
-        self._check_node(node)
-        return self.end[node] - self.begin[node]
-
-    def rows(self, Py_ssize_t node):
-        """A copy of the node's row indices, in order (tests, debugging)."""
-        self._check_node(node)
-        self._check_not_split(node)
-        if self.which[node] == IN_ORDER:
-            return np.arange(self.begin[node], self.end[node], dtype=np.uint32)
-        return np.asarray(self.buffers[self.which[node], self.begin[node]:self.end[node]]).copy()
-
-    def split(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
-              Py_ssize_t left, Py_ssize_t right):
-        """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
-        default_left) go to `left`. Returns the number of rows sent left."""
-        self._check_nodes(node, left, right, feature)
-        with nogil:
-            self.split_node(node, feature, threshold_bin, default_left, left, right)
-        return self.end[left] - self.begin[left]
-
-    def split_many(self, nodes, features, threshold_bins, default_lefts, lefts, rights):
-        """Split a whole level in one call; returns the left counts (int64 array)."""
-        cdef Py_ssize_t i, n = fill(nodes, self.batch[0], "nodes")
-        cdef int64_t[:, ::1] b = self.batch
-        for k, values in enumerate((features, threshold_bins, default_lefts, lefts, rights)):
-            if fill(values, self.batch[k + 1], "split arguments") != n:
-                raise ValueError("one feature, threshold, default direction, left and right per node")
-        for i in range(n):
-            self._check_nodes(b[0, i], b[4, i], b[5, i], b[1, i])
-        if len(set(np.asarray(b[0, :n]).tolist())) != n:
-            raise ValueError("each node can be split once")
-        with nogil:
-            for i in range(n):
-                self.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i])
-        counts = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            counts[i] = self.end[b[4, i]] - self.begin[b[4, i]]
-        return counts
-
     def _check_not_split(self, Py_ssize_t node):
         if self.which[node] == SPLIT:
             raise ValueError(f"node {node} was split: its rows belong to its children")
-
-    def _check_nodes(self, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):
-        if not (0 <= node < self.max_nodes and 0 <= left < self.max_nodes and 0 <= right < self.max_nodes):
-            raise ValueError(f"node ids must be in [0, {self.max_nodes})")
-        self._check_not_split(node)
-        if left == right or left == node or right == node:
-            raise ValueError("parent, left and right must be three different nodes")
-        if not 0 <= feature < self._feature_column.shape[0]:
-            raise ValueError(f"feature {feature} out of range")
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
@@ -211,9 +163,19 @@ cdef class RowPartitioner:
         if src_buf != IN_ORDER:  # the root's rows stay implicit (in order), never overwritten
             self.which[node] = SPLIT
 
-    cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
-                                        row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
-                                        size_t span, int n_chunks) noexcept nogil:
+    cdef Py_ssize_t _partition_parallel(
+        self,
+        const row_t* src,           # IN: as partition_serial
+        Py_ssize_t begin,
+        Py_ssize_t n,
+        row_t* stage,               # OUT: scratch, n rows (chunk by chunk partitioned)
+        row_t* out,                 # OUT: n rows, the lefts then the rights, each in order
+        Py_ssize_t column,
+        const uint16_t* decode,     # IN: as partition_serial
+        size_t lowest,
+        size_t span,
+        int n_chunks,
+    ) noexcept nogil:
         # Chunk c is partitioned serially into stage[chunk]: its lefts, then its rights,
         # in order. A prefix sum over the chunks' left counts gives where each part goes
         # in out: the output is the serial one (a stable partition is unique).
@@ -250,7 +212,7 @@ cdef class RowPartitioner:
                 memcpy(out + right_starts[c], stage + lo + left_counts[c], (hi - lo - left_counts[c]) * sizeof(row_t))
         return n_left
 
-    def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):
+    def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):  # predictions: IN and OUT
         """predictions[row] += values[k] for every row of leaf_nodes[k]: the training
         predictions follow the partition, no tree traversal."""
         cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
@@ -276,7 +238,7 @@ cdef class RowPartitioner:
                     for i in range(self.begin[node], self.end[node]):
                         predictions[rows[i]] += v
 
-    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):
+    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):  # gh: IN
         """(G, H): float64 sums of the (grad, hess) of each leaf's rows, added in row order
         (quantized training renews leaf values from these full-precision sums)."""
         cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)

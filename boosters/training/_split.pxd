@@ -21,29 +21,33 @@ cdef struct Candidate:
 
 
 cdef class SplitFinder:
-    cdef double[:, :, ::1] pool           # full precision: (slots, bins, 2) float64
-    cdef int64_t[:, ::1] pool_packed      # quantized: (slots, bins) packed sums
-    cdef const uint8_t[::1] slot_bits     # quantized: bits per sum of each slot's words
-    cdef readonly bint quantized
-    cdef double inv_scale_g, inv_scale_h  # quantized: value of one unit of grad / hess
     cdef const int64_t[::1] offsets       # per feature: start of its column's histogram
     cdef const int32_t[::1] n_bins        # per feature
     cdef const int32_t[::1] default_bin   # per feature: -1 if stored alone
     cdef const int32_t[::1] value_offset  # per feature: first bundle value of its bins
+    cdef readonly Py_ssize_t n_slots, total_bins
     cdef const int32_t[::1] features
     cdef SplitParams params
     cdef public int n_threads
-    cdef Py_ssize_t scan_bins   # bins scanned per node (the features' bins summed)
+    cdef Py_ssize_t scan_bins             # bins scanned per node (the features' bins summed)
     cdef readonly Py_ssize_t max_batch    # nodes per call at most
-    cdef int64_t[::1] slot_buf  # find_best_many's arguments as C arrays
-    cdef double[:, ::1] sums_buf
-    cdef Candidate* per_feature # (max_batch, features) scan results
-    cdef double* parent_scores  # (max_batch,)
+    cdef Candidate* per_feature           # (max_batch, features) scan results
+    cdef double* parent_scores            # (max_batch,)
 
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
                         const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil
-    cdef void _scan(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slot_v, const double* g_v,
-                    const double* h_v, const double* c_v, const double* parent_scores,
+    cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
+                         const double* sum_h, const double* counts, Candidate* out) noexcept nogil
+    cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
                     Candidate* out) noexcept nogil
-    cdef void _materialize(self, Py_ssize_t slot, int32_t f, double g, double h, double* out) noexcept nogil
+
+
+cdef class FloatSplitFinder(SplitFinder):
+    cdef double[:, :, ::1] pool           # (slots, bins, 2) float64
+
+
+cdef class QuantizedSplitFinder(SplitFinder):
+    cdef int64_t[:, ::1] pool             # (slots, bins) packed sums
+    cdef const uint8_t[::1] slot_bits     # bits per sum of each slot's words
+    cdef double inv_scale_g, inv_scale_h  # value of one unit of grad / hess

@@ -21,10 +21,10 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.training._grow import GrowthLoop
+from boosters.training._grow import GrowthLoop, leaf_values
 from boosters.training._partition import RowPartitioner
-from boosters.training._split import SplitFinder
-from boosters.training.histograms._build import HistogramBuilder
+from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels, quantize_gradients
 from boosters.training.layout import choose_layout
@@ -36,7 +36,8 @@ class TreeGrower:
     `histogram_mode` "f64" accumulates float64 histograms; "i16" / "i8" quantize each
     tree's gradients to 16 / 8-bit integers and accumulate exact packed integer
     histograms (see histograms/_quantize.pyx), then renew the leaf values from the
-    full-precision gradients when `config.renew_leaves`.
+    full-precision gradients when `config.renew_leaves`. The mode picks the builder's and
+    the split finder's classes, once.
     """
 
     def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, histogram_mode: str = "f64"):
@@ -61,19 +62,24 @@ class TreeGrower:
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
         self.layout = choose_layout(binned, columns, config.histogram_layout)
-        self.builder = HistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
-                                        layout=self.layout)
-        self.finder = SplitFinder.for_binned(
-            self.pool.data, binned, features,
-            l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
-            min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
-            n_threads=n_threads, sum_bits=self.builder.sum_bits,
-        )
+        builder_class = QuantizedHistogramBuilder if self.quantized else FloatHistogramBuilder
+        self.builder = builder_class(binned, self.pool.data, columns, n_threads, config.prefetch, layout=self.layout)
+        params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
+                      min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
+                      n_threads=n_threads)
+        if self.quantized:
+            self.finder = QuantizedSplitFinder.for_binned(self.pool.data, binned, features,
+                                                          sum_bits=self.builder.sum_bits, **params)
+        else:
+            self.finder = FloatSplitFinder.for_binned(self.pool.data, binned, features, **params)
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
             max_leaves=config.n_leaves if leafwise else max_nodes, max_depth=config.max_depth,
-            min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
-            upper_edges=bin_mapper.upper_edges)
+            min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins)
+        # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
+        edges = bin_mapper.upper_edges
+        self.edges = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] or [np.zeros(0)])
+        self.edge_offsets = np.cumsum([0] + [len(e) for e in edges]).astype(np.int64)
         self._leaves = self._leaf_values = None
 
     def grow(self, gradients: np.ndarray, tree_index: int = 0) -> Tree:
@@ -102,24 +108,21 @@ class TreeGrower:
     def _finish(self, n_nodes: int, gradients: np.ndarray) -> Tree:
         # copies: the loop's arrays are reused by the next tree
         loop = self.loop
-        feature, threshold, threshold_bin, default_left, left, right, gain, sum_g, sum_h, count = (
-            np.array(a[:n_nodes]) for a in (loop.feature, loop.threshold, loop.threshold_bin, loop.default_left,
-                                            loop.left, loop.right, loop.gain, loop.sum_g, loop.sum_h, loop.count))
+        feature, threshold_bin, default_left, left, right, gain, sum_g, sum_h, count = (
+            np.array(a[:n_nodes]) for a in (loop.feature, loop.threshold_bin, loop.default_left, loop.left,
+                                            loop.right, loop.gain, loop.sum_g, loop.sum_h, loop.count))
+        # value bins 1..b go left: the threshold is bin b's upper edge (x <= edge goes left)
+        threshold = np.zeros(n_nodes)
+        split = feature >= 0
+        threshold[split] = self.edges[self.edge_offsets[feature[split]] + threshold_bin[split] - 1]
         leaves = np.flatnonzero(left < 0)
         if self.quantized and self.renew_leaves and len(leaves) > 1:
             # the structure came from quantized histograms; the leaf values come from the
             # full-precision gradients of each leaf's rows
             sum_g[leaves], sum_h[leaves] = self.partitioner.leaf_sums(leaves, gradients)
-        values = self.learning_rate * leaf_weights(sum_g, sum_h, self.l1, self.l2)
+        values = np.empty(n_nodes)
+        leaf_values(sum_g, sum_h, self.l1, self.l2, self.learning_rate, values)
         self._leaves = leaves.astype(np.int64)
         self._leaf_values = values[leaves]
         return Tree(feature, threshold, threshold_bin, default_left, left, right, values, gain, sum_h, count)
 
-
-def leaf_weights(sum_g: np.ndarray, sum_h: np.ndarray, l1: float, l2: float) -> np.ndarray:
-    """Newton step with L1 soft-thresholding, -T(G) / (H + l2), per node; 0 where the
-    denominator is not positive (the vectorised twin of _split.leaf_weight)."""
-    shrunk = np.copysign(np.maximum(np.abs(sum_g) - l1, 0.0), sum_g)
-    denom = sum_h + l2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denom > 0, -shrunk / denom, 0.0)

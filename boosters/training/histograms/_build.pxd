@@ -2,46 +2,58 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 
 from boosters.training._partition cimport RowPartitioner
 from boosters.training.histograms._columnwise cimport ColumnsView
+from boosters.training.histograms._rowwise cimport RowMatrix
 
 
 cdef class HistogramBuilder:
     cdef ColumnsView view
-    cdef readonly bint quantized
-    cdef double[:, :, ::1] pool
-    cdef int64_t[:, ::1] pool_packed
-    cdef float[:, ::1] ordered           # full precision: gathered (grad, hess)
-    cdef int64_t[::1] ordered_packed     # quantized: the same memory, expanded pairs
-    cdef const float[:, ::1] gh
-    cdef const int32_t[::1] q32
-    cdef const int16_t[::1] q16
-    cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
-    cdef int64_t levels                  # the largest |grad| or hess of a packed pair
-    cdef readonly object sum_bits        # quantized: bits per sum of each slot's words (32, 16, 8)
-    cdef uint8_t[::1] slot_bits          # the same array
-    cdef int64_t[::1] slot_rows          # quantized: rows of the node each slot holds
+    cdef Py_ssize_t n_slots
     cdef const int32_t[::1] columns      # built column-wise
     cdef readonly bint rowwise
     cdef const uint8_t[:, ::1] row_matrix
-    cdef const int32_t[::1] row_columns  # the row-wise columns (the root builds them column-wise)
-    cdef const int64_t[::1] row_offsets   # histogram offset of each row-wise column
+    cdef const int32_t[::1] row_columns  # the row-wise columns
+    cdef const int64_t[::1] row_offsets  # histogram offset of each row-wise column
     cdef const int64_t[::1] row_bins
-    cdef double[::1] scratch
-    cdef int64_t[::1] scratch_packed
-    cdef int64_t[:, ::1] batch           # (3, n): batch arguments as C arrays
+    cdef RowMatrix rows_view             # the row-wise columns for the kernel
+    cdef bint exact_sums                 # sums exact in any order (integers): row blocks by thread count
+    cdef bint root_columnwise            # the in-order root's row-wise columns are built column-wise
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
-    cdef Py_ssize_t n_slots
 
     cdef bint ready(self)
-    cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil
-    cdef char* slot_words(self, Py_ssize_t slot) noexcept nogil
-    cdef const void* packed_values(self) noexcept nogil
-    cdef char* ordered_words(self, Py_ssize_t begin) noexcept nogil
     cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
                     Py_ssize_t n) noexcept nogil
-    cdef void subtract(self, const int64_t* p, const int64_t* c, const int64_t* o, Py_ssize_t n) noexcept nogil
-    cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil
-    cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot, int n_threads) noexcept nogil
+    cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,
+                       Py_ssize_t n) noexcept nogil
+    cdef void _start_node(self, Py_ssize_t slot, Py_ssize_t n_rows) noexcept nogil
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil
-    cdef void _build_pair(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
-                          Py_ssize_t column) noexcept nogil
+    cdef void _build_column(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                            Py_ssize_t column) noexcept nogil
+    cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                          int n_threads) noexcept nogil
+    cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil
+
+
+cdef class FloatHistogramBuilder(HistogramBuilder):
+    cdef double[:, :, ::1] pool          # (slots, bins, 2) float64
+    cdef const float[:, ::1] gh          # the tree's (grad, hess) by row
+    cdef float[:, ::1] ordered           # gathered (grad, hess), at each node's partition positions
+    cdef double[::1] scratch             # row-wise private histograms
+
+
+cdef class QuantizedHistogramBuilder(HistogramBuilder):
+    cdef int64_t[:, ::1] pool            # (slots, bins) packed words of up to 64 bits
+    cdef const int32_t[::1] q32          # the tree's packed pairs by row: int32 ("i16")
+    cdef const int16_t[::1] q16          # or int16 ("i8")
+    cdef const void* packed              # whichever is set
+    cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
+    cdef int64_t levels                  # the largest |grad| or hess of a packed pair
+    cdef readonly object sum_bits        # bits per sum of each slot's words (32, 16, 8)
+    cdef uint8_t[::1] slot_bits          # the same array
+    cdef int64_t[::1] slot_rows          # rows of the node each slot holds
+    cdef int64_t[::1] ordered            # gathered words, 8 bytes per partition position
+    cdef int64_t[::1] scratch            # row-wise private histograms
+
+    cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil
+    cdef char* slot_words(self, Py_ssize_t slot) noexcept nogil
+    cdef char* ordered_words(self, Py_ssize_t begin) noexcept nogil

@@ -11,7 +11,7 @@ Identity mode (cache_size >= nodes in a tree): slot == node id, no mapping and n
 eviction; a per-tree epoch marks which slots were built for the current tree.
 
 The grower calls the C-level methods (slot_of, take, move, drop, set_pinned) once per
-node; the Python methods are the same operations with argument checks.
+node; boosters._testing.kernels has them with argument checks, for tests.
 """
 
 import numpy as np
@@ -58,8 +58,6 @@ cdef class HistogramPool:
         else:
             self._forget()
 
-    # -- C level: the grower's calls ------------------------------------------------------
-
     cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept:
         """Slot holding `node`'s histogram (marked used), or -1 if it was never built or
         was evicted."""
@@ -72,7 +70,7 @@ cdef class HistogramPool:
             self.last_used[slot] = self.clock
         return slot
 
-    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1:
+    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1:  # hit: OUT
         """The slot for `node`; hit[0] tells whether it already holds the histogram, else
         the caller must (re)build it there. Evicts the least recently used unpinned slot
         when none is free."""
@@ -145,57 +143,3 @@ cdef class HistogramPool:
     cdef void set_pinned(self, Py_ssize_t slot, bint pinned) noexcept:
         if not self.identity:
             self.pinned[slot] = pinned
-
-    # -- Python level -------------------------------------------------------------------
-
-    def _check_node(self, Py_ssize_t node):
-        if not 0 <= node < self.max_nodes:
-            raise ValueError(f"node {node} out of range [0, {self.max_nodes})")
-
-    def _check_slot(self, Py_ssize_t slot):
-        if not 0 <= slot < self.n_slots:
-            raise ValueError(f"slot {slot} out of range [0, {self.n_slots})")
-
-    def get(self, Py_ssize_t node):
-        """Slot holding `node`'s histogram, or None if it was never built or was evicted."""
-        self._check_node(node)
-        slot = self.slot_of(node)
-        return None if slot < 0 else slot
-
-    def acquire(self, Py_ssize_t node):
-        """(slot, hit): hit means the slot already holds `node`'s histogram; on a miss the
-        caller must (re)build it into the returned slot."""
-        cdef bint hit
-        self._check_node(node)
-        slot = self.take(node, &hit)
-        return slot, bool(hit)
-
-    def move_mapping(self, Py_ssize_t from_node, Py_ssize_t to_node):
-        """Hand `from_node`'s slot to `to_node`; returns the slot now owned by `to_node`."""
-        self._check_node(from_node)
-        self._check_node(to_node)
-        if not self.identity and self.node_slot_[from_node] < 0:
-            raise KeyError(from_node)
-        return self.move(from_node, to_node)
-
-    def release(self, Py_ssize_t node):
-        self._check_node(node)
-        self.drop(node)
-
-    def pin(self, Py_ssize_t slot):
-        self._check_slot(slot)
-        self.set_pinned(slot, True)
-
-    def unpin(self, Py_ssize_t slot):
-        self._check_slot(slot)
-        self.set_pinned(slot, False)
-
-    @property
-    def node_slot(self) -> dict:
-        """{node: slot} of the mapped nodes (LRU mode)."""
-        return {int(n): int(s) for n, s in enumerate(self.node_slot_) if s >= 0}
-
-    def histogram(self, Py_ssize_t slot):
-        """The view of one slot: (total_bins, 2) float64, or (total_bins,) packed int64."""
-        self._check_slot(slot)
-        return self.data[slot]

@@ -15,11 +15,9 @@ builder then stores each node's sums in the narrowest words that n_node * L fits
 (see histograms/_build.pyx).
 """
 
-import numpy as np
-
 from cython.parallel cimport prange
 from libc.math cimport fabs
-from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint64_t
 
 from boosters._lib.types cimport packed_t
 
@@ -50,8 +48,9 @@ cdef inline int64_t round_down(double x, double offset, int64_t low, int64_t hig
     return high if q > high else q
 
 
-def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, uint64_t seed,
-                       uint64_t tree_index, int n_threads=1):
+def quantize_gradients(const float[:, ::1] gh,   # IN: (n_rows, 2) (grad, hess)
+                       packed_t[::1] out,          # OUT: one packed pair per row
+                       int levels, uint64_t seed, uint64_t tree_index, int n_threads=1):
     """Quantize (n_rows, 2) float32 gradients into packed words; returns (scale_g,
     scale_h): a quantized value q stands for q / scale."""
     cdef Py_ssize_t n = gh.shape[0], i, c, lo, hi, chunk
@@ -96,11 +95,3 @@ def quantize_gradients(const float[:, ::1] gh, packed_t[::1] out, int levels, ui
             out[i] = <packed_t> (qg * (1 << shift) + qh)
     return scale_g, scale_h
 
-
-def unpack(packed):
-    """(grad, hess) int64 arrays of packed words: int16/int32 per row, or int64 sums."""
-    packed = np.asarray(packed)
-    shift = {np.dtype(np.int16): 8, np.dtype(np.int32): 16, np.dtype(np.int64): 32}[packed.dtype]
-    v = packed.astype(np.int64)
-    hess = v & ((1 << shift) - 1)
-    return (v - hess) >> shift, hess

@@ -1,0 +1,502 @@
+"""Checked Python entry points to the training kernels, for tests and benchmarks only.
+
+The grower calls the kernels and the C-level methods of its components (histogram
+builder, split finder, row partitioner, histogram pool) from Cython without checks; the
+functions here make the same calls on caller-provided arrays, after checking them, so
+that tests can compare each kernel with its naive twin and benchmarks can time it alone.
+The gain formulas of _gain.pxd are here too (vectorised over arrays), for the tests'
+naive references.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdlib cimport free, malloc
+
+from boosters._lib.columns cimport BinColumns
+from boosters._lib.types cimport row_t
+from boosters.training._gain cimport children_score, leaf_score, leaf_weight as gain_leaf_weight, split_gain
+from boosters.training._partition cimport IN_ORDER, RowPartitioner, SPLIT
+from boosters.training._split cimport Candidate, SplitFinder
+from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
+from boosters.training.histograms._columnwise cimport (
+    ColumnsView, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs, gather_words, subtract_bins,
+    subtract_words, threads_for_build,
+)
+from boosters.training.histograms._pool cimport HistogramPool
+
+from boosters.training.histograms._build import column_list
+
+_SUM_BITS = {np.dtype(np.int64): 32, np.dtype(np.int32): 16, np.dtype(np.int16): 8}
+_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}
+
+
+# -- histogram kernels --------------------------------------------------------------------
+
+def check_rows(const row_t[::1] rows, Py_ssize_t n_rows):
+    cdef Py_ssize_t i
+    cdef row_t worst = 0
+    for i in range(rows.shape[0]):
+        if rows[i] > worst:
+            worst = rows[i]
+    if rows.shape[0] and worst >= n_rows:
+        raise ValueError(f"rows contains index {worst} but there are only {n_rows} rows")
+
+
+def _check_hist(hist, Py_ssize_t total_bins, name="hist"):
+    if hist.shape[0] != total_bins or hist.shape[1] != 2:
+        raise ValueError(f"{name} must have shape ({total_bins}, 2), got {tuple(hist.shape)}")
+
+
+cdef inline void build_one(
+    const BinColumns* cols,
+    Py_ssize_t column,
+    const row_t* rows,      # IN: as build_column
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const void* values,     # IN: as build_column
+    char* hist,             # OUT: the whole histogram; column `column` written
+    int sum_bits,           # 64: float64 (grad, hess) pairs; else packed words of that many bits per sum
+    Py_ssize_t offset,      # the column's first bin
+    Py_ssize_t n_bins,
+    Py_ssize_t prefetch_distance,
+) noexcept nogil:
+    if sum_bits == 64:
+        build_column(cols, column, rows, start, n, values, <double*> hist + 2 * offset, n_bins, prefetch_distance)
+    else:
+        build_column_words(cols, column, rows, start, n, values, hist + offset * (sum_bits // 4), sum_bits, n_bins,
+                           prefetch_distance)
+
+
+cdef void build_columns(
+    ColumnsView view,
+    const int32_t[::1] columns,     # IN: columns to build
+    const row_t* rows,              # IN: as build_column
+    Py_ssize_t start,
+    Py_ssize_t n,
+    const void* values,             # IN: as build_column
+    char* hist,                     # OUT: the node's histogram (only `columns` written)
+    int sum_bits,                   # as build_one
+    Py_ssize_t prefetch_distance,
+    int n_threads,
+) noexcept nogil:
+    """All given columns of a node, column-parallel."""
+    cdef Py_ssize_t j, c
+    cdef int t = threads_for_build(n_threads, columns.shape[0], n)
+    if t > 1:
+        for j in prange(columns.shape[0], schedule="static", num_threads=t):
+            c = columns[j]
+            build_one(&view.cols, c, rows, start, n, values, hist, sum_bits, view.offsets[c], view.n_bins[c],
+                      prefetch_distance)
+    else:
+        for j in range(columns.shape[0]):
+            c = columns[j]
+            build_one(&view.cols, c, rows, start, n, values, hist, sum_bits, view.offsets[c], view.n_bins[c],
+                      prefetch_distance)
+
+
+def build_histogram_contiguous(binned, const float[:, ::1] gh, double[:, ::1] hist,
+                               Py_ssize_t start=0, stop=None, columns=None, int n_threads=1):
+    """Histogram of rows start..stop in storage order (the root). gh: (n_rows, 2) float32."""
+    cdef ColumnsView view = ColumnsView(binned)
+    cdef Py_ssize_t end = view.n_rows if stop is None else stop
+    if gh.shape[0] != view.n_rows or gh.shape[1] != 2:
+        raise ValueError(f"gh must have shape ({view.n_rows}, 2), got {tuple(gh.shape)}")
+    _check_hist(hist, view.total_bins)
+    if not 0 <= start <= end <= view.n_rows:
+        raise ValueError(f"row range [{start}, {end}) is outside [0, {view.n_rows})")
+    cdef const int32_t[::1] cols = column_list(columns, view.n_columns)
+    if cols.shape[0] == 0:
+        return
+    with nogil:
+        build_columns(view, cols, NULL, start, end - start, &gh[0, 0] + 2 * start, <char*> &hist[0, 0], 64, 0,
+                      n_threads)
+
+
+def build_histogram_gathered(binned, const row_t[::1] rows, const float[:, ::1] ordered_gh,
+                             double[:, ::1] hist, columns=None, int n_threads=1,
+                             bint prefetch=True, Py_ssize_t prefetch_distance=PREFETCH_DISTANCE):
+    """Histogram of the given rows; ordered_gh[i] holds the gradients of rows[i]."""
+    cdef ColumnsView view = ColumnsView(binned)
+    if ordered_gh.shape[0] < rows.shape[0] or ordered_gh.shape[1] != 2:
+        raise ValueError(f"ordered_gh must have shape (>= {rows.shape[0]}, 2), got {tuple(ordered_gh.shape)}")
+    _check_hist(hist, view.total_bins)
+    check_rows(rows, view.n_rows)
+    if prefetch_distance < 0:
+        raise ValueError(f"prefetch_distance must be >= 0, got {prefetch_distance}")
+    cdef const int32_t[::1] cols = column_list(columns, view.n_columns)
+    cdef row_t no_rows = 0
+    cdef const row_t* rows_ptr = &rows[0] if rows.shape[0] else &no_rows  # empty: NULL would mean "in order"
+    cdef const float* gh_ptr = &ordered_gh[0, 0] if ordered_gh.shape[0] else NULL
+    if cols.shape[0] == 0:
+        return
+    with nogil:
+        build_columns(view, cols, rows_ptr, 0, rows.shape[0], gh_ptr, <char*> &hist[0, 0], 64,
+                      prefetch_distance if prefetch else 0, n_threads)
+
+
+def gather_gradients(const float[:, ::1] gh, const row_t[::1] rows, float[:, ::1] out, int n_threads=1):
+    """out[i] = gh[rows[i]] for every i: the ordered gradients of a node."""
+    if gh.shape[1] != 2 or out.shape[1] != 2 or out.shape[0] < rows.shape[0]:
+        raise ValueError("gh must be (n_rows, 2) and out (>= len(rows), 2) float32")
+    check_rows(rows, gh.shape[0])
+    if rows.shape[0] == 0:
+        return
+    with nogil:
+        gather_pairs(&gh[0, 0], &rows[0], rows.shape[0], &out[0, 0], n_threads)
+
+
+def subtract_histograms(const double[:, ::1] parent, const double[:, ::1] child, double[:, ::1] out):
+    """out = parent - child (the sibling's histogram); out may be parent itself."""
+    if parent.shape[0] != child.shape[0] or parent.shape[0] != out.shape[0] or \
+            parent.shape[1] != 2 or child.shape[1] != 2 or out.shape[1] != 2:
+        raise ValueError("parent, child and out must all have the same shape (total_bins, 2)")
+    if parent.shape[0] == 0:
+        return
+    with nogil:
+        subtract_bins(&parent[0, 0], &child[0, 0], &out[0, 0], parent.shape[0])
+
+
+cdef char* word_bytes(words, name) except NULL:
+    """The first byte of a contiguous array of packed words (kept alive by the caller)."""
+    cdef const int8_t[::1] view = np.asarray(words).view(np.int8)
+    if view.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    return <char*> &view[0]
+
+
+def build_histogram_packed(binned, packed, hist, rows=None, columns=None, int n_threads=1,
+                           bint prefetch=True, Py_ssize_t prefetch_distance=PREFETCH_DISTANCE):
+    """Quantized histogram: hist[bin] = packed sum of packed[row] over `rows` (all rows
+    if None). packed: int32 (i16 mode) or int16 (i8 mode) words, one per row. hist:
+    int64, int32 or int16 words (32, 16 or 8 bits per sum, at least the values' bits);
+    the caller makes sure the sums fit."""
+    cdef ColumnsView view = ColumnsView(binned)
+    cdef const int32_t[::1] cols = column_list(columns, view.n_columns)
+    cdef const row_t[::1] row_v
+    cdef const row_t* rows_ptr = NULL
+    cdef row_t no_rows = 0
+    cdef Py_ssize_t n = view.n_rows, distance = prefetch_distance if prefetch else 0
+    packed = np.asarray(packed)
+    hist = np.asarray(hist)
+    if packed.dtype not in (np.int16, np.int32) or packed.shape != (view.n_rows,):
+        raise ValueError(f"packed must be int16 or int32 with one entry per row ({view.n_rows})")
+    if hist.dtype not in _SUM_BITS or hist.shape != (view.total_bins,) or not hist.flags.c_contiguous:
+        raise ValueError(f"hist must be a contiguous int64, int32 or int16 array of {view.total_bins} entries")
+    cdef int packed_bits = 16 if packed.dtype == np.int32 else 8
+    cdef int sum_bits = _SUM_BITS[hist.dtype]
+    if sum_bits < packed_bits:
+        raise ValueError("hist words must have at least as many bits per sum as the packed values")
+    if rows is not None:
+        row_v = np.ascontiguousarray(rows, dtype=np.uint32)
+        check_rows(row_v, view.n_rows)
+        n = row_v.shape[0]
+        rows_ptr = &row_v[0] if n else &no_rows  # empty: NULL would mean "in order"
+    if view.total_bins == 0 or cols.shape[0] == 0:
+        return
+    values = np.empty(max(n, 1), dtype=hist.dtype)  # the rows' pairs in order, as hist words
+    cdef char* values_ptr = word_bytes(values, "values")
+    cdef char* hist_ptr = word_bytes(hist, "hist")
+    cdef const char* packed_ptr = word_bytes(packed, "packed") if view.n_rows else NULL
+    with nogil:
+        if n:
+            gather_words(packed_ptr, packed_bits, rows_ptr, n, values_ptr, sum_bits, n_threads)
+        build_columns(view, cols, rows_ptr, 0, n, values_ptr, hist_ptr, sum_bits, distance, n_threads)
+
+
+def subtract_packed(parent, child, out):
+    """out = parent - child for quantized histograms (exact), each of int64, int32 or int16
+    words; child and out no wider than parent; out may be parent."""
+    parent, child, out = (np.asarray(a) for a in (parent, child, out))
+    if not parent.shape == child.shape == out.shape or parent.ndim != 1:
+        raise ValueError("parent, child and out must have the same length")
+    if any(a.dtype not in _SUM_BITS or not a.flags.c_contiguous for a in (parent, child, out)):
+        raise ValueError("parent, child and out must be contiguous int64, int32 or int16 arrays")
+    cdef int parent_bits = _SUM_BITS[parent.dtype], child_bits = _SUM_BITS[child.dtype], out_bits = _SUM_BITS[out.dtype]
+    if child_bits > parent_bits or out_bits > parent_bits:
+        raise ValueError("child and out words must be no wider than the parent's")
+    if parent.shape[0] == 0:
+        return
+    cdef char* parent_ptr = word_bytes(parent, "parent")
+    cdef char* child_ptr = word_bytes(child, "child")
+    cdef char* out_ptr = word_bytes(out, "out")
+    cdef Py_ssize_t n = parent.shape[0]
+    with nogil:
+        subtract_words(parent_ptr, parent_bits, child_ptr, child_bits, out_ptr, out_bits, n)
+
+
+def unpack(packed):
+    """(grad, hess) int64 arrays of packed words: int16/int32 per row, or int16/int32/int64
+    sums (8, 16 or 32 bits per value)."""
+    packed = np.asarray(packed)
+    shift = {np.dtype(np.int16): 8, np.dtype(np.int32): 16, np.dtype(np.int64): 32}[packed.dtype]
+    v = packed.astype(np.int64)
+    hess = v & ((1 << shift) - 1)
+    return (v - hess) >> shift, hess
+
+
+# -- the histogram builder ----------------------------------------------------------------
+
+def _int64s(values, name, Py_ssize_t at_most=-1):
+    array = np.ascontiguousarray(values, dtype=np.int64)
+    if array.ndim != 1 or (at_most >= 0 and array.shape[0] > at_most):
+        raise ValueError(f"{name} must be a 1-D list of at most {at_most} integers")
+    return array
+
+
+def build_nodes(HistogramBuilder builder, slots, RowPartitioner part, nodes):
+    """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
+    row ranges must be disjoint (a tree level's nodes are)."""
+    cdef const int64_t[::1] node_v = _int64s(nodes, "nodes")
+    cdef const int64_t[::1] slot_v = _int64s(slots, "slots")
+    cdef Py_ssize_t i, k, n = node_v.shape[0]
+    if not builder.ready():
+        raise RuntimeError("gradients must be set first")
+    if slot_v.shape[0] != n:
+        raise ValueError("one slot per node")
+    for i in range(n):
+        if not 0 <= slot_v[i] < builder.n_slots or not 0 <= node_v[i] < part.max_nodes:
+            raise ValueError("slot or node out of range")
+        if part.which[node_v[i]] == SPLIT:
+            raise ValueError(f"node {node_v[i]} was split: its rows belong to its children")
+    if n > 1:
+        ranges = sorted((part.begin[node_v[i]], part.end[node_v[i]]) for i in range(n)
+                        if part.end[node_v[i]] > part.begin[node_v[i]])
+        if any(ranges[k][1] > ranges[k + 1][0] for k in range(len(ranges) - 1)):
+            raise ValueError("nodes built together must have disjoint row ranges")
+    if n > 0:
+        with nogil:
+            builder.build(part, &slot_v[0], &node_v[0], n)
+
+
+def subtract_slots(HistogramBuilder builder, parents, children, outs):
+    """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
+    cdef const int64_t[::1] p = _int64s(parents, "parents")
+    cdef const int64_t[::1] c = _int64s(children, "children")
+    cdef const int64_t[::1] o = _int64s(outs, "outs")
+    cdef Py_ssize_t i, n = p.shape[0]
+    if c.shape[0] != n or o.shape[0] != n:
+        raise ValueError("parents, children and outs must have the same length")
+    for i in range(n):
+        if not (0 <= p[i] < builder.n_slots and 0 <= c[i] < builder.n_slots and 0 <= o[i] < builder.n_slots):
+            raise ValueError("slot out of range")
+        if isinstance(builder, QuantizedHistogramBuilder) and \
+                (<QuantizedHistogramBuilder> builder).slot_rows[c[i]] > (<QuantizedHistogramBuilder> builder).slot_rows[p[i]]:
+            raise ValueError(f"slot {c[i]} holds more rows than its parent slot {p[i]}")
+    if n > 0:
+        with nogil:
+            builder.subtract(&p[0], &c[0], &o[0], n)
+
+
+def slot_sums(QuantizedHistogramBuilder builder, Py_ssize_t slot):
+    """(grad, hess) int64 sums per bin of a quantized builder's slot, whatever its width."""
+    if not 0 <= slot < builder.n_slots:
+        raise ValueError(f"slot must be in [0, {builder.n_slots}), got {slot}")
+    words = np.asarray(builder.pool[slot]).view(_WORDS[builder.slot_bits[slot]])
+    return unpack(words[:builder.view.total_bins])
+
+
+# -- the split finder ---------------------------------------------------------------------
+
+def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts):
+    """Best split of each node (slot, G, H, rows) of a batch, or None where no split is
+    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
+    cdef const int64_t[::1] slot_v = _int64s(slots, "slots", finder.max_batch)
+    cdef Py_ssize_t i, n_nodes = slot_v.shape[0]
+    columns = [np.asarray(values, dtype=np.float64).ravel() for values in (sum_grads, sum_hess, counts)]
+    if any(c.shape[0] != n_nodes for c in columns):
+        raise ValueError("one sum_grad, sum_hess and count per slot")
+    sums = np.ascontiguousarray(np.stack(columns)) if n_nodes else np.zeros((3, 1))
+    cdef const double[:, ::1] sums_v = sums
+    for i in range(n_nodes):
+        if not 0 <= slot_v[i] < finder.n_slots:
+            raise ValueError(f"slot {slot_v[i]} out of range")
+    if n_nodes == 0:
+        return []
+    cdef Candidate* out = <Candidate*> malloc(n_nodes * sizeof(Candidate))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
+        return [None if out[i].feature < 0 else
+                (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
+                 bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
+    finally:
+        free(out)
+
+
+def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
+    """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
+    its columns."""
+    if not (0 <= slot < finder.n_slots and 0 <= start <= stop <= finder.total_bins):
+        raise ValueError("slot or bin range out of range")
+    cdef double g, h
+    finder.totals(slot, start, stop, &g, &h)
+    return g, h
+
+
+# -- the gain formulas (_gain.pxd), element by element over arrays --------------------------
+
+def _float64s(*arrays):
+    """Broadcast float64 copies, flattened, and the common shape."""
+    arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arrays))
+    return [np.ascontiguousarray(a).ravel() for a in arrays], arrays[0].shape
+
+
+def leaf_weight(g, h, double l1, double l2):
+    """Newton step with L1 soft-thresholding, -T(G) / (H + l2); 0 where H + l2 <= 0."""
+    (g_f, h_f), shape = _float64s(g, h)
+    out = np.empty(g_f.shape[0])
+    cdef const double[::1] g_v = g_f, h_v = h_f
+    cdef double[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(o.shape[0]):
+        o[i] = gain_leaf_weight(g_v[i], h_v[i], l1, l2)
+    return out.reshape(shape) if shape else float(out[0])
+
+
+def leaf_scores(g, h, double l1, double l2):
+    """T(G)^2 / (H + l2) per element; 0 where H + l2 <= 0."""
+    (g_f, h_f), shape = _float64s(g, h)
+    out = np.empty(g_f.shape[0])
+    cdef const double[::1] g_v = g_f, h_v = h_f
+    cdef double[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(o.shape[0]):
+        o[i] = leaf_score(g_v[i], h_v[i], l1, l2)
+    return out.reshape(shape)
+
+
+def split_gains(gl, hl, gr, hr, parent_score, double l1, double l2, double min_gain_to_split):
+    """1/2 [score(left) + score(right) - parent_score] - min_gain_to_split per element."""
+    (gl_f, hl_f, gr_f, hr_f, p_f), shape = _float64s(gl, hl, gr, hr, parent_score)
+    out = np.empty(gl_f.shape[0])
+    cdef const double[::1] a = gl_f, b = hl_f, c = gr_f, d = hr_f, p = p_f
+    cdef double[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(o.shape[0]):
+        o[i] = split_gain(children_score(a[i], b[i], c[i], d[i], l1, l2), p[i], min_gain_to_split)
+    return out.reshape(shape)
+
+
+# -- the row partitioner ------------------------------------------------------------------
+
+def _check_node(RowPartitioner part, Py_ssize_t node):
+    if not 0 <= node < part.max_nodes:
+        raise ValueError(f"node {node} out of range [0, {part.max_nodes})")
+
+
+def _check_split(RowPartitioner part, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):
+    if not (0 <= node < part.max_nodes and 0 <= left < part.max_nodes and 0 <= right < part.max_nodes):
+        raise ValueError(f"node ids must be in [0, {part.max_nodes})")
+    part._check_not_split(node)
+    if left == right or left == node or right == node:
+        raise ValueError("parent, left and right must be three different nodes")
+    if not 0 <= feature < part._feature_column.shape[0]:
+        raise ValueError(f"feature {feature} out of range")
+
+
+def node_count(RowPartitioner part, Py_ssize_t node):
+    _check_node(part, node)
+    return part.end[node] - part.begin[node]
+
+
+def node_rows(RowPartitioner part, Py_ssize_t node):
+    """A copy of the node's row indices, in order."""
+    _check_node(part, node)
+    part._check_not_split(node)
+    if part.which[node] == IN_ORDER:
+        return np.arange(part.begin[node], part.end[node], dtype=np.uint32)
+    return np.asarray(part.buffers[part.which[node], part.begin[node]:part.end[node]]).copy()
+
+
+def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
+          Py_ssize_t left, Py_ssize_t right):
+    """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
+    default_left) go to `left`. Returns the number of rows sent left."""
+    _check_split(part, node, left, right, feature)
+    with nogil:
+        part.split_node(node, feature, threshold_bin, default_left, left, right)
+    return part.end[left] - part.begin[left]
+
+
+def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights):
+    """Split a whole level, node by node; returns the left counts (int64 array)."""
+    cdef const int64_t[:, ::1] b
+    columns = [_int64s(values, "split arguments") for values in
+               (nodes, features, threshold_bins, default_lefts, lefts, rights)]
+    cdef Py_ssize_t i, n = columns[0].shape[0]
+    if any(c.shape[0] != n for c in columns):
+        raise ValueError("one feature, threshold, default direction, left and right per node")
+    b = np.stack(columns) if n else np.zeros((6, 0), dtype=np.int64)
+    for i in range(n):
+        _check_split(part, b[0, i], b[4, i], b[5, i], b[1, i])
+    if len(set(columns[0].tolist())) != n:
+        raise ValueError("each node can be split once")
+    with nogil:
+        for i in range(n):
+            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i])
+    counts = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        counts[i] = part.end[b[4, i]] - part.begin[b[4, i]]
+    return counts
+
+
+# -- the histogram pool -------------------------------------------------------------------
+
+def _pool_node(HistogramPool pool, Py_ssize_t node):
+    if not 0 <= node < pool.max_nodes:
+        raise ValueError(f"node {node} out of range [0, {pool.max_nodes})")
+
+
+def _pool_slot(HistogramPool pool, Py_ssize_t slot):
+    if not 0 <= slot < pool.n_slots:
+        raise ValueError(f"slot {slot} out of range [0, {pool.n_slots})")
+
+
+def pool_get(HistogramPool pool, Py_ssize_t node):
+    """Slot holding `node`'s histogram, or None if it was never built or was evicted."""
+    _pool_node(pool, node)
+    slot = pool.slot_of(node)
+    return None if slot < 0 else slot
+
+
+def pool_acquire(HistogramPool pool, Py_ssize_t node):
+    """(slot, hit): hit means the slot already holds `node`'s histogram; on a miss the
+    caller must (re)build it into the returned slot."""
+    cdef bint hit
+    _pool_node(pool, node)
+    slot = pool.take(node, &hit)
+    return slot, bool(hit)
+
+
+def pool_move(HistogramPool pool, Py_ssize_t from_node, Py_ssize_t to_node):
+    """Hand `from_node`'s slot to `to_node`; returns the slot now owned by `to_node`."""
+    _pool_node(pool, from_node)
+    _pool_node(pool, to_node)
+    if not pool.identity and pool.node_slot_[from_node] < 0:
+        raise KeyError(from_node)
+    return pool.move(from_node, to_node)
+
+
+def pool_release(HistogramPool pool, Py_ssize_t node):
+    _pool_node(pool, node)
+    pool.drop(node)
+
+
+def pool_pin(HistogramPool pool, Py_ssize_t slot, bint pinned=True):
+    _pool_slot(pool, slot)
+    pool.set_pinned(slot, pinned)
+
+
+def pool_mapping(HistogramPool pool) -> dict:
+    """{node: slot} of the mapped nodes (LRU mode)."""
+    return {int(n): int(s) for n, s in enumerate(pool.node_slot_) if s >= 0}
+
+
+def pool_histogram(HistogramPool pool, Py_ssize_t slot):
+    """The view of one slot: (total_bins, 2) float64, or (total_bins,) packed int64."""
+    _pool_slot(pool, slot)
+    return pool.data[slot]
