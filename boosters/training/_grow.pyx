@@ -134,7 +134,7 @@ cdef class GrowthLoop:
         self.seconds[<int> phase] += now() - start
         self.calls[<int> phase] += 1
 
-    def grow(self, const float[:, ::1] gradients, uint64_t tree_index=0):
+    def grow(self, const float[:, ::1] gradients, uint64_t tree_index=0):  # gradients: IN
         """Grow a tree from the (n_rows, 2) float32 gradients the builder was given (tree
         `tree_index` of the training: it seeds the quantizer); returns the node count. The
         partitioner and pool must have been reset for this tree. The whole growth runs
