@@ -1,9 +1,9 @@
 """Python time per split of the tree grower: grow() time minus time spent in its calls
-into Cython (the growth loop, which runs every split without the interpreter, plus
-quantization, resets, leaf sums and leaf values), with the cost of the timing wrappers
-themselves calibrated out. What is left is the per-tree Python of TreeGrower (set-up of the round,
-copying the grown nodes into a Tree, value thresholds of the splits), spread over the
-tree's splits.
+into Cython (the growth loop, which runs every split without the interpreter and, in
+quantized modes, quantizes and renews the leaf sums; resets; leaf values), with the
+cost of the timing wrappers themselves calibrated out. What is left is the per-tree
+Python of TreeGrower (set-up of the round, copying the grown nodes into a Tree, value
+thresholds of the splits), spread over the tree's splits.
 
     python benchmarks/python_overhead.py [--rows 50000] [--features 10] [--threads 1]
 """
@@ -18,13 +18,12 @@ from boosters.bench.datasets import make_friedman
 from boosters.training import grower as grower_module
 
 KERNEL_CALLS = {  # attribute of TreeGrower -> methods that enter Cython
-    "partitioner": ("add_leaf_values", "leaf_sums", "reset"),
-    "builder": ("set_gradients", "set_quantized"),
-    "finder": ("set_scales",),
+    "partitioner": ("add_leaf_values", "reset"),
+    "builder": ("set_gradients",),
     "pool": ("reset",),
     "loop": ("grow",),
 }
-MODULE_KERNELS = ("quantize_gradients", "leaf_values")  # functions of the grower module that are Cython
+MODULE_KERNELS = ("leaf_values",)  # functions of the grower module that are Cython
 
 
 class Timed:

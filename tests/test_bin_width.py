@@ -13,11 +13,11 @@ import pytest
 import boosters as bst
 from boosters.training import grower as grower_module
 from boosters._testing.kernels import (build_histogram_packed, build_nodes, column_totals, find_best_splits, node_rows,
-                                       slot_sums, split, subtract_slots, unpack)
+                                       quantize_gradients, slot_sums, split, subtract_slots, unpack)
 from boosters.training._partition import RowPartitioner
 from boosters.training._split import QuantizedSplitFinder
 from boosters.training.histograms._build import QuantizedHistogramBuilder
-from boosters.training.histograms._quantize import max_levels, quantize_gradients
+from boosters.training.histograms._quantize import max_levels
 
 from naive import binned_from_dense, naive_packed_histogram, random_gradients
 
@@ -218,16 +218,14 @@ def test_split_finder_checks_sum_bits():
                     min_samples_leaf=1, sum_bits=np.array([32, 12], np.uint8))
 
 
+_grow = grower_module.TreeGrower.grow
+
+
 def _grow_with_64_bit_bins(self, gradients, tree_index=0):
-    """TreeGrower.grow with the builder told the word limit, not the levels: every
-    node's bins are 64-bit (the same steps as TreeGrower.grow otherwise)."""
-    scales = grower_module.quantize_gradients(gradients, self.packed, self.levels, self.seed, tree_index,
-                                              self.n_threads)
+    """TreeGrower.grow with the builder's bins sized for the word limit, not the levels:
+    every node's bins are 64-bit (the quantizer keeps its levels)."""
     self.builder.set_quantized(self.packed, None)
-    self.finder.set_scales(*scales)
-    self.partitioner.reset()
-    self.pool.reset()
-    return self._finish(self.loop.grow(gradients), gradients)
+    return _grow(self, gradients, tree_index)
 
 
 @pytest.mark.parametrize("mode, levels", [("i16", 4), ("i8", 2)])

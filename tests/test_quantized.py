@@ -6,9 +6,9 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
-from boosters._testing.kernels import (build_histogram_packed, column_totals, find_best_splits, subtract_packed,
-                                       unpack)
-from boosters.training.histograms._quantize import max_levels, quantize_gradients
+from boosters._testing.kernels import (build_histogram_packed, column_totals, find_best_splits, quantize_gradients,
+                                       subtract_packed, unpack)
+from boosters.training.histograms._quantize import max_levels
 from boosters.training._split import QuantizedSplitFinder
 from boosters.training.trainer import resolve_histogram_mode
 

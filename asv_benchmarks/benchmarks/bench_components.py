@@ -10,6 +10,7 @@ from boosters._testing.kernels import (
     find_best_splits,
     gather_gradients,
     node_count,
+    quantize_gradients,
     split,
     subtract_histograms,
 )
@@ -117,7 +118,7 @@ class QuantizedHistogram:
     param_names = ["histogram_mode", "n_threads"]
 
     def setup(self, mode, n_threads):
-        from boosters.training.histograms._quantize import max_levels, quantize_gradients
+        from boosters.training.histograms._quantize import max_levels
 
         self.binned, gh, self.rows = binned_matrix(), gradients(), node_rows()
         bits = 16 if mode == "i16" else 8
@@ -146,8 +147,6 @@ class Quantize:
         self.levels = max_levels(N_ROWS, 16)
 
     def time_quantize(self, n_threads):
-        from boosters.training.histograms._quantize import quantize_gradients
-
         quantize_gradients(self.gh, self.out, self.levels, 0, 0, n_threads)
 
 
@@ -161,7 +160,7 @@ class NodeHistogram:
     def setup(self, layout, mode, n_threads):
         from boosters.training._partition import RowPartitioner
         from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
-        from boosters.training.histograms._quantize import max_levels, quantize_gradients
+        from boosters.training.histograms._quantize import max_levels
 
         binned, gh = binned_matrix(), gradients()
         self.part = RowPartitioner(binned, 3, n_threads)
@@ -196,7 +195,6 @@ class NarrowBins:
     def setup(self, layout, levels, n_threads):
         from boosters.training._partition import RowPartitioner
         from boosters.training.histograms._build import QuantizedHistogramBuilder
-        from boosters.training.histograms._quantize import quantize_gradients
 
         binned = binned_matrix()
         self.part = RowPartitioner(binned, 3, n_threads)

@@ -11,7 +11,7 @@ naive references.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from boosters._lib.columns cimport BinColumns
@@ -25,6 +25,7 @@ from boosters.training.histograms._columnwise cimport (
     subtract_words, threads_for_build,
 )
 from boosters.training.histograms._pool cimport HistogramPool
+from boosters.training.histograms._quantize cimport quantize_rows
 
 from boosters.training.histograms._build import column_list
 
@@ -224,6 +225,33 @@ def subtract_packed(parent, child, out):
     cdef Py_ssize_t n = parent.shape[0]
     with nogil:
         subtract_words(parent_ptr, parent_bits, child_ptr, child_bits, out_ptr, out_bits, n)
+
+
+def quantize_gradients(const float[:, ::1] gh, out, int levels, uint64_t seed, uint64_t tree_index,
+                       int n_threads=1):
+    """Quantize (n_rows, 2) float32 gradients into packed words, out: int32 ("i16") or
+    int16 ("i8"), one per row; returns (scale_g, scale_h): a quantized value q stands
+    for q / scale."""
+    cdef int32_t[::1] out32
+    cdef int16_t[::1] out16
+    cdef double scales[2]
+    out = np.asarray(out)
+    cdef int cap = {np.dtype(np.int32): 32767, np.dtype(np.int16): 127}.get(out.dtype, 0)
+    if gh.shape[1] != 2 or out.shape != (gh.shape[0],) or cap == 0:
+        raise ValueError("gh must be (n_rows, 2) and out an int32 or int16 array of n_rows entries")
+    if not 1 <= levels <= cap:
+        raise ValueError(f"levels must be in [1, {cap}] for this packing, got {levels}")
+    if gh.shape[0] == 0:
+        return 0.0, 0.0
+    if cap == 32767:
+        out32 = out
+        with nogil:
+            quantize_rows(&gh[0, 0], gh.shape[0], &out32[0], levels, seed, tree_index, n_threads, scales)
+    else:
+        out16 = out
+        with nogil:
+            quantize_rows(&gh[0, 0], gh.shape[0], &out16[0], levels, seed, tree_index, n_threads, scales)
+    return scales[0], scales[1]
 
 
 def unpack(packed):
@@ -469,6 +497,8 @@ def pool_acquire(HistogramPool pool, Py_ssize_t node):
     cdef bint hit
     _pool_node(pool, node)
     slot = pool.take(node, &hit)
+    if slot < 0:
+        raise RuntimeError("histogram pool: every slot is pinned")
     return slot, bool(hit)
 
 

@@ -1,7 +1,10 @@
 """Growing one tree (RFC-0008): leaf-wise (best gain first) or depth-wise expansion.
 
 The loop runs here, calling the kernels' C entry points, so a split costs no Python
-(it used to cost ~12 us of interpreter time per split, a tenth of a small training).
+(it used to cost ~12 us of interpreter time per split, a tenth of a small training),
+and a whole tree grows in one `nogil` block: another busy Python thread cannot slow it
+down (re-taking the GIL between kernel calls waited up to a switch interval, 5 ms, for
+the other thread each time).
 One expansion step, for a batch of parents (one parent leaf-wise, a level depth-wise):
 
   1. partition each parent's rows by its best split; record the split;
@@ -19,7 +22,7 @@ value thresholds.
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -32,6 +35,10 @@ from boosters.training.histograms._pool cimport HistogramPool
 
 cdef enum Phase:
     PARTITION, BUILD, SUBTRACT, SPLIT_SEARCH, N_PHASES
+
+cdef enum Status:
+    GROWN = 0
+    POOL_EXHAUSTED = 1  # every pool slot pinned: impossible by construction (see _children_histograms)
 
 PHASE_NAMES = ("partition", "histogram build", "histogram subtraction", "split search")
 
@@ -52,6 +59,8 @@ cdef class GrowthLoop:
     cdef Py_ssize_t min_rows_to_split
     cdef bint has_features
     cdef Py_ssize_t totals_start, totals_stop  # bins of one column: a node's totals
+    cdef bint renew_leaf_sums                  # leaves' sums from the float gradients (quantized)
+    cdef const float[:, ::1] gh                # the tree's gradients
     cdef readonly Py_ssize_t max_nodes, n_nodes
     # per node
     cdef readonly int32_t[::1] depth
@@ -62,16 +71,17 @@ cdef class GrowthLoop:
     cdef readonly uint8_t[::1] default_left
     cdef Candidate* best                       # best split of a node; feature -1: none
     cdef Candidate* found                      # find_best's results for one step
-    # scratch for one expansion step, and the leaf-wise heap
+    # scratch for one expansion step, the leaf-wise heap, the leaves' renewed sums
     cdef int64_t[:, ::1] work
     cdef int64_t[::1] heap
     cdef double[:, ::1] sums
+    cdef double[:, ::1] leaf_sums
     cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
     cdef int64_t calls[<int> N_PHASES]
 
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
-                 Py_ssize_t min_samples_leaf, totals_bins):
+                 Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False):
         self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
         self.leafwise = leafwise
         self.max_leaves = max_leaves
@@ -79,6 +89,7 @@ cdef class GrowthLoop:
         self.min_rows_to_split = max(2, 2 * min_samples_leaf)
         self.has_features = finder.features.shape[0] > 0
         self.totals_start, self.totals_stop = totals_bins
+        self.renew_leaf_sums = renew_leaf_sums
         self.max_nodes = partitioner.max_nodes
         if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
             raise ValueError("the pool and the split finder must hold every node of a step")
@@ -100,6 +111,7 @@ cdef class GrowthLoop:
         self.work = np.zeros((12, n + 2), dtype=np.int64)
         self.heap = np.zeros(n + 1, dtype=np.int64)
         self.sums = np.zeros((3, n + 2))
+        self.leaf_sums = np.zeros((n, 2))
         self.reset_timings()
 
     def __dealloc__(self):
@@ -122,38 +134,68 @@ cdef class GrowthLoop:
         self.seconds[<int> phase] += now() - start
         self.calls[<int> phase] += 1
 
-    def grow(self, gradients):
-        """Grow a tree from the gradients the builder was given; returns the node count.
-        The partitioner and pool must have been reset for this tree."""
+    def grow(self, const float[:, ::1] gradients, uint64_t tree_index=0):  # gradients: IN
+        """Grow a tree from the (n_rows, 2) float32 gradients the builder was given (tree
+        `tree_index` of the training: it seeds the quantizer); returns the node count. The
+        partitioner and pool must have been reset for this tree. The whole growth runs
+        without the GIL (other Python threads do not slow it down): the builder's
+        start of the tree (quantization), the tree's steps, and the leaves' renewed sums."""
+        cdef int status
         if not self.builder.ready():
             raise RuntimeError("gradients must be set first")
+        if gradients.shape[0] != self.partitioner.n_rows or gradients.shape[1] != 2:
+            raise ValueError(f"gradients must have shape ({self.partitioner.n_rows}, 2)")
+        self.gh = gradients
         self.n_nodes = 0
         cdef int64_t root = self._add(0, self.partitioner.n_rows)
-        cdef int64_t slot
-        cdef bint hit
-        cdef double start
-        if self._splittable(root):
-            slot = self.pool.take(root, &hit)
-            with nogil:
-                start = now()
-                self.builder.build(self.partitioner, &slot, &root, 1)
-                self._timed(BUILD, start)
-                # the root's sums are those of any column of its histogram: consistent
-                # with every histogram sum that follows
-                self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
-            self._find_splits(&root, &slot, 1)
-        else:
+        if not self._splittable(root):  # a single leaf
             sums = np.asarray(gradients).sum(axis=0, dtype=np.float64)
             self.sum_g[root], self.sum_h[root] = sums[0], sums[1]
-        if self.leafwise:
-            self._grow_leafwise()
-        else:
-            self._grow_depthwise()
+            return self.n_nodes
+        with nogil:
+            self.builder.start_tree(tree_index)
+            status = self._grow_tree()
+            if status == GROWN and self.renew_leaf_sums:
+                self._renew_leaf_sums()
+        if status == POOL_EXHAUSTED:
+            raise RuntimeError("histogram pool: every slot is pinned")
         return self.n_nodes
+
+    cdef void _renew_leaf_sums(self) noexcept nogil:
+        """The structure came from quantized histograms; the leaves' sums (and so their
+        values) come from the full-precision gradients of their rows."""
+        cdef int64_t* leaves = &self.work[0, 0]
+        cdef Py_ssize_t i, n_leaves = 0
+        for i in range(self.n_nodes):
+            if self.left[i] < 0:
+                leaves[n_leaves] = i
+                n_leaves += 1
+        if n_leaves < 2:
+            return
+        self.partitioner.sum_gradients(leaves, n_leaves, &self.gh[0, 0], &self.leaf_sums[0, 0])
+        for i in range(n_leaves):
+            self.sum_g[leaves[i]] = self.leaf_sums[i, 0]
+            self.sum_h[leaves[i]] = self.leaf_sums[i, 1]
 
     # -- growth strategies ------------------------------------------------------------
 
-    cdef int _grow_depthwise(self) except -1:
+    cdef int _grow_tree(self) noexcept nogil:
+        """The root's histogram and best split, then the growth strategy; a Status."""
+        cdef int64_t root = 0
+        cdef bint hit
+        cdef int64_t slot = self.pool.take(root, &hit)
+        cdef double start = now()
+        if slot < 0:
+            return POOL_EXHAUSTED
+        self.builder.build(self.partitioner, &slot, &root, 1)
+        self._timed(BUILD, start)
+        # the root's sums are those of any column of its histogram: consistent with every
+        # histogram sum that follows
+        self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
+        self._find_splits(&root, &slot, 1)
+        return self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+
+    cdef int _grow_depthwise(self) noexcept nogil:
         cdef int64_t* level = &self.work[10, 0]
         cdef int64_t* parents = &self.work[11, 0]
         cdef Py_ssize_t i, n_level = 1, n_parents
@@ -165,9 +207,9 @@ cdef class GrowthLoop:
                     parents[n_parents] = level[i]
                     n_parents += 1
             n_level = self._expand(parents, n_parents, False, level) if n_parents > 0 else 0
-        return 0
+        return GROWN if n_level == 0 else POOL_EXHAUSTED
 
-    cdef int _grow_leafwise(self) except -1:
+    cdef int _grow_leafwise(self) noexcept nogil:
         cdef Py_ssize_t n_heap = 0, n_leaves = 1, n_children, i
         cdef int64_t node
         cdef int64_t children[2]
@@ -178,15 +220,17 @@ cdef class GrowthLoop:
             n_heap = self._pop(n_heap)
             n_leaves += 1
             n_children = self._expand(&node, 1, n_leaves == self.max_leaves, children)
+            if n_children < 0:
+                return POOL_EXHAUSTED
             for i in range(n_children):
                 if self.best[children[i]].feature >= 0:
                     n_heap = self._push(n_heap, children[i])
-        return 0
+        return GROWN
 
-    cdef inline bint _before(self, int64_t a, int64_t b) noexcept:
+    cdef inline bint _before(self, int64_t a, int64_t b) noexcept nogil:
         return self.best[a].gain > self.best[b].gain or (self.best[a].gain == self.best[b].gain and a < b)
 
-    cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept:
+    cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept nogil:
         cdef Py_ssize_t i = n, parent
         while i > 0:
             parent = (i - 1) // 2
@@ -197,7 +241,7 @@ cdef class GrowthLoop:
         self.heap[i] = node
         return n + 1
 
-    cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept nogil:
         cdef int64_t last = self.heap[n - 1]
         cdef Py_ssize_t i = 0, child
         n -= 1
@@ -217,7 +261,7 @@ cdef class GrowthLoop:
 
     # -- one expansion step -------------------------------------------------------------
 
-    cdef Py_ssize_t _add(self, int32_t depth, int64_t count) noexcept:
+    cdef Py_ssize_t _add(self, int32_t depth, int64_t count) noexcept nogil:
         cdef Py_ssize_t node = self.n_nodes
         self.n_nodes += 1
         self.depth[node] = depth
@@ -233,15 +277,20 @@ cdef class GrowthLoop:
         self.gain[node] = 0.0
         return node
 
-    cdef inline bint _splittable(self, Py_ssize_t node) noexcept:
+    cdef inline bint _splittable(self, Py_ssize_t node) noexcept nogil:
         return (self.has_features and (self.max_depth < 0 or self.depth[node] < self.max_depth)
                 and self.count[node] >= self.min_rows_to_split)
 
-    cdef Py_ssize_t _expand(self, const int64_t* parents, Py_ssize_t n, bint children_final,
-                            int64_t* children) except -1:
-        """Split `parents` by their best splits; writes the children (left, right per
-        parent) and returns their number. Their best splits are found unless
-        `children_final` (they will stay leaves)."""
+    cdef Py_ssize_t _expand(
+        self,
+        const int64_t* parents,     # IN: n nodes with a best split
+        Py_ssize_t n,
+        bint children_final,
+        int64_t* children,          # OUT: 2n nodes, left and right per parent
+    ) noexcept nogil:
+        """Split `parents` by their best splits; returns the number of children (-1: the
+        pool ran out of slots). Their best splits are found unless `children_final` (they
+        will stay leaves)."""
         cdef int64_t* lefts = &self.work[0, 0]
         cdef int64_t* rights = &self.work[1, 0]
         cdef Py_ssize_t i, p, group, first
@@ -253,10 +302,9 @@ cdef class GrowthLoop:
         for i in range(n):
             p = parents[i]
             split = &self.best[p]
-            with nogil:
-                start = now()
-                self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i])
-                self._timed(PARTITION, start)
+            start = now()
+            self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i])
+            self._timed(PARTITION, start)
             self._record_split(p, lefts[i], rights[i], split)
             children[2 * i] = lefts[i]
             children[2 * i + 1] = rights[i]
@@ -265,11 +313,16 @@ cdef class GrowthLoop:
                 self.pool.drop(parents[i])
             return 2 * n
         group = n if self.pool.identity else max(1, self.pool.n_slots // 2)
-        for first in range(0, n, group):
-            self._children_histograms(parents + first, lefts + first, rights + first, min(group, n - first))
+        first = 0
+        while first < n:
+            if self._children_histograms(parents + first, lefts + first, rights + first,
+                                         min(group, n - first)) != GROWN:
+                return -1
+            first += group
         return 2 * n
 
-    cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right, const Candidate* split) noexcept:
+    cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
+                            const Candidate* split) noexcept nogil:  # split: IN
         cdef int64_t n_left = self.partitioner.end[left] - self.partitioner.begin[left]
         cdef int64_t n_right = self.count[parent] - n_left
         self.feature[parent] = split.feature
@@ -286,11 +339,16 @@ cdef class GrowthLoop:
         self.sum_h[right] = self.sum_h[parent] - split.left_h
         self.count[right] = n_right
 
-    cdef int _children_histograms(self, const int64_t* parents, const int64_t* lefts, const int64_t* rights,
-                                  Py_ssize_t n) except -1:
+    cdef int _children_histograms(
+        self,
+        const int64_t* parents,     # IN: n split nodes
+        const int64_t* lefts,       # IN: their children
+        const int64_t* rights,      # IN
+        Py_ssize_t n,
+    ) noexcept nogil:
         """Histograms and best splits of the children of a group of parents that fits
-        the pool: at most two pinned slots per parent."""
-        cdef HistogramPool pool = self.pool
+        the pool: at most two pinned slots per parent, so with at most n_slots // 2
+        parents a slot to take is always there; a Status."""
         cdef int64_t* build_slots = &self.work[2, 0]
         cdef int64_t* build_nodes = &self.work[3, 0]
         cdef int64_t* sub_parent = &self.work[4, 0]
@@ -303,15 +361,16 @@ cdef class GrowthLoop:
         cdef Py_ssize_t i, k, parent, small, large, child, parent_slot, slot
         cdef bint need_small, need_large, needed
         cdef double start
+        cdef int status = GROWN
         for i in range(n):
             parent = parents[i]
             small, large = lefts[i], rights[i]
             if self.count[small] > self.count[large]:
                 small, large = large, small
             need_small, need_large = self._splittable(small), self._splittable(large)
-            parent_slot = pool.slot_of(parent)
+            parent_slot = self.pool.slot_of(parent)
             if not (need_small or need_large):
-                pool.drop(parent)
+                self.pool.drop(parent)
                 continue
             if parent_slot < 0:  # evicted: build what is needed directly
                 for k in range(2):
@@ -319,13 +378,21 @@ cdef class GrowthLoop:
                     needed = need_small if k == 0 else need_large
                     if needed:
                         slot = self._take_pinned(child, pinned, &n_pinned)
+                        if slot < 0:
+                            status = POOL_EXHAUSTED
+                            break
                         build_slots[n_build], build_nodes[n_build] = slot, child
                         n_build += 1
                         eval_nodes[n_eval], eval_slots[n_eval] = child, slot
                         n_eval += 1
+                if status != GROWN:
+                    break
                 continue
             self._pin(parent_slot, pinned, &n_pinned)
             slot = self._take_pinned(small, pinned, &n_pinned)
+            if slot < 0:
+                status = POOL_EXHAUSTED
+                break
             build_slots[n_build], build_nodes[n_build] = slot, small
             n_build += 1
             if need_small:
@@ -333,13 +400,13 @@ cdef class GrowthLoop:
                 n_eval += 1
             if need_large:
                 sub_parent[n_sub], sub_small[n_sub] = parent_slot, slot
-                sub_out[n_sub] = pool.move(parent, large)
+                sub_out[n_sub] = self.pool.move(parent, large)
                 n_sub += 1
                 eval_nodes[n_eval], eval_slots[n_eval] = large, sub_out[n_sub - 1]
                 n_eval += 1
             else:
-                pool.drop(parent)
-        with nogil:
+                self.pool.drop(parent)
+        if status == GROWN:
             if n_build > 0:
                 start = now()
                 self.builder.build(self.partitioner, build_slots, build_nodes, n_build)
@@ -348,28 +415,37 @@ cdef class GrowthLoop:
                 start = now()
                 self.builder.subtract(sub_parent, sub_small, sub_out, n_sub)
                 self._timed(SUBTRACT, start)
-        self._find_splits(eval_nodes, eval_slots, n_eval)
+            self._find_splits(eval_nodes, eval_slots, n_eval)
         for i in range(n_pinned):
-            pool.set_pinned(pinned[i], False)
-        for i in range(n_build):  # small children that will never be split
-            if not self._splittable(build_nodes[i]):
-                pool.drop(build_nodes[i])
-        return 0
+            self.pool.set_pinned(pinned[i], False)
+        if status == GROWN:
+            for i in range(n_build):  # small children that will never be split
+                if not self._splittable(build_nodes[i]):
+                    self.pool.drop(build_nodes[i])
+        return status
 
-    cdef inline void _pin(self, int64_t slot, int64_t* pinned, Py_ssize_t* n_pinned) noexcept:
-        """Pin a slot for this step and remember it, to unpin after the split search."""
+    cdef inline void _pin(self, int64_t slot, int64_t* pinned, Py_ssize_t* n_pinned) noexcept nogil:
+        """Pin a slot for this step and remember it (pinned, n_pinned: IN and OUT), to unpin
+        after the split search."""
         self.pool.set_pinned(slot, True)
         pinned[n_pinned[0]] = slot
         n_pinned[0] += 1
 
-    cdef int64_t _take_pinned(self, int64_t node, int64_t* pinned, Py_ssize_t* n_pinned) except -1:
-        """A pool slot for `node`'s histogram, pinned for this step."""
+    cdef int64_t _take_pinned(self, int64_t node, int64_t* pinned, Py_ssize_t* n_pinned) noexcept nogil:
+        """A pool slot for `node`'s histogram, pinned for this step (pinned, n_pinned: IN
+        and OUT); -1 if every slot is pinned."""
         cdef bint hit
         cdef int64_t slot = self.pool.take(node, &hit)
-        self._pin(slot, pinned, n_pinned)
+        if slot >= 0:
+            self._pin(slot, pinned, n_pinned)
         return slot
 
-    cdef void _find_splits(self, const int64_t* nodes, const int64_t* slots, Py_ssize_t n) noexcept:
+    cdef void _find_splits(
+        self,
+        const int64_t* nodes,       # IN: n nodes
+        const int64_t* slots,       # IN: their histograms' slots
+        Py_ssize_t n,
+    ) noexcept nogil:
         cdef Py_ssize_t i
         cdef double start
         if n == 0:
@@ -378,15 +454,13 @@ cdef class GrowthLoop:
             self.sums[0, i] = self.sum_g[nodes[i]]
             self.sums[1, i] = self.sum_h[nodes[i]]
             self.sums[2, i] = <double> self.count[nodes[i]]
-        with nogil:
-            start = now()
-            self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
-            self._timed(SPLIT_SEARCH, start)
+        start = now()
+        self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
+        self._timed(SPLIT_SEARCH, start)
         for i in range(n):
             self.best[nodes[i]] = self.found[i]
             if self.found[i].feature < 0:
                 self.pool.drop(nodes[i])
-
 
 def leaf_values(const double[::1] sum_g,     # IN: per node
                 const double[::1] sum_h,     # IN
@@ -396,6 +470,5 @@ def leaf_values(const double[::1] sum_g,     # IN: per node
     cdef Py_ssize_t i, n = sum_g.shape[0]
     if sum_h.shape[0] != n or out.shape[0] != n:
         raise ValueError("sum_g, sum_h and out must have one entry per node")
-    with nogil:
-        for i in range(n):
-            out[i] = learning_rate * leaf_weight(sum_g[i], sum_h[i], l1, l2)
+    for i in range(n):  # a few hundred nodes at most: not worth releasing the GIL
+        out[i] = learning_rate * leaf_weight(sum_g[i], sum_h[i], l1, l2)

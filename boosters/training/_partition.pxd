@@ -31,6 +31,7 @@ cdef class RowPartitioner:
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
 
+    cdef void sum_gradients(self, const int64_t* nodes, Py_ssize_t n, const float* gh, double* sums) noexcept nogil
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,

@@ -238,35 +238,30 @@ cdef class RowPartitioner:
                     for i in range(self.begin[node], self.end[node]):
                         predictions[rows[i]] += v
 
-    def leaf_sums(self, leaf_nodes, const float[:, ::1] gh):  # gh: IN
-        """(G, H): float64 sums of the (grad, hess) of each leaf's rows, added in row order
-        (quantized training renews leaf values from these full-precision sums)."""
-        cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
-        cdef Py_ssize_t k, i, node, n_leaves = leaves.shape[0]
+    cdef void sum_gradients(
+        self,
+        const int64_t* nodes,       # IN: n nodes, none of them split
+        Py_ssize_t n,
+        const float* gh,            # IN: (n_rows, 2) (grad, hess) by row
+        double* sums,               # OUT: (n, 2) float64 (G, H) of each node's rows
+    ) noexcept nogil:
+        """Sums added in row order (quantized training renews leaf values from these
+        full-precision sums); parallel over nodes."""
+        cdef Py_ssize_t k, i, node
         cdef const row_t* rows
-        if gh.shape[0] != self.n_rows or gh.shape[1] != 2:
-            raise ValueError(f"gh must have shape ({self.n_rows}, 2)")
-        for k in range(n_leaves):
-            if not 0 <= leaves[k] < self.max_nodes:
-                raise ValueError(f"leaf node {leaves[k]} out of range")
-            self._check_not_split(leaves[k])
-        sums = np.zeros((n_leaves, 2), dtype=np.float64)
-        cdef double[:, ::1] out = sums
         cdef double g, h
-        with nogil:
-            for k in prange(n_leaves, schedule="static", num_threads=self.n_threads):
-                node = leaves[k]
-                g = 0.0  # thread-local running sums: neighbouring leaves share a cache line of out
-                h = 0.0
-                if self.which[node] == IN_ORDER:
-                    for i in range(self.begin[node], self.end[node]):
-                        g = g + gh[i, 0]
-                        h = h + gh[i, 1]
-                else:
-                    rows = &self.buffers[self.which[node], 0]
-                    for i in range(self.begin[node], self.end[node]):
-                        g = g + gh[rows[i], 0]
-                        h = h + gh[rows[i], 1]
-                out[k, 0] = g
-                out[k, 1] = h
-        return sums[:, 0], sums[:, 1]
+        for k in prange(n, schedule="static", num_threads=self.n_threads):
+            node = nodes[k]
+            g = 0.0  # thread-local running sums: neighbouring nodes share a cache line of sums
+            h = 0.0
+            if self.which[node] == IN_ORDER:
+                for i in range(self.begin[node], self.end[node]):
+                    g = g + gh[2 * i]
+                    h = h + gh[2 * i + 1]
+            else:
+                rows = &self.buffers[self.which[node], 0]
+                for i in range(self.begin[node], self.end[node]):
+                    g = g + gh[2 * <Py_ssize_t> rows[i]]
+                    h = h + gh[2 * <Py_ssize_t> rows[i] + 1]
+            sums[2 * k] = g
+            sums[2 * k + 1] = h

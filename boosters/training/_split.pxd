@@ -50,4 +50,4 @@ cdef class FloatSplitFinder(SplitFinder):
 cdef class QuantizedSplitFinder(SplitFinder):
     cdef int64_t[:, ::1] pool             # (slots, bins) packed sums
     cdef const uint8_t[::1] slot_bits     # bits per sum of each slot's words
-    cdef double inv_scale_g, inv_scale_h  # value of one unit of grad / hess
+    cdef double[::1] scales               # (scale_g, scale_h): a unit of grad is worth 1 / scale_g

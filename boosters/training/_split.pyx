@@ -371,12 +371,18 @@ cdef class FloatSplitFinder(SplitFinder):
         scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0)
 
 
+cdef inline double unit_value(double scale) noexcept nogil:
+    """What one stored unit of a quantized value is worth (0 for a zero scale)."""
+    return 1.0 / scale if scale > 0 else 0.0
+
+
 cdef class QuantizedSplitFinder(SplitFinder):
     """Quantized histograms: int64 pool (slots, bins), each slot as words of sum_bits[slot]
     bits per sum (the builder's array; None: 64-bit words everywhere), dequantized with
-    the tree's scales (set_scales)."""
+    the tree's scales (the builder's `scales` array, which its quantizer fills per tree;
+    None: an array of the finder's own, see set_scales)."""
 
-    def __init__(self, pool_data, feature_offsets, n_bins, features, *, sum_bits=None, **params):
+    def __init__(self, pool_data, feature_offsets, n_bins, features, *, sum_bits=None, scales=None, **params):
         if pool_data.dtype != np.int64 or pool_data.ndim != 2:
             raise ValueError("pool_data must be a (slots, total_bins) int64 array")
         super().__init__(pool_data.shape[0], pool_data.shape[1], feature_offsets, n_bins, features, **params)
@@ -387,36 +393,39 @@ cdef class QuantizedSplitFinder(SplitFinder):
                 not np.isin(sum_bits, (8, 16, 32)).all():
             raise ValueError("sum_bits must be a uint8 array of 8, 16 or 32 per pool slot")
         self.slot_bits = sum_bits
-        self.inv_scale_g = self.inv_scale_h = 1.0
+        if scales is None:
+            scales = np.ones(2)
+        if scales.dtype != np.float64 or scales.shape != (2,):
+            raise ValueError("scales must be a float64 array of 2 values")
+        self.scales = scales
 
     def set_scales(self, double scale_g, double scale_h):
         """A stored unit of grad is worth 1 / scale_g (0 if scale_g is 0)."""
-        self.inv_scale_g = 1.0 / scale_g if scale_g > 0 else 0.0
-        self.inv_scale_h = 1.0 / scale_h if scale_h > 0 else 0.0
+        self.scales[0] = scale_g
+        self.scales[1] = scale_h
 
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT
         # the width dispatch of the totals
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
+        cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
-            column_totals(<const int64_t*> words, start, stop, self.inv_scale_g, self.inv_scale_h, g, h)
+            column_totals(<const int64_t*> words, start, stop, inv_g, inv_h, g, h)
         elif bits == 16:
-            column_totals(<const int32_t*> words, start, stop, self.inv_scale_g, self.inv_scale_h, g, h)
+            column_totals(<const int32_t*> words, start, stop, inv_g, inv_h, g, h)
         else:
-            column_totals(<const int16_t*> words, start, stop, self.inv_scale_g, self.inv_scale_h, g, h)
+            column_totals(<const int16_t*> words, start, stop, inv_g, inv_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
                     Candidate* out) noexcept nogil:  # out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
+        cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
-            scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out,
-                              self.inv_scale_g, self.inv_scale_h)
+            scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)
         elif bits == 16:
-            scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out,
-                              self.inv_scale_g, self.inv_scale_h)
+            scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)
         else:
-            scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out,
-                              self.inv_scale_g, self.inv_scale_h)
+            scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)

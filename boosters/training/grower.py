@@ -26,7 +26,7 @@ from boosters.training._partition import RowPartitioner
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
-from boosters.training.histograms._quantize import max_levels, quantize_gradients
+from boosters.training.histograms._quantize import max_levels
 from boosters.training.layout import choose_layout
 
 
@@ -52,9 +52,6 @@ class TreeGrower:
         max_nodes = 2 * config.n_leaves - 1 if leafwise else 2 ** (config.max_depth + 1) - 1
         max_nodes = max(1, min(max_nodes, 2 * binned.n_rows - 1))
         self.quantized = histogram_mode in ("i16", "i8")
-        self.renew_leaves = config.renew_leaves
-        self.seed = config.seed
-        self.n_threads = n_threads
         if self.quantized:
             bits = 16 if histogram_mode == "i16" else 8
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
@@ -62,20 +59,24 @@ class TreeGrower:
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
         self.layout = choose_layout(binned, columns, config.histogram_layout)
-        builder_class = QuantizedHistogramBuilder if self.quantized else FloatHistogramBuilder
-        self.builder = builder_class(binned, self.pool.data, columns, n_threads, config.prefetch, layout=self.layout)
         params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
                       min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
                       n_threads=n_threads)
-        if self.quantized:
-            self.finder = QuantizedSplitFinder.for_binned(self.pool.data, binned, features,
-                                                          sum_bits=self.builder.sum_bits, **params)
+        if self.quantized:  # the builder quantizes each tree's gradients; the finder reads its scales
+            self.builder = QuantizedHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
+                                                     layout=self.layout)
+            self.builder.set_quantizer(self.packed, self.levels, config.seed)
+            self.finder = QuantizedSplitFinder.for_binned(self.pool.data, binned, features, sum_bits=self.builder.sum_bits,
+                                                          scales=self.builder.scales, **params)
         else:
+            self.builder = FloatHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
+                                                 layout=self.layout)
             self.finder = FloatSplitFinder.for_binned(self.pool.data, binned, features, **params)
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
             max_leaves=config.n_leaves if leafwise else max_nodes, max_depth=config.max_depth,
-            min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins)
+            min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
+            renew_leaf_sums=self.quantized and config.renew_leaves)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = bin_mapper.upper_edges
         self.edges = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] or [np.zeros(0)])
@@ -85,16 +86,10 @@ class TreeGrower:
     def grow(self, gradients: np.ndarray, tree_index: int = 0) -> Tree:
         """Grow a tree; `tree_index` (which tree of the training this is) seeds the
         stochastic rounding of quantized gradients."""
-        if self.quantized:
-            scales = quantize_gradients(gradients, self.packed, self.levels, self.seed, tree_index, self.n_threads)
-            self.builder.set_quantized(self.packed, self.levels)
-            self.finder.set_scales(*scales)
-        else:
-            self.builder.set_gradients(gradients)
+        self.builder.set_gradients(gradients)
         self.partitioner.reset()
         self.pool.reset()
-        n_nodes = self.loop.grow(gradients)
-        return self._finish(n_nodes, gradients)
+        return self._finish(self.loop.grow(gradients, tree_index))
 
     def update_predictions(self, margins: np.ndarray) -> None:
         """Add the last grown tree's leaf values to the training margins (one output
@@ -105,7 +100,7 @@ class TreeGrower:
     def n_evictions(self) -> int:
         return self.pool.n_evictions
 
-    def _finish(self, n_nodes: int, gradients: np.ndarray) -> Tree:
+    def _finish(self, n_nodes: int) -> Tree:
         # copies: the loop's arrays are reused by the next tree
         loop = self.loop
         feature, threshold_bin, default_left, left, right, gain, sum_g, sum_h, count = (
@@ -116,10 +111,6 @@ class TreeGrower:
         split = feature >= 0
         threshold[split] = self.edges[self.edge_offsets[feature[split]] + threshold_bin[split] - 1]
         leaves = np.flatnonzero(left < 0)
-        if self.quantized and self.renew_leaves and len(leaves) > 1:
-            # the structure came from quantized histograms; the leaf values come from the
-            # full-precision gradients of each leaf's rows
-            sum_g[leaves], sum_h[leaves] = self.partitioner.leaf_sums(leaves, gradients)
         values = np.empty(n_nodes)
         leaf_values(sum_g, sum_h, self.l1, self.l2, self.learning_rate, values)
         self._leaves = leaves.astype(np.int64)

@@ -1,4 +1,4 @@
-from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint64_t
 
 from boosters.training._partition cimport RowPartitioner
 from boosters.training.histograms._columnwise cimport ColumnsView
@@ -19,8 +19,10 @@ cdef class HistogramBuilder:
     cdef bint root_columnwise            # the in-order root's row-wise columns are built column-wise
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
+    cdef const float[:, ::1] gh          # the tree's (grad, hess) by row
 
     cdef bint ready(self)
+    cdef void start_tree(self, uint64_t tree_index) noexcept nogil
     cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
                     Py_ssize_t n) noexcept nogil
     cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,
@@ -36,7 +38,6 @@ cdef class HistogramBuilder:
 
 cdef class FloatHistogramBuilder(HistogramBuilder):
     cdef double[:, :, ::1] pool          # (slots, bins, 2) float64
-    cdef const float[:, ::1] gh          # the tree's (grad, hess) by row
     cdef float[:, ::1] ordered           # gathered (grad, hess), at each node's partition positions
     cdef double[::1] scratch             # row-wise private histograms
 
@@ -48,6 +49,11 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
     cdef const void* packed              # whichever is set
     cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
     cdef int64_t levels                  # the largest |grad| or hess of a packed pair
+    cdef bint quantizes                  # start_tree quantizes gh into the packed pairs (set_quantizer)
+    cdef int quantize_levels
+    cdef uint64_t seed
+    cdef readonly object scales          # (scale_g, scale_h) of the packed pairs, float64
+    cdef double[::1] scales_v            # the same array
     cdef readonly object sum_bits        # bits per sum of each slot's words (32, 16, 8)
     cdef uint8_t[::1] slot_bits          # the same array
     cdef int64_t[::1] slot_rows          # rows of the node each slot holds

@@ -11,11 +11,12 @@ subtraction); the growth loop calls them through the base class.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
 from boosters.training._partition cimport RowPartitioner, IN_ORDER
+from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, MIN_COLUMNS_PARALLEL, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs,
     gather_words, subtract_bins, subtract_words, threads_for_build,
@@ -81,9 +82,19 @@ cdef class HistogramBuilder:
         self.n_threads = n_threads
         self.prefetch_distance = prefetch_distance if prefetch else 0
 
+    def set_gradients(self, const float[:, ::1] gh):
+        """The (n_rows, 2) float32 gradients of the tree being grown."""
+        if gh.shape[0] != self.view.n_rows or gh.shape[1] != 2:
+            raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
+        self.gh = gh
+
     cdef bint ready(self):
         """The gradients of the tree being grown are set."""
-        return False
+        return self.gh is not None
+
+    cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
+        """A tree starts (its gradients are set): the builder's preparations."""
+        pass
 
     cdef void build(
         self,
@@ -195,15 +206,6 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
         if self.columns.shape[0] > 0:  # the row-wise kernel reads gradients by row: no copy
             self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
 
-    def set_gradients(self, const float[:, ::1] gh):
-        """The (n_rows, 2) float32 gradients of the tree being grown."""
-        if gh.shape[0] != self.view.n_rows or gh.shape[1] != 2:
-            raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
-        self.gh = gh
-
-    cdef bint ready(self):
-        return self.gh is not None
-
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
         cdef const row_t* rows = node_rows(part, node)
@@ -268,6 +270,8 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
         self.root_columnwise = False
         self.sum_bits = np.full(self.n_slots, 32, dtype=np.uint8)
         self.slot_bits = self.sum_bits
+        self.scales = np.ones(2)
+        self.scales_v = self.scales
         self.slot_rows = np.zeros(self.n_slots, dtype=np.int64)
         if self.rowwise:
             self.scratch = np.empty((MAX_ROW_BLOCKS - 1) * self.view.total_bins, dtype=np.int64)
@@ -295,8 +299,31 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
             self.packed = &self.q16[0] if self.view.n_rows else NULL
         self.levels = levels
 
+    def set_quantizer(self, packed, int levels, uint64_t seed):
+        """Quantize each tree's gradients (set_gradients) into `packed` (int32 for "i16",
+        int16 for "i8"; writable) when the tree starts, with `levels` and `seed` (see
+        _quantize.pyx), the scales into `scales`; the bins are sized for `levels` (as
+        set_quantized(packed, levels), which may override the widths' levels later)."""
+        if not packed.flags.writeable:
+            raise ValueError("packed must be writable")
+        self.set_quantized(packed, levels)
+        self.quantize_levels = levels
+        self.seed = seed
+        self.quantizes = True
+
     cdef bint ready(self):
-        return self.packed_bits != 0
+        return self.packed_bits != 0 and (self.gh is not None or not self.quantizes)
+
+    cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
+        """Quantize the tree's gradients, when set_quantizer asked for it."""
+        if not self.quantizes:
+            return
+        if self.packed_bits == 16:
+            quantize_rows(&self.gh[0, 0], self.view.n_rows, <int32_t*> self.packed, self.quantize_levels, self.seed,
+                          tree_index, self.n_threads, &self.scales_v[0])
+        else:
+            quantize_rows(&self.gh[0, 0], self.view.n_rows, <int16_t*> self.packed, self.quantize_levels, self.seed,
+                          tree_index, self.n_threads, &self.scales_v[0])
 
     cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil:
         """Bits per sum of a histogram of n_rows rows: |grad sum| and hess sum are at most

@@ -18,9 +18,9 @@ cdef class HistogramPool:
     cdef int64_t clock
 
     cdef void _forget(self)
-    cdef Py_ssize_t _free_or_victim(self) except -1
-    cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept
-    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1
-    cdef Py_ssize_t move(self, Py_ssize_t from_node, Py_ssize_t to_node) noexcept
-    cdef void drop(self, Py_ssize_t node) noexcept
-    cdef void set_pinned(self, Py_ssize_t slot, bint pinned) noexcept
+    cdef Py_ssize_t _free_or_victim(self) noexcept nogil
+    cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept nogil
+    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) noexcept nogil
+    cdef Py_ssize_t move(self, Py_ssize_t from_node, Py_ssize_t to_node) noexcept nogil
+    cdef void drop(self, Py_ssize_t node) noexcept nogil
+    cdef void set_pinned(self, Py_ssize_t slot, bint pinned) noexcept nogil

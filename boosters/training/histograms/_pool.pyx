@@ -11,7 +11,8 @@ Identity mode (cache_size >= nodes in a tree): slot == node id, no mapping and n
 eviction; a per-tree epoch marks which slots were built for the current tree.
 
 The grower calls the C-level methods (slot_of, take, move, drop, set_pinned) once per
-node; boosters._testing.kernels has them with argument checks, for tests.
+node, without the GIL; boosters._testing.kernels has them with argument checks, for
+tests.
 """
 
 import numpy as np
@@ -58,7 +59,7 @@ cdef class HistogramPool:
         else:
             self._forget()
 
-    cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept:
+    cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept nogil:
         """Slot holding `node`'s histogram (marked used), or -1 if it was never built or
         was evicted."""
         cdef Py_ssize_t slot
@@ -70,10 +71,10 @@ cdef class HistogramPool:
             self.last_used[slot] = self.clock
         return slot
 
-    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) except -1:  # hit: OUT
+    cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) noexcept nogil:  # hit: OUT
         """The slot for `node`; hit[0] tells whether it already holds the histogram, else
         the caller must (re)build it there. Evicts the least recently used unpinned slot
-        when none is free."""
+        when none is free; -1 when every slot is pinned."""
         cdef Py_ssize_t slot, old
         if self.identity:
             hit[0] = self.slot_epoch[node] == self.epoch
@@ -84,6 +85,8 @@ cdef class HistogramPool:
         if slot >= 0:
             return slot
         slot = self._free_or_victim()
+        if slot < 0:
+            return -1
         old = self.slot_node[slot]
         if old >= 0:
             self.node_slot_[old] = -1
@@ -94,7 +97,7 @@ cdef class HistogramPool:
         self.last_used[slot] = self.clock
         return slot
 
-    cdef Py_ssize_t _free_or_victim(self) except -1:
+    cdef Py_ssize_t _free_or_victim(self) noexcept nogil:
         cdef Py_ssize_t slot, best = -1
         if self.n_free > 0:
             self.n_free -= 1
@@ -102,11 +105,9 @@ cdef class HistogramPool:
         for slot in range(self.n_slots):
             if not self.pinned[slot] and (best < 0 or self.last_used[slot] < self.last_used[best]):
                 best = slot
-        if best < 0:
-            raise RuntimeError("histogram pool: every slot is pinned")
-        return best
+        return best  # -1: every slot is pinned
 
-    cdef Py_ssize_t move(self, Py_ssize_t from_node, Py_ssize_t to_node) noexcept:
+    cdef Py_ssize_t move(self, Py_ssize_t from_node, Py_ssize_t to_node) noexcept nogil:
         """Hand `from_node`'s slot (it must hold one) to `to_node`: the larger child takes
         over its parent's histogram, subtracted in place. Identity mode: slots cannot
         move, `to_node` gets its own slot and the caller writes the difference there."""
@@ -127,7 +128,7 @@ cdef class HistogramPool:
         self.last_used[slot] = self.clock
         return slot
 
-    cdef void drop(self, Py_ssize_t node) noexcept:
+    cdef void drop(self, Py_ssize_t node) noexcept nogil:
         """Free `node`'s slot: the node will never be split, its histogram is dead."""
         cdef Py_ssize_t slot
         if self.identity:
@@ -140,6 +141,6 @@ cdef class HistogramPool:
             self.free_slots[self.n_free] = slot
             self.n_free += 1
 
-    cdef void set_pinned(self, Py_ssize_t slot, bint pinned) noexcept:
+    cdef void set_pinned(self, Py_ssize_t slot, bint pinned) noexcept nogil:
         if not self.identity:
             self.pinned[slot] = pinned

@@ -48,50 +48,50 @@ cdef inline int64_t round_down(double x, double offset, int64_t low, int64_t hig
     return high if q > high else q
 
 
-def quantize_gradients(const float[:, ::1] gh,   # IN: (n_rows, 2) (grad, hess)
-                       packed_t[::1] out,          # OUT: one packed pair per row
-                       int levels, uint64_t seed, uint64_t tree_index, int n_threads=1):
-    """Quantize (n_rows, 2) float32 gradients into packed words; returns (scale_g,
-    scale_h): a quantized value q stands for q / scale."""
-    cdef Py_ssize_t n = gh.shape[0], i, c, lo, hi, chunk
+cdef void quantize_rows(
+    const float* gh,            # IN: (n, 2) (grad, hess) by row
+    Py_ssize_t n,
+    packed_t* out,              # OUT: one packed pair per row
+    int levels,                 # 1 .. the word's limit (127 or 32767)
+    uint64_t seed,
+    uint64_t tree_index,
+    int n_threads,
+    double* scales,             # OUT: (scale_g, scale_h): a quantized value q stands for q / scale
+) noexcept nogil:
+    cdef Py_ssize_t i, c, lo, hi, chunk
     cdef int shift = 8 if packed_t is int16_t else 16
-    cdef int cap = 127 if packed_t is int16_t else 32767
-    if gh.shape[1] != 2 or out.shape[0] != n:
-        raise ValueError("gh must be (n_rows, 2) and out must have n_rows entries")
-    if not 1 <= levels <= cap:
-        raise ValueError(f"levels must be in [1, {cap}] for this packing, got {levels}")
-    if n == 0:
-        return 0.0, 0.0
     cdef int n_chunks = <int> max(1, min(<Py_ssize_t> MAX_CHUNKS, min(<Py_ssize_t> n_threads, n // 65536)))
     cdef double[MAX_CHUNKS] max_g
     cdef double[MAX_CHUNKS] max_h
     cdef double mg = 0.0, mh = 0.0, scale_g, scale_h, offset = levels + 1.0, chunk_g, chunk_h
     cdef int64_t qg, qh
     cdef uint64_t key = splitmix64(seed ^ splitmix64(tree_index + 0x632BE59BD9B4E019ULL)), r
+    if n == 0:
+        scales[0] = scales[1] = 0.0
+        return
     chunk = (n + n_chunks - 1) // n_chunks
-    with nogil:
-        # max over rows: chunked, each chunk's max then the max of those (order-free)
-        for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
-            lo = c * chunk
-            hi = min(lo + chunk, n)
-            chunk_g = 0.0  # thread-local: writing max_g[c] per row would bounce its cache line
-            chunk_h = 0.0
-            for i in range(lo, hi):  # branch-free maxima
-                chunk_g = fabs(gh[i, 0]) if fabs(gh[i, 0]) > chunk_g else chunk_g
-                chunk_h = fabs(gh[i, 1]) if fabs(gh[i, 1]) > chunk_h else chunk_h
-            max_g[c] = chunk_g
-            max_h[c] = chunk_h
-        for c in range(n_chunks):
-            mg = max_g[c] if max_g[c] > mg else mg
-            mh = max_h[c] if max_h[c] > mh else mh
-        scale_g = levels / mg if mg > 0 else 0.0
-        scale_h = levels / mh if mh > 0 else 0.0
-        for i in prange(n, schedule="static", num_threads=n_threads):
-            r = splitmix64(key + <uint64_t> i)
-            qg = round_down(gh[i, 0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08, offset,
-                            -levels, levels)
-            qh = round_down(gh[i, 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08,
-                            offset, 0, levels)
-            out[i] = <packed_t> (qg * (1 << shift) + qh)
-    return scale_g, scale_h
-
+    # max over rows: chunked, each chunk's max then the max of those (order-free)
+    for c in prange(n_chunks, schedule="static", num_threads=n_chunks):
+        lo = c * chunk
+        hi = min(lo + chunk, n)
+        chunk_g = 0.0  # thread-local: writing max_g[c] per row would bounce its cache line
+        chunk_h = 0.0
+        for i in range(lo, hi):  # branch-free maxima
+            chunk_g = fabs(gh[2 * i]) if fabs(gh[2 * i]) > chunk_g else chunk_g
+            chunk_h = fabs(gh[2 * i + 1]) if fabs(gh[2 * i + 1]) > chunk_h else chunk_h
+        max_g[c] = chunk_g
+        max_h[c] = chunk_h
+    for c in range(n_chunks):
+        mg = max_g[c] if max_g[c] > mg else mg
+        mh = max_h[c] if max_h[c] > mh else mh
+    scale_g = levels / mg if mg > 0 else 0.0
+    scale_h = levels / mh if mh > 0 else 0.0
+    for i in prange(n, schedule="static", num_threads=n_threads):
+        r = splitmix64(key + <uint64_t> i)
+        qg = round_down(gh[2 * i] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08, offset,
+                        -levels, levels)
+        qh = round_down(gh[2 * i + 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08,
+                        offset, 0, levels)
+        out[i] = <packed_t> (qg * (1 << shift) + qh)
+    scales[0] = scale_g
+    scales[1] = scale_h

@@ -1,0 +1,76 @@
+"""Trainings in several Python threads at once: a tree grows without the GIL, so two
+trainings really run side by side, and each must give exactly the model it gives alone
+(no state shared between trainings, nothing that depends on the other thread)."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import boosters as bst
+from boosters.bench.datasets import make_covertype, make_friedman
+
+CONFIGS = {
+    "f64 leaf-wise": dict(histogram_mode="f64", growth_strategy="leafwise", max_depth=None, n_leaves=31),
+    "i16 depth-wise": dict(histogram_mode="i16", growth_strategy="depthwise", max_depth=5),
+    "i8 leaf-wise, LRU pool": dict(histogram_mode="i8", growth_strategy="leafwise", max_depth=None, n_leaves=31,
+                                   cache_size=6, quantization_levels=7),
+}
+
+
+def train(X, y, objective, settings, n_threads):
+    config = bst.GBDTConfig(n_estimators=12, learning_rate=0.2, objective=objective, **settings)
+    return bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=n_threads)
+
+
+def in_threads(jobs):
+    """Run the jobs (callables) in one Python thread each, all at once; their results."""
+    results = [None] * len(jobs)
+    errors = []
+    start = threading.Barrier(len(jobs))
+
+    def run(i):
+        try:
+            start.wait()
+            results[i] = jobs[i]()
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def assert_same_model(a, b):
+    assert len(a.trees) == len(b.trees) > 0
+    for ta, tb in zip(a.trees, b.trees):
+        assert ta.equals(tb)  # every tree array, thresholds and values included, exactly
+    assert a.to_bytes() == b.to_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_two_trainings_in_two_threads_equal_sequential_ones(name, n_threads):
+    X1, y1 = make_friedman(20_000, 10, seed=1)
+    X2, y2 = make_covertype(15_000, seed=2)
+    jobs = [lambda: train(X1, y1, bst.Objective.squared(), CONFIGS[name], n_threads),
+            lambda: train(X2, y2, bst.Objective.softmax(7), CONFIGS[name], n_threads)]
+    sequential = [job() for job in jobs]
+    concurrent = in_threads(jobs)
+    for alone, beside in zip(sequential, concurrent):
+        assert_same_model(alone, beside)
+    assert len(sequential[1].trees) == 12 * 7  # one tree per class and round
+
+
+def test_the_same_training_in_two_threads_gives_one_model():
+    X, y = make_friedman(20_000, 10, seed=3)
+    X[np.random.default_rng(3).random(X.shape) < 0.05] = np.nan
+    job = lambda: train(X, y, bst.Objective.squared(), CONFIGS["i16 depth-wise"], 1)  # noqa: E731
+    a, b = in_threads([job, job])
+    assert_same_model(a, b)
+    assert_same_model(a, job())
