@@ -218,14 +218,14 @@ def test_split_finder_checks_sum_bits():
                     min_samples_leaf=1, sum_bits=np.array([32, 12], np.uint8))
 
 
-_grow = grower_module.TreeGrower.grow
+_grow = grower_module.TreeGrower.grow_rounds
 
 
-def _grow_with_64_bit_bins(self, gradients, tree_index=0):
-    """TreeGrower.grow with the builder's bins sized for the word limit, not the levels:
-    every node's bins are 64-bit (the quantizer keeps its levels)."""
+def _grow_with_64_bit_bins(self, first_round, n_rounds):
+    """TreeGrower.grow_rounds with the builder's bins sized for the word limit, not the
+    levels: every node's bins are 64-bit (the quantizer keeps its levels)."""
     self.builder.set_quantized(self.packed, None)
-    return _grow(self, gradients, tree_index)
+    return _grow(self, first_round, n_rounds)
 
 
 @pytest.mark.parametrize("mode, levels", [("i16", 4), ("i8", 2)])
@@ -239,18 +239,18 @@ def test_training_grows_the_same_trees_in_narrow_bins(monkeypatch, mode, levels,
     config = bst.GBDTConfig(n_estimators=15, growth_strategy="leafwise", max_depth=None, n_leaves=31,
                             min_samples_leaf=5, histogram_mode=mode, quantization_levels=levels,
                             histogram_layout=layout, cache_size=8)
-    grow, widths = grower_module.TreeGrower.grow, set()
+    grow, widths = grower_module.TreeGrower.grow_rounds, set()
 
-    def grow_and_record_widths(self, gradients, tree_index=0):
-        tree = grow(self, gradients, tree_index)
+    def grow_and_record_widths(self, first_round, n_rounds):
+        rounds = grow(self, first_round, 1)  # one tree at a time: the widths of each
         assert self.levels == levels
         widths.update(self.builder.sum_bits.tolist())
-        return tree
+        return rounds
 
-    monkeypatch.setattr(grower_module.TreeGrower, "grow", grow_and_record_widths)
+    monkeypatch.setattr(grower_module.TreeGrower, "grow_rounds", grow_and_record_widths)
     narrow = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     assert min(widths) == (16 if mode == "i16" else 8)  # narrow bins were used
-    monkeypatch.setattr(grower_module.TreeGrower, "grow", _grow_with_64_bit_bins)
+    monkeypatch.setattr(grower_module.TreeGrower, "grow_rounds", _grow_with_64_bit_bins)
     wide = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     assert len(narrow.trees) == len(wide.trees) == 15
     for a, b in zip(narrow.trees, wide.trees):

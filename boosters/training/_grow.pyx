@@ -22,63 +22,19 @@ value thresholds.
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from boosters.training._gain cimport leaf_weight
 from boosters.training._partition cimport RowPartitioner
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
 from boosters.training.histograms._pool cimport HistogramPool
 
 
-cdef enum Phase:
-    PARTITION, BUILD, SUBTRACT, SPLIT_SEARCH, N_PHASES
-
-cdef enum Status:
-    GROWN = 0
-    POOL_EXHAUSTED = 1  # every pool slot pinned: impossible by construction (see _children_histograms)
-
 PHASE_NAMES = ("partition", "histogram build", "histogram subtraction", "split search")
 
 
-cdef inline double now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + 1e-9 * t.tv_nsec
-
-
 cdef class GrowthLoop:
-    cdef HistogramBuilder builder
-    cdef SplitFinder finder
-    cdef RowPartitioner partitioner
-    cdef HistogramPool pool
-    cdef bint leafwise
-    cdef Py_ssize_t max_leaves, max_depth      # max_depth < 0: unlimited
-    cdef Py_ssize_t min_rows_to_split
-    cdef bint has_features
-    cdef Py_ssize_t totals_start, totals_stop  # bins of one column: a node's totals
-    cdef bint renew_leaf_sums                  # leaves' sums from the float gradients (quantized)
-    cdef const float[:, ::1] gh                # the tree's gradients
-    cdef readonly Py_ssize_t max_nodes, n_nodes
-    # per node
-    cdef readonly int32_t[::1] depth
-    cdef readonly double[::1] sum_g, sum_h
-    cdef readonly int64_t[::1] count
-    cdef readonly int32_t[::1] feature, threshold_bin, left, right
-    cdef readonly double[::1] gain
-    cdef readonly uint8_t[::1] default_left
-    cdef Candidate* best                       # best split of a node; feature -1: none
-    cdef Candidate* found                      # find_best's results for one step
-    # scratch for one expansion step, the leaf-wise heap, the leaves' renewed sums
-    cdef int64_t[:, ::1] work
-    cdef int64_t[::1] heap
-    cdef double[:, ::1] sums
-    cdef double[:, ::1] leaf_sums
-    cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
-    cdef int64_t calls[<int> N_PHASES]
-
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
                  Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False):
@@ -93,25 +49,29 @@ cdef class GrowthLoop:
         self.max_nodes = partitioner.max_nodes
         if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
             raise ValueError("the pool and the split finder must hold every node of a step")
+        if not builder.ready():
+            raise ValueError("the builder's packed gradient pairs must be set first (set_quantizer)")
         n = self.max_nodes
-        self.depth = np.zeros(n, dtype=np.int32)
-        self.sum_g = np.zeros(n)
-        self.sum_h = np.zeros(n)
-        self.count = np.zeros(n, dtype=np.int64)
-        self.feature = np.zeros(n, dtype=np.int32)
-        self.threshold_bin = np.zeros(n, dtype=np.int32)
-        self.left = np.zeros(n, dtype=np.int32)
-        self.right = np.zeros(n, dtype=np.int32)
-        self.gain = np.zeros(n)
-        self.default_left = np.zeros(n, dtype=np.uint8)
+        # every node's entries are written when the node is added (np.zeros of 1 KiB and more
+        # releases the GIL: a busy Python thread would delay the training each time)
+        self.depth = np.empty(n, dtype=np.int32)
+        self.sum_g = np.empty(n)
+        self.sum_h = np.empty(n)
+        self.count = np.empty(n, dtype=np.int64)
+        self.feature = np.empty(n, dtype=np.int32)
+        self.threshold_bin = np.empty(n, dtype=np.int32)
+        self.left = np.empty(n, dtype=np.int32)
+        self.right = np.empty(n, dtype=np.int32)
+        self.gain = np.empty(n)
+        self.default_left = np.empty(n, dtype=np.uint8)
         self.best = <Candidate*> malloc(n * sizeof(Candidate))
         self.found = <Candidate*> malloc((n + 2) * sizeof(Candidate))
         if self.best == NULL or self.found == NULL:
             raise MemoryError()
-        self.work = np.zeros((12, n + 2), dtype=np.int64)
-        self.heap = np.zeros(n + 1, dtype=np.int64)
-        self.sums = np.zeros((3, n + 2))
-        self.leaf_sums = np.zeros((n, 2))
+        self.work = np.empty((12, n + 2), dtype=np.int64)
+        self.heap = np.empty(n + 1, dtype=np.int64)
+        self.sums = np.empty((3, n + 2))
+        self.leaf_sums = np.empty((n, 2))
         self.reset_timings()
 
     def __dealloc__(self):
@@ -134,32 +94,27 @@ cdef class GrowthLoop:
         self.seconds[<int> phase] += now() - start
         self.calls[<int> phase] += 1
 
-    def grow(self, const float[:, ::1] gradients, uint64_t tree_index=0):  # gradients: IN
-        """Grow a tree from the (n_rows, 2) float32 gradients the builder was given (tree
-        `tree_index` of the training: it seeds the quantizer); returns the node count. The
-        partitioner and pool must have been reset for this tree. The whole growth runs
-        without the GIL (other Python threads do not slow it down): the builder's
-        start of the tree (quantization), the tree's steps, and the leaves' renewed sums."""
-        cdef int status
-        if not self.builder.ready():
-            raise RuntimeError("gradients must be set first")
-        if gradients.shape[0] != self.partitioner.n_rows or gradients.shape[1] != 2:
-            raise ValueError(f"gradients must have shape ({self.partitioner.n_rows}, 2)")
-        self.gh = gradients
+    cdef int grow_tree(self, const float* gh, uint64_t tree_index) noexcept nogil:  # gh: IN
+        """Grow a tree from the (n_rows, 2) float32 gradients `gh` (kept alive by the caller;
+        tree `tree_index` of the training: it seeds the quantizer); a Status. The nodes are
+        this object's arrays (n_nodes of them) until the next tree. The builder's start of
+        the tree (quantization), the tree's steps and the leaves' renewed sums run here."""
+        cdef int status = GROWN
+        self.gh = gh
+        self.builder.use_gradients(gh)
+        self.partitioner.start_tree()
+        self.pool.start_tree()
         self.n_nodes = 0
         cdef int64_t root = self._add(0, self.partitioner.n_rows)
-        if not self._splittable(root):  # a single leaf
-            sums = np.asarray(gradients).sum(axis=0, dtype=np.float64)
-            self.sum_g[root], self.sum_h[root] = sums[0], sums[1]
-            return self.n_nodes
-        with nogil:
-            self.builder.start_tree(tree_index)
-            status = self._grow_tree()
-            if status == GROWN and self.renew_leaf_sums:
-                self._renew_leaf_sums()
-        if status == POOL_EXHAUSTED:
-            raise RuntimeError("histogram pool: every slot is pinned")
-        return self.n_nodes
+        if not self._splittable(root):  # a single leaf: its sums in row order
+            self.partitioner.sum_gradients(&root, 1, gh, &self.leaf_sums[0, 0])
+            self.sum_g[root], self.sum_h[root] = self.leaf_sums[0, 0], self.leaf_sums[0, 1]
+            return GROWN
+        self.builder.start_tree(tree_index)
+        status = self._grow_tree()
+        if status == GROWN and self.renew_leaf_sums:
+            self._renew_leaf_sums()
+        return status
 
     cdef void _renew_leaf_sums(self) noexcept nogil:
         """The structure came from quantized histograms; the leaves' sums (and so their
@@ -172,7 +127,7 @@ cdef class GrowthLoop:
                 n_leaves += 1
         if n_leaves < 2:
             return
-        self.partitioner.sum_gradients(leaves, n_leaves, &self.gh[0, 0], &self.leaf_sums[0, 0])
+        self.partitioner.sum_gradients(leaves, n_leaves, self.gh, &self.leaf_sums[0, 0])
         for i in range(n_leaves):
             self.sum_g[leaves[i]] = self.leaf_sums[i, 0]
             self.sum_h[leaves[i]] = self.leaf_sums[i, 1]
@@ -461,14 +416,3 @@ cdef class GrowthLoop:
             self.best[nodes[i]] = self.found[i]
             if self.found[i].feature < 0:
                 self.pool.drop(nodes[i])
-
-def leaf_values(const double[::1] sum_g,     # IN: per node
-                const double[::1] sum_h,     # IN
-                double l1, double l2, double learning_rate,
-                double[::1] out):            # OUT: per node, learning_rate * leaf weight
-    """The value of every node as a leaf (_gain.leaf_weight, scaled by the learning rate)."""
-    cdef Py_ssize_t i, n = sum_g.shape[0]
-    if sum_h.shape[0] != n or out.shape[0] != n:
-        raise ValueError("sum_g, sum_h and out must have one entry per node")
-    for i in range(n):  # a few hundred nodes at most: not worth releasing the GIL
-        out[i] = learning_rate * leaf_weight(sum_g[i], sum_h[i], l1, l2)

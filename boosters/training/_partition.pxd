@@ -31,6 +31,9 @@ cdef class RowPartitioner:
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
 
+    cdef void start_tree(self) noexcept nogil
+    cdef void add_values(self, const int64_t* leaves, const double* values, Py_ssize_t n,
+                         double* predictions) noexcept nogil
     cdef void sum_gradients(self, const int64_t* nodes, Py_ssize_t n, const float* gh, double* sums) noexcept nogil
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
                          bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil

@@ -115,6 +115,10 @@ cdef class RowPartitioner:
 
     def reset(self):
         """Node 0 (the root) holds every row, in order: a new tree starts."""
+        self.start_tree()
+
+    cdef void start_tree(self) noexcept nogil:
+        """reset(), for the growth loop."""
         self.begin[0] = 0
         self.end[0] = self.n_rows
         self.which[0] = IN_ORDER
@@ -217,26 +221,38 @@ cdef class RowPartitioner:
         predictions follow the partition, no tree traversal."""
         cdef const int64_t[::1] leaves = np.ascontiguousarray(leaf_nodes, dtype=np.int64)
         cdef const double[::1] vals = np.ascontiguousarray(values, dtype=np.float64)
-        cdef Py_ssize_t k, i, node
-        cdef double v
-        cdef const row_t* rows
+        cdef Py_ssize_t k
         if predictions.shape[0] != self.n_rows or vals.shape[0] != leaves.shape[0]:
             raise ValueError("predictions must have one value per row and values one per leaf")
         for k in range(leaves.shape[0]):
             if not 0 <= leaves[k] < self.max_nodes:
                 raise ValueError(f"leaf node {leaves[k]} out of range")
             self._check_not_split(leaves[k])
-        with nogil:
-            for k in prange(leaves.shape[0], schedule="static", num_threads=self.n_threads):
-                node = leaves[k]
-                v = vals[k]
-                if self.which[node] == IN_ORDER:
-                    for i in range(self.begin[node], self.end[node]):
-                        predictions[i] += v
-                else:
-                    rows = &self.buffers[self.which[node], 0]
-                    for i in range(self.begin[node], self.end[node]):
-                        predictions[rows[i]] += v
+        if leaves.shape[0] > 0:
+            with nogil:
+                self.add_values(&leaves[0], &vals[0], leaves.shape[0], &predictions[0])
+
+    cdef void add_values(
+        self,
+        const int64_t* leaves,      # IN: n nodes, none of them split
+        const double* values,       # IN: n values
+        Py_ssize_t n,
+        double* predictions,        # IN and OUT: n_rows
+    ) noexcept nogil:
+        """add_leaf_values without checks, for the boosting round; parallel over leaves."""
+        cdef Py_ssize_t k, i, node
+        cdef double v
+        cdef const row_t* rows
+        for k in prange(n, schedule="static", num_threads=self.n_threads):
+            node = leaves[k]
+            v = values[k]
+            if self.which[node] == IN_ORDER:
+                for i in range(self.begin[node], self.end[node]):
+                    predictions[i] += v
+            else:
+                rows = &self.buffers[self.which[node], 0]
+                for i in range(self.begin[node], self.end[node]):
+                    predictions[rows[i]] += v
 
     cdef void sum_gradients(
         self,

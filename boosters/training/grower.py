@@ -1,5 +1,5 @@
-"""The tree grower (RFC-0008): sets up the kernels of a training and grows one tree per
-boosting round.
+"""The tree grower (RFC-0008): sets up the kernels of a training and grows each boosting
+round's trees (one per output).
 
 Growing a tree repeats one step on a set of leaves with known best splits:
 
@@ -10,8 +10,9 @@ Growing a tree repeats one step on a set of leaves with known best splits:
 3. find the best split of every child.
 
 Depth-wise expands a whole level per step; leaf-wise the single best leaf. The loop
-itself is `_grow.GrowthLoop` (Cython: no interpreter time per split); this module
-prepares the gradients of each tree and turns the grown nodes into a `Tree`.
+itself is `_grow.GrowthLoop` (Cython: no interpreter time per split), and whole rounds
+(gradients, trees, margin updates) grow without the GIL in `_rounds.BoostingRounds`; this
+module sets them up and copies each grown tree into a `Tree`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.training._grow import GrowthLoop, leaf_values
+from boosters.training._grow import GrowthLoop
+from boosters.training._objectives import GradientKernel
 from boosters.training._partition import RowPartitioner
+from boosters.training._rounds import BoostingRounds
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
@@ -30,8 +33,16 @@ from boosters.training.histograms._quantize import max_levels
 from boosters.training.layout import choose_layout
 
 
+# rounds of one nogil block: their trees' nodes take at most ~4 MB (65 bytes a node) and
+# their growth about 0.1 s (Ctrl-C is handled between blocks; a busy Python thread costs
+# each block one switch interval, 5 ms, at most)
+BLOCK_NODES = 1 << 16
+BLOCK_SECONDS = 0.1
+
+
 class TreeGrower:
-    """Grows one tree per call to `grow` from (n_rows, 2) float32 gradients.
+    """Grows boosting rounds: per round the gradients of `margins` (`gradients`, a kernel
+    bound to them), a tree per output and the margins' update.
 
     `histogram_mode` "f64" accumulates float64 histograms; "i16" / "i8" quantize each
     tree's gradients to 16 / 8-bit integers and accumulate exact packed integer
@@ -40,10 +51,9 @@ class TreeGrower:
     the split finder's classes, once.
     """
 
-    def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, histogram_mode: str = "f64"):
+    def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, gradients: GradientKernel,
+                 margins: np.ndarray, histogram_mode: str = "f64"):
         leafwise = config.growth_strategy is GrowthStrategy.Leafwise
-        self.l1, self.l2 = config.l1, config.l2
-        self.learning_rate = config.learning_rate
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
         columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
         first_column_bins = (0, 0)
@@ -78,42 +88,23 @@ class TreeGrower:
             min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
             renew_leaf_sums=self.quantized and config.renew_leaves)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
-        edges = bin_mapper.upper_edges
-        self.edges = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] or [np.zeros(0)])
-        self.edge_offsets = np.cumsum([0] + [len(e) for e in edges]).astype(np.int64)
-        self._leaves = self._leaf_values = None
+        edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
+        self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
+                                     np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
+                                     config.learning_rate,
+                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes))))
 
-    def grow(self, gradients: np.ndarray, tree_index: int = 0) -> Tree:
-        """Grow a tree; `tree_index` (which tree of the training this is) seeds the
-        stochastic rounding of quantized gradients."""
-        self.builder.set_gradients(gradients)
-        self.partitioner.reset()
-        self.pool.reset()
-        return self._finish(self.loop.grow(gradients, tree_index))
-
-    def update_predictions(self, margins: np.ndarray) -> None:
-        """Add the last grown tree's leaf values to the training margins (one output
-        column, float64, contiguous), reading each leaf's rows from the partition."""
-        self.partitioner.add_leaf_values(self._leaves, self._leaf_values, margins)
+    def grow_rounds(self, first_round: int, n_rounds: int) -> list[list[Tree]]:
+        """Grow up to n_rounds rounds from first_round, in one nogil block (fewer when they
+        would take over BLOCK_SECONDS or fill the block's buffers; at least one); the trees
+        of each round grown, one per output."""
+        rounds = self.rounds
+        n_grown = rounds.grow(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
+        n_out = rounds.n_outputs
+        sizes = rounds.n_nodes.tolist()
+        return [[Tree(**{name: a[t, :sizes[t]].copy() for name, a in rounds.trees.items()})
+                 for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
 
     @property
     def n_evictions(self) -> int:
         return self.pool.n_evictions
-
-    def _finish(self, n_nodes: int) -> Tree:
-        # copies: the loop's arrays are reused by the next tree
-        loop = self.loop
-        feature, threshold_bin, default_left, left, right, gain, sum_g, sum_h, count = (
-            np.array(a[:n_nodes]) for a in (loop.feature, loop.threshold_bin, loop.default_left, loop.left,
-                                            loop.right, loop.gain, loop.sum_g, loop.sum_h, loop.count))
-        # value bins 1..b go left: the threshold is bin b's upper edge (x <= edge goes left)
-        threshold = np.zeros(n_nodes)
-        split = feature >= 0
-        threshold[split] = self.edges[self.edge_offsets[feature[split]] + threshold_bin[split] - 1]
-        leaves = np.flatnonzero(left < 0)
-        values = np.empty(n_nodes)
-        leaf_values(sum_g, sum_h, self.l1, self.l2, self.learning_rate, values)
-        self._leaves = leaves.astype(np.int64)
-        self._leaf_values = values[leaves]
-        return Tree(feature, threshold, threshold_bin, default_left, left, right, values, gain, sum_h, count)
-

@@ -48,16 +48,19 @@ class ObjectiveFunction:
     def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
-    def gradients(self, margins, y, weights, out, n_threads: int) -> None:
+    def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _objectives.GradientKernel:
+        """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
+        boosting round calls it without the GIL, as the margins change."""
         w = np.empty(0) if weights is None else weights
-        self._kernel(margins, y, w, out, n_threads)
+        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads)
+
+    def gradients(self, margins, y, weights, out, n_threads: int) -> None:
+        self.gradient_kernel(margins, y, weights, out, n_threads).run()
 
     transform = staticmethod(transforms.identity)  # predictions from (n_rows, n_outputs) margins
 
 
 class SquaredError(ObjectiveFunction):
-    _kernel = staticmethod(_objectives.squared_error)
-
     def gradient_bound(self, y):
         # |margin - y| with margins between the labels' extremes
         return 2.0 * float(np.abs(y).max()) if y.size else 0.0
@@ -67,8 +70,6 @@ class SquaredError(ObjectiveFunction):
 
 
 class Logistic(ObjectiveFunction):
-    _kernel = staticmethod(_objectives.logistic)
-
     def check_labels(self, y):
         bad = (y != 0) & (y != 1)
         if np.any(bad):
@@ -82,8 +83,6 @@ class Logistic(ObjectiveFunction):
 
 
 class Softmax(ObjectiveFunction):
-    _kernel = staticmethod(_objectives.softmax)
-
     def check_labels(self, y):
         k = self.n_outputs
         bad = (y != np.floor(y)) | (y < 0) | (y >= k)

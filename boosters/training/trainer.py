@@ -57,21 +57,22 @@ class GBDTTrainer:
         n_out = objective.n_outputs
 
         mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
-        grower = TreeGrower(binned, mapper, cfg, self.n_threads, resolve_histogram_mode(cfg, train.n_rows))
         base = objective.init_scores(train.y, train.weights)
         forest = Forest(n_out, base)
         margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
-        gradients = np.empty((n_out, train.n_rows, 2), dtype=np.float32)
+        gradients = objective.gradient_kernel(margins, train.y, train.weights,
+                                              np.empty((n_out, train.n_rows, 2), dtype=np.float32), self.n_threads)
+        grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradients, margins,
+                            resolve_histogram_mode(cfg, train.n_rows))
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
 
         history: list[float] = []
         best_round, best_score = None, None
         nan_warned = False
-        for round_ in range(cfg.n_estimators):
-            objective.gradients(margins, train.y, train.weights, gradients, self.n_threads)
-            for k in range(n_out):
-                tree = grower.grow(gradients[k], tree_index=round_ * n_out + k)
-                grower.update_predictions(margins[k])
+        # with nothing to do between rounds, many grow in one nogil block (see grower.py)
+        one_at_a_time = val_set is not None or cfg.verbosity >= 1
+        for round_, trees in enumerate(self._rounds(grower, cfg.n_estimators, one_at_a_time)):
+            for k, tree in enumerate(trees):
                 forest.add(tree, k)
                 if val_margins is not None:
                     val_margins[:, k] += predict_tree(tree, val_set.X, self.n_threads, check=False)
@@ -114,6 +115,15 @@ class GBDTTrainer:
             forest, cfg.objective, train.n_features, train.feature_names, cfg, best_iteration, best_score,
             history, n_evictions=grower.n_evictions, seconds=time.perf_counter() - start,
             kernel_timings=grower.loop.timings)
+
+    @staticmethod
+    def _rounds(grower: TreeGrower, n_rounds: int, one_at_a_time: bool):
+        """The trees of each round, round by round; grown one round at a time or in blocks."""
+        round_ = 0
+        while round_ < n_rounds:
+            block = grower.grow_rounds(round_, 1 if one_at_a_time else n_rounds - round_)
+            yield from block
+            round_ += len(block)
 
     def _check_inputs(self, train: Dataset, val_set: Dataset | None) -> None:
         if not isinstance(train, Dataset):

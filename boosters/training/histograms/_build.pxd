@@ -19,8 +19,10 @@ cdef class HistogramBuilder:
     cdef bint root_columnwise            # the in-order root's row-wise columns are built column-wise
     cdef public int n_threads
     cdef public Py_ssize_t prefetch_distance
-    cdef const float[:, ::1] gh          # the tree's (grad, hess) by row
+    cdef const float* gh                 # the tree's (grad, hess) by row, (n_rows, 2); NULL: none yet
+    cdef object gh_owner                 # keeps set_gradients' array alive
 
+    cdef void use_gradients(self, const float* gh) noexcept nogil
     cdef bint ready(self)
     cdef void start_tree(self, uint64_t tree_index) noexcept nogil
     cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,

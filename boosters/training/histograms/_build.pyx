@@ -11,7 +11,7 @@ subtraction); the growth loop calls them through the base class.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
@@ -25,6 +25,10 @@ from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH
                                                     row_blocks)
 
 
+cdef enum:
+    TRANSPOSE_ROWS = 4096  # rows per block of the row-major copy: its columns' bins stay in cache
+
+
 def column_list(columns, Py_ssize_t n_columns):
     """The columns to build as int32 (None: all), checked."""
     if columns is None:
@@ -35,13 +39,23 @@ def column_list(columns, Py_ssize_t n_columns):
     return columns
 
 
-def _row_major(bins_u8, columns, Py_ssize_t chunk=65536):
-    """(n_rows, len(columns)) row-major copy of some rows of a column-major matrix,
-    transposed a chunk of rows at a time (one copy, no full-size temporary)."""
-    n_rows = bins_u8.shape[1]
-    out = np.empty((n_rows, len(columns)), dtype=np.uint8)
-    for start in range(0, n_rows, chunk):
-        out[start:start + chunk] = bins_u8[columns, start:start + chunk].T
+def _row_major(const uint8_t[:, ::1] bins_u8,     # IN: (u8 columns, n_rows) column-major bins
+               columns,                            # which of them, in order
+               int n_threads=1):
+    """(n_rows, len(columns)) row-major copy of some columns of a column-major matrix, a
+    block of rows at a time, in one nogil block (the GIL is re-taken once: a busy Python
+    thread beside the training delays each re-take by up to a switch interval)."""
+    cdef const int32_t[::1] cols = np.ascontiguousarray(columns, dtype=np.int32)
+    cdef Py_ssize_t n_rows = bins_u8.shape[1], n_cols = cols.shape[0], block, lo, r, j
+    out = np.empty((n_rows, n_cols), dtype=np.uint8)
+    cdef uint8_t[:, ::1] dst = out
+    with nogil:
+        for block in prange((n_rows + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS, schedule="static",
+                            num_threads=n_threads):
+            lo = block * TRANSPOSE_ROWS
+            for j in range(n_cols):
+                for r in range(lo, min(lo + TRANSPOSE_ROWS, n_rows)):
+                    dst[r, j] = bins_u8[cols[j], r]
     return out
 
 
@@ -69,7 +83,7 @@ cdef class HistogramBuilder:
         self.rowwise = len(row_cols) > 0
         self.columns = np.ascontiguousarray(unique(columns[~is_row]), dtype=np.int32)
         if self.rowwise:
-            self.row_matrix = _row_major(binned.bins_u8, binned.column_index[row_cols])
+            self.row_matrix = _row_major(binned.bins_u8, binned.column_index[row_cols], n_threads)
             self.row_columns = np.ascontiguousarray(row_cols, dtype=np.int32)
             self.row_offsets = np.ascontiguousarray(binned.column_offsets[row_cols], dtype=np.int64)
             self.row_bins = np.ascontiguousarray(binned.column_n_bins[row_cols], dtype=np.int64)
@@ -86,11 +100,17 @@ cdef class HistogramBuilder:
         """The (n_rows, 2) float32 gradients of the tree being grown."""
         if gh.shape[0] != self.view.n_rows or gh.shape[1] != 2:
             raise ValueError(f"gradients must have shape ({self.view.n_rows}, 2)")
+        self.gh_owner = gh
+        self.use_gradients(&gh[0, 0] if gh.shape[0] > 0 else NULL)
+
+    cdef void use_gradients(self, const float* gh) noexcept nogil:  # gh: IN
+        """The tree's gradients, (n_rows, 2) (grad, hess) by row, kept alive by the caller
+        while the tree grows: the boosting round points the builder at each output's."""
         self.gh = gh
 
     cdef bint ready(self):
-        """The gradients of the tree being grown are set."""
-        return self.gh is not None
+        """Set up to build trees (each tree's gradients come with it: use_gradients)."""
+        return True
 
     cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
         """A tree starts (its gradients are set): the builder's preparations."""
@@ -210,7 +230,7 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
         cdef const row_t* rows = node_rows(part, node)
         if n > 0 and rows != NULL:  # rows in order are read in place
-            gather_pairs(&self.gh[0, 0], rows, n, &self.ordered[0, 0] + 2 * begin, self.n_threads)
+            gather_pairs(self.gh, rows, n, &self.ordered[0, 0] + 2 * begin, self.n_threads)
 
     cdef void _build_column(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                             Py_ssize_t column) noexcept nogil:
@@ -218,7 +238,7 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
         cdef const row_t* rows = node_rows(part, node)
         cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[column]
         if rows == NULL:
-            build_column(&self.view.cols, column, NULL, begin, n, &self.gh[0, 0] + 2 * begin, hist,
+            build_column(&self.view.cols, column, NULL, begin, n, self.gh + 2 * begin, hist,
                          self.view.n_bins[column], 0)
         else:
             build_column(&self.view.cols, column, rows, 0, n, &self.ordered[0, 0] + 2 * begin, hist,
@@ -228,7 +248,7 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
                           int n_threads) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
         cdef const row_t* rows = node_rows(part, node)
-        build_rows(&self.rows_view, rows, begin if rows == NULL else 0, n, &self.gh[0, 0], &self.pool[slot, 0, 0],
+        build_rows(&self.rows_view, rows, begin if rows == NULL else 0, n, self.gh, &self.pool[slot, 0, 0],
                    &self.scratch[0], self._blocks(part, node), n_threads,
                    ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
@@ -312,17 +332,17 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
         self.quantizes = True
 
     cdef bint ready(self):
-        return self.packed_bits != 0 and (self.gh is not None or not self.quantizes)
+        return self.packed_bits != 0
 
     cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
         """Quantize the tree's gradients, when set_quantizer asked for it."""
         if not self.quantizes:
             return
         if self.packed_bits == 16:
-            quantize_rows(&self.gh[0, 0], self.view.n_rows, <int32_t*> self.packed, self.quantize_levels, self.seed,
+            quantize_rows(self.gh, self.view.n_rows, <int32_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
         else:
-            quantize_rows(&self.gh[0, 0], self.view.n_rows, <int16_t*> self.packed, self.quantize_levels, self.seed,
+            quantize_rows(self.gh, self.view.n_rows, <int16_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
 
     cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil:

@@ -17,7 +17,8 @@ cdef class HistogramPool:
     cdef Py_ssize_t n_free
     cdef int64_t clock
 
-    cdef void _forget(self)
+    cdef void _forget(self) noexcept nogil
+    cdef void start_tree(self) noexcept nogil
     cdef Py_ssize_t _free_or_victim(self) noexcept nogil
     cdef Py_ssize_t slot_of(self, Py_ssize_t node) noexcept nogil
     cdef Py_ssize_t take(self, Py_ssize_t node, bint* hit) noexcept nogil

@@ -43,17 +43,22 @@ cdef class HistogramPool:
         self.n_evictions = 0
         self._forget()
 
-    cdef void _forget(self):
+    cdef void _forget(self) noexcept nogil:
         cdef Py_ssize_t s
-        self.slot_node[:] = -1
-        self.node_slot_[:] = -1
-        self.pinned[:] = 0
+        for s in range(self.max_nodes):
+            self.node_slot_[s] = -1
         for s in range(self.n_slots):
+            self.slot_node[s] = -1
+            self.pinned[s] = 0
             self.free_slots[s] = self.n_slots - 1 - s
         self.n_free = self.n_slots
 
     def reset(self):
         """Forget every mapping: a new tree starts."""
+        self.start_tree()
+
+    cdef void start_tree(self) noexcept nogil:
+        """reset(), for the growth loop."""
         if self.identity:
             self.epoch += 1
         else:

@@ -1,0 +1,74 @@
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from boosters.training._partition cimport RowPartitioner
+from boosters.training._split cimport Candidate, SplitFinder
+from boosters.training.histograms._build cimport HistogramBuilder
+from boosters.training.histograms._pool cimport HistogramPool
+
+
+cdef inline double now() noexcept nogil:
+    """Seconds on the monotonic clock (~20 ns a read)."""
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + 1e-9 * t.tv_nsec
+
+
+cdef enum Phase:
+    PARTITION, BUILD, SUBTRACT, SPLIT_SEARCH, N_PHASES
+
+cdef enum Status:
+    GROWN = 0
+    POOL_EXHAUSTED = 1  # every pool slot pinned: impossible by construction (see _children_histograms)
+
+
+cdef class GrowthLoop:
+    cdef HistogramBuilder builder
+    cdef SplitFinder finder
+    cdef RowPartitioner partitioner
+    cdef HistogramPool pool
+    cdef bint leafwise
+    cdef Py_ssize_t max_leaves, max_depth      # max_depth < 0: unlimited
+    cdef Py_ssize_t min_rows_to_split
+    cdef bint has_features
+    cdef Py_ssize_t totals_start, totals_stop  # bins of one column: a node's totals
+    cdef bint renew_leaf_sums                  # leaves' sums from the float gradients (quantized)
+    cdef const float* gh                       # the tree's gradients, (n_rows, 2)
+    cdef readonly Py_ssize_t max_nodes, n_nodes
+    # per node
+    cdef readonly int32_t[::1] depth
+    cdef readonly double[::1] sum_g, sum_h
+    cdef readonly int64_t[::1] count
+    cdef readonly int32_t[::1] feature, threshold_bin, left, right
+    cdef readonly double[::1] gain
+    cdef readonly uint8_t[::1] default_left
+    cdef Candidate* best                       # best split of a node; feature -1: none
+    cdef Candidate* found                      # find_best's results for one step
+    # scratch for one expansion step, the leaf-wise heap, the leaves' renewed sums
+    cdef int64_t[:, ::1] work
+    cdef int64_t[::1] heap
+    cdef double[:, ::1] sums
+    cdef double[:, ::1] leaf_sums
+    cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
+    cdef int64_t calls[<int> N_PHASES]
+
+    cdef int grow_tree(self, const float* gh, uint64_t tree_index) noexcept nogil
+    cdef void _renew_leaf_sums(self) noexcept nogil
+    cdef inline void _timed(self, Phase phase, double start) noexcept nogil
+    cdef int _grow_tree(self) noexcept nogil
+    cdef int _grow_depthwise(self) noexcept nogil
+    cdef int _grow_leafwise(self) noexcept nogil
+    cdef inline bint _before(self, int64_t a, int64_t b) noexcept nogil
+    cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept nogil
+    cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept nogil
+    cdef Py_ssize_t _add(self, int32_t depth, int64_t count) noexcept nogil
+    cdef inline bint _splittable(self, Py_ssize_t node) noexcept nogil
+    cdef Py_ssize_t _expand(self, const int64_t* parents, Py_ssize_t n, bint children_final,
+                            int64_t* children) noexcept nogil
+    cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
+                            const Candidate* split) noexcept nogil
+    cdef int _children_histograms(self, const int64_t* parents, const int64_t* lefts, const int64_t* rights,
+                                  Py_ssize_t n) noexcept nogil
+    cdef inline void _pin(self, int64_t slot, int64_t* pinned, Py_ssize_t* n_pinned) noexcept nogil
+    cdef int64_t _take_pinned(self, int64_t node, int64_t* pinned, Py_ssize_t* n_pinned) noexcept nogil
+    cdef void _find_splits(self, const int64_t* nodes, const int64_t* slots, Py_ssize_t n) noexcept nogil

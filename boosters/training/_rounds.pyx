@@ -1,0 +1,137 @@
+"""Boosting rounds without the GIL (RFC-0008): per round, the gradients of the margins,
+then per output its tree (growth loop), the tree's leaf values and value thresholds, and
+the update of the output's training margins.
+
+Every re-take of the GIL waits for another busy Python thread (a Jupyter kernel's, a web
+server's, a Dask worker's) to be interrupted: up to a switch interval, 5 ms. Kernels
+called one by one from Python re-took it several times per tree and slowed a training
+down 2x and more beside such a thread. Here several rounds grow in one nogil block, as
+many as the caller allows (one when it needs each round's trees at once: a validation
+set) and as fit in `max_seconds` (so that Ctrl-C, handled between blocks, stays prompt).
+The trees are left in this object's (max_rounds * n_outputs, max_nodes) arrays, round by
+round, for the grower to copy into `Tree`s.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+
+from boosters.training._gain cimport leaf_weight
+from boosters.training._grow cimport GROWN, GrowthLoop, now
+from boosters.training._objectives cimport GradientKernel
+from boosters.training._partition cimport RowPartitioner
+
+
+cdef class BoostingRounds:
+    cdef GrowthLoop loop
+    cdef RowPartitioner partitioner
+    cdef GradientKernel gradients
+    cdef double[:, ::1] margins                # (n_outputs, n_rows), what the gradients read
+    cdef const double[::1] edges               # every feature's upper bin edges, concatenated
+    cdef const int64_t[::1] edge_offsets       # feature f's edges start at edge_offsets[f]
+    cdef double l1, l2, learning_rate
+    cdef readonly Py_ssize_t n_outputs, max_rounds
+    cdef readonly object trees                 # {Tree array name: (max_rounds * n_outputs, max_nodes) array}
+    cdef readonly object n_nodes               # (max_rounds * n_outputs,) int64: each tree's size
+    cdef int64_t[::1] n_nodes_v
+    cdef int32_t[:, ::1] split_feature, threshold_bin, left_child, right_child
+    cdef uint8_t[:, ::1] default_left
+    cdef double[:, ::1] threshold, value, gain, cover
+    cdef int64_t[:, ::1] n_samples
+    cdef int64_t[::1] leaves                   # scratch: one tree's leaves and their values
+    cdef double[::1] leaf_values
+
+    def __init__(self, GrowthLoop loop, GradientKernel gradients,
+                 double[:, ::1] margins,       # IN and OUT: the margins `gradients` reads
+                 edges, edge_offsets, double l1, double l2, double learning_rate, Py_ssize_t max_rounds):
+        self.loop, self.partitioner, self.gradients = loop, loop.partitioner, gradients
+        self.n_outputs = gradients.out.shape[0]
+        if margins.shape[0] != self.n_outputs or margins.shape[1] != self.partitioner.n_rows \
+                or gradients.out.shape[1] != self.partitioner.n_rows:
+            raise ValueError(f"margins and gradients must have {self.n_outputs} outputs of "
+                             f"{self.partitioner.n_rows} rows")
+        if margins.shape[1] > 0 and <const double*> &margins[0, 0] != &gradients.margins[0, 0]:
+            raise ValueError("margins must be the array the gradient kernel reads")
+        if max_rounds < 1:
+            raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
+        self.margins = margins
+        self.edges = np.ascontiguousarray(edges, dtype=np.float64)
+        self.edge_offsets = np.ascontiguousarray(edge_offsets, dtype=np.int64)
+        self.l1, self.l2, self.learning_rate = l1, l2, learning_rate
+        self.max_rounds = max_rounds
+        shape = (max_rounds * self.n_outputs, loop.max_nodes)
+        self.trees = dict(split_feature=np.empty(shape, np.int32), threshold=np.empty(shape),
+                          threshold_bin=np.empty(shape, np.int32), default_left=np.empty(shape, np.uint8),
+                          left_child=np.empty(shape, np.int32), right_child=np.empty(shape, np.int32),
+                          value=np.empty(shape), gain=np.empty(shape), cover=np.empty(shape),
+                          n_samples=np.empty(shape, np.int64))
+        t = self.trees
+        self.split_feature, self.threshold, self.threshold_bin = t["split_feature"], t["threshold"], t["threshold_bin"]
+        self.default_left, self.left_child, self.right_child = t["default_left"], t["left_child"], t["right_child"]
+        self.value, self.gain, self.cover, self.n_samples = t["value"], t["gain"], t["cover"], t["n_samples"]
+        self.n_nodes = np.empty(shape[0], dtype=np.int64)
+        self.n_nodes_v = self.n_nodes
+        self.leaves = np.empty(loop.max_nodes, dtype=np.int64)
+        self.leaf_values = np.empty(loop.max_nodes)
+
+    def grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):
+        """Grow rounds first_round, first_round + 1, ... in one nogil block: n_rounds of them
+        (at most max_rounds), fewer if max_seconds have passed after a round (at least one);
+        returns how many. Round first_round + r's tree for output k is row r * n_outputs + k
+        of `trees` and `n_nodes`; the trees are numbered round * n_outputs + k in the
+        training (that seeds the quantizer)."""
+        cdef int status
+        cdef Py_ssize_t grown = 0
+        if not 1 <= n_rounds <= self.max_rounds:
+            raise ValueError(f"n_rounds must be in [1, {self.max_rounds}], got {n_rounds}")
+        with nogil:
+            status = self._grow(first_round, n_rounds, max_seconds, &grown)
+        if status != GROWN:
+            raise RuntimeError("histogram pool: every slot is pinned")
+        return grown
+
+    cdef int _grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds,
+                   Py_ssize_t* grown) noexcept nogil:  # grown: OUT
+        cdef Py_ssize_t r, k, tree
+        cdef int status
+        cdef double start = now()
+        for r in range(n_rounds):
+            self.gradients.compute()  # every output's, from the margins before this round
+            for k in range(self.n_outputs):
+                tree = r * self.n_outputs + k
+                status = self.loop.grow_tree(&self.gradients.out[k, 0, 0], (first_round + r) * self.n_outputs + k)
+                if status != GROWN:
+                    return status
+                self._finish_tree(k, tree)
+            grown[0] = r + 1
+            if now() - start >= max_seconds:
+                break
+        return GROWN
+
+    cdef void _finish_tree(self, Py_ssize_t k, Py_ssize_t tree) noexcept nogil:
+        """Output k's tree, row `tree` of the arrays, from the loop's nodes: value thresholds
+        (bin b's upper edge: value bins 1..b go left), every node's value (learning_rate *
+        leaf weight); then the leaves' values are added to the margins of their rows."""
+        cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
+        cdef int32_t feature
+        for i in range(n):
+            feature = self.loop.feature[i]
+            self.split_feature[tree, i] = feature
+            self.threshold_bin[tree, i] = self.loop.threshold_bin[i]
+            self.threshold[tree, i] = (self.edges[self.edge_offsets[feature] + self.loop.threshold_bin[i] - 1]
+                                       if feature >= 0 else 0.0)
+            self.default_left[tree, i] = self.loop.default_left[i]
+            self.left_child[tree, i] = self.loop.left[i]
+            self.right_child[tree, i] = self.loop.right[i]
+            self.value[tree, i] = self.learning_rate * leaf_weight(self.loop.sum_g[i], self.loop.sum_h[i], self.l1,
+                                                                  self.l2)
+            self.gain[tree, i] = self.loop.gain[i]
+            self.cover[tree, i] = self.loop.sum_h[i]
+            self.n_samples[tree, i] = self.loop.count[i]
+            if self.loop.left[i] < 0:
+                self.leaves[n_leaves] = i
+                self.leaf_values[n_leaves] = self.value[tree, i]
+                n_leaves += 1
+        self.n_nodes_v[tree] = n
+        if self.margins.shape[1] > 0:
+            self.partitioner.add_values(&self.leaves[0], &self.leaf_values[0], n_leaves, &self.margins[k, 0])
