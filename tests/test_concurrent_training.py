@@ -1,4 +1,5 @@
-"""Trainings in several Python threads at once: a tree grows without the GIL, so two
+"""Trainings in several Python threads at once: boosting rounds grow without the GIL
+(several per nogil block without a validation set, one per block with one), so two
 trainings really run side by side, and each must give exactly the model it gives alone
 (no state shared between trainings, nothing that depends on the other thread)."""
 
@@ -74,3 +75,28 @@ def test_the_same_training_in_two_threads_gives_one_model():
     a, b = in_threads([job, job])
     assert_same_model(a, b)
     assert_same_model(a, job())
+
+
+def test_trainings_with_validation_sets_in_two_threads_equal_sequential_ones():
+    """With a validation set, each round's trees are evaluated between rounds (one round
+    per nogil block, the validation margins with the GIL); early stopping picks the same
+    round."""
+    X1, y1 = make_friedman(20_000, 10, seed=4)
+    X2, y2 = make_covertype(15_000, seed=5)
+
+    def job(X, y, objective, settings):
+        config = bst.GBDTConfig(n_estimators=30, learning_rate=0.5, objective=objective, early_stopping_rounds=3,
+                                **settings)
+        return bst.GBDTModel.train(bst.Dataset(X[3000:], y[3000:]), config, val_set=bst.Dataset(X[:3000], y[:3000]),
+                                   n_threads=1)
+
+    jobs = [lambda: job(X1, y1, bst.Objective.squared(), CONFIGS["f64 leaf-wise"]),
+            lambda: job(X2, y2, bst.Objective.softmax(7), CONFIGS["i16 depth-wise"])]
+    sequential = [j() for j in jobs]
+    concurrent = in_threads(jobs)
+    for alone, beside in zip(sequential, concurrent):
+        assert_same_model(alone, beside)
+        assert alone.best_iteration == beside.best_iteration
+        assert alone.eval_history == beside.eval_history  # every round's validation score, exactly
+        assert len(alone.eval_history) < 30  # early stopping stopped it
+    assert len(sequential[1].trees) % 7 == 0

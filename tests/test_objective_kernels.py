@@ -166,6 +166,28 @@ def test_bad_shapes_are_rejected(rng_data):
         _objectives.softmax(np.ascontiguousarray(m[:1]), y, np.empty(0), out1, 1)  # one class
 
 
+def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
+    """The boosting rounds bind one kernel to the training's buffers and run it each round
+    (without the GIL): it must read the margins as they are then, not as they were bound."""
+    d = rng_data
+    for name, k, y, ref in (("squared", 1, d["y_reg"], ref_squared), ("logistic", 1, d["y_bin"], ref_logistic),
+                            ("softmax", 4, d["y_cls"] % 4, ref_softmax)):
+        margins = np.ascontiguousarray(d["margins"][:k])
+        out = np.full((k, N, 2), np.nan, dtype=np.float32)
+        kernel = _objectives.GradientKernel(name, margins, y, d["w"], out, 2)
+        kernel.run()
+        assert_gradients_close(out, ref(margins, y, d["w"]))
+        margins += np.linspace(-1.0, 1.0, N)  # in place, as the rounds update them
+        kernel.run()
+        assert_gradients_close(out, ref(margins, y, d["w"]))
+
+
+def test_gradient_kernel_rejects_an_unknown_objective(rng_data):
+    out = np.zeros((1, N, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="objective must be one of"):
+        _objectives.GradientKernel("huber", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
+
+
 # -- objectives.py ----------------------------------------------------------------------
 
 
