@@ -1,9 +1,8 @@
-"""Python time per split of the tree grower: grow() time minus time spent in its calls
-into Cython (the growth loop, which runs every split without the interpreter and, in
-quantized modes, quantizes and renews the leaf sums; resets; leaf values), with the
-cost of the timing wrappers themselves calibrated out. What is left is the per-tree
-Python of TreeGrower (set-up of the round, copying the grown nodes into a Tree, value
-thresholds of the splits), spread over the tree's splits.
+"""Python time per split of the tree grower: grow_rounds() time minus time spent in its
+call into Cython (the boosting rounds: gradients, the growth loop, which runs every split
+without the interpreter, leaf values, thresholds, margins), with the cost of the timing
+wrapper itself calibrated out. What is left is the per-tree Python of TreeGrower
+(copying the grown nodes into a Tree), spread over the trees' splits.
 
     python benchmarks/python_overhead.py [--rows 50000] [--features 10] [--threads 1]
 """
@@ -17,13 +16,7 @@ from boosters.bench import benchmark
 from boosters.bench.datasets import make_friedman
 from boosters.training import grower as grower_module
 
-KERNEL_CALLS = {  # attribute of TreeGrower -> methods that enter Cython
-    "partitioner": ("add_leaf_values", "reset"),
-    "builder": ("set_gradients",),
-    "pool": ("reset",),
-    "loop": ("grow",),
-}
-MODULE_KERNELS = ("leaf_values",)  # functions of the grower module that are Cython
+KERNEL_CALLS = {"rounds": ("grow",)}  # attribute of TreeGrower -> methods that enter Cython
 
 
 class Timed:
@@ -53,7 +46,7 @@ def measure(rows: int, features: int, threads: int, rounds: int = 100) -> dict:
     X, y = make_friedman(rows, features, seed=0)
     settings = benchmark.Settings(task="regression", n_trees=rounds)
     clock = {"kernel": 0.0, "calls": 0, "grow": 0.0, "splits": 0}
-    original_init, original_grow = grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow
+    original_init, original_grow = grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow_rounds
 
     def init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
@@ -62,25 +55,12 @@ def measure(rows: int, features: int, threads: int, rounds: int = 100) -> dict:
 
     def grow(self, *args, **kwargs):
         start = time.perf_counter()
-        tree = original_grow(self, *args, **kwargs)
+        rounds = original_grow(self, *args, **kwargs)
         clock["grow"] += time.perf_counter() - start
-        clock["splits"] += int((tree.split_feature >= 0).sum())
-        return tree
+        clock["splits"] += sum(int((tree.split_feature >= 0).sum()) for trees in rounds for tree in trees)
+        return rounds
 
-    grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow = init, grow
-    kernels = {name: getattr(grower_module, name) for name in MODULE_KERNELS}
-
-    def timed(kernel):
-        def call(*args):
-            start = time.perf_counter()
-            try:
-                return kernel(*args)
-            finally:
-                clock["kernel"] += time.perf_counter() - start
-                clock["calls"] += 1
-        return call
-    for name, kernel in kernels.items():
-        setattr(grower_module, name, timed(kernel))
+    grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow_rounds = init, grow
     try:
         benchmark._fit_boosters(settings, X, y, threads, False)  # warm up
         for key in clock:
@@ -89,9 +69,7 @@ def measure(rows: int, features: int, threads: int, rounds: int = 100) -> dict:
         benchmark._fit_boosters(settings, X, y, threads, False)
         total = time.perf_counter() - start
     finally:
-        grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow = original_init, original_grow
-        for name, kernel in kernels.items():
-            setattr(grower_module, name, kernel)
+        grower_module.TreeGrower.__init__, grower_module.TreeGrower.grow_rounds = original_init, original_grow
     # what one timed call costs beyond the call itself
     probe = Timed(type("Probe", (), {"f": staticmethod(lambda *a: None)})(), ("f",), {"kernel": 0.0, "calls": 0})
     n = 100_000

@@ -12,6 +12,16 @@ MIN_HESSIAN = 1e-16
 N = 10_001  # not a multiple of any chunk size
 
 
+def kernel_of(objective):
+    """The objective's gradient kernel as a function (margins, y, w, out, n_threads)."""
+    def gradients(margins, y, w, out, n_threads=1):
+        _objectives.GradientKernel(objective, margins, y, w, out, n_threads).run()
+    return gradients
+
+
+SQUARED_ERROR, LOGISTIC, SOFTMAX = kernel_of("squared"), kernel_of("logistic"), kernel_of("softmax")
+
+
 def run(kernel, margins, y, w=None, n_threads=1):
     margins = np.ascontiguousarray(margins, dtype=np.float64)
     out = np.full((margins.shape[0], margins.shape[1], 2), np.nan, dtype=np.float32)
@@ -64,7 +74,7 @@ def rng_data():
 def test_squared_error(rng_data, weighted):
     m, y = rng_data["margins"][:1], rng_data["y_reg"]
     w = rng_data["w"] if weighted else None
-    got = run(_objectives.squared_error, m, y, w)
+    got = run(SQUARED_ERROR, m, y, w)
     np.testing.assert_array_equal(got, ref_squared(m, y, w).astype(np.float32))
 
 
@@ -72,7 +82,7 @@ def test_squared_error(rng_data, weighted):
 def test_logistic(rng_data, weighted):
     m, y = rng_data["margins"][:1], rng_data["y_bin"]
     w = rng_data["w"] if weighted else None
-    assert_gradients_close(run(_objectives.logistic, m, y, w), ref_logistic(m, y, w))
+    assert_gradients_close(run(LOGISTIC, m, y, w), ref_logistic(m, y, w))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -81,7 +91,7 @@ def test_softmax(rng_data, weighted, k):
     m = rng_data["margins"][:k]
     y = rng_data["y_cls"] % k
     w = rng_data["w"] if weighted else None
-    got = run(_objectives.softmax, m, y, w)
+    got = run(SOFTMAX, m, y, w)
     assert_gradients_close(got, ref_softmax(m, y, w))
     # the gradients of one row sum to zero (probabilities sum to one)
     ww = np.ones(N) if w is None else w
@@ -90,9 +100,9 @@ def test_softmax(rng_data, weighted, k):
 
 def test_zero_weights_give_zero_gradients(rng_data):
     w = np.zeros(N)
-    for kernel, m, y in ((_objectives.squared_error, rng_data["margins"][:1], rng_data["y_reg"]),
-                         (_objectives.logistic, rng_data["margins"][:1], rng_data["y_bin"]),
-                         (_objectives.softmax, rng_data["margins"][:3], rng_data["y_cls"] % 3)):
+    for kernel, m, y in ((SQUARED_ERROR, rng_data["margins"][:1], rng_data["y_reg"]),
+                         (LOGISTIC, rng_data["margins"][:1], rng_data["y_bin"]),
+                         (SOFTMAX, rng_data["margins"][:3], rng_data["y_cls"] % 3)):
         assert np.all(run(kernel, m, y, w) == 0.0)
 
 
@@ -105,7 +115,7 @@ def test_logistic_extreme_margins(weighted):
     y = np.repeat([0.0, 1.0], len(EXTREME))
     w = np.linspace(0.5, 3.0, len(y)) if weighted else None
     ww = np.ones_like(y) if w is None else w
-    got = run(_objectives.logistic, m, y, w)
+    got = run(LOGISTIC, m, y, w)
     assert np.all(np.isfinite(got))
     assert_gradients_close(got, ref_logistic(m, y, w))
     saturated = np.abs(m[0]) >= 40  # p (1 - p) < 1e-16: the floor
@@ -125,7 +135,7 @@ def test_softmax_extreme_margins(k):
     m[:, 10:20] = -1e3
     y = rng.integers(0, k, size=n).astype(np.float64)
     w = rng.uniform(0.5, 2.0, size=n)
-    got = run(_objectives.softmax, m, y, w)
+    got = run(SOFTMAX, m, y, w)
     assert np.all(np.isfinite(got))
     assert_gradients_close(got, ref_softmax(m, y, w))
     assert np.all(got[..., 1] >= (w * MIN_HESSIAN).astype(np.float32))
@@ -141,9 +151,9 @@ def test_softmax_extreme_margins(k):
 @pytest.mark.parametrize("n_threads", [2, 3, 4])
 def test_threads_give_identical_gradients(rng_data, n_threads):
     d = rng_data
-    cases = [(_objectives.squared_error, d["margins"][:1], d["y_reg"]),
-             (_objectives.logistic, d["margins"][:1], d["y_bin"]),
-             (_objectives.softmax, d["margins"], d["y_cls"])]
+    cases = [(SQUARED_ERROR, d["margins"][:1], d["y_reg"]),
+             (LOGISTIC, d["margins"][:1], d["y_bin"]),
+             (SOFTMAX, d["margins"], d["y_cls"])]
     for kernel, m, y in cases:
         for w in (None, d["w"]):
             np.testing.assert_array_equal(run(kernel, m, y, w, n_threads), run(kernel, m, y, w, 1))
@@ -153,17 +163,17 @@ def test_bad_shapes_are_rejected(rng_data):
     m, y = rng_data["margins"], rng_data["y_bin"]
     out1 = np.zeros((1, N, 2), dtype=np.float32)
     with pytest.raises(ValueError):
-        _objectives.logistic(np.ascontiguousarray(m[:2]), y, np.empty(0), out1, 1)  # two outputs
+        LOGISTIC(np.ascontiguousarray(m[:2]), y, np.empty(0), out1, 1)  # two outputs
     with pytest.raises(ValueError):
-        _objectives.squared_error(np.ascontiguousarray(m[:1, :-1]), y, np.empty(0), out1, 1)
+        SQUARED_ERROR(np.ascontiguousarray(m[:1, :-1]), y, np.empty(0), out1, 1)
     with pytest.raises(ValueError):
-        _objectives.squared_error(np.ascontiguousarray(m[:1]), y, np.empty(0), np.zeros((1, N - 1, 2), np.float32), 1)
+        SQUARED_ERROR(np.ascontiguousarray(m[:1]), y, np.empty(0), np.zeros((1, N - 1, 2), np.float32), 1)
     with pytest.raises(ValueError):
-        _objectives.squared_error(np.ascontiguousarray(m[:1]), y, np.ones(N - 1), out1, 1)
+        SQUARED_ERROR(np.ascontiguousarray(m[:1]), y, np.ones(N - 1), out1, 1)
     with pytest.raises(ValueError):
-        _objectives.softmax(np.ascontiguousarray(m[:3]), y, np.empty(0), np.zeros((2, N, 2), np.float32), 1)
+        SOFTMAX(np.ascontiguousarray(m[:3]), y, np.empty(0), np.zeros((2, N, 2), np.float32), 1)
     with pytest.raises(ValueError):
-        _objectives.softmax(np.ascontiguousarray(m[:1]), y, np.empty(0), out1, 1)  # one class
+        SOFTMAX(np.ascontiguousarray(m[:1]), y, np.empty(0), out1, 1)  # one class
 
 
 def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
@@ -226,9 +236,9 @@ def test_init_scores_zero_the_total_gradient(rng_data, weighted):
     """The optimal constant: at the init scores the (weighted) gradients sum to zero."""
     d = rng_data
     w = d["w"] if weighted else None
-    for spec, y, kernel in ((Objective.squared(), d["y_reg"], _objectives.squared_error),
-                            (Objective.logistic(), d["y_bin"], _objectives.logistic),
-                            (Objective.softmax(5), d["y_cls"], _objectives.softmax)):
+    for spec, y, kernel in ((Objective.squared(), d["y_reg"], SQUARED_ERROR),
+                            (Objective.logistic(), d["y_bin"], LOGISTIC),
+                            (Objective.softmax(5), d["y_cls"], SOFTMAX)):
         init = make_objective(spec).init_scores(y, w)
         m = np.repeat(init[:, None], N, axis=1)
         g = run(kernel, m, y, w)[..., 0].astype(np.float64)

@@ -2,9 +2,8 @@
 
 The loop runs here, calling the kernels' C entry points, so a split costs no Python
 (it used to cost ~12 us of interpreter time per split, a tenth of a small training),
-and a whole tree grows in one `nogil` block: another busy Python thread cannot slow it
-down (re-taking the GIL between kernel calls waited up to a switch interval, 5 ms, for
-the other thread each time).
+and never needs the GIL: `grow_tree` is called by the boosting rounds (_rounds.pyx)
+inside their `nogil` block.
 One expansion step, for a batch of parents (one parent leaf-wise, a level depth-wise):
 
   1. partition each parent's rows by its best split; record the split;
@@ -15,9 +14,8 @@ One expansion step, for a batch of parents (one parent leaf-wise, a level depth-
 
 Histograms live in pool slots (see histograms/_pool.pyx); a parent whose histogram was
 evicted gets both children built directly. The nodes' sums, counts, best splits and
-the tree's arrays are NumPy arrays of this object, read by the grower afterwards. The
-loop speaks bins only: a split is (feature, threshold bin); the grower maps bins to
-value thresholds.
+the tree's arrays are arrays of this object, valid until the next tree. The loop speaks
+bins only: a split is (feature, threshold bin); the rounds map bins to value thresholds.
 """
 
 import numpy as np

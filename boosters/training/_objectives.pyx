@@ -65,20 +65,6 @@ cdef class GradientKernel:
             softmax_rows(self.margins, self.y, wp, self.out, self.n_threads)
 
 
-# Python entry points with the kernels' names (tests, one-off use)
-
-def squared_error(margins, y, w, out, int n_threads=1):
-    GradientKernel("squared", margins, y, w, out, n_threads).run()
-
-
-def logistic(margins, y, w, out, int n_threads=1):
-    GradientKernel("logistic", margins, y, w, out, n_threads).run()
-
-
-def softmax(margins, y, w, out, int n_threads=1):
-    GradientKernel("softmax", margins, y, w, out, n_threads).run()
-
-
 # -- the kernels --------------------------------------------------------------------------
 
 cdef void squared_error_rows(

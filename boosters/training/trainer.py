@@ -60,9 +60,10 @@ class GBDTTrainer:
         base = objective.init_scores(train.y, train.weights)
         forest = Forest(n_out, base)
         margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
-        gradients = objective.gradient_kernel(margins, train.y, train.weights,
-                                              np.empty((n_out, train.n_rows, 2), dtype=np.float32), self.n_threads)
-        grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradients, margins,
+        gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights,
+                                                    np.empty((n_out, train.n_rows, 2), dtype=np.float32),
+                                                    self.n_threads)
+        grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
                             resolve_histogram_mode(cfg, train.n_rows))
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
 

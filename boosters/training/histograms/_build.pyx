@@ -39,23 +39,39 @@ def column_list(columns, Py_ssize_t n_columns):
     return columns
 
 
+cdef void transpose_rows(
+    const uint8_t* bins,        # IN: column-major bins, each column n_rows long
+    const int64_t* starts,      # IN: n_cols column starts in bins
+    Py_ssize_t n_cols,
+    Py_ssize_t lo,
+    Py_ssize_t hi,
+    uint8_t* out,               # OUT: (n_rows, n_cols) row-major; rows lo..hi-1 written
+) noexcept nogil:
+    cdef Py_ssize_t j, r
+    cdef const uint8_t* column
+    for j in range(n_cols):  # column by column: reads stream, the block's output stays in cache
+        column = bins + starts[j]
+        for r in range(lo, hi):
+            out[r * n_cols + j] = column[r]
+
+
 def _row_major(const uint8_t[:, ::1] bins_u8,     # IN: (u8 columns, n_rows) column-major bins
                columns,                            # which of them, in order
                int n_threads=1):
     """(n_rows, len(columns)) row-major copy of some columns of a column-major matrix, a
     block of rows at a time, in one nogil block (the GIL is re-taken once: a busy Python
     thread beside the training delays each re-take by up to a switch interval)."""
-    cdef const int32_t[::1] cols = np.ascontiguousarray(columns, dtype=np.int32)
-    cdef Py_ssize_t n_rows = bins_u8.shape[1], n_cols = cols.shape[0], block, lo, r, j
-    out = np.empty((n_rows, n_cols), dtype=np.uint8)
+    cdef Py_ssize_t n_rows = bins_u8.shape[1], block
+    cdef const int64_t[::1] starts = np.asarray(columns, dtype=np.int64) * n_rows
+    out = np.empty((n_rows, starts.shape[0]), dtype=np.uint8)
     cdef uint8_t[:, ::1] dst = out
+    if n_rows == 0 or starts.shape[0] == 0:
+        return out
     with nogil:
         for block in prange((n_rows + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS, schedule="static",
                             num_threads=n_threads):
-            lo = block * TRANSPOSE_ROWS
-            for j in range(n_cols):
-                for r in range(lo, min(lo + TRANSPOSE_ROWS, n_rows)):
-                    dst[r, j] = bins_u8[cols[j], r]
+            transpose_rows(&bins_u8[0, 0], &starts[0], starts.shape[0], block * TRANSPOSE_ROWS,
+                           min((block + 1) * TRANSPOSE_ROWS, n_rows), &dst[0, 0])
     return out
 
 
