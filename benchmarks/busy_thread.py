@@ -14,10 +14,10 @@ between the two ratios is what the GIL still costs.
 
     python benchmarks/busy_thread.py [--rows 200000] [--features 20] [--trees 40] [--mode auto]
 
-Measured on the 2-core VM (~0.65 s alone), while a busy process cost 1.0-1.1x: 1.20x,
-1.21x, 1.27x, 1.23x (f64) and 1.20x, 1.19x, 1.15x (i16) beside a busy thread; before the
-rounds grew without the GIL, 2.1x (f64) and 2.35x (i16) in the same conditions. When
-other work loads the host, both ratios rise to ~2x (CPU contention).
+Measured on the 2-core VM (~0.65 s alone), while a busy process cost 1.0-1.1x: 1.15x,
+1.24x, 1.16x (f64) and 1.15x, 1.14x, 1.14x (i16) beside a busy thread; before the rounds
+grew without the GIL, 2.1x (f64) and 2.35x (i16) in the same conditions. When other work
+loads the host, both ratios rise to ~2x (CPU contention).
 """
 
 from __future__ import annotations
