@@ -3,7 +3,8 @@ histogram, in parallel over features, then a deterministic argmax.
 
 The gain formula is _gain.pxd's. A split is valid when gain > 0, both children have
 hessian >= min_child_weight and rows >= min_samples_leaf. Child row counts are estimated
-from hessians (count * H_child / H_parent, as LightGBM does); they are exact for constant
+from hessians (round(count * H_child / H_parent); LightGBM rounds per bin instead, so the
+two can differ by a row at the boundary); they are exact for constant
 hessians.
 
 Bin 0 of a feature holds the rows with a missing value. When the node has such rows,
@@ -20,6 +21,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 
@@ -114,6 +116,16 @@ cdef inline void scan_direction(
         start += m
 
 
+cdef inline bint has_missing_rows(double gm, double hm, double tol) noexcept nogil:
+    """Whether a node's missing bin holds rows. Exact (quantized) sums: either sum is
+    non-zero (tol 0). Float64 sums: the hessian exceeds `tol`, the rounding residue that
+    parent - sibling subtraction can leave in an empty bin (its rows, if any, weigh less
+    than rounding noise and go to the larger child)."""
+    if tol == 0.0:
+        return gm != 0.0 or hm != 0.0
+    return hm > tol
+
+
 cdef void scan_feature(
     const hist_t* hist,         # IN: the feature's bins from bin 0 (the missing bin)
     Py_ssize_t n_bins,
@@ -134,7 +146,7 @@ cdef void scan_feature(
         gm, hm = hist[0], hist[1]
     else:
         gm, hm = word_grad(hist[0], bits) * inv_g, word_hess(hist[0], bits) * inv_h
-    cdef bint has_missing = hm != 0.0 or gm != 0.0
+    cdef bint has_missing = has_missing_rows(gm, hm, p.missing_hess_tol)
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
@@ -269,6 +281,7 @@ cdef class SplitFinder:
         self.params.min_child_weight = min_child_weight
         self.params.min_gain = min_gain_to_split
         self.params.min_samples_leaf = min_samples_leaf
+        self.params.missing_hess_tol = 0.0
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
         self.max_batch = 2 * n_slots + 2
@@ -341,6 +354,10 @@ cdef class SplitFinder:
             self._scan(slots[i], self.features[k - i * n_feat], sum_g[i], sum_h[i], counts[i],
                        self.parent_scores[i], out)
 
+    cdef void begin_tree(self, double root_hess) noexcept nogil:
+        """A new tree whose root has hessian sum `root_hess` (exact sums: nothing to do)."""
+        pass
+
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT
         """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
@@ -361,6 +378,12 @@ cdef class FloatSplitFinder(SplitFinder):
             raise ValueError("pool_data must be a (slots, total_bins, 2) float64 array")
         super().__init__(pool_data.shape[0], pool_data.shape[1], feature_offsets, n_bins, features, **params)
         self.pool = pool_data
+
+    cdef void begin_tree(self, double root_hess) noexcept nogil:
+        # Every sum of this tree's histograms is at most root_hess and carries at most a
+        # few dozen roundings of that size (subtraction chains): 64 ulps of the root bound
+        # the residue an empty missing bin can hold.
+        self.params.missing_hess_tol = 64.0 * DBL_EPSILON * root_hess
 
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT
