@@ -147,7 +147,7 @@ def test_nan_validation_metric_without_early_stopping_warns_once_and_keeps_every
 
 
 @pytest.mark.parametrize("labels, weights, name", [(1e39, None, "y"), (-3e37, None, "y"), (1.0, 1e39, "weights"),
-                                                    (1e30, 1e9, "weights")])
+                                                    (1e30, 1e9, "weights"), (1e-30, 1e39, "weights")])
 def test_labels_or_weights_that_overflow_float32_gradients_are_rejected(labels, weights, name):
     # before: an all-NaN model without an error
     X = np.random.default_rng(0).normal(size=(200, 3))

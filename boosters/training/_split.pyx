@@ -117,10 +117,9 @@ cdef inline void scan_direction(
 
 
 cdef inline bint has_missing_rows(double gm, double hm, double tol) noexcept nogil:
-    """Whether a node's missing bin holds rows. Exact (quantized) sums: either sum is
-    non-zero (tol 0). Float64 sums: the hessian exceeds `tol`, the rounding residue that
-    parent - sibling subtraction can leave in an empty bin (its rows, if any, weigh less
-    than rounding noise and go to the larger child)."""
+    """Whether a float64 missing bin holds rows: its hessian exceeds `tol`, the rounding
+    residue that parent - sibling subtraction can leave in an empty bin (SplitFinder.
+    begin_tree); before the first tree (tol 0) any non-zero sum."""
     if tol == 0.0:
         return gm != 0.0 or hm != 0.0
     return hm > tol
@@ -146,7 +145,11 @@ cdef void scan_feature(
         gm, hm = hist[0], hist[1]
     else:
         gm, hm = word_grad(hist[0], bits) * inv_g, word_hess(hist[0], bits) * inv_h
-    cdef bint has_missing = has_missing_rows(gm, hm, p.missing_hess_tol)
+    cdef bint has_missing
+    if hist_t is double:  # float64 sums, or a bundle's bins with its default bin derived
+        has_missing = has_missing_rows(gm, hm, p.missing_hess_tol)
+    else:                 # exact integer sums
+        has_missing = gm != 0.0 or hm != 0.0
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
@@ -355,8 +358,14 @@ cdef class SplitFinder:
                        self.parent_scores[i], out)
 
     cdef void begin_tree(self, double root_hess) noexcept nogil:
-        """A new tree whose root has hessian sum `root_hess` (exact sums: nothing to do)."""
-        pass
+        """A new tree whose root has hessian sum `root_hess`. Float64 bins (the float
+        finder's, and any finder's bundled features, whose default bin is the node total
+        minus the rest) carry rounding: every sum of this tree is at most root_hess and
+        carries a few dozen roundings of that size at most (subtraction chains), so 64
+        ulps of the root bound the residue an empty missing bin can hold. A heuristic
+        bound, not a proof: real missing rows below it (hessians ~1e-14 of the root's)
+        count as absent and go to the larger child."""
+        self.params.missing_hess_tol = 64.0 * DBL_EPSILON * root_hess
 
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT
@@ -378,12 +387,6 @@ cdef class FloatSplitFinder(SplitFinder):
             raise ValueError("pool_data must be a (slots, total_bins, 2) float64 array")
         super().__init__(pool_data.shape[0], pool_data.shape[1], feature_offsets, n_bins, features, **params)
         self.pool = pool_data
-
-    cdef void begin_tree(self, double root_hess) noexcept nogil:
-        # Every sum of this tree's histograms is at most root_hess and carries at most a
-        # few dozen roundings of that size (subtraction chains): 64 ulps of the root bound
-        # the residue an empty missing bin can hold.
-        self.params.missing_hess_tol = 64.0 * DBL_EPSILON * root_hess
 
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT
