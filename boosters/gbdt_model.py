@@ -39,7 +39,9 @@ class GBDTModel:
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
-        return cls(GBDTTrainer(config, n_threads).train(dataset, val_set))
+        result = GBDTTrainer(config, n_threads).train(dataset, val_set)
+        result.forest.flat()  # checked once and read-only from here, as a loaded model's trees
+        return cls(result)
 
     # -- what the training produced ----------------------------------------------------------
 

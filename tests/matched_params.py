@@ -1,7 +1,7 @@
 """One training setting (naive_grower.Params) in each library's own terms.
 
 boosters' gain carries RFC-0008's factor 1/2: its min_gain_to_split g is LightGBM's
-min_gain_to_split and XGBoost's gamma 2g. max_bins=256 (the missing bin counted) is
+min_gain_to_split 2g and XGBoost's gamma 2g. max_bins=256 (the missing bin counted) is
 LightGBM's max_bin=255 and XGBoost's max_bin=256. Everything that would make LightGBM
 bin differently (merging rare values, dropping features) is switched off.
 """

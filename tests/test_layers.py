@@ -1,6 +1,7 @@
 """The package's layering, read from the source with `ast` (lazy imports inside functions
-count): data -> training -> model -> io / explain -> GBDTModel, each layer importing only
-those below it, and the benchmark tools outside the library."""
+count): data flows data -> training -> model -> io / explain -> GBDTModel; model/ imports
+nothing from training/ (training/ imports model/ to build its trees), data/ nothing from
+either, and the benchmark tools stay outside the library."""
 
 import ast
 import re

@@ -297,19 +297,24 @@ def test_non_bytes_raise_type_error():
         bst.GBDTModel.from_bytes("a string")
 
 
-def test_a_members_declared_shape_must_match_its_data():
+@pytest.mark.parametrize("declared, message", [
+    (lambda n: n + 1, "bytes of data for shape"),
+    (lambda n: 999999999, "far more than the file could hold"),  # never inflated (a zip bomb's way)
+])
+def test_a_members_declared_shape_must_match_its_data(declared, message):
     header, arrays = decode(model_bytes("squared"))
     good = encode(header, arrays)
     with zipfile.ZipFile(io.BytesIO(good)) as zin:
         members = {info.filename: zin.read(info) for info in zin.infolist()}
     raw = members["value.npy"]
-    members["value.npy"] = raw.replace(f"({len(arrays['value'])},)".encode(), b"(999999999,)", 1)
+    n = len(arrays["value"])
+    members["value.npy"] = raw.replace(f"({n},)".encode(), f"({declared(n)},)".encode(), 1)
     assert members["value.npy"] != raw
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zout:
         for name, payload in members.items():
             zout.writestr(name, payload)
-    with pytest.raises(ValueError, match="bytes of data for shape"):
+    with pytest.raises(ValueError, match=message):
         bst.GBDTModel.from_bytes(out.getvalue())
 
 

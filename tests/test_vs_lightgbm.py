@@ -97,7 +97,7 @@ def test_leafwise_model_equals_lightgbm(case):
 @pytest.mark.xfail(strict=True, reason=(
     "min_samples_leaf with varying hessians: boosters estimates a child's rows as "
     "round(H_child * count / H), LightGBM sums round(H_bin * count / H) over the child's bins; "
-    "docs claim boosters estimates them 'as LightGBM does'. Tree 4 node 48 (110 rows): boosters "
+    "a documented difference (user guide, min_samples_leaf). Tree 4 node 48 (110 rows): boosters "
     "estimates 40 rows left (valid at min_samples_leaf=40), LightGBM 39"))
 def test_logistic_min_samples_leaf_equals_lightgbm():
     p = naive.Params(**{**LEAFWISE, "objective": "logistic", "min_samples_leaf": 40})

@@ -75,14 +75,15 @@ class Dataset:
             self._binned_cache.clear()
             self._binned_from = contents
         key = (max_bins, seed, bundling)
-        if key not in self._binned_cache:
+        cached = self._binned_cache.get(key)  # one read: another thread may clear the cache
+        if cached is None:
             mapper = BinMapper(max_bins, seed=seed).fit(self.X, self.weights, n_threads)
             if bundling:
                 binned = bin_and_bundle(mapper, self.X, n_threads, mapper.sample_rows)
             else:
                 binned = mapper.transform(self.X, n_threads)
-            self._binned_cache[key] = (mapper, binned)
-        return self._binned_cache[key]
+            cached = self._binned_cache[key] = (mapper, binned)
+        return cached
 
     @property
     def n_rows(self) -> int:

@@ -60,6 +60,9 @@ def from_bytes(data) -> Ensemble:
         raise ValueError(f"not a valid boosters model: {exc}") from exc
 
 
+_MAX_COMPRESSION = 1100  # deflate's limit is 1032:1; a larger declared size is a lie
+
+
 def _read_members(data: bytes) -> dict[str, np.ndarray]:
     """Every .npy member of the zip, as a 1-D array of the dtype its header declares."""
     members = {}
@@ -73,10 +76,13 @@ def _read_members(data: bytes) -> dict[str, np.ndarray]:
                 if version not in _READ_HEADER:
                     raise ValueError(f"{name}: unsupported .npy version {version}")
                 shape, _, dtype = _READ_HEADER[version](f)
-                payload = f.read()
-            if dtype.hasobject or len(shape) != 1:
-                raise ValueError(f"{name}: expected a 1-D numeric array, got dtype {dtype} shape {shape}")
-            if len(payload) != math.prod(shape) * dtype.itemsize:
+                if dtype.hasobject or len(shape) != 1:
+                    raise ValueError(f"{name}: expected a 1-D numeric array, got dtype {dtype} shape {shape}")
+                expected = math.prod(shape) * dtype.itemsize
+                if expected > len(data) * _MAX_COMPRESSION:  # a bomb: do not inflate it
+                    raise ValueError(f"{name}: declares {expected} bytes, far more than the file could hold")
+                payload = f.read(expected + 1)  # one byte more tells a longer member
+            if len(payload) != expected:
                 raise ValueError(f"{name}: {len(payload)} bytes of data for shape {shape} of {dtype}")
             members[name] = np.frombuffer(payload, dtype=dtype)
     return members

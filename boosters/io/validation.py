@@ -62,8 +62,8 @@ def _check_header(header) -> None:
         raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - set(header))}, "
                          f"unexpected {sorted(set(header) - set(HEADER_FIELDS))}")
     n_features = header["n_features"]
-    if not _is_int(n_features) or n_features < 1:
-        raise ValueError(f"n_features must be an int >= 1, got {n_features!r}")
+    if not _is_int(n_features) or not 1 <= n_features < 2**31:
+        raise ValueError(f"n_features must be an int in [1, 2**31), got {n_features!r}")
     names = header["feature_names"]
     if names is not None and (not isinstance(names, list) or len(names) != n_features
                               or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names)):

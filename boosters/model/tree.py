@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from boosters._lib.threads import effective_n_threads
 from boosters.model._predict import predict_forest
 from boosters.model.validation import TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES, check_forest
 
@@ -182,7 +183,9 @@ class Forest:
 
     def predict_margins(self, X: np.ndarray, n_threads: int, n_trees: int | None = None,
                         include_base: bool = True) -> np.ndarray:
-        """(n_rows, n_groups) margins of the first `n_trees` trees (all by default)."""
+        """(n_rows, n_groups) margins of the first `n_trees` trees (all by default).
+        `n_threads` as everywhere (0 = all cores; capped, serial after a fork)."""
+        n_threads = effective_n_threads(n_threads)
         flat = self.flat()
         n_trees = self.n_trees if n_trees is None else n_trees
         if not 0 <= n_trees <= self.n_trees:

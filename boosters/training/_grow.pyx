@@ -145,6 +145,7 @@ cdef class GrowthLoop:
         # the root's sums are those of any column of its histogram: consistent with every
         # histogram sum that follows
         self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
+        self.finder.begin_tree(self.sum_h[root])
         self._find_splits(&root, &slot, 1)
         return self._grow_leafwise() if self.leafwise else self._grow_depthwise()
 

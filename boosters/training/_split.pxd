@@ -7,6 +7,7 @@ cdef struct SplitParams:
     double min_child_weight
     double min_gain
     double min_samples_leaf
+    double missing_hess_tol   # a missing bin's hessian at most this holds no rows (float64 residue)
 
 
 # The best split of one feature, or of a node (feature -1: no valid split).
@@ -36,6 +37,7 @@ cdef class SplitFinder:
 
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
                         const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil
+    cdef void begin_tree(self, double root_hess) noexcept nogil
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil
     cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
                          const double* sum_h, const double* counts, Candidate* out) noexcept nogil

@@ -3,7 +3,8 @@ histogram, in parallel over features, then a deterministic argmax.
 
 The gain formula is _gain.pxd's. A split is valid when gain > 0, both children have
 hessian >= min_child_weight and rows >= min_samples_leaf. Child row counts are estimated
-from hessians (count * H_child / H_parent, as LightGBM does); they are exact for constant
+from hessians (round(count * H_child / H_parent); LightGBM rounds per bin instead, so the
+two can differ by a row at the boundary); they are exact for constant
 hessians.
 
 Bin 0 of a feature holds the rows with a missing value. When the node has such rows,
@@ -20,6 +21,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 
@@ -114,6 +116,15 @@ cdef inline void scan_direction(
         start += m
 
 
+cdef inline bint has_missing_rows(double gm, double hm, double tol) noexcept nogil:
+    """Whether a float64 missing bin holds rows: its hessian exceeds `tol`, the rounding
+    residue that parent - sibling subtraction can leave in an empty bin (SplitFinder.
+    begin_tree); before the first tree (tol 0) any non-zero sum."""
+    if tol == 0.0:
+        return gm != 0.0 or hm != 0.0
+    return hm > tol
+
+
 cdef void scan_feature(
     const hist_t* hist,         # IN: the feature's bins from bin 0 (the missing bin)
     Py_ssize_t n_bins,
@@ -134,7 +145,11 @@ cdef void scan_feature(
         gm, hm = hist[0], hist[1]
     else:
         gm, hm = word_grad(hist[0], bits) * inv_g, word_hess(hist[0], bits) * inv_h
-    cdef bint has_missing = hm != 0.0 or gm != 0.0
+    cdef bint has_missing
+    if hist_t is double:  # float64 sums, or a bundle's bins with its default bin derived
+        has_missing = has_missing_rows(gm, hm, p.missing_hess_tol)
+    else:                 # exact integer sums
+        has_missing = gm != 0.0 or hm != 0.0
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
@@ -269,6 +284,7 @@ cdef class SplitFinder:
         self.params.min_child_weight = min_child_weight
         self.params.min_gain = min_gain_to_split
         self.params.min_samples_leaf = min_samples_leaf
+        self.params.missing_hess_tol = 0.0
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
         self.max_batch = 2 * n_slots + 2
@@ -340,6 +356,16 @@ cdef class SplitFinder:
         if sum_h[i] > 0.0:
             self._scan(slots[i], self.features[k - i * n_feat], sum_g[i], sum_h[i], counts[i],
                        self.parent_scores[i], out)
+
+    cdef void begin_tree(self, double root_hess) noexcept nogil:
+        """A new tree whose root has hessian sum `root_hess`. Float64 bins (the float
+        finder's, and any finder's bundled features, whose default bin is the node total
+        minus the rest) carry rounding: every sum of this tree is at most root_hess and
+        carries a few dozen roundings of that size at most (subtraction chains), so 64
+        ulps of the root bound the residue an empty missing bin can hold. A heuristic
+        bound, not a proof: real missing rows below it (hessians ~1e-14 of the root's)
+        count as absent and go to the larger child."""
+        self.params.missing_hess_tol = 64.0 * DBL_EPSILON * root_hess
 
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop,
                      double* g, double* h) noexcept nogil:  # g, h: OUT

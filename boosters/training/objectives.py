@@ -36,7 +36,7 @@ class ObjectiveFunction:
         """Gradients are float32: labels or weights whose gradients could overflow it (an
         all-NaN model, silently) are an error instead."""
         w_max = 1.0 if weights is None else float(weights.max())
-        bound = self.gradient_bound(y)
+        bound = max(self.gradient_bound(y), 1.0)  # the hessian per unit of weight is at most 1
         if bound * w_max < _FLOAT32_SAFE:
             return
         if weights is None or bound >= _FLOAT32_SAFE:
