@@ -5,8 +5,9 @@ switch interval, 5 ms. A training re-takes the GIL after each nogil block and wa
 the busy thread to be interrupted, up to one switch interval each time. Kernels called
 one by one from Python paid that per call (50x slower), then about four times per tree
 (2.1x f64, 2.3x i16 on this benchmark); now the boosting rounds grow several at a time in
-one nogil block of up to 0.1 s (training/_rounds.pyx), and the rest is set-up (a few
-dozen re-takes: NumPy releases the GIL in most operations on large arrays).
+one nogil block of up to 0.1 s (training/_rounds.pyx), and the rest is set-up and the
+model's checks (about fifty re-takes: NumPy releases the GIL in most operations on
+large arrays).
 
 A busy process shares the CPU but not the GIL: on a 2-core VM (vCPUs that may share a
 core, and a host shared with other work) it slows the training too. The difference
@@ -14,10 +15,11 @@ between the two ratios is what the GIL still costs.
 
     python benchmarks/busy_thread.py [--rows 200000] [--features 20] [--trees 40] [--mode auto]
 
-Measured on the 2-core VM (~0.65 s alone), while a busy process cost 1.0-1.1x: 1.15x,
-1.24x, 1.16x (f64) and 1.15x, 1.14x, 1.14x (i16) beside a busy thread; before the rounds
-grew without the GIL, 2.1x (f64) and 2.35x (i16) in the same conditions. When other work
-loads the host, both ratios rise to ~2x (CPU contention).
+Measured on the 2-core VM (~0.65 s alone), while a busy process cost 0.9-1.05x: 1.23x,
+1.22x, 1.32x (f64) and 1.39x, 1.14x, 1.29x (i16) beside a busy thread, ~0.08 s of it the
+trained forest's validation (GBDTModel.train: ~28 re-takes; 1.14-1.24x without it);
+before the rounds grew without the GIL, 2.1x (f64) and 2.35x (i16) in the same
+conditions. When other work loads the host, both ratios rise to ~2x (CPU contention).
 """
 
 from __future__ import annotations
