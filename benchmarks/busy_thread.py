@@ -17,7 +17,7 @@ between the two ratios is what the GIL still costs.
 
 Measured on the 2-core VM (~0.65 s alone), while a busy process cost 0.9-1.05x: 1.23x,
 1.22x, 1.32x (f64) and 1.39x, 1.14x, 1.29x (i16) beside a busy thread, ~0.08 s of it the
-trained forest's validation (GBDTModel.train: ~28 re-takes; 1.14-1.24x without it);
+trained forest's validation (GBDTModel.train: ~28 re-takes; 1.14-1.27x without it);
 before the rounds grew without the GIL, 2.1x (f64) and 2.35x (i16) in the same
 conditions. When other work loads the host, both ratios rise to ~2x (CPU contention).
 """
