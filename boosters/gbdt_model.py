@@ -40,7 +40,7 @@ class GBDTModel:
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
         result = GBDTTrainer(config, n_threads).train(dataset, val_set)
-        result.forest.flat()  # checked once and read-only from here, as a loaded model's trees
+        result.forest.flat(grown=True)  # read-only from here, as a loaded model's trees
         return cls(result)
 
     # -- what the training produced ----------------------------------------------------------

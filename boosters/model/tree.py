@@ -155,8 +155,11 @@ class Forest:
         return (old is not None and old[1] == state[1] and len(old[0]) == len(state[0])
                 and all(a is b for a, b in zip(old[0], state[0])))
 
-    def flat(self) -> FlatForest:
-        """The validated flat arrays, rebuilt (and validated again) when anything changed."""
+    def flat(self, *, grown: bool = False) -> FlatForest:
+        """The validated flat arrays, rebuilt (and validated again) when anything changed.
+        `grown=True`: the trees come straight from this process's grower, valid by
+        construction, so the first build skips the check (dozens of NumPy calls, each a
+        GIL re-take that a busy Python thread makes slow); later changes are checked."""
         state = self._state()
         if self._flat is not None and self._unchanged(state):
             return self._flat
@@ -165,7 +168,11 @@ class Forest:
         arrays = {name: np.concatenate([getattr(t, name) for t in self.trees]) if self.trees
                   else np.zeros(0, dtype) for name, dtype in TREE_ARRAY_DTYPES.items()}
         groups = _group_array(self.tree_group)
-        n_features = check_forest(arrays, offsets, groups, self.n_groups, self.base_scores)
+        if grown and self._flat is None:
+            feature = arrays["split_feature"]
+            n_features = int(feature.max()) + 1 if feature.size else 0
+        else:
+            n_features = check_forest(arrays, offsets, groups, self.n_groups, self.base_scores)
         return self._install(arrays, offsets, groups, n_features)
 
     def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int) -> FlatForest:
