@@ -52,9 +52,11 @@ _FORK_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_forked_child_predicts_and_trains_serially_with_one_warning():
-    # before the fix the child hung in libgomp (a parallel region after fork)
-    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=120)
+def test_forked_child_predicts_and_trains_serially_with_one_warning(tmp_path):
+    # before the fix the child hung in libgomp (a parallel region after fork); run outside
+    # the source tree, whose ./boosters (no compiled kernels) `-c` would import first
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("CHILD")][0]
     same, n_warned, n_trees, code = line.split()[1:]
