@@ -373,28 +373,30 @@ def _float64s(*arrays):
     return [np.ascontiguousarray(a).ravel() for a in arrays], arrays[0].shape
 
 
-def leaf_weight(g, h, double l1, double l2):
-    """Newton step with L1 soft-thresholding, -T(G) / (H + l2); 0 where H + l2 <= 0."""
+ctypedef double (*leaf_formula)(double g, double h, double l1, double l2) noexcept nogil
+
+
+cdef object _per_leaf(leaf_formula formula, g, h, double l1, double l2):
+    """formula(g, h) element by element, in the broadcast shape of g and h."""
     (g_f, h_f), shape = _float64s(g, h)
     out = np.empty(g_f.shape[0])
     cdef const double[::1] g_v = g_f, h_v = h_f
     cdef double[::1] o = out
     cdef Py_ssize_t i
     for i in range(o.shape[0]):
-        o[i] = gain_leaf_weight(g_v[i], h_v[i], l1, l2)
-    return out.reshape(shape) if shape else float(out[0])
+        o[i] = formula(g_v[i], h_v[i], l1, l2)
+    return out.reshape(shape)
+
+
+def leaf_weight(g, h, double l1, double l2):
+    """Newton step with L1 soft-thresholding, -T(G) / (H + l2); 0 where H + l2 <= 0."""
+    out = _per_leaf(gain_leaf_weight, g, h, l1, l2)
+    return out if out.shape else float(out)
 
 
 def leaf_scores(g, h, double l1, double l2):
     """T(G)^2 / (H + l2) per element; 0 where H + l2 <= 0."""
-    (g_f, h_f), shape = _float64s(g, h)
-    out = np.empty(g_f.shape[0])
-    cdef const double[::1] g_v = g_f, h_v = h_f
-    cdef double[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(o.shape[0]):
-        o[i] = leaf_score(g_v[i], h_v[i], l1, l2)
-    return out.reshape(shape)
+    return _per_leaf(leaf_score, g, h, l1, l2)
 
 
 def split_gains(gl, hl, gr, hr, parent_score, double l1, double l2, double min_gain_to_split):
