@@ -164,6 +164,73 @@ def _require_int(name, value, lo, hi=None, allow_none=False):
     return int(value)
 
 
+def _require_fraction(name, value):
+    """A float in (0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not 0.0 < value <= 1.0:  # NaN fails too
+        raise ValueError(f"{name} must be in (0, 1], got {value}")
+    return value
+
+
+def _is_feature_key(key):
+    """A feature index (int, not bool) or name (str)."""
+    return isinstance(key, str) or (isinstance(key, numbers.Integral) and not isinstance(key, bool))
+
+
+def _feature_key(name, key):
+    if not _is_feature_key(key):
+        raise TypeError(f"{name}: a feature is an index (int) or a name (str), got {type(key).__name__} {key!r}")
+    if not isinstance(key, str) and key < 0:
+        raise ValueError(f"{name}: feature indices must be >= 0, got {key}")
+    return key if isinstance(key, str) else int(key)
+
+
+def _direction(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (-1, 0, 1):
+        raise ValueError(f"{name}: a direction is -1, 0 or 1, got {value!r}")
+    return int(value)
+
+
+def _monotone_constraints(value):
+    """None, a sequence of -1/0/1 (one per feature), or a dict {feature index or name: -1/0/1};
+    features are matched to the data at training."""
+    name = "monotone_constraints"
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        out = {}
+        for key, direction in value.items():
+            key = _feature_key(name, key)
+            if key in out:
+                raise ValueError(f"{name}: feature {key!r} is given twice")
+            out[key] = _direction(name, direction)
+        return out
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be None, a sequence of -1/0/1 per feature or a dict "
+                        f"{{feature: -1/0/1}}, got {type(value).__name__}")
+    return tuple(_direction(name, direction) for direction in value)
+
+
+def _interaction_constraints(value):
+    """None, or a sequence of groups, each a sequence of feature indices or names."""
+    name = "interaction_constraints"
+    if value is None:
+        return None
+    groups = []
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be None or a list of lists of features, got {type(value).__name__}")
+    for group in value:
+        if isinstance(group, (str, bytes, dict)) or not hasattr(group, "__iter__"):
+            raise TypeError(f"{name}: each group must be a list of features, got {type(group).__name__} {group!r}")
+        group = tuple(_feature_key(name, key) for key in group)
+        if not group:
+            raise ValueError(f"{name}: a group must not be empty")
+        groups.append(group)
+    return tuple(groups)
+
+
 def _require_float(name, value, lo, strictly_above=False):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
@@ -203,6 +270,16 @@ class GBDTConfig:
     `histogram_layout`: "column" builds histograms column by column, "row" updates every
     (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
     cost model (see training/layout.py).
+    `colsample_bytree`, `colsample_bylevel`, `colsample_bynode` (in (0, 1]): column
+    sampling composed as XGBoost does: each tree draws max(1, floor(fraction * n)) of the
+    n usable features, each level (node depth, leaf-wise too) that share of the tree's,
+    each node that share of its level's; seeded by (seed, tree, depth / node).
+    `monotone_constraints`: -1 / 0 / +1 per feature (decreasing, none, increasing), as a
+    sequence of one per feature or a dict {feature index or name: direction};
+    `interaction_constraints`: groups (lists of feature indices or names) of features
+    that may appear together on a root-to-leaf path; a feature in no group only
+    appears on paths of its own (XGBoost's rule). Names are matched to the training
+    data's feature names at training.
     """
 
     _FIELDS = (
@@ -210,6 +287,8 @@ class GBDTConfig:
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
         "enable_bundling", "renew_leaves", "quantization_levels", "histogram_layout", "verbosity",
+        "colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
+        "interaction_constraints",
     )
 
     def __init__(
@@ -237,6 +316,11 @@ class GBDTConfig:
         quantization_levels: int | None = None,
         histogram_layout: str = "auto",
         verbosity: int = 0,
+        colsample_bytree: float = 1.0,
+        colsample_bylevel: float = 1.0,
+        colsample_bynode: float = 1.0,
+        monotone_constraints=None,
+        interaction_constraints=None,
         **unknown,
     ):
         if unknown:
@@ -302,6 +386,11 @@ class GBDTConfig:
             raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
         self.histogram_layout = histogram_layout
         self.verbosity = _require_int("verbosity", verbosity, 0)
+        self.colsample_bytree = _require_fraction("colsample_bytree", colsample_bytree)
+        self.colsample_bylevel = _require_fraction("colsample_bylevel", colsample_bylevel)
+        self.colsample_bynode = _require_fraction("colsample_bynode", colsample_bynode)
+        self.monotone_constraints = _monotone_constraints(monotone_constraints)
+        self.interaction_constraints = _interaction_constraints(interaction_constraints)
 
     @property
     def resolved_metric(self) -> Metric:

@@ -52,3 +52,16 @@ cdef inline double leaf_weight(double g, double h, double l1, double l2) noexcep
     if denom > 0.0:
         return -threshold_l1(g, l1) / denom
     return 0.0
+
+
+# Monotone constraints bound a node's weight to [lower, upper]; a split's children are
+# then scored at their clamped weights w (LightGBM's GetLeafGainGivenOutput; XGBoost's
+# CalcGainGivenWeight is the same without the L1 threshold):
+#   score(G, H, w) = -(2 T(G) w + (H + l2) w^2)      = T(G)^2 / (H + l2) at w = leaf weight
+cdef inline double clamp(double w, double lower, double upper) noexcept nogil:
+    w = lower if w < lower else w
+    return upper if w > upper else w
+
+
+cdef inline double score_given_weight(double g, double h, double w, double l1, double l2) noexcept nogil:
+    return -(2.0 * threshold_l1(g, l1) * w + (h + l2) * w * w)

@@ -1,6 +1,7 @@
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from boosters.training._constraints cimport NodeConstraints
 from boosters.training._partition cimport RowPartitioner
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
@@ -51,6 +52,8 @@ cdef class GrowthLoop:
     cdef double[:, ::1] leaf_sums
     cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
     cdef int64_t calls[<int> N_PHASES]
+    cdef readonly NodeConstraints constraints  # column sampling, interaction and monotone constraints
+    cdef bint constrained                      # constraints is not None
 
     cdef int grow_tree(self, const float* gh, uint64_t tree_index) noexcept nogil
     cdef void _renew_leaf_sums(self) noexcept nogil

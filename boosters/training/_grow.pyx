@@ -23,6 +23,7 @@ import numpy as np
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+from boosters.training._constraints cimport NodeConstraints
 from boosters.training._partition cimport RowPartitioner
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
@@ -35,7 +36,10 @@ PHASE_NAMES = ("partition", "histogram build", "histogram subtraction", "split s
 cdef class GrowthLoop:
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
-                 Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False):
+                 Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False,
+                 NodeConstraints constraints=None):
+        """`constraints`: the training's column sampling and interaction / monotone
+        constraints (None: none); its split finder must be constrained by it."""
         self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
         self.leafwise = leafwise
         self.max_leaves = max_leaves
@@ -44,6 +48,8 @@ cdef class GrowthLoop:
         self.has_features = finder.features.shape[0] > 0
         self.totals_start, self.totals_stop = totals_bins
         self.renew_leaf_sums = renew_leaf_sums
+        self.constraints = constraints
+        self.constrained = constraints is not None
         self.max_nodes = partitioner.max_nodes
         if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
             raise ValueError("the pool and the split finder must hold every node of a step")
@@ -104,6 +110,8 @@ cdef class GrowthLoop:
         self.pool.start_tree()
         self.n_nodes = 0
         cdef int64_t root = self._add(0, self.partitioner.n_rows)
+        if self.constrained:
+            self.constraints.start_tree(tree_index)
         if not self._splittable(root):  # a single leaf: its sums in row order
             self.partitioner.sum_gradients(&root, 1, gh, &self.leaf_sums[0, 0])
             self.sum_g[root], self.sum_h[root] = self.leaf_sums[0, 0], self.leaf_sums[0, 1]
@@ -292,6 +300,9 @@ cdef class GrowthLoop:
         self.sum_g[right] = self.sum_g[parent] - split.left_g
         self.sum_h[right] = self.sum_h[parent] - split.left_h
         self.count[right] = n_right
+        if self.constrained:
+            self.constraints.split(parent, left, right, split.feature, self.sum_g[left], self.sum_h[left],
+                                   self.sum_g[right], self.sum_h[right])
 
     cdef int _children_histograms(
         self,
@@ -408,6 +419,8 @@ cdef class GrowthLoop:
             self.sums[0, i] = self.sum_g[nodes[i]]
             self.sums[1, i] = self.sum_h[nodes[i]]
             self.sums[2, i] = <double> self.count[nodes[i]]
+        if self.constrained:
+            self.constraints.prepare(nodes, n, &self.depth[0])
         start = now()
         self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
         self._timed(SPLIT_SEARCH, start)

@@ -114,6 +114,7 @@ cdef class BoostingRounds:
         leaf weight); then the leaves' values are added to the margins of their rows."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
+        cdef double weight
         for i in range(n):
             feature = self.loop.feature[i]
             self.split_feature[tree, i] = feature
@@ -123,8 +124,10 @@ cdef class BoostingRounds:
             self.default_left[tree, i] = self.loop.default_left[i]
             self.left_child[tree, i] = self.loop.left[i]
             self.right_child[tree, i] = self.loop.right[i]
-            self.value[tree, i] = self.learning_rate * leaf_weight(self.loop.sum_g[i], self.loop.sum_h[i], self.l1,
-                                                                  self.l2)
+            weight = leaf_weight(self.loop.sum_g[i], self.loop.sum_h[i], self.l1, self.l2)
+            if self.loop.constrained:  # within its monotone bounds (renewed leaf sums too)
+                weight = self.loop.constraints.clamp_weight(i, weight)
+            self.value[tree, i] = self.learning_rate * weight
             self.gain[tree, i] = self.loop.gain[i]
             self.cover[tree, i] = self.loop.sum_h[i]
             self.n_samples[tree, i] = self.loop.count[i]

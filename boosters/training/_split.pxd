@@ -1,4 +1,4 @@
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 
 cdef struct SplitParams:
@@ -19,6 +19,14 @@ cdef struct Candidate:
     uint8_t has_missing     # the node had rows with a missing value of this feature
     double left_g
     double left_h
+
+
+# Monotone constraints on one (node, feature) scan: children's weights are clamped to
+# the node's bounds, and on a constrained feature must not break its direction.
+cdef struct NodeBounds:
+    double lower
+    double upper
+    int direction           # +1: left child <= right child, -1: >=, 0: no order
 
 
 cdef class SplitFinder:
@@ -42,7 +50,15 @@ cdef class SplitFinder:
     cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
                          const double* sum_h, const double* counts, Candidate* out) noexcept nogil
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil
+                    const NodeBounds* bounds, Candidate* out) noexcept nogil
+    # per-node constraints of a find_best batch (training/_constraints.pyx fills them)
+    cdef bint use_allowed                 # else every feature is allowed
+    cdef bint use_bounds                  # else no monotone constraint
+    cdef const uint8_t[:, ::1] allowed    # (max_batch, features): node i may split on features[j]
+    cdef const double[:, ::1] bounds      # (max_batch, 2): node i's weight bounds
+    cdef const int8_t[::1] direction      # per feature id: monotone direction
+    cdef bint _bounded(self, Py_ssize_t i, int32_t feature, NodeBounds* out) noexcept nogil
+    cdef double _parent_score(self, Py_ssize_t i, double g, double h) noexcept nogil
 
 
 cdef class FloatSplitFinder(SplitFinder):

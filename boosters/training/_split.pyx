@@ -20,13 +20,14 @@ fused over the bin type (hist_t), reading packed bins of any width in place.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 
 from boosters._lib.types cimport hist_t, values_per_bin, word_grad, word_hess
-from boosters.training._gain cimport children_score, children_score_no_l1, leaf_score, split_gain
+from boosters.training._gain cimport (children_score, children_score_no_l1, clamp, leaf_score, leaf_weight,
+                                      score_given_weight, split_gain)
 
 cdef enum:
     MIN_BINS_PARALLEL = 2048  # histogram bins (all nodes of a call) below which the scan is serial
@@ -50,12 +51,15 @@ cdef inline void scan_direction(
     Candidate* best,            # IN and OUT: replaced by a better candidate
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
+    const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
 ) noexcept nogil:
     """Candidates "value bins 1..b go left", b = 1..n_candidates, with the left side
     starting from (gl, hl). Three passes per chunk: running sums (exact integers for
     packed bins, scaled by inv_g / inv_h), then every candidate's gain without branches
     (invalid ones get -inf; the loop vectorises), then the first maximum. Equal gains
-    keep the lowest bin, as the strict > of the last pass does."""
+    keep the lowest bin, as the strict > of the last pass does. With `bounds`, the
+    children's weights are clamped to the node's bounds, scored at those weights, and
+    a candidate whose clamped weights break the feature's direction is invalid."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
@@ -69,6 +73,7 @@ cdef inline void scan_direction(
     cdef bint plain = l1 == 0.0 and min_h + l2 > 0.0
     cdef double max_rows_left = count - min_rows + 1.0  # floor(r) <= count - min_rows
     cdef double inf = INFINITY
+    cdef double wl, wr
     cdef int64_t packed_g = 0, packed_h = 0, v
     cdef int bits = 4 * sizeof(hist_t)
     start = 0
@@ -87,7 +92,19 @@ cdef inline void scan_direction(
                 packed_h += word_hess(v, bits)
                 left_g[j] = gl + packed_g * inv_g
                 left_h[j] = hl + packed_h * inv_h
-        if plain:
+        if bounds != NULL:
+            for j in range(m):
+                hlj = left_h[j]
+                hr = h - hlj
+                rows_left = hlj * cnt_factor + 0.5
+                wl = clamp(leaf_weight(left_g[j], hlj, l1, l2), bounds.lower, bounds.upper)
+                wr = clamp(leaf_weight(g - left_g[j], hr, l1, l2), bounds.lower, bounds.upper)
+                gain = split_gain(score_given_weight(left_g[j], hlj, wl, l1, l2)
+                                  + score_given_weight(g - left_g[j], hr, wr, l1, l2), parent_score, min_gain)
+                valid = ((hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
+                         & (bounds.direction * (wr - wl) >= 0.0))
+                gains[j] = gain if valid else -inf
+        elif plain:
             for j in range(m):  # the same arithmetic as below with l1 = 0 and x, y > 0
                 hlj = left_h[j]
                 hr = h - hlj
@@ -137,6 +154,7 @@ cdef void scan_feature(
     Candidate* best,            # OUT: the feature's best split (feature -1: none)
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
+    const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
 ) noexcept nogil:
     """Best split of one feature."""
     cdef double gm, hm
@@ -158,12 +176,12 @@ cdef void scan_feature(
     # missing values right; "every value left" is a split only when some are missing
     cdef const hist_t* values = hist + values_per_bin(hist)
     scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
-                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h)
+                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds)
     if has_missing:  # missing values left
         left.gain = 0.0
         left.feature = -1
         scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
-                       p, feature, 1, &left, inv_g, inv_h)
+                       p, feature, 1, &left, inv_g, inv_h, bounds)
         # ties: the lower bin, then missing-right
         if left.feature >= 0 and (left.gain > best.gain or (left.gain == best.gain and left.bin < best.bin)):
             best[0] = left
@@ -214,16 +232,18 @@ cdef void scan_slot_feature(
     Candidate* out,         # OUT: the feature's best split (feature -1: none)
     double inv_g,           # quantized: value of one unit of grad / hess
     double inv_h,
+    const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
 ) noexcept nogil:
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
     cdef double bundled[2 * MAX_BUNDLED_BINS]
     if finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                     parent_score, &finder.params, out, inv_g, inv_h)
+                     parent_score, &finder.params, out, inv_g, inv_h, bounds)
     else:
         materialize(finder, slot, f, g, h, inv_g, inv_h, bundled)
-        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, &finder.params, out, 1.0, 1.0)
+        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, &finder.params, out, 1.0, 1.0,
+                     bounds)
 
 
 cdef inline void column_totals(
@@ -321,7 +341,7 @@ cdef class SplitFinder:
         cdef Candidate* best
         cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
         for i in range(n_nodes):
-            self.parent_scores[i] = leaf_score(sum_g[i], sum_h[i], self.params.l1, self.params.l2)
+            self.parent_scores[i] = self._parent_score(i, sum_g[i], sum_h[i])
         if t > 1:
             for k in prange(n_work, schedule="static", num_threads=t):
                 self._scan_pair(k, n_feat, slots, sum_g, sum_h, counts, &per_feature[k])
@@ -351,11 +371,54 @@ cdef class SplitFinder:
         Candidate* out,             # OUT: the pair's best split
     ) noexcept nogil:
         """Work item k of find_best: node k // n_feat, its (k % n_feat)-th feature."""
-        cdef Py_ssize_t i = k // n_feat
+        cdef Py_ssize_t i = k // n_feat, j = k - i * n_feat
+        cdef int32_t feature = self.features[j]
+        cdef NodeBounds bounds
         out.feature = -1
-        if sum_h[i] > 0.0:
-            self._scan(slots[i], self.features[k - i * n_feat], sum_g[i], sum_h[i], counts[i],
-                       self.parent_scores[i], out)
+        if sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, j]):
+            return
+        if self.use_bounds and self._bounded(i, feature, &bounds):
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, out)
+        else:
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, out)
+
+    cdef bint _bounded(self, Py_ssize_t i, int32_t feature, NodeBounds* out) noexcept nogil:  # out: OUT
+        """Whether node i's scan of `feature` is constrained (a monotone feature, or a
+        node with finite bounds), and how."""
+        out.lower = self.bounds[i, 0]
+        out.upper = self.bounds[i, 1]
+        out.direction = self.direction[feature]
+        return out.direction != 0 or out.lower > -INFINITY or out.upper < INFINITY
+
+    cdef double _parent_score(self, Py_ssize_t i, double g, double h) noexcept nogil:
+        """Node i's own score, at its weight clamped to its bounds when it has any."""
+        cdef double l1 = self.params.l1, l2 = self.params.l2
+        if self.use_bounds and (self.bounds[i, 0] > -INFINITY or self.bounds[i, 1] < INFINITY):
+            return score_given_weight(g, h, clamp(leaf_weight(g, h, l1, l2), self.bounds[i, 0], self.bounds[i, 1]),
+                                      l1, l2)
+        return leaf_score(g, h, l1, l2)
+
+    def constrain(self, allowed=None, bounds=None, direction=None):
+        """Per-node constraints for the next find_best calls: `allowed` (max_batch,
+        features) uint8, node i of a batch may split on features[j] where allowed[i, j];
+        `bounds` (max_batch, 2) float64, node i's weight bounds, with `direction` (a
+        monotone direction per feature id, int8). The arrays are read at each call, so
+        their owner (training/_constraints.pyx) refills them per batch. None: off."""
+        n_feat = self.features.shape[0]
+        if allowed is not None and (allowed.dtype != np.uint8 or allowed.shape != (self.max_batch, n_feat)):
+            raise ValueError(f"allowed must be a ({self.max_batch}, {n_feat}) uint8 array")
+        if bounds is not None:
+            if bounds.dtype != np.float64 or bounds.shape != (self.max_batch, 2):
+                raise ValueError(f"bounds must be a ({self.max_batch}, 2) float64 array")
+            if direction is None or direction.dtype != np.int8 or direction.shape != (self.n_bins.shape[0],):
+                raise ValueError(f"direction must be an int8 array of {self.n_bins.shape[0]} features")
+        self.use_allowed = allowed is not None
+        self.use_bounds = bounds is not None
+        if self.use_allowed:
+            self.allowed = allowed
+        if self.use_bounds:
+            self.bounds = bounds
+            self.direction = direction
 
     cdef void begin_tree(self, double root_hess) noexcept nogil:
         """A new tree whose root has hessian sum `root_hess`. Float64 bins (the float
@@ -374,7 +437,7 @@ cdef class SplitFinder:
         pass
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:  # out: OUT
+                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
         """The best split of one feature of the node in `slot` (its totals g, h, count)."""
         pass
 
@@ -393,8 +456,8 @@ cdef class FloatSplitFinder(SplitFinder):
         column_totals(&self.pool[slot, 0, 0], start, stop, 1.0, 1.0, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:  # out: OUT
-        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0)
+                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
+        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0, bounds)
 
 
 cdef inline double unit_value(double scale) noexcept nogil:
@@ -444,14 +507,17 @@ cdef class QuantizedSplitFinder(SplitFinder):
             column_totals(<const int16_t*> words, start, stop, inv_g, inv_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    Candidate* out) noexcept nogil:  # out: OUT
+                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
         cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
-            scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)
+            scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
+                              bounds)
         elif bits == 16:
-            scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)
+            scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
+                              bounds)
         else:
-            scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h)
+            scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
+                              bounds)

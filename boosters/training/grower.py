@@ -27,6 +27,7 @@ from boosters.training._objectives import GradientKernel
 from boosters.training._partition import RowPartitioner
 from boosters.training._rounds import BoostingRounds
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.constraints import make_node_constraints
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels
@@ -52,7 +53,7 @@ class TreeGrower:
     """
 
     def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, gradients: GradientKernel,
-                 margins: np.ndarray, histogram_mode: str = "f64"):
+                 margins: np.ndarray, histogram_mode: str = "f64", feature_names=None):
         leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
         columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
@@ -82,11 +83,16 @@ class TreeGrower:
             self.builder = FloatHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
                                                  layout=self.layout)
             self.finder = FloatSplitFinder.for_binned(self.pool.data, binned, features, **params)
+        # column sampling, interaction and monotone constraints (None: none, the finder scans as before)
+        self.constraints = make_node_constraints(config, features, binned.n_features, feature_names, max_nodes,
+                                                 self.finder.max_batch)
+        if self.constraints is not None:
+            self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
             max_leaves=config.n_leaves if leafwise else max_nodes, max_depth=config.max_depth,
             min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
-            renew_leaf_sums=self.quantized and config.renew_leaves)
+            renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),

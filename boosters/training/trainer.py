@@ -13,6 +13,7 @@ from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, predict_tree
+from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.grower import TreeGrower
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import make_objective
@@ -64,7 +65,7 @@ class GBDTTrainer:
                                                     np.empty((n_out, train.n_rows, 2), dtype=np.float32),
                                                     self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
-                            resolve_histogram_mode(cfg, train.n_rows))
+                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names)
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
 
         history: list[float] = []
@@ -140,3 +141,6 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
+        # feature names and indices of the constraints match the data (before binning it)
+        monotone_directions(self.config, train.n_features, train.feature_names)
+        interaction_groups(self.config, train.n_features, train.feature_names)
