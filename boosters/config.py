@@ -202,10 +202,7 @@ def _monotone_constraints(value):
     if isinstance(value, dict):
         out = {}
         for key, direction in value.items():
-            key = _feature_key(name, key)
-            if key in out:
-                raise ValueError(f"{name}: feature {key!r} is given twice")
-            out[key] = _direction(name, direction)
+            out[_feature_key(name, key)] = _direction(name, direction)
         return out
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be None, a sequence of -1/0/1 per feature or a dict "

@@ -56,6 +56,14 @@ BAD_VALUES = [
     ("quantization_levels", 0, ValueError), ("quantization_levels", 32768, ValueError),
     ("histogram_layout", "columns", ValueError), ("histogram_layout", "Row", ValueError),
     ("verbosity", -1, ValueError),
+    ("colsample_bytree", 0.0, ValueError), ("colsample_bytree", 1.5, ValueError),
+    ("colsample_bytree", float("nan"), ValueError), ("colsample_bylevel", -0.5, ValueError),
+    ("colsample_bylevel", 1.0001, ValueError), ("colsample_bynode", 0.0, ValueError),
+    ("colsample_bynode", 2, ValueError),
+    ("monotone_constraints", (1, 2, 0), ValueError), ("monotone_constraints", {0: -2}, ValueError),
+    ("monotone_constraints", {-1: 1}, ValueError), ("monotone_constraints", (0.5,), ValueError),
+    ("monotone_constraints", (True, 0), ValueError),
+    ("interaction_constraints", [[0, 1], []], ValueError), ("interaction_constraints", [[0, -1]], ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -84,6 +92,13 @@ BAD_TYPES = [
     ("quantization_levels", True, TypeError),
     ("histogram_layout", None, ValueError), ("histogram_layout", 1, ValueError),
     ("verbosity", 1.0, TypeError), ("verbosity", None, TypeError),
+    ("colsample_bytree", "0.5", TypeError), ("colsample_bytree", None, TypeError),
+    ("colsample_bylevel", True, TypeError), ("colsample_bynode", [0.5], TypeError),
+    ("monotone_constraints", "+1", TypeError), ("monotone_constraints", 1, TypeError),
+    ("monotone_constraints", {1.5: 1}, TypeError), ("monotone_constraints", {(0,): 1}, TypeError),
+    ("interaction_constraints", "ab", TypeError), ("interaction_constraints", 3, TypeError),
+    ("interaction_constraints", [0, 1], TypeError), ("interaction_constraints", [[0.0, 1]], TypeError),
+    ("interaction_constraints", {"a": [0]}, TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
@@ -123,6 +138,10 @@ GOOD_PARAMS = [
     ("enable_bundling", False), ("renew_leaves", False), ("quantization_levels", 1),
     ("quantization_levels", 32767), ("quantization_levels", None), ("histogram_layout", "row"),
     ("histogram_layout", "column"), ("verbosity", 2),
+    ("colsample_bytree", 1.0), ("colsample_bytree", 1e-9), ("colsample_bylevel", 0.5), ("colsample_bynode", 1),
+    ("monotone_constraints", None), ("monotone_constraints", (1, 0, -1)), ("monotone_constraints", {0: 1, "age": -1}),
+    ("monotone_constraints", {}), ("interaction_constraints", None), ("interaction_constraints", ((0, 1), ("a",))),
+    ("interaction_constraints", ()),
 ]
 
 
@@ -147,6 +166,8 @@ def test_defaults():
     assert (cfg.histogram_mode, cfg.prefetch) == ("auto", True)
     assert (cfg.enable_bundling, cfg.renew_leaves, cfg.quantization_levels) == (True, True, None)
     assert (cfg.histogram_layout, cfg.verbosity) == ("auto", 0)
+    assert (cfg.colsample_bytree, cfg.colsample_bylevel, cfg.colsample_bynode) == (1.0, 1.0, 1.0)
+    assert (cfg.monotone_constraints, cfg.interaction_constraints) == (None, None)
     assert cfg.to_dict()["max_depth"] == "auto"
 
 

@@ -23,6 +23,8 @@ def config_to_json(config: GBDTConfig) -> dict:
     out["objective"] = {"name": config.objective.name, "n_classes": config.objective.n_classes}
     out["metric"] = None if config.metric is None else config.metric.name
     out["growth_strategy"] = config.growth_strategy.value
+    if isinstance(config.monotone_constraints, dict):  # JSON keys are strings: keep indices apart from names
+        out["monotone_constraints"] = {"by_feature": [[key, d] for key, d in config.monotone_constraints.items()]}
     return out
 
 
@@ -35,6 +37,13 @@ def config_from_json(data) -> GBDTConfig:
     if metric is not None and not isinstance(metric, str):
         raise ValueError(f"config.metric must be a name or null, got {metric!r}")
     data["metric"] = None if metric is None else Metric(metric)
+    monotone = data.get("monotone_constraints")
+    if isinstance(monotone, dict):
+        pairs = monotone.get("by_feature")
+        if set(monotone) != {"by_feature"} or not isinstance(pairs, list) or \
+                not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ValueError("config.monotone_constraints must be a list or {'by_feature': [[feature, direction], ...]}")
+        data["monotone_constraints"] = dict((key, d) for key, d in pairs)
     return GBDTConfig(**data)
 
 
