@@ -37,13 +37,13 @@ cdef enum:  # stream domains: what a draw is for
 
 
 def sample_size(double fraction, Py_ssize_t n):
-    """Features drawn from n at `fraction`: max(1, floor(fraction * n)) (XGBoost computes
-    the product in float32; in float64 here)."""
+    """Features drawn from n at `fraction`: max(1, floor(fraction * n)), the product in
+    float32 as XGBoost's ColumnSampler computes it (0.29 of 100 is 29, not 28)."""
     return _sample_size(fraction, n)
 
 
 cdef inline Py_ssize_t _sample_size(double fraction, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k = <Py_ssize_t> floor(fraction * n)
+    cdef Py_ssize_t k = <Py_ssize_t> floor(<float> fraction * <float> n)
     return min(n, max(1, k))
 
 
