@@ -72,3 +72,39 @@ class FitModes:
         return benchmark.score("binary", self.y_test, predict(self.X_test))[1]
 
     track_test_auc.unit = "auc"
+
+
+# column sampling and constraints on friedman-50k (10 features; y rises in x3 and x4)
+CONSTRAINED = {
+    "none": {},
+    "colsample_bytree=0.5": dict(colsample_bytree=0.5),
+    "colsample_bynode=0.5": dict(colsample_bynode=0.5),
+    "monotone x3, x4": dict(monotone_constraints={3: 1, 4: 1}),
+    "interactions": dict(interaction_constraints=[[0, 1], [2, 3, 4], [5, 6, 7, 8, 9]]),
+}
+
+
+class FitConstrained:
+    """Column sampling and constraints: fit time and test RMSE against none."""
+
+    params = (list(CONSTRAINED), [1, 2])
+    param_names = ["constraint", "n_threads"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, constraint, n_threads):
+        self.X_train, self.X_test, self.y_train, self.y_test = _split("friedman-50k")
+        self.config = benchmark.boosters_config(TASKS["friedman-50k"][1]).replace(**CONSTRAINED[constraint])
+
+    def _fit(self, n_threads):
+        model = bst.GBDTModel.train(bst.Dataset(self.X_train, self.y_train), self.config, n_threads=n_threads)
+        return lambda X: model.predict(X, n_threads=n_threads)
+
+    def time_fit(self, constraint, n_threads):
+        self._fit(n_threads)
+
+    def track_test_rmse(self, constraint, n_threads):
+        return benchmark.score("regression", self.y_test, self._fit(n_threads)(self.X_test))[1]
+
+    track_test_rmse.unit = "rmse"
