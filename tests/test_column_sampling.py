@@ -119,10 +119,12 @@ def test_bylevel_nodes_of_one_depth_share_a_set():
     assert max(per_level_sizes) > 1  # levels of a tree draw different sets
 
 
+@pytest.mark.parametrize("mode", ["f64", "i16"])
 @pytest.mark.parametrize("growth", ["depthwise", "leafwise"])
-def test_sampled_models_do_not_depend_on_threads(growth, openmp):
+def test_sampled_models_do_not_depend_on_threads(mode, growth, openmp):
     X, y = data(n=6000)
     params = dict(colsample_bytree=0.8, colsample_bylevel=0.7, colsample_bynode=0.6, growth_strategy=growth,
+                  histogram_mode=mode,
                   interaction_constraints=[[0, 1, 2, 3], [3, 4, 5, 6, 7, 8, 9]], monotone_constraints={0: 1})
     one, two = train(X, y, n_threads=1, **params), train(X, y, n_threads=2, **params)
     assert one.to_bytes() == two.to_bytes()
@@ -135,10 +137,16 @@ def test_seed_changes_the_draws():
 
 
 def test_fractions_of_one_give_todays_model():
+    """Fractions of 1 build no NodeConstraints, so the training runs its unconstrained
+    path (the naive-grower and reference-library tests pin that path); the bytes are
+    the same. tests/test_constraints.py checks that an all-allowed feature mask (the
+    constrained path) finds the same trees too."""
     X, y = data()
     today = train(X, y)
     same = train(X, y, colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0)
     assert same.to_bytes() == today.to_bytes()
+    from boosters.training.constraints import make_node_constraints
+    assert make_node_constraints(bst.GBDTConfig(colsample_bynode=1.0), np.arange(10), 10, None, 63, 18) is None
 
 
 def test_multiclass_trees_of_a_round_draw_their_own_sets():

@@ -308,11 +308,13 @@ def test_interaction_constraints_multiclass_with_names_and_monotone(mode):
     assert_monotone(model, X, 0, +1)
 
 
-def test_one_group_of_every_feature_gives_the_unconstrained_model():
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("growth", GROWTH)
+def test_one_group_of_every_feature_gives_the_unconstrained_model(mode, growth):
     """Every node may use every feature: the masked scan finds exactly today's splits."""
     X, y = interacting_data(n=1500, seed=2)
-    free = train(X, y, growth_strategy="leafwise")
-    grouped = train(X, y, growth_strategy="leafwise", interaction_constraints=[list(range(6))])
+    free = train(X, y, growth_strategy=growth, histogram_mode=mode)
+    grouped = train(X, y, growth_strategy=growth, histogram_mode=mode, interaction_constraints=[list(range(6))])
     assert all(t.equals(u) for t, u in zip(free.trees, grouped.trees))
 
 
