@@ -15,6 +15,13 @@ feature, then the lowest bin, then missing-right.
 Float64 or quantized histograms are chosen once, when the grower is set up, by the
 finder's class (FloatSplitFinder, QuantizedSplitFinder); the scan itself is one kernel
 fused over the bin type (hist_t), reading packed bins of any width in place.
+
+Column sampling and constraints (`constrain`, filled per batch by training/_constraints.pyx)
+act per (node, feature) work item: a feature the node may not use is skipped; a
+monotone feature, or any feature of a node with finite weight bounds, is scanned with
+`NodeBounds` (children's weights clamped, scored at the clamped weights, the order
+checked): one branch per chunk of candidates picks that gain pass, so unconstrained
+scans run the same passes as before.
 """
 
 import numpy as np
