@@ -436,3 +436,18 @@ def test_constrained_scan_matches_brute_force(params):
         n_found += 1
         n_clamped += bool(np.isfinite(bounds[i]).any())
     assert n_found >= 10 and n_clamped >= 5  # real splits, many under finite bounds
+
+
+@pytest.mark.parametrize("mode", ["f64", "i16", "i8"])
+@pytest.mark.parametrize("layout", ["row", "column"])
+def test_all_constraints_together_in_every_mode_and_layout(mode, layout):
+    """Column sampling, interaction groups and monotone constraints at once."""
+    X, y = wiggly_data(seed=12)
+    groups = [{0, 2, 3}, {1, 4}]
+    model = train(X, y, histogram_mode=mode, histogram_layout=layout, growth_strategy="leafwise",
+                  colsample_bytree=0.9, colsample_bynode=0.8, interaction_constraints=[[0, 2, 3], [1, 4]],
+                  monotone_constraints=(1, -1, 0, 0, 0))
+    assert_monotone(model, X, 0, +1)
+    assert_monotone(model, X, 1, -1)
+    assert_paths_within_groups(model, groups)
+    assert_trees_respect_order(model, {0: 1, 1: -1})
