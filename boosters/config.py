@@ -174,6 +174,16 @@ def _require_float(name, value, lo, strictly_above=False):
     return value
 
 
+def _require_fraction(name, value, allow_none=False):
+    """A number in (0, 1]."""
+    if value is None and allow_none:
+        return None
+    value = _require_float(name, value, 0.0, strictly_above=True)
+    if value > 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value}")
+    return value
+
+
 class GBDTConfig:
     """Everything that defines a GBDT training run.
 
@@ -203,6 +213,15 @@ class GBDTConfig:
     `histogram_layout`: "column" builds histograms column by column, "row" updates every
     (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
     cost model (see training/layout.py).
+    Row sampling (RFC-0008 RowSamplingParams; the sampled rows are the only rows a
+    round's trees see, every row's margin follows every tree): `subsample` in (0, 1]
+    draws round(subsample * n_rows) rows per round uniformly without replacement, shared
+    by the round's trees (LightGBM's bagging with bagging_freq=1); GOSS is on when
+    `goss_top_rate` a and `goss_other_rate` b are both set (LightGBM's defaults are 0.2
+    and 0.1): each round keeps the a * n_rows rows with the largest |grad * hess|
+    (summed over outputs), draws b * n_rows of the others and multiplies their gradients
+    and hessians by (1 - a) / b; the first int(1 / learning_rate) rounds use every row,
+    as in LightGBM. Samples are seeded by `seed` and the round (see training/sampling.py).
     """
 
     _FIELDS = (
@@ -210,6 +229,7 @@ class GBDTConfig:
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
         "enable_bundling", "renew_leaves", "quantization_levels", "histogram_layout", "verbosity",
+        "subsample", "goss_top_rate", "goss_other_rate",
     )
 
     def __init__(
@@ -237,6 +257,9 @@ class GBDTConfig:
         quantization_levels: int | None = None,
         histogram_layout: str = "auto",
         verbosity: int = 0,
+        subsample: float = 1.0,
+        goss_top_rate: float | None = None,
+        goss_other_rate: float | None = None,
         **unknown,
     ):
         if unknown:
@@ -302,6 +325,23 @@ class GBDTConfig:
             raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
         self.histogram_layout = histogram_layout
         self.verbosity = _require_int("verbosity", verbosity, 0)
+        self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
+
+    def _set_row_sampling(self, subsample, goss_top_rate, goss_other_rate):
+        self.subsample = _require_fraction("subsample", subsample)
+        self.goss_top_rate = _require_fraction("goss_top_rate", goss_top_rate, allow_none=True)
+        self.goss_other_rate = _require_fraction("goss_other_rate", goss_other_rate, allow_none=True)
+        if (goss_top_rate is None) != (goss_other_rate is None):
+            raise ValueError("goss_top_rate and goss_other_rate are set together (GOSS needs both), got "
+                             f"goss_top_rate={goss_top_rate!r}, goss_other_rate={goss_other_rate!r}")
+        if goss_top_rate is None:
+            return
+        if self.goss_top_rate == 1.0 or self.goss_top_rate + self.goss_other_rate > 1.0:
+            raise ValueError("goss_top_rate + goss_other_rate must be at most 1 with goss_top_rate < 1, got "
+                             f"goss_top_rate={self.goss_top_rate}, goss_other_rate={self.goss_other_rate}")
+        if self.subsample != 1.0:
+            raise ValueError(f"subsample={self.subsample} cannot be combined with GOSS (goss_top_rate, "
+                             "goss_other_rate): choose one row sampling")
 
     @property
     def resolved_metric(self) -> Metric:

@@ -15,7 +15,7 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.types cimport bin_t, row_t
@@ -91,7 +91,7 @@ cdef Py_ssize_t partition_serial(
 
 
 cdef class RowPartitioner:
-    def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1):
+    def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1, bint sampling=False):
         if binned.n_rows >= 2**32:
             raise ValueError("at most 2**32 - 1 rows are supported")
         self.binned = binned
@@ -111,6 +111,9 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
+        # one spare entry: the sampler stores every row at both ends (see _sampling.pyx)
+        self.sample = np.empty(self.n_rows + 1 if sampling else 0, dtype=np.uint32)
+        self.n_sampled = -1
         self.reset()
 
     def reset(self):
@@ -118,10 +121,17 @@ cdef class RowPartitioner:
         self.start_tree()
 
     cdef void start_tree(self) noexcept nogil:
-        """reset(), for the growth loop."""
+        """reset(), for the growth loop. With a row sample the root holds the sampled rows,
+        copied into buffer 0 (splits overwrite it; each tree of a round starts afresh)."""
         self.begin[0] = 0
-        self.end[0] = self.n_rows
-        self.which[0] = IN_ORDER
+        if self.n_sampled < 0:
+            self.end[0] = self.n_rows
+            self.which[0] = IN_ORDER
+            return
+        if self.n_sampled > 0:
+            memcpy(&self.buffers[0, 0], &self.sample[0], self.n_sampled * sizeof(row_t))
+        self.end[0] = self.n_sampled
+        self.which[0] = 0
 
     def _check_not_split(self, Py_ssize_t node):
         if self.which[node] == SPLIT:
@@ -281,3 +291,53 @@ cdef class RowPartitioner:
                     h = h + gh[2 * <Py_ssize_t> rows[i] + 1]
             sums[2 * k] = g
             sums[2 * k + 1] = h
+
+    def set_sample(self, rows):
+        """Make `rows` (distinct row indices) the root of the next trees, None: every row.
+        For tests; training's sampler writes `sample` directly."""
+        if rows is None:
+            self.n_sampled = -1
+            return
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        if self.sample.shape[0] == 0:
+            raise ValueError("this partitioner was made without sampling=True")
+        if rows.size and (rows[0] < 0 or rows[-1] >= self.n_rows):
+            raise ValueError(f"rows must be in [0, {self.n_rows})")
+        rest = np.setdiff1d(np.arange(self.n_rows), rows)
+        np.asarray(self.sample)[:self.n_rows] = np.concatenate([rows, rest])
+        self.n_sampled = rows.size
+        self.start_tree()
+
+    cdef void add_tree_outside_sample(
+        self,
+        const int32_t* feature,         # IN: the tree's nodes: split feature (-1: a leaf)
+        const int32_t* threshold_bin,   # IN: value bins 1..threshold_bin go left
+        const uint8_t* default_left,    # IN: where missing values (bin 0) go
+        const int32_t* left,            # IN: children (-1: a leaf)
+        const int32_t* right,           # IN
+        const double* value,            # IN: every node's value
+        double* predictions,            # IN and OUT: n_rows
+    ) noexcept nogil:
+        """predictions[row] += the value of the tree's leaf of row, for the rows outside the
+        sample (sample[n_sampled:]), by walking the tree on their bins (the sampled rows
+        get theirs from the partition: add_values). A bundled feature's bin is decoded as
+        split_node does; missing values follow default_left, as at prediction."""
+        cdef Py_ssize_t i, row, node, f, column
+        cdef size_t bin, lowest
+        if self.n_sampled < 0:
+            return
+        for i in prange(self.n_sampled, self.n_rows, schedule="static", num_threads=self.n_threads):
+            row = self.sample[i]
+            node = 0
+            while left[node] >= 0:
+                f = feature[node]
+                column = self.features.column[f]
+                if self.cols.kind[column] == 0:
+                    bin = column_u8(&self.cols, column)[row]
+                else:
+                    bin = column_u16(&self.cols, column)[row]
+                if self.features.decode_start[f] >= 0:
+                    bin = self.features.decode[self.features.decode_start[f] + bin]
+                lowest = lowest_left_bin(default_left[node])
+                node = left[node] if go_left(bin, lowest, <size_t> threshold_bin[node] + 1 - lowest) else right[node]
+            predictions[row] += value[node]
