@@ -292,22 +292,6 @@ cdef class RowPartitioner:
             sums[2 * k] = g
             sums[2 * k + 1] = h
 
-    def set_sample(self, rows):
-        """Make `rows` (distinct row indices) the root of the next trees, None: every row.
-        For tests; training's sampler writes `sample` directly."""
-        if rows is None:
-            self.n_sampled = -1
-            return
-        rows = np.unique(np.asarray(rows, dtype=np.int64))
-        if self.sample.shape[0] == 0:
-            raise ValueError("this partitioner was made without sampling=True")
-        if rows.size and (rows[0] < 0 or rows[-1] >= self.n_rows):
-            raise ValueError(f"rows must be in [0, {self.n_rows})")
-        rest = np.setdiff1d(np.arange(self.n_rows), rows)
-        np.asarray(self.sample)[:self.n_rows] = np.concatenate([rows, rest])
-        self.n_sampled = rows.size
-        self.start_tree()
-
     cdef void add_tree_outside_sample(
         self,
         const int32_t* feature,         # IN: the tree's nodes: split feature (-1: a leaf)
