@@ -260,8 +260,8 @@ MARGIN_CASES = {
 @pytest.mark.parametrize("name", sorted(MARGIN_CASES))
 def test_training_margins_are_the_predictions_of_every_row(name):
     """The rounds keep every row's margin: the sampled rows' through the partition, the
-    others' by walking each tree on their bins (bundled one-hot columns decoded, NaN by
-    the default direction). Equal to the model's predictions up to the order of the
+    others' by replaying each tree's splits on them (bundled one-hot columns decoded, NaN
+    by the tree's default direction). Equal to the model's predictions up to the order of the
     float64 additions (1e-12). The data: covertype-like (10 numeric columns with 5% NaN,
     44 one-hot columns stored in bundles)."""
     objective, settings = MARGIN_CASES[name]

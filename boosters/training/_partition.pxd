@@ -47,4 +47,5 @@ cdef class RowPartitioner:
                                         size_t span, int n_chunks) noexcept nogil
     cdef void add_tree_outside_sample(self, const int32_t* feature, const int32_t* threshold_bin,
                                       const uint8_t* default_left, const int32_t* left, const int32_t* right,
-                                      const double* value, double* predictions) noexcept nogil
+                                      Py_ssize_t n_nodes, const double* value, int64_t* leaves, double* leaf_values,
+                                      double* predictions) noexcept nogil

@@ -294,34 +294,34 @@ cdef class RowPartitioner:
 
     cdef void add_tree_outside_sample(
         self,
-        const int32_t* feature,         # IN: the tree's nodes: split feature (-1: a leaf)
+        const int32_t* feature,         # IN: a grown tree's n_nodes nodes (children after their parent): split feature
         const int32_t* threshold_bin,   # IN: value bins 1..threshold_bin go left
-        const uint8_t* default_left,    # IN: where missing values (bin 0) go
+        const uint8_t* default_left,    # IN: where missing values go (the tree's rule, as at prediction)
         const int32_t* left,            # IN: children (-1: a leaf)
         const int32_t* right,           # IN
+        Py_ssize_t n_nodes,
         const double* value,            # IN: every node's value
+        int64_t* leaves,                # OUT: scratch, n_nodes entries
+        double* leaf_values,            # OUT: scratch, n_nodes entries
         double* predictions,            # IN and OUT: n_rows
     ) noexcept nogil:
         """predictions[row] += the value of the tree's leaf of row, for the rows outside the
-        sample (sample[n_sampled:]), by walking the tree on their bins (the sampled rows
-        get theirs from the partition: add_values). A bundled feature's bin is decoded as
-        split_node does; missing values follow default_left, as at prediction."""
-        cdef Py_ssize_t i, row, node, f, column
-        cdef size_t bin, lowest
-        if self.n_sampled < 0:
+        sample (sample[n_sampled:]): the tree's splits are replayed on them, node by node
+        with split_node (stable, branch-free, parallel for big nodes; bundled features
+        decoded), then add_values. Call it once the tree is finished (its sampled rows'
+        values added): it reuses the partition's buffers and node ranges."""
+        cdef Py_ssize_t node, n_leaves = 0, n_other = self.n_rows - self.n_sampled
+        if self.n_sampled < 0 or n_other == 0:
             return
-        for i in prange(self.n_sampled, self.n_rows, schedule="static", num_threads=self.n_threads):
-            row = self.sample[i]
-            node = 0
-            while left[node] >= 0:
-                f = feature[node]
-                column = self.features.column[f]
-                if self.cols.kind[column] == 0:
-                    bin = column_u8(&self.cols, column)[row]
-                else:
-                    bin = column_u16(&self.cols, column)[row]
-                if self.features.decode_start[f] >= 0:
-                    bin = self.features.decode[self.features.decode_start[f] + bin]
-                lowest = lowest_left_bin(default_left[node])
-                node = left[node] if go_left(bin, lowest, <size_t> threshold_bin[node] + 1 - lowest) else right[node]
-            predictions[row] += value[node]
+        memcpy(&self.buffers[0, 0], &self.sample[0] + self.n_sampled, n_other * sizeof(row_t))
+        self.begin[0] = 0
+        self.end[0] = n_other
+        self.which[0] = 0
+        for node in range(n_nodes):
+            if left[node] >= 0:
+                self.split_node(node, feature[node], threshold_bin[node], default_left[node], left[node], right[node])
+            else:
+                leaves[n_leaves] = node
+                leaf_values[n_leaves] = value[node]
+                n_leaves += 1
+        self.add_values(leaves, leaf_values, n_leaves, predictions)

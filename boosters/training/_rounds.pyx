@@ -122,7 +122,7 @@ cdef class BoostingRounds:
         """Output k's tree, row `tree` of the arrays, from the loop's nodes: value thresholds
         (bin b's upper edge: value bins 1..b go left), every node's value (learning_rate *
         leaf weight); then the leaves' values are added to the margins of their rows (rows
-        outside a row sample: by walking the tree on their bins)."""
+        outside a row sample: by replaying the tree's splits on them)."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         for i in range(n):
@@ -149,5 +149,5 @@ cdef class BoostingRounds:
             if self.partitioner.n_sampled >= 0:
                 self.partitioner.add_tree_outside_sample(&self.loop.feature[0], &self.loop.threshold_bin[0],
                                                          &self.loop.default_left[0], &self.loop.left[0],
-                                                         &self.loop.right[0], &self.value[tree, 0],
-                                                         &self.margins[k, 0])
+                                                         &self.loop.right[0], n, &self.value[tree, 0],
+                                                         &self.leaves[0], &self.leaf_values[0], &self.margins[k, 0])

@@ -13,7 +13,7 @@ cdef class RowSampler:
     cdef readonly uint64_t seed
     cdef int n_threads
     cdef double[::1] scores                 # GOSS: |g h| by row
-    cdef double[::1] scratch                # GOSS: the scores, permuted by the selection
+    cdef uint64_t[::1] keys                 # GOSS: the scores' bit patterns, overwritten by the selection
 
     cdef Py_ssize_t sample(self, uint64_t round_, float* gh, row_t* out) noexcept nogil
     cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil

@@ -20,6 +20,7 @@ of that size equally likely, and comes out in increasing row order.
 from cython.parallel cimport prange
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -59,37 +60,42 @@ cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* ou
     return m
 
 
-cdef double kth_largest(double* a, Py_ssize_t n, Py_ssize_t k, uint64_t key) noexcept nogil:
-    """The k-th largest of a[:n] (1 <= k <= n); a is permuted. Quickselect with a
-    three-way partition (many equal scores are common) and pivots drawn from `key`."""
-    cdef Py_ssize_t lo = 0, hi = n, i, gt, lt, target = k - 1
-    cdef uint64_t draw = 0
-    cdef double pivot, tmp
-    while hi - lo > 1:
-        pivot = a[lo + <Py_ssize_t> (splitmix64(key + draw) % <uint64_t> (hi - lo))]
-        draw += 1
-        i, gt, lt = lo, lo, hi  # a[lo:gt] > pivot, a[gt:i] == pivot, a[lt:hi] < pivot
-        while i < lt:
-            if a[i] > pivot:
-                tmp = a[i]
-                a[i] = a[gt]
-                a[gt] = tmp
-                gt += 1
-                i += 1
-            elif a[i] < pivot:
-                lt -= 1
-                tmp = a[i]
-                a[i] = a[lt]
-                a[lt] = tmp
-            else:
-                i += 1
-        if target < gt:
-            hi = gt
-        elif target < lt:
-            return pivot
-        else:
-            lo = lt
-    return a[lo]
+cdef enum:
+    DIGIT_BITS = 11                 # radix select: 2048 counters, 6 passes at most
+
+
+cdef double kth_largest(uint64_t* keys, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """The k-th largest (1 <= k <= n) of n non-negative finite doubles given as their bit
+    patterns (which order them as unsigned integers); keys is overwritten. Radix select
+    from the top digit: per pass, count the candidates' digits, keep those of the digit
+    holding the k-th largest (compacted, branch-free). Deterministic, O(n) per pass, and
+    usually one or two passes over many rows."""
+    cdef Py_ssize_t counts[1 << DIGIT_BITS]
+    cdef Py_ssize_t j, m = n, above, w
+    cdef int shift = 64 - DIGIT_BITS, d
+    cdef uint64_t mask = (1 << DIGIT_BITS) - 1
+    cdef double value
+    while True:
+        memset(counts, 0, sizeof(counts))
+        for j in range(m):
+            counts[(keys[j] >> shift) & mask] += 1
+        above = 0
+        d = <int> mask
+        while above + counts[d] < k:  # the digit of the k-th largest, from the top
+            above += counts[d]
+            d -= 1
+        k -= above
+        if counts[d] != m:  # keep the candidates of that digit
+            w = 0
+            for j in range(m):
+                keys[w] = keys[j]
+                w += ((keys[j] >> shift) & mask) == <uint64_t> d
+            m = w
+        if shift == 0:
+            break
+        shift = shift - DIGIT_BITS if shift > DIGIT_BITS else 0
+    memcpy(&value, &keys[0], sizeof(double))
+    return value
 
 
 cdef inline double goss_score(const float* gh, Py_ssize_t n_rows, Py_ssize_t n_outputs, Py_ssize_t row) noexcept nogil:
@@ -117,7 +123,7 @@ cdef class RowSampler:
                                  f"weight > 0; got {top_k}, {other_k}, {weight}")
             n_sample = top_k + other_k
             self.scores = np.empty(n_rows)
-            self.scratch = np.empty(n_rows)
+            self.keys = np.empty(n_rows, dtype=np.uint64)
         elif not 0 <= n_sample <= n_rows:
             raise ValueError(f"n_sample must be in [0, {n_rows}], got {n_sample}")
         self.n_rows, self.n_outputs, self.seed, self.n_threads = n_rows, n_outputs, seed, n_threads
@@ -158,8 +164,8 @@ cdef class RowSampler:
         cdef float w = <float> self.weight
         for i in prange(n, schedule="static", num_threads=self.n_threads):
             self.scores[i] = goss_score(gh, n, self.n_outputs, i)
-            self.scratch[i] = self.scores[i]
-        threshold = kth_largest(&self.scratch[0], n, self.top_k, key ^ 0xA5A5A5A5A5A5A5A5ULL)
+            memcpy(&self.keys[i], &self.scores[i], sizeof(double))
+        threshold = kth_largest(&self.keys[0], n, self.top_k)
         for i in range(n):
             n_top_above += self.scores[i] > threshold
         ties_left = self.top_k - n_top_above  # rows scoring the threshold itself: the first ones
