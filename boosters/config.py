@@ -164,16 +164,6 @@ def _require_int(name, value, lo, hi=None, allow_none=False):
     return int(value)
 
 
-def _require_fraction(name, value):
-    """A float in (0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    value = float(value)
-    if not 0.0 < value <= 1.0:  # NaN fails too
-        raise ValueError(f"{name} must be in (0, 1], got {value}")
-    return value
-
-
 def _is_feature_key(key):
     """A feature index (int, not bool) or name (str)."""
     return isinstance(key, str) or (isinstance(key, numbers.Integral) and not isinstance(key, bool))
@@ -238,6 +228,16 @@ def _require_float(name, value, lo, strictly_above=False):
     return value
 
 
+def _require_fraction(name, value, allow_none=False):
+    """A number in (0, 1]."""
+    if value is None and allow_none:
+        return None
+    value = _require_float(name, value, 0.0, strictly_above=True)
+    if value > 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value}")
+    return value
+
+
 class GBDTConfig:
     """Everything that defines a GBDT training run.
 
@@ -277,6 +277,15 @@ class GBDTConfig:
     that may appear together on a root-to-leaf path; a feature in no group only
     appears on paths of its own (XGBoost's rule). Names are matched to the training
     data's feature names at training.
+    Row sampling (RFC-0008 RowSamplingParams; the sampled rows are the only rows a
+    round's trees see, every row's margin follows every tree): `subsample` in (0, 1]
+    draws round(subsample * n_rows) rows per round uniformly without replacement, shared
+    by the round's trees (LightGBM's bagging with bagging_freq=1); GOSS is on when
+    `goss_top_rate` a and `goss_other_rate` b are both set (LightGBM's defaults are 0.2
+    and 0.1): each round keeps the a * n_rows rows with the largest |grad * hess|
+    (summed over outputs), draws b * n_rows of the others and multiplies their gradients
+    and hessians by (1 - a) / b; the first int(1 / learning_rate) rounds use every row,
+    as in LightGBM. Samples are seeded by `seed` and the round (see training/sampling.py).
     """
 
     _FIELDS = (
@@ -286,6 +295,7 @@ class GBDTConfig:
         "enable_bundling", "renew_leaves", "quantization_levels", "histogram_layout", "verbosity",
         "colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
         "interaction_constraints",
+        "subsample", "goss_top_rate", "goss_other_rate",
     )
 
     def __init__(
@@ -318,6 +328,9 @@ class GBDTConfig:
         colsample_bynode: float = 1.0,
         monotone_constraints=None,
         interaction_constraints=None,
+        subsample: float = 1.0,
+        goss_top_rate: float | None = None,
+        goss_other_rate: float | None = None,
         **unknown,
     ):
         if unknown:
@@ -388,6 +401,23 @@ class GBDTConfig:
         self.colsample_bynode = _require_fraction("colsample_bynode", colsample_bynode)
         self.monotone_constraints = _monotone_constraints(monotone_constraints)
         self.interaction_constraints = _interaction_constraints(interaction_constraints)
+        self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
+
+    def _set_row_sampling(self, subsample, goss_top_rate, goss_other_rate):
+        self.subsample = _require_fraction("subsample", subsample)
+        self.goss_top_rate = _require_fraction("goss_top_rate", goss_top_rate, allow_none=True)
+        self.goss_other_rate = _require_fraction("goss_other_rate", goss_other_rate, allow_none=True)
+        if (goss_top_rate is None) != (goss_other_rate is None):
+            raise ValueError("goss_top_rate and goss_other_rate are set together (GOSS needs both), got "
+                             f"goss_top_rate={goss_top_rate!r}, goss_other_rate={goss_other_rate!r}")
+        if goss_top_rate is None:
+            return
+        if self.goss_top_rate == 1.0 or self.goss_top_rate + self.goss_other_rate > 1.0:
+            raise ValueError("goss_top_rate + goss_other_rate must be at most 1 with goss_top_rate < 1, got "
+                             f"goss_top_rate={self.goss_top_rate}, goss_other_rate={self.goss_other_rate}")
+        if self.subsample != 1.0:
+            raise ValueError(f"subsample={self.subsample} cannot be combined with GOSS (goss_top_rate, "
+                             "goss_other_rate): choose one row sampling")
 
     @property
     def resolved_metric(self) -> Metric:

@@ -64,6 +64,11 @@ BAD_VALUES = [
     ("monotone_constraints", {-1: 1}, ValueError), ("monotone_constraints", (0.5,), ValueError),
     ("monotone_constraints", (True, 0), ValueError),
     ("interaction_constraints", [[0, 1], []], ValueError), ("interaction_constraints", [[0, -1]], ValueError),
+    ("subsample", 0.0, ValueError), ("subsample", 1.5, ValueError), ("subsample", float("nan"), ValueError),
+    ("goss_top_rate", 0.0, ValueError), ("goss_top_rate", 1.01, ValueError),
+    ("goss_top_rate", 0.2, ValueError),  # without goss_other_rate
+    ("goss_other_rate", -0.1, ValueError), ("goss_other_rate", float("inf"), ValueError),
+    ("goss_other_rate", 0.1, ValueError),  # without goss_top_rate
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -99,6 +104,8 @@ BAD_TYPES = [
     ("interaction_constraints", "ab", TypeError), ("interaction_constraints", 3, TypeError),
     ("interaction_constraints", [0, 1], TypeError), ("interaction_constraints", [[0.0, 1]], TypeError),
     ("interaction_constraints", {"a": [0]}, TypeError),
+    ("subsample", "0.5", TypeError), ("subsample", None, TypeError), ("subsample", True, TypeError),
+    ("goss_top_rate", "0.2", TypeError), ("goss_other_rate", [0.1], TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
@@ -142,6 +149,7 @@ GOOD_PARAMS = [
     ("monotone_constraints", None), ("monotone_constraints", (1, 0, -1)), ("monotone_constraints", {0: 1, "age": -1}),
     ("monotone_constraints", {}), ("interaction_constraints", None), ("interaction_constraints", ((0, 1), ("a",))),
     ("interaction_constraints", ()),
+    ("subsample", 1.0), ("subsample", 1e-9), ("subsample", 1), ("subsample", np.float32(0.5)),
 ]
 
 
@@ -153,6 +161,24 @@ def test_valid_boundary_values_are_accepted(name, value):
         assert stored is bst.GrowthStrategy.Leafwise
     else:
         assert stored == value
+
+
+@pytest.mark.parametrize("top, other", [(0.2, 0.1), (0.5, 0.5), (1e-6, 1.0 - 1e-6), (0.9, 0.1)])
+def test_goss_rates_accepted_together(top, other):
+    cfg = bst.GBDTConfig(goss_top_rate=top, goss_other_rate=other)
+    assert (cfg.goss_top_rate, cfg.goss_other_rate) == (top, other)
+    assert bst.GBDTConfig(**cfg.to_dict()) == cfg
+
+
+@pytest.mark.parametrize("params, names", [
+    (dict(goss_top_rate=0.6, goss_other_rate=0.5), ("goss_top_rate", "goss_other_rate")),  # a + b > 1
+    (dict(goss_top_rate=1.0, goss_other_rate=0.0001), ("goss_top_rate",)),                 # a = 1: nothing to draw
+    (dict(goss_top_rate=0.2, goss_other_rate=0.1, subsample=0.5), ("subsample", "GOSS")),  # two samplings
+])
+def test_bad_goss_combinations(params, names):
+    with pytest.raises(ValueError) as info:
+        bst.GBDTConfig(**params)
+    assert all(name in str(info.value) for name in names)
 
 
 def test_defaults():
@@ -168,6 +194,7 @@ def test_defaults():
     assert (cfg.histogram_layout, cfg.verbosity) == ("auto", 0)
     assert (cfg.colsample_bytree, cfg.colsample_bylevel, cfg.colsample_bynode) == (1.0, 1.0, 1.0)
     assert (cfg.monotone_constraints, cfg.interaction_constraints) == (None, None)
+    assert (cfg.subsample, cfg.goss_top_rate, cfg.goss_other_rate) == (1.0, None, None)
     assert cfg.to_dict()["max_depth"] == "auto"
 
 

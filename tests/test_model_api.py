@@ -283,7 +283,9 @@ def test_persistence_round_trips(trained, tmp_path):
         assert loaded.to_bytes() == model.to_bytes(), how
 
 
-# every GBDTConfig field away from its default (a new field must be added here)
+# every GBDTConfig field away from its default (a new field must be added here); fields
+# that exclude each other are away from their defaults in one of two configs: GOSS here
+# (learning_rate 0.17: 5 rounds on every row, then GOSS), subsample in the other
 NON_DEFAULT_CONFIG = dict(
     n_estimators=6, learning_rate=0.17, objective=bst.Objective.logistic(), metric=bst.Metric.auc(),
     growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=4, n_leaves=9, l1=0.5, l2=2.5,
@@ -291,15 +293,22 @@ NON_DEFAULT_CONFIG = dict(
     early_stopping_rounds=2, seed=11, histogram_mode="i8", prefetch=False, enable_bundling=False,
     renew_leaves=False, quantization_levels=50, histogram_layout="row", verbosity=1,
     colsample_bytree=0.8, colsample_bylevel=0.9, colsample_bynode=0.75, monotone_constraints={0: 1, 2: -1},
-    interaction_constraints=((0, 1), (2, 3, 4)))
+    interaction_constraints=((0, 1), (2, 3, 4)),
+    goss_top_rate=0.3, goss_other_rate=0.2)
+EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
+GOSS_FIELDS = ("goss_top_rate", "goss_other_rate")
 
 
-def test_round_trip_keeps_every_config_field(tmp_path, capsys):
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_round_trip_keeps_every_config_field(tmp_path, capsys, exclusive):
     fields = set(bst.GBDTConfig().to_dict())
-    assert set(NON_DEFAULT_CONFIG) == fields
-    cfg = bst.GBDTConfig(**NON_DEFAULT_CONFIG)
+    assert set(NON_DEFAULT_CONFIG) | set(EXCLUSIVE_FIELDS) == fields
+    params = dict(NON_DEFAULT_CONFIG)
+    if exclusive:
+        params.update({name: None for name in GOSS_FIELDS}, **EXCLUSIVE_FIELDS)
+    cfg = bst.GBDTConfig(**params)
     default = bst.GBDTConfig()
-    for name in fields:
+    for name in fields - set(GOSS_FIELDS if exclusive else EXCLUSIVE_FIELDS):
         assert getattr(cfg, name) != getattr(default, name), f"{name} is at its default"
     X, y = make_data("logistic", n=600)
     Xv, yv = make_data("logistic", n=300, seed=1)

@@ -246,11 +246,11 @@ def quantize_gradients(const float[:, ::1] gh, out, int levels, uint64_t seed, u
     if cap == 32767:
         out32 = out
         with nogil:
-            quantize_rows(&gh[0, 0], gh.shape[0], &out32[0], levels, seed, tree_index, n_threads, scales)
+            quantize_rows(&gh[0, 0], NULL, gh.shape[0], &out32[0], levels, seed, tree_index, n_threads, scales)
     else:
         out16 = out
         with nogil:
-            quantize_rows(&gh[0, 0], gh.shape[0], &out16[0], levels, seed, tree_index, n_threads, scales)
+            quantize_rows(&gh[0, 0], NULL, gh.shape[0], &out16[0], levels, seed, tree_index, n_threads, scales)
     return scales[0], scales[1]
 
 

@@ -106,15 +106,20 @@ def _fit_boosters(s: Settings, X, y, threads, verbose):
     return lambda Xt: model.predict(Xt, n_threads=threads)
 
 
-def _fit_lightgbm(s: Settings, X, y, threads, verbose):
-    import lightgbm as lgb
-
+def lightgbm_params(s: Settings, threads: int) -> dict:
+    """LightGBM's parameters matching the settings."""
     params = {"objective": s.task, "num_leaves": s.n_leaves, "learning_rate": s.learning_rate,
               "max_bin": s.max_bins, "min_data_in_leaf": s.min_samples_leaf, "lambda_l2": s.l2,
               "min_sum_hessian_in_leaf": 1e-3, "num_threads": threads, "seed": s.seed, "verbose": -1}
     if s.task == "multiclass":
         params["num_class"] = s.n_classes
-    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=s.n_trees)
+    return params
+
+
+def _fit_lightgbm(s: Settings, X, y, threads, verbose):
+    import lightgbm as lgb
+
+    booster = lgb.train(lightgbm_params(s, threads), lgb.Dataset(X, y), num_boost_round=s.n_trees)
     return lambda Xt: booster.predict(Xt, num_threads=threads)
 
 

@@ -109,14 +109,15 @@ cdef class GrowthLoop:
         self.partitioner.start_tree()
         self.pool.start_tree()
         self.n_nodes = 0
-        cdef int64_t root = self._add(0, self.partitioner.n_rows)
+        # the root holds every row, or the round's row sample
+        cdef int64_t root = self._add(0, self.partitioner.end[0] - self.partitioner.begin[0])
         if self.constrained:
             self.constraints.start_tree(tree_index)
         if not self._splittable(root):  # a single leaf: its sums in row order
             self.partitioner.sum_gradients(&root, 1, gh, &self.leaf_sums[0, 0])
             self.sum_g[root], self.sum_h[root] = self.leaf_sums[0, 0], self.leaf_sums[0, 1]
             return GROWN
-        self.builder.start_tree(tree_index)
+        self.builder.start_tree(self.partitioner, tree_index)
         status = self._grow_tree()
         if status == GROWN and self.renew_leaf_sums:
             self._renew_leaf_sums()

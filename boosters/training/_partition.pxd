@@ -30,6 +30,11 @@ cdef class RowPartitioner:
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
+    # row sampling: `sample` holds the round's sampled rows (n_sampled of them), then the
+    # other rows, each part in increasing order; n_sampled < 0: no sample, the root holds
+    # every row in order. Empty when the training samples no rows.
+    cdef row_t[::1] sample
+    cdef public Py_ssize_t n_sampled
 
     cdef void start_tree(self) noexcept nogil
     cdef void add_values(self, const int64_t* leaves, const double* values, Py_ssize_t n,
@@ -40,3 +45,7 @@ cdef class RowPartitioner:
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
                                         row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil
+    cdef void add_tree_outside_sample(self, const int32_t* feature, const int32_t* threshold_bin,
+                                      const uint8_t* default_left, const int32_t* left, const int32_t* right,
+                                      Py_ssize_t n_nodes, const double* value, int64_t* leaves, double* leaf_values,
+                                      double* predictions) noexcept nogil

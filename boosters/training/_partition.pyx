@@ -15,7 +15,7 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.types cimport bin_t, row_t
@@ -91,7 +91,7 @@ cdef Py_ssize_t partition_serial(
 
 
 cdef class RowPartitioner:
-    def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1):
+    def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1, bint sampling=False):
         if binned.n_rows >= 2**32:
             raise ValueError("at most 2**32 - 1 rows are supported")
         self.binned = binned
@@ -111,6 +111,9 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
+        # one spare entry: the sampler stores every row at both ends (see _sampling.pyx)
+        self.sample = np.empty(self.n_rows + 1 if sampling else 0, dtype=np.uint32)
+        self.n_sampled = -1
         self.reset()
 
     def reset(self):
@@ -118,10 +121,17 @@ cdef class RowPartitioner:
         self.start_tree()
 
     cdef void start_tree(self) noexcept nogil:
-        """reset(), for the growth loop."""
+        """reset(), for the growth loop. With a row sample the root holds the sampled rows,
+        copied into buffer 0 (splits overwrite it; each tree of a round starts afresh)."""
         self.begin[0] = 0
-        self.end[0] = self.n_rows
-        self.which[0] = IN_ORDER
+        if self.n_sampled < 0:
+            self.end[0] = self.n_rows
+            self.which[0] = IN_ORDER
+            return
+        if self.n_sampled > 0:
+            memcpy(&self.buffers[0, 0], &self.sample[0], self.n_sampled * sizeof(row_t))
+        self.end[0] = self.n_sampled
+        self.which[0] = 0
 
     def _check_not_split(self, Py_ssize_t node):
         if self.which[node] == SPLIT:
@@ -281,3 +291,37 @@ cdef class RowPartitioner:
                     h = h + gh[2 * <Py_ssize_t> rows[i] + 1]
             sums[2 * k] = g
             sums[2 * k + 1] = h
+
+    cdef void add_tree_outside_sample(
+        self,
+        const int32_t* feature,         # IN: a grown tree's n_nodes nodes (children after their parent): split feature
+        const int32_t* threshold_bin,   # IN: value bins 1..threshold_bin go left
+        const uint8_t* default_left,    # IN: where missing values go (the tree's rule, as at prediction)
+        const int32_t* left,            # IN: children (-1: a leaf)
+        const int32_t* right,           # IN
+        Py_ssize_t n_nodes,
+        const double* value,            # IN: every node's value
+        int64_t* leaves,                # OUT: scratch, n_nodes entries
+        double* leaf_values,            # OUT: scratch, n_nodes entries
+        double* predictions,            # IN and OUT: n_rows
+    ) noexcept nogil:
+        """predictions[row] += the value of the tree's leaf of row, for the rows outside the
+        sample (sample[n_sampled:]): the tree's splits are replayed on them, node by node
+        with split_node (stable, branch-free, parallel for big nodes; bundled features
+        decoded), then add_values. Call it once the tree is finished (its sampled rows'
+        values added): it reuses the partition's buffers and node ranges."""
+        cdef Py_ssize_t node, n_leaves = 0, n_other = self.n_rows - self.n_sampled
+        if self.n_sampled < 0 or n_other == 0:
+            return
+        memcpy(&self.buffers[0, 0], &self.sample[0] + self.n_sampled, n_other * sizeof(row_t))
+        self.begin[0] = 0
+        self.end[0] = n_other
+        self.which[0] = 0
+        for node in range(n_nodes):
+            if left[node] >= 0:
+                self.split_node(node, feature[node], threshold_bin[node], default_left[node], left[node], right[node])
+            else:
+                leaves[n_leaves] = node
+                leaf_values[n_leaves] = value[node]
+                n_leaves += 1
+        self.add_values(leaves, leaf_values, n_leaves, predictions)

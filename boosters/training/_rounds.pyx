@@ -20,6 +20,7 @@ from boosters.training._gain cimport leaf_weight
 from boosters.training._grow cimport GROWN, GrowthLoop, now
 from boosters.training._objectives cimport GradientKernel
 from boosters.training._partition cimport RowPartitioner
+from boosters.training._sampling cimport RowSampler
 
 
 cdef class BoostingRounds:
@@ -40,10 +41,12 @@ cdef class BoostingRounds:
     cdef int64_t[:, ::1] n_samples
     cdef int64_t[::1] leaves                   # scratch: one tree's leaves and their values
     cdef double[::1] leaf_values
+    cdef RowSampler sampler                    # None: every round's trees see every row
 
     def __init__(self, GrowthLoop loop, GradientKernel gradients,
                  double[:, ::1] margins,       # IN and OUT: the margins `gradients` reads
-                 edges, edge_offsets, double l1, double l2, double learning_rate, Py_ssize_t max_rounds):
+                 edges, edge_offsets, double l1, double l2, double learning_rate, Py_ssize_t max_rounds,
+                 RowSampler sampler=None):
         self.loop, self.partitioner, self.gradients = loop, loop.partitioner, gradients
         self.n_outputs = gradients.out.shape[0]
         if margins.shape[0] != self.n_outputs or margins.shape[1] != self.partitioner.n_rows \
@@ -73,6 +76,10 @@ cdef class BoostingRounds:
         self.n_nodes_v = self.n_nodes
         self.leaves = np.empty(loop.max_nodes, dtype=np.int64)
         self.leaf_values = np.empty(loop.max_nodes)
+        if sampler is not None and (sampler.n_rows != self.partitioner.n_rows or sampler.n_outputs != self.n_outputs
+                                    or self.partitioner.sample.shape[0] == 0):
+            raise ValueError("the sampler must match the rows and outputs, and the partitioner be made with sampling=True")
+        self.sampler = sampler
 
     def grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):
         """Grow rounds first_round, first_round + 1, ... in one nogil block: n_rounds of them
@@ -97,6 +104,9 @@ cdef class BoostingRounds:
         cdef double start = now()
         for r in range(n_rounds):
             self.gradients.compute()  # every output's, from the margins before this round
+            if self.sampler is not None and self.partitioner.n_rows > 0:  # the round's rows (GOSS re-weights gradients)
+                self.partitioner.n_sampled = self.sampler.sample(first_round + r, &self.gradients.out[0, 0, 0],
+                                                                 &self.partitioner.sample[0])
             for k in range(self.n_outputs):
                 tree = r * self.n_outputs + k
                 status = self.loop.grow_tree(&self.gradients.out[k, 0, 0], (first_round + r) * self.n_outputs + k)
@@ -111,7 +121,8 @@ cdef class BoostingRounds:
     cdef void _finish_tree(self, Py_ssize_t k, Py_ssize_t tree) noexcept nogil:
         """Output k's tree, row `tree` of the arrays, from the loop's nodes: value thresholds
         (bin b's upper edge: value bins 1..b go left), every node's value (learning_rate *
-        leaf weight); then the leaves' values are added to the margins of their rows."""
+        leaf weight); then the leaves' values are added to the margins of their rows (rows
+        outside a row sample: by replaying the tree's splits on them)."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         cdef double weight
@@ -138,3 +149,8 @@ cdef class BoostingRounds:
         self.n_nodes_v[tree] = n
         if self.margins.shape[1] > 0:
             self.partitioner.add_values(&self.leaves[0], &self.leaf_values[0], n_leaves, &self.margins[k, 0])
+            if self.partitioner.n_sampled >= 0:
+                self.partitioner.add_tree_outside_sample(&self.loop.feature[0], &self.loop.threshold_bin[0],
+                                                         &self.loop.default_left[0], &self.loop.left[0],
+                                                         &self.loop.right[0], n, &self.value[tree, 0],
+                                                         &self.leaves[0], &self.leaf_values[0], &self.margins[k, 0])

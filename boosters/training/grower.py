@@ -32,6 +32,7 @@ from boosters.training.histograms._build import FloatHistogramBuilder, Quantized
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.layout import choose_layout
+from boosters.training.sampling import make_row_sampler
 
 
 # rounds of one nogil block: their trees' nodes take at most ~4 MB (65 bytes a node) and
@@ -68,7 +69,8 @@ class TreeGrower:
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
-        self.partitioner = RowPartitioner(binned, max_nodes, n_threads)
+        sampler = make_row_sampler(config, binned.n_rows, len(margins), n_threads)
+        self.partitioner = RowPartitioner(binned, max_nodes, n_threads, sampling=sampler is not None)
         self.layout = choose_layout(binned, columns, config.histogram_layout)
         params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
                       min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf,
@@ -98,7 +100,8 @@ class TreeGrower:
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
                                      config.learning_rate,
-                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes))))
+                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes))),
+                                     sampler)
 
     def grow_rounds(self, first_round: int, n_rounds: int) -> list[list[Tree]]:
         """Grow up to n_rounds rounds from first_round, in one nogil block (fewer when they

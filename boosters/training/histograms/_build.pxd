@@ -24,7 +24,7 @@ cdef class HistogramBuilder:
 
     cdef void use_gradients(self, const float* gh) noexcept nogil
     cdef bint ready(self)
-    cdef void start_tree(self, uint64_t tree_index) noexcept nogil
+    cdef void start_tree(self, RowPartitioner part, uint64_t tree_index) noexcept nogil
     cdef void build(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
                     Py_ssize_t n) noexcept nogil
     cdef void subtract(self, const int64_t* parents, const int64_t* children, const int64_t* outs,

@@ -128,8 +128,9 @@ cdef class HistogramBuilder:
         """Set up to build trees (each tree's gradients come with it: use_gradients)."""
         return True
 
-    cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
-        """A tree starts (its gradients are set): the builder's preparations."""
+    cdef void start_tree(self, RowPartitioner part, uint64_t tree_index) noexcept nogil:
+        """A tree starts (its gradients are set, `part` holds its root): the builder's
+        preparations."""
         pass
 
     cdef void build(
@@ -350,15 +351,18 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
     cdef bint ready(self):
         return self.packed_bits != 0
 
-    cdef void start_tree(self, uint64_t tree_index) noexcept nogil:
-        """Quantize the tree's gradients, when set_quantizer asked for it."""
+    cdef void start_tree(self, RowPartitioner part, uint64_t tree_index) noexcept nogil:
+        """Quantize the gradients of the tree's rows (the root's: every row, or a row
+        sample), when set_quantizer asked for it."""
         if not self.quantizes:
             return
+        cdef const row_t* rows = node_rows(part, 0)
+        cdef Py_ssize_t n = part.end[0] - part.begin[0]
         if self.packed_bits == 16:
-            quantize_rows(self.gh, self.view.n_rows, <int32_t*> self.packed, self.quantize_levels, self.seed,
+            quantize_rows(self.gh, rows, n, <int32_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
         else:
-            quantize_rows(self.gh, self.view.n_rows, <int16_t*> self.packed, self.quantize_levels, self.seed,
+            quantize_rows(self.gh, rows, n, <int16_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
 
     cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil:

@@ -19,7 +19,8 @@ from cython.parallel cimport prange
 from libc.math cimport fabs
 from libc.stdint cimport int16_t, int64_t, uint64_t
 
-from boosters._lib.types cimport packed_t
+from boosters._lib.random cimport splitmix64, stream_key
+from boosters._lib.types cimport packed_t, row_t
 
 cdef enum:
     MAX_CHUNKS = 64
@@ -34,13 +35,6 @@ def max_levels(Py_ssize_t n_rows, int bits, requested=None):
     return int(max(1, min(cap, (2**31 - 1) // max(n_rows, 1))))
 
 
-cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
-    x += 0x9E3779B97F4A7C15ULL
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL
-    return x ^ (x >> 31)
-
-
 cdef inline int64_t round_down(double x, double offset, int64_t low, int64_t high) noexcept nogil:
     """floor(x) for x > -offset, clamped to [low, high]; integer-only, branch-free."""
     cdef int64_t q = (<int64_t> (x + offset)) - <int64_t> offset
@@ -48,24 +42,42 @@ cdef inline int64_t round_down(double x, double offset, int64_t low, int64_t hig
     return high if q > high else q
 
 
+cdef inline void pair_max(const float* pair, double* mg, double* mh) noexcept nogil:
+    """Running maxima of |grad| and |hess| (IN and OUT), branch-free."""
+    mg[0] = fabs(pair[0]) if fabs(pair[0]) > mg[0] else mg[0]
+    mh[0] = fabs(pair[1]) if fabs(pair[1]) > mh[0] else mh[0]
+
+
+cdef inline void quantize_pair(const float* pair, uint64_t r, double scale_g, double scale_h, double offset,
+                               int levels, packed_t* out) noexcept nogil:  # pair: IN, out: OUT
+    """One row's pair, rounded stochastically with the random bits r, packed."""
+    cdef int shift = 8 if packed_t is int16_t else 16
+    cdef int64_t qg = round_down(pair[0] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08, offset,
+                                 -levels, levels)
+    cdef int64_t qh = round_down(pair[1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08,
+                                 offset, 0, levels)
+    out[0] = <packed_t> (qg * (1 << shift) + qh)
+
+
 cdef void quantize_rows(
-    const float* gh,            # IN: (n, 2) (grad, hess) by row
+    const float* gh,            # IN: (n_rows, 2) (grad, hess) by row
+    const row_t* rows,          # IN: n rows to quantize (a row sample), NULL: rows 0..n-1
     Py_ssize_t n,
-    packed_t* out,              # OUT: one packed pair per row
+    packed_t* out,              # OUT: one packed pair per row (only `rows`' written)
     int levels,                 # 1 .. the word's limit (127 or 32767)
     uint64_t seed,
     uint64_t tree_index,
     int n_threads,
     double* scales,             # OUT: (scale_g, scale_h): a quantized value q stands for q / scale
 ) noexcept nogil:
-    cdef Py_ssize_t i, c, lo, hi, chunk
-    cdef int shift = 8 if packed_t is int16_t else 16
+    """The scales come from the maxima over `rows`. The loops are spelled out per row
+    source so that neither tests it per row."""
+    cdef Py_ssize_t i, c, lo, hi, chunk, row
     cdef int n_chunks = <int> max(1, min(<Py_ssize_t> MAX_CHUNKS, min(<Py_ssize_t> n_threads, n // 65536)))
     cdef double[MAX_CHUNKS] max_g
     cdef double[MAX_CHUNKS] max_h
     cdef double mg = 0.0, mh = 0.0, scale_g, scale_h, offset = levels + 1.0, chunk_g, chunk_h
-    cdef int64_t qg, qh
-    cdef uint64_t key = splitmix64(seed ^ splitmix64(tree_index + 0x632BE59BD9B4E019ULL)), r
+    cdef uint64_t key = stream_key(seed, tree_index, 0x632BE59BD9B4E019ULL)
     if n == 0:
         scales[0] = scales[1] = 0.0
         return
@@ -76,9 +88,12 @@ cdef void quantize_rows(
         hi = min(lo + chunk, n)
         chunk_g = 0.0  # thread-local: writing max_g[c] per row would bounce its cache line
         chunk_h = 0.0
-        for i in range(lo, hi):  # branch-free maxima
-            chunk_g = fabs(gh[2 * i]) if fabs(gh[2 * i]) > chunk_g else chunk_g
-            chunk_h = fabs(gh[2 * i + 1]) if fabs(gh[2 * i + 1]) > chunk_h else chunk_h
+        if rows == NULL:
+            for i in range(lo, hi):
+                pair_max(gh + 2 * i, &chunk_g, &chunk_h)
+        else:
+            for i in range(lo, hi):
+                pair_max(gh + 2 * <Py_ssize_t> rows[i], &chunk_g, &chunk_h)
         max_g[c] = chunk_g
         max_h[c] = chunk_h
     for c in range(n_chunks):
@@ -86,12 +101,14 @@ cdef void quantize_rows(
         mh = max_h[c] if max_h[c] > mh else mh
     scale_g = levels / mg if mg > 0 else 0.0
     scale_h = levels / mh if mh > 0 else 0.0
-    for i in prange(n, schedule="static", num_threads=n_threads):
-        r = splitmix64(key + <uint64_t> i)
-        qg = round_down(gh[2 * i] * scale_g + <double> (r >> 40) * 5.9604644775390625e-08, offset,
-                        -levels, levels)
-        qh = round_down(gh[2 * i + 1] * scale_h + <double> ((r >> 16) & 0xFFFFFF) * 5.9604644775390625e-08,
-                        offset, 0, levels)
-        out[i] = <packed_t> (qg * (1 << shift) + qh)
+    # the random bits are the row's, whatever its position in `rows`
+    if rows == NULL:
+        for i in prange(n, schedule="static", num_threads=n_threads):
+            quantize_pair(gh + 2 * i, splitmix64(key + <uint64_t> i), scale_g, scale_h, offset, levels, out + i)
+    else:
+        for i in prange(n, schedule="static", num_threads=n_threads):
+            row = rows[i]
+            quantize_pair(gh + 2 * row, splitmix64(key + <uint64_t> row), scale_g, scale_h, offset, levels,
+                          out + row)
     scales[0] = scale_g
     scales[1] = scale_h

@@ -1,0 +1,19 @@
+from libc.stdint cimport uint64_t
+
+from boosters._lib.types cimport row_t
+
+
+cdef class RowSampler:
+    cdef readonly int kind                  # UNIFORM or GOSS
+    cdef readonly Py_ssize_t n_rows, n_outputs
+    cdef readonly Py_ssize_t n_sample       # rows sampled per round (after the warm-up)
+    cdef readonly Py_ssize_t top_k, other_k # GOSS: rows kept for their gradients, rows drawn among the rest
+    cdef readonly double weight             # GOSS: factor of the drawn rows' gradients and hessians
+    cdef readonly Py_ssize_t warmup_rounds  # rounds before the first sample (every row used)
+    cdef readonly uint64_t seed
+    cdef int n_threads
+    cdef double[::1] scores                 # GOSS: |g h| by row
+    cdef uint64_t[::1] keys                 # GOSS: the scores' bit patterns, overwritten by the selection
+
+    cdef Py_ssize_t sample(self, uint64_t round_, float* gh, row_t* out) noexcept nogil
+    cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil

@@ -1,0 +1,191 @@
+"""Row sampling per boosting round (RFC-0008 RowSamplingParams), without the GIL.
+
+A round's sample is the only set of rows its trees see (the partitioner's root; see
+_partition.pyx); the rows outside it still get every tree's value in their margins.
+Both kinds draw from a counter-based stream keyed by (seed, round), one draw per row
+(`_lib/random.pxd`): the sample depends on neither the thread count nor the blocks
+the rounds are grown in. The selection itself is a serial pass over the rows
+(Knuth's selection sampling, algorithm S: row i of the n - i left is taken with
+probability need / (n - i)), so the sample has exactly the asked size, every subset
+of that size equally likely, and comes out in increasing row order.
+
+- uniform (`subsample`): n_sample rows, shared by the round's trees (one per output),
+  as LightGBM's bagging with bagging_freq=1.
+- GOSS (LightGBM's gradient-based one-side sampling): the top_k rows with the largest
+  sum over outputs of |grad * hess| (ties: lower rows first), plus other_k rows drawn
+  uniformly from the rest, whose gradients and hessians (every output's) are multiplied
+  by `weight` = (1 - a) / b in place. The first `warmup_rounds` rounds use every row.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport fabs
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from boosters._lib.random cimport splitmix64, stream_key, uniform01
+from boosters._lib.types cimport row_t
+
+cdef enum:
+    UNIFORM = 1
+    GOSS = 2
+
+KINDS = {"uniform": UNIFORM, "goss": GOSS}
+# the streams of the row samples (one per round); the quantizer's streams have their own salt
+cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
+
+
+cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* out) noexcept nogil:
+    """out[:m] = m rows drawn from 0..n-1 (algorithm S), out[m:n] = the others, both
+    increasing; returns m. out has n + 1 entries. As the partitioner's one-pass kernel,
+    every row is stored at both ends (taken rows forwards, the others backwards from the
+    end, then reversed), so the pass has no data-dependent branch."""
+    cdef Py_ssize_t i, n_taken = 0, n_other = 0, lo, hi
+    cdef size_t take
+    cdef row_t tmp
+    for i in range(n):
+        take = uniform01(key, i) * <double> (n - i) < <double> (m - n_taken)
+        out[n_taken] = <row_t> i
+        out[n - 1 - n_other] = <row_t> i
+        n_taken += take
+        n_other += 1 - take
+    lo, hi = m, n - 1
+    while lo < hi:
+        tmp = out[lo]
+        out[lo] = out[hi]
+        out[hi] = tmp
+        lo += 1
+        hi -= 1
+    return m
+
+
+cdef enum:
+    DIGIT_BITS = 11                 # radix select: 2048 counters, 6 passes at most
+
+
+cdef double kth_largest(uint64_t* keys, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """The k-th largest (1 <= k <= n) of n non-negative finite doubles given as their bit
+    patterns (which order them as unsigned integers); keys is overwritten. Radix select
+    from the top digit: per pass, count the candidates' digits, keep those of the digit
+    holding the k-th largest (compacted, branch-free). Deterministic, O(n) per pass, and
+    usually one or two passes over many rows."""
+    cdef Py_ssize_t counts[1 << DIGIT_BITS]
+    cdef Py_ssize_t j, m = n, above, w
+    cdef int shift = 64 - DIGIT_BITS, d
+    cdef uint64_t mask = (1 << DIGIT_BITS) - 1
+    cdef double value
+    while True:
+        memset(counts, 0, sizeof(counts))
+        for j in range(m):
+            counts[(keys[j] >> shift) & mask] += 1
+        above = 0
+        d = <int> mask
+        while above + counts[d] < k:  # the digit of the k-th largest, from the top
+            above += counts[d]
+            d -= 1
+        k -= above
+        if counts[d] != m:  # keep the candidates of that digit
+            w = 0
+            for j in range(m):
+                keys[w] = keys[j]
+                w += ((keys[j] >> shift) & mask) == <uint64_t> d
+            m = w
+        if shift == 0:
+            break
+        shift = shift - DIGIT_BITS if shift > DIGIT_BITS else 0
+    memcpy(&value, &keys[0], sizeof(double))
+    return value
+
+
+cdef inline double goss_score(const float* gh, Py_ssize_t n_rows, Py_ssize_t n_outputs, Py_ssize_t row) noexcept nogil:
+    """sum over outputs of |grad * hess| (exact products of float32 values)."""
+    cdef Py_ssize_t k
+    cdef double s = 0.0
+    for k in range(n_outputs):
+        s += fabs(<double> gh[2 * (k * n_rows + row)] * <double> gh[2 * (k * n_rows + row) + 1])
+    return s
+
+
+cdef class RowSampler:
+    """Draws each round's row sample; see the module's docstring. Made by
+    `training.sampling.make_row_sampler` from a config."""
+
+    def __init__(self, str kind, Py_ssize_t n_rows, Py_ssize_t n_outputs, uint64_t seed, int n_threads=1, *,
+                 Py_ssize_t n_sample=0, Py_ssize_t top_k=0, Py_ssize_t other_k=0, double weight=1.0,
+                 Py_ssize_t warmup_rounds=0):
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+        self.kind = KINDS[kind]
+        if self.kind == GOSS:
+            if not (1 <= top_k <= n_rows and 0 <= other_k <= n_rows - top_k) or not weight > 0:
+                raise ValueError(f"GOSS needs 1 <= top_k <= {n_rows}, 0 <= other_k <= n_rows - top_k, "
+                                 f"weight > 0; got {top_k}, {other_k}, {weight}")
+            n_sample = top_k + other_k
+            self.scores = np.empty(n_rows)
+            self.keys = np.empty(n_rows, dtype=np.uint64)
+        elif not 0 <= n_sample <= n_rows:
+            raise ValueError(f"n_sample must be in [0, {n_rows}], got {n_sample}")
+        self.n_rows, self.n_outputs, self.seed, self.n_threads = n_rows, n_outputs, seed, n_threads
+        self.n_sample, self.top_k, self.other_k, self.weight = n_sample, top_k, other_k, weight
+        self.warmup_rounds = warmup_rounds
+
+    def sample_round(self, uint64_t round_, float[:, :, ::1] gh):  # gh: IN and OUT (GOSS re-weights it)
+        """(sampled rows, other rows) of round `round_` for the (n_outputs, n_rows, 2)
+        gradients gh, None in a warm-up round: what training draws, for tests."""
+        if gh.shape[0] != self.n_outputs or gh.shape[1] != self.n_rows or gh.shape[2] != 2:
+            raise ValueError(f"gh must have shape ({self.n_outputs}, {self.n_rows}, 2)")
+        out = np.empty(self.n_rows + 1, dtype=np.uint32)
+        cdef row_t[::1] out_v = out
+        cdef Py_ssize_t m
+        with nogil:
+            m = self.sample(round_, &gh[0, 0, 0] if self.n_rows else NULL, &out_v[0])
+        return None if m < 0 else (out[:m].astype(np.int64), out[m:self.n_rows].astype(np.int64))
+
+    cdef Py_ssize_t sample(
+        self,
+        uint64_t round_,
+        float* gh,                  # IN and OUT: (n_outputs, n_rows, 2) the round's gradients
+        row_t* out,                 # OUT: n_rows + 1 entries: the sample, then the other rows
+    ) noexcept nogil:
+        """The round's sample in out[:m], the other rows in out[m:n_rows]; returns m, or -1
+        in a warm-up round (no sample: every row)."""
+        cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
+        if round_ < <uint64_t> self.warmup_rounds or self.n_rows == 0:
+            return -1
+        if self.kind == UNIFORM:
+            return uniform_rows(key, self.n_rows, self.n_sample, out)
+        return self._goss(key, gh, out)
+
+    cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil:
+        cdef Py_ssize_t i, k, n = self.n_rows, m = self.top_k + self.other_k
+        cdef Py_ssize_t n_top_above = 0, ties_left, n_taken = 0, n_other = 0, rest_left, need = self.other_k
+        cdef double threshold, s
+        cdef float w = <float> self.weight
+        for i in prange(n, schedule="static", num_threads=self.n_threads):
+            self.scores[i] = goss_score(gh, n, self.n_outputs, i)
+            memcpy(&self.keys[i], &self.scores[i], sizeof(double))
+        threshold = kth_largest(&self.keys[0], n, self.top_k)
+        for i in range(n):
+            n_top_above += self.scores[i] > threshold
+        ties_left = self.top_k - n_top_above  # rows scoring the threshold itself: the first ones
+        rest_left = n - self.top_k
+        for i in range(n):
+            s = self.scores[i]
+            if s > threshold or (s == threshold and ties_left > 0):
+                ties_left -= s == threshold
+                out[n_taken] = <row_t> i
+                n_taken += 1
+                continue
+            if uniform01(key, i) * <double> rest_left < <double> need:
+                need -= 1
+                out[n_taken] = <row_t> i
+                n_taken += 1
+                for k in range(self.n_outputs):
+                    gh[2 * (k * n + i)] *= w
+                    gh[2 * (k * n + i) + 1] *= w
+            else:
+                out[m + n_other] = <row_t> i
+                n_other += 1
+            rest_left -= 1
+        return m

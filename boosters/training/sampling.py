@@ -1,0 +1,40 @@
+"""Row sampling of a training (RFC-0008 RowSamplingParams): the config's sizes in rows.
+
+- `subsample` < 1: each round's trees see round(subsample * n_rows) rows (at least one)
+  drawn uniformly without replacement, one sample per round shared by its trees (one
+  per output), as LightGBM's bagging with bagging_freq=1 (which draws each row with
+  probability bagging_fraction, so its sample size varies a little).
+- GOSS (`goss_top_rate` a, `goss_other_rate` b): top_k = round(a * n_rows) (at least
+  one) rows with the largest sum over outputs of |grad * hess| (LightGBM's score), plus
+  other_k = round(b * n_rows) rows drawn uniformly from the rest, whose gradients and
+  hessians are multiplied by (1 - a) / b (the LightGBM paper's factor; LightGBM's code
+  uses (n_rows - top_k) / other_k, the same up to the rounding of the two counts). As
+  LightGBM, the first int(1 / learning_rate) rounds use every row: while the model is
+  far from the labels every gradient is large and the top set is arbitrary.
+
+The draws are seeded by `seed` and the round (see _sampling.pyx).
+"""
+
+from __future__ import annotations
+
+from boosters.config import GBDTConfig
+from boosters.training._sampling import RowSampler
+
+
+def goss_warmup_rounds(learning_rate: float) -> int:
+    """Rounds that use every row before GOSS starts (LightGBM: int(1 / learning_rate))."""
+    return int(1.0 / learning_rate)
+
+
+def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads: int) -> RowSampler | None:
+    """The training's row sampler, None when every round uses every row."""
+    if config.goss_top_rate is not None:
+        a, b = config.goss_top_rate, config.goss_other_rate
+        top_k = min(n_rows, max(1, round(a * n_rows)))
+        other_k = min(n_rows - top_k, round(b * n_rows))
+        return RowSampler("goss", n_rows, n_outputs, config.seed, n_threads, top_k=top_k, other_k=other_k,
+                          weight=(1.0 - a) / b, warmup_rounds=goss_warmup_rounds(config.learning_rate))
+    n_sample = max(1, round(config.subsample * n_rows))
+    if n_sample >= n_rows:
+        return None
+    return RowSampler("uniform", n_rows, n_outputs, config.seed, n_threads, n_sample=n_sample)
