@@ -203,6 +203,13 @@ class GBDTConfig:
     `histogram_layout`: "column" builds histograms column by column, "row" updates every
     (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
     cost model (see training/layout.py).
+    Categorical splits (features in `Dataset.categorical_features`), as LightGBM's: a
+    feature with at most `max_onehot_cats` categories (LightGBM's `max_cat_to_onehot`)
+    tries each category alone against the rest; a larger one orders its categories of
+    at least `cat_smooth` rows by G / (H + cat_smooth) and scans both ends for the
+    best left set of at most `max_cat_threshold` categories, with `cat_l2` added to l2
+    in those candidates' children and `min_data_per_group` rows at least per scanned
+    group and on the right side.
     """
 
     _FIELDS = (
@@ -210,6 +217,7 @@ class GBDTConfig:
         "n_leaves", "l1", "l2", "min_gain_to_split", "min_child_weight", "min_samples_leaf",
         "max_bins", "cache_size", "early_stopping_rounds", "seed", "histogram_mode", "prefetch",
         "enable_bundling", "renew_leaves", "quantization_levels", "histogram_layout", "verbosity",
+        "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
     )
 
     def __init__(
@@ -237,6 +245,11 @@ class GBDTConfig:
         quantization_levels: int | None = None,
         histogram_layout: str = "auto",
         verbosity: int = 0,
+        max_onehot_cats: int = 4,
+        cat_smooth: float = 10.0,
+        cat_l2: float = 10.0,
+        max_cat_threshold: int = 32,
+        min_data_per_group: int = 100,
         **unknown,
     ):
         if unknown:
@@ -302,6 +315,11 @@ class GBDTConfig:
             raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
         self.histogram_layout = histogram_layout
         self.verbosity = _require_int("verbosity", verbosity, 0)
+        self.max_onehot_cats = _require_int("max_onehot_cats", max_onehot_cats, 0)
+        self.cat_smooth = _require_float("cat_smooth", cat_smooth, 0.0)
+        self.cat_l2 = _require_float("cat_l2", cat_l2, 0.0)
+        self.max_cat_threshold = _require_int("max_cat_threshold", max_cat_threshold, 1)
+        self.min_data_per_group = _require_int("min_data_per_group", min_data_per_group, 1)
 
     @property
     def resolved_metric(self) -> Metric:

@@ -56,6 +56,10 @@ BAD_VALUES = [
     ("quantization_levels", 0, ValueError), ("quantization_levels", 32768, ValueError),
     ("histogram_layout", "columns", ValueError), ("histogram_layout", "Row", ValueError),
     ("verbosity", -1, ValueError),
+    ("max_onehot_cats", -1, ValueError),
+    ("cat_smooth", -1.0, ValueError), ("cat_smooth", float("nan"), ValueError),
+    ("cat_l2", -0.1, ValueError), ("cat_l2", float("inf"), ValueError),
+    ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -84,6 +88,10 @@ BAD_TYPES = [
     ("quantization_levels", True, TypeError),
     ("histogram_layout", None, ValueError), ("histogram_layout", 1, ValueError),
     ("verbosity", 1.0, TypeError), ("verbosity", None, TypeError),
+    ("max_onehot_cats", 4.0, TypeError), ("max_onehot_cats", None, TypeError),
+    ("cat_smooth", "10", TypeError), ("cat_smooth", None, TypeError),
+    ("cat_l2", "1", TypeError), ("cat_l2", True, TypeError),
+    ("max_cat_threshold", 32.0, TypeError), ("min_data_per_group", "100", TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
@@ -123,6 +131,8 @@ GOOD_PARAMS = [
     ("enable_bundling", False), ("renew_leaves", False), ("quantization_levels", 1),
     ("quantization_levels", 32767), ("quantization_levels", None), ("histogram_layout", "row"),
     ("histogram_layout", "column"), ("verbosity", 2),
+    ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
+    ("max_cat_threshold", 1), ("min_data_per_group", 1),
 ]
 
 
@@ -148,6 +158,9 @@ def test_defaults():
     assert (cfg.enable_bundling, cfg.renew_leaves, cfg.quantization_levels) == (True, True, None)
     assert (cfg.histogram_layout, cfg.verbosity) == ("auto", 0)
     assert cfg.to_dict()["max_depth"] == "auto"
+    # LightGBM's max_cat_to_onehot, cat_smooth, cat_l2, max_cat_threshold, min_data_per_group
+    assert (cfg.max_onehot_cats, cfg.cat_smooth, cfg.cat_l2, cfg.max_cat_threshold, cfg.min_data_per_group) == \
+        (4, 10.0, 10.0, 32, 100)
 
 
 @pytest.mark.parametrize("typo, suggestion", [("n_estimator", "n_estimators"), ("learning_rat", "learning_rate"),
@@ -355,10 +368,22 @@ def test_feature_names_checked():
         bst.Dataset(X, y, feature_names=["a", "b", "a"])
 
 
-def test_categorical_features_not_silently_ignored():
+@pytest.mark.parametrize("features", [[3], [-1], [0.5], ["a"], [True]])
+def test_categorical_features_must_be_indices(features):
     X, y = small_data(d=3)
-    with pytest.raises(ValueError, match="categorical"):
-        bst.Dataset(X, y, categorical_features=[0])
+    with pytest.raises(ValueError, match="categorical_features"):
+        bst.Dataset(X, y, categorical_features=features)
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.5, 65534.0, np.inf])
+def test_bad_categorical_codes_raise_at_training(bad):
+    """Codes must be integers in [0, MAX_CATEGORIES): never a silent wrap-around."""
+    X, y = small_data(d=3)
+    X[:, 0] = np.arange(len(X)) % 5
+    X[7, 0] = bad
+    with pytest.raises(ValueError, match="categorical feature 0"):
+        bst.GBDTModel.train(
+            bst.Dataset(X, y, categorical_features=[0]), config=bst.GBDTConfig(n_estimators=1))
 
 
 # ----------------------------------------------------------------------------------

@@ -289,7 +289,8 @@ NON_DEFAULT_CONFIG = dict(
     growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=4, n_leaves=9, l1=0.5, l2=2.5,
     min_gain_to_split=0.01, min_child_weight=0.3, min_samples_leaf=4, max_bins=63, cache_size=5,
     early_stopping_rounds=2, seed=11, histogram_mode="i8", prefetch=False, enable_bundling=False,
-    renew_leaves=False, quantization_levels=50, histogram_layout="row", verbosity=1)
+    renew_leaves=False, quantization_levels=50, histogram_layout="row", verbosity=1,
+    max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13)
 
 
 def test_round_trip_keeps_every_config_field(tmp_path, capsys):

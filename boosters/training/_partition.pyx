@@ -15,7 +15,7 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.types cimport bin_t, row_t
@@ -111,6 +111,8 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
+        self._n_bins = binned.n_bins
+        self.category_table = np.zeros(max(1, int(np.max(binned.n_bins, initial=0))), dtype=np.uint16)
         self.reset()
 
     def reset(self):
@@ -128,7 +130,13 @@ cdef class RowPartitioner:
             raise ValueError(f"node {node} was split: its rows belong to its children")
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
-                         bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
+                         bint default_left, Py_ssize_t left, Py_ssize_t right,
+                         const uint32_t* category_bins) noexcept nogil:
+        """Value bins 1..threshold_bin go left, bin 0 (missing) too when default_left; for a
+        categorical split (category_bins not NULL: a bitset over the feature's bins, bin
+        0 included) the bins in the set. A categorical feature is never bundled, so its
+        set becomes the node's decode table (bin -> 1 left, 0 right) and the same kernel
+        runs with "1 goes left"."""
         cdef Py_ssize_t begin = self.begin[node], end = self.end[node], n = end - begin
         cdef uint8_t src_buf = self.which[node]
         cdef uint8_t other_buf = 1 if src_buf == 0 else 0
@@ -144,6 +152,11 @@ cdef class RowPartitioner:
             decode = self.features.decode + self.features.decode_start[feature]
         cdef size_t lowest = lowest_left_bin(default_left)
         cdef size_t span = <size_t> threshold_bin + 1 - lowest
+        cdef Py_ssize_t b
+        if category_bins != NULL:
+            for b in range(self._n_bins[feature]):
+                self.category_table[b] = (category_bins[b >> 5] >> (b & 31)) & 1
+            decode, lowest, span = &self.category_table[0], 1, 1
         if n == 0:
             n_left = 0
         elif t > 1:
