@@ -356,13 +356,15 @@ def grow_and_compare(X, y, categorical, config):
     return [t for r in rounds for t in r]
 
 
+@pytest.mark.parametrize("layout", ["column", "row"])
 @pytest.mark.parametrize("mode", ["f64", "i16", "i8"])
 @pytest.mark.parametrize("growth", ["depthwise", "leafwise"])
-def test_every_path_predicts_its_training_margins(mode, growth):
+def test_every_path_predicts_its_training_margins(mode, growth, layout):
     X, y = categorical_data(n=4000, k=30, seed=6, missing=0.05, n_numeric=3)
     X = np.column_stack([X, np.random.default_rng(0).integers(0, 3, len(y))])  # a second, one-vs-rest feature
     config = bst.GBDTConfig(n_estimators=5, growth_strategy=growth, n_leaves=12, max_depth=4 if growth == "depthwise"
-                            else None, histogram_mode=mode, cat_smooth=2.0, min_data_per_group=20)
+                            else None, histogram_mode=mode, cat_smooth=2.0, min_data_per_group=20,
+                            histogram_layout=layout)
     trees = grow_and_compare(X, y, [0, 4], config)
     assert sum(int(np.sum(t.category_set >= 0)) for t in trees) >= 5
     # the thread count changes nothing

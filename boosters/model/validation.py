@@ -131,6 +131,11 @@ def check_categories(category_set: np.ndarray, tree_offsets: np.ndarray, boundar
     n_trees = len(tree_offsets) - 1
     if len(boundaries) != n_trees or len(bitsets) != n_trees:
         raise ValueError("invalid forest: category sets must be given for every tree")
+    n_sets = np.fromiter((len(b) - 1 for b in boundaries), np.int64, n_trees)
+    if not n_sets.any() and not any(len(w) for w in bitsets) and all(b[0] == 0 for b in boundaries):
+        if np.any(category_set >= 0):  # the common case, numeric trees: no per-tree NumPy calls
+            _fail("category_set is past the tree's 0 sets", category_set >= 0, item="node")
+        return None
     for t, (b, words) in enumerate(zip(boundaries, bitsets)):
         for name, arr, dtype in (("cat_boundaries", b, np.int64), ("cat_bitsets", words, np.uint32)):
             if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
@@ -139,7 +144,6 @@ def check_categories(category_set: np.ndarray, tree_offsets: np.ndarray, boundar
         if len(b) < 1 or b[0] != 0 or b[-1] != len(words) or np.any((sizes < 1) | (sizes > MAX_SET_WORDS)):
             raise ValueError(f"invalid forest: tree {t}: cat_boundaries must run from 0 to the "
                              f"{len(words)} words of cat_bitsets, 1 to {MAX_SET_WORDS} words a set")
-    n_sets = np.array([len(b) - 1 for b in boundaries], dtype=np.int64)
     sizes = np.diff(tree_offsets)
     outside = category_set >= np.repeat(n_sets, sizes)
     if np.any(outside):
