@@ -5,12 +5,17 @@ training on every path (float64 / quantized, depth- / leaf-wise, multiclass, tho
 of levels) predicting exactly what the training's margins say.
 """
 
+import functools
+import io
 import itertools
 import pickle
+import zipfile
 
 import lightgbm as lgb
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 import boosters as bst
 from boosters.data.categories import MAX_CATEGORIES
@@ -290,8 +295,6 @@ def test_save_load_round_trip_and_importance(tmp_path):
 def test_numeric_models_write_the_old_file_members():
     """A model without categorical splits writes exactly the members older versions
     wrote (so it loads there), and those files load here."""
-    import io
-    import zipfile
     X, y = categorical_data(n=500, k=5, seed=0)
     numeric = bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTConfig(n_estimators=2)).to_bytes()
     with zipfile.ZipFile(io.BytesIO(numeric)) as zf:
@@ -437,3 +440,52 @@ def test_categorical_features_are_never_bundled():
     a = bst.GBDTModel.train(ds, config=cfg)
     b = bst.GBDTModel.train(ds, config=cfg.replace(enable_bundling=False))
     assert all(x.equals(y) for x, y in zip(a.trees, b.trees, strict=True))
+
+
+# ----------------------------------------------------------------------------------
+# Damaged model files
+# ----------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def categorical_model_bytes() -> bytes:
+    X, y = categorical_data(n=1500, k=70, seed=11, missing=0.05, n_numeric=2)
+    cfg = bst.GBDTConfig(n_estimators=3, max_depth=3, cat_smooth=1.0, min_data_per_group=10)
+    return bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[0]), config=cfg).to_bytes()
+
+
+CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
+
+
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_damaged_category_arrays_are_rejected_or_predict_like_the_reference(data):
+    """A categorical model file with one category array changed (an entry set to another
+    value, or the array cut or lengthened) is rejected with the one ValueError, or loads
+    and predicts exactly as the NumPy walk of its trees (which indexes the sets and
+    would fail on arrays the kernel could read out of bounds)."""
+    with np.load(io.BytesIO(categorical_model_bytes())) as z:
+        arrays = {name: z[name] for name in z.files}
+    name = data.draw(st.sampled_from(CATEGORY_MEMBERS))
+    a = arrays[name].copy()
+    how = data.draw(st.sampled_from(["set", "cut", "extend"]))
+    if how == "set" and len(a):
+        i = data.draw(st.integers(0, len(a) - 1))
+        lo, hi = (0, 2**32 - 1) if a.dtype == np.uint32 else (-3, 3000)
+        a[i] = data.draw(st.integers(lo, hi))
+    elif how == "cut" and len(a):
+        a = a[:data.draw(st.integers(0, len(a) - 1))]
+    else:
+        a = np.concatenate([a, np.full(data.draw(st.integers(1, 3)), data.draw(st.integers(0, 5)), a.dtype)])
+    arrays[name] = a
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    try:
+        model = bst.GBDTModel.from_bytes(buf.getvalue())
+    except ValueError as exc:
+        assert str(exc).startswith("not a valid boosters model: "), exc
+        event("rejected")
+        return
+    event("loaded")
+    X, _ = categorical_data(n=60, k=70, seed=12, missing=0.1, n_numeric=2)
+    X[:6, 0] = [80.0, 2000.0, -1.0, 3.5, 1e12, np.nan]
+    np.testing.assert_array_equal(model.predict(X), reference_predict(model.trees, model.forest.base_scores[0], X))

@@ -295,7 +295,7 @@ def _split_sets(n_sets: np.ndarray, boundaries: np.ndarray, bitsets: np.ndarray,
     """Per-tree boundaries (from 0) and words of sets stored for all trees together
     (`n_sets` per tree; `boundaries` of every set, from 0), checked to be consistent."""
     n_sets = np.asarray(n_sets)
-    if (n_sets.dtype != np.int64 or n_sets.shape != (n_trees,) or np.any(n_sets < 0)
+    if (n_sets.dtype != np.int64 or n_sets.shape != (n_trees,) or np.any((n_sets < 0) | (n_sets >= len(boundaries)))
             or boundaries.dtype != np.int64 or bitsets.dtype != np.uint32
             or len(boundaries) != int(n_sets.sum()) + 1 or boundaries[0] != 0
             or np.any(np.diff(boundaries) < 0) or boundaries[-1] != len(bitsets)):
