@@ -27,25 +27,10 @@ import numpy as np
 import xgboost as xgb
 
 import boosters as bst
+from boosters.bench.datasets import CATEGORICAL_LEVELS, make_categorical
 
-LEVELS = (10, 100, 1000, 5000)
+LEVELS = CATEGORICAL_LEVELS
 N_NUMERIC = 4
-
-
-def make_data(n_rows: int, seed: int = 0):
-    """X (codes of LEVELS columns, then numeric columns), y; NaN for 2% of each code."""
-    rng = np.random.default_rng(seed)
-    columns, y = [], np.zeros(n_rows)
-    for k in LEVELS:
-        p = 1.0 / np.arange(1, k + 1) ** 0.7  # Zipf-like: a few frequent levels, a long tail
-        codes = rng.choice(k, n_rows, p=p / p.sum()).astype(np.float64)
-        y += rng.normal(size=k)[codes.astype(int)]
-        codes[rng.random(n_rows) < 0.02] = np.nan
-        columns.append(codes)
-    numeric = rng.normal(size=(n_rows, N_NUMERIC))
-    y += numeric @ rng.normal(size=N_NUMERIC) + np.sin(2 * numeric[:, 0])
-    y += 0.5 * rng.normal(size=n_rows)
-    return np.column_stack(columns + [numeric]), y
 
 
 def one_hot(X: np.ndarray, max_levels: int) -> np.ndarray:
@@ -104,7 +89,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="0: all cores")
     parser.add_argument("--onehot-max-levels", type=int, default=1000)
     args = parser.parse_args()
-    X, y = make_data(args.rows + args.rows // 4)
+    X, y = make_categorical(args.rows + args.rows // 4, LEVELS, N_NUMERIC)
     X, Xt, y, yt = X[:args.rows], X[args.rows:], y[:args.rows], y[args.rows:]
     categorical = list(range(len(LEVELS)))
     wide = [k for k in LEVELS if k > args.onehot_max_levels]
