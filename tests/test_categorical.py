@@ -489,3 +489,65 @@ def test_damaged_category_arrays_are_rejected_or_predict_like_the_reference(data
     X, _ = categorical_data(n=60, k=70, seed=12, missing=0.1, n_numeric=2)
     X[:6, 0] = [80.0, 2000.0, -1.0, 3.5, 1e12, np.nan]
     np.testing.assert_array_equal(model.predict(X), reference_predict(model.trees, model.forest.base_scores[0], X))
+
+
+# ----------------------------------------------------------------------------------
+# The NumPy reference grower
+# ----------------------------------------------------------------------------------
+
+def reference_data(seed, n=3000):
+    """Codes of 40 and 3 categories (NaN 5%), small-integer numeric features (NaN 5%):
+    both sides bin them alike."""
+    rng = np.random.default_rng(seed)
+    wide = rng.choice(40, n, p=np.linspace(1, 3, 40) / np.linspace(1, 3, 40).sum()).astype(float)
+    narrow = rng.integers(0, 3, n).astype(float)
+    numeric = rng.integers(0, 30, (n, 2)).astype(float)
+    y = rng.normal(size=40)[wide.astype(int)] + np.array([0.0, 1.0, -1.0])[narrow.astype(int)] \
+        + 0.1 * numeric[:, 0] - 0.05 * numeric[:, 1] + 0.3 * rng.normal(size=n)
+    X = np.column_stack([numeric[:, 0], wide, narrow, numeric[:, 1]])
+    X[rng.random(X.shape) < 0.05] = np.nan
+    return X, y.astype(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("case", [
+    dict(max_depth=4),
+    dict(leafwise=True, max_depth=None, n_leaves=20, min_samples_leaf=15),
+    dict(max_depth=5, cat_smooth=3.0, cat_l2=1.0, min_data_per_group=30, max_cat_threshold=6, l2=0.5),
+    dict(objective="logistic", max_depth=4, cat_smooth=5.0, min_data_per_group=50),
+], ids=["depthwise", "leafwise", "small-groups", "logistic"])
+def test_trees_equal_the_naive_reference(case):
+    """Whole trees against naive_grower.py (an independent NumPy implementation of the
+    documented rules): structure, row counts, default directions and category sets
+    exactly; values, covers and gains to float64 rounding (as test_naive_grower.py)."""
+    import naive_grower as naive
+    from matched_params import boosters_config
+
+    X, y = reference_data(seed=len(str(case)))
+    if case.get("objective") == "logistic":
+        y = (y > np.median(y)).astype(float)
+    p = naive.Params(categorical=(1, 2), **{"learning_rate": 0.3, **case})
+    extra = dict(max_onehot_cats=p.max_onehot_cats, cat_smooth=p.cat_smooth, cat_l2=p.cat_l2,
+                 max_cat_threshold=p.max_cat_threshold, min_data_per_group=p.min_data_per_group)
+    model = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[1, 2]), boosters_config(p, 4, **extra),
+                                n_threads=2)
+    base, trees, margins, values = naive.train(X, y, p, 4)
+    assert model.n_trees == len(trees)
+    n_categorical = 0
+    for t, (ours, ref) in enumerate(zip(model.trees, trees)):
+        label = f"tree {t}"
+        assert ours.n_nodes == ref.n_nodes, label
+        for name in ("split_feature", "threshold_bin", "default_left", "left_child", "right_child", "n_samples"):
+            np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name), err_msg=f"{label}: {name}")
+        for i, node in enumerate(ref.nodes):
+            if node.left_bins is not None:
+                n_categorical += 1
+                n_codes = len(values[node.feature])
+                assert left_codes(ours, i, n_codes) == {b - 1 for b in node.left_bins if b > 0}, f"{label} node {i}"
+            else:
+                assert ours.category_set[i] == -1
+        np.testing.assert_allclose(ours.cover, ref.cover, rtol=1e-12, err_msg=f"{label}: cover")
+        value_tol = 1e-12 * p.learning_rate * ref.abs_grad / (ref.cover + p.l2) + 1e-300
+        assert np.all(np.abs(ours.value - ref.value) <= value_tol), f"{label}: values"
+        np.testing.assert_allclose(ours.gain, ref.gain, rtol=0, atol=1e-9 * max(1.0, np.abs(ref.gain).max()))
+    assert n_categorical >= 4  # the comparison covers categorical splits
+    np.testing.assert_allclose(model.predict_raw(X).reshape(margins.shape), margins, rtol=1e-10, atol=1e-10)
