@@ -286,6 +286,13 @@ class GBDTConfig:
     (summed over outputs), draws b * n_rows of the others and multiplies their gradients
     and hessians by (1 - a) / b; the first int(1 / learning_rate) rounds use every row,
     as in LightGBM. Samples are seeded by `seed` and the round (see training/sampling.py).
+    Categorical splits (features in `Dataset.categorical_features`), as LightGBM's: a
+    feature with at most `max_onehot_cats` categories (LightGBM's `max_cat_to_onehot`)
+    tries each category alone against the rest; a larger one orders its categories of
+    at least `cat_smooth` rows by G / (H + cat_smooth) and scans both ends for the
+    best left set of at most `max_cat_threshold` categories, with `cat_l2` added to l2
+    in those candidates' children and `min_data_per_group` rows at least per scanned
+    group and on the right side.
     """
 
     _FIELDS = (
@@ -296,6 +303,7 @@ class GBDTConfig:
         "colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
         "interaction_constraints",
         "subsample", "goss_top_rate", "goss_other_rate",
+        "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
     )
 
     def __init__(
@@ -331,6 +339,11 @@ class GBDTConfig:
         subsample: float = 1.0,
         goss_top_rate: float | None = None,
         goss_other_rate: float | None = None,
+        max_onehot_cats: int = 4,
+        cat_smooth: float = 10.0,
+        cat_l2: float = 10.0,
+        max_cat_threshold: int = 32,
+        min_data_per_group: int = 100,
         **unknown,
     ):
         if unknown:
@@ -401,6 +414,11 @@ class GBDTConfig:
         self.colsample_bynode = _require_fraction("colsample_bynode", colsample_bynode)
         self.monotone_constraints = _monotone_constraints(monotone_constraints)
         self.interaction_constraints = _interaction_constraints(interaction_constraints)
+        self.max_onehot_cats = _require_int("max_onehot_cats", max_onehot_cats, 0)
+        self.cat_smooth = _require_float("cat_smooth", cat_smooth, 0.0)
+        self.cat_l2 = _require_float("cat_l2", cat_l2, 0.0)
+        self.max_cat_threshold = _require_int("max_cat_threshold", max_cat_threshold, 1)
+        self.min_data_per_group = _require_int("min_data_per_group", min_data_per_group, 1)
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
 
     def _set_row_sampling(self, subsample, goss_top_rate, goss_other_rate):

@@ -24,6 +24,15 @@ Written from RFC-0008 and the documented rules, sharing no code with the library
 - default direction of missing values: the learned one where the node had missing values
   of the split feature, else the child with more rows (left on a tie).
 - leaf value (every node): -T(G) / (H + l2) * learning_rate.
+- categorical features (Params.categorical): code c is bin c + 1, bin 0 missing; a
+  candidate is a set of bins going left. Per bin, rows are floor(H_bin * count / H + 1/2);
+  bins with no row take no part. At most max_onehot_cats categories: each bin alone
+  left. Otherwise the bins with >= cat_smooth rows, sorted by (G / (H + cat_smooth),
+  bin), the first i + 1 from either end (ascending first) for i below max_cat_threshold
+  and (used + 1) // 2: skipped while the left side is short of rows or hessian, stopped
+  once the right side is short of rows, of min_data_per_group rows or of hessian, skipped
+  while fewer than min_data_per_group rows were added since the last tried split; the
+  children are scored with l2 + cat_l2. Missing values go left iff bin 0 is in the set.
 
 Node sums G, H are summed directly over each node's rows, in row order; the library
 gets them from histograms (bin sums, the subtraction trick), so they agree to float64
@@ -59,6 +68,13 @@ class Params:
     # nothing in a node (l1, min_gain_to_split, or a gain that rounds to <= 0) but does
     # in a child.
     skip_features_unsplittable_in_parent: bool = False
+    # categorical features (LightGBM's rules, see the module notes)
+    categorical: tuple = ()
+    max_onehot_cats: int = 4
+    cat_smooth: float = 10.0
+    cat_l2: float = 10.0
+    max_cat_threshold: int = 32
+    min_data_per_group: int = 100
 
 
 @dataclass
@@ -73,20 +89,26 @@ class Node:
     left: int = -1
     right: int = -1
     gain: float = 0.0
-    best: tuple | None = field(default=None, repr=False)  # (gain, feature, bin, default_left)
+    best: tuple | None = field(default=None, repr=False)  # (gain, feature, bin, default_left, left bins or None)
+    left_bins: frozenset | None = None  # categorical split: the bins going left
     features: list | None = field(default=None, repr=False)  # those tried; None: all
     splittable: list | None = field(default=None, repr=False)  # those with a valid split
 
 
 # -- data ---------------------------------------------------------------------------
 
-def prebin(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(bins (n_rows, n_features), per feature its sorted distinct non-NaN values)."""
+def prebin(X: np.ndarray, categorical=()) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(bins (n_rows, n_features), per feature its sorted distinct non-NaN values; a
+    categorical feature's values are its codes 0..max, bin c + 1 for code c)."""
     bins = np.zeros(X.shape, dtype=np.int64)
     values = []
     for f in range(X.shape[1]):
         col = X[:, f]
         present = ~np.isnan(col)
+        if f in categorical:
+            bins[present, f] = col[present].astype(np.int64) + 1
+            values.append(np.arange(int(col[present].max()) + 1 if present.any() else 0, dtype=np.float64))
+            continue
         distinct = np.unique(col[present])
         bins[present, f] = 1 + np.searchsorted(distinct, col[present])
         values.append(distinct)
@@ -168,6 +190,13 @@ def best_split(bins, g, h, rows, n_value_bins, G, H, p: Params, features=None):
     for f in range(len(n_value_bins)) if features is None else features:
         n_values = n_value_bins[f]
         node_bins = bins[rows, f]
+        if f in p.categorical:
+            candidate = best_categorical_split(node_bins, g[rows], h[rows], n_values + 1, G, H, p)
+            if candidate is not None:
+                splittable.append(f)
+                if best is None or candidate[0] > best[0]:
+                    best = (candidate[0], f, 0, 0 in candidate[1], candidate[1])
+            continue
         hist_g = np.bincount(node_bins, weights=g[rows], minlength=n_values + 1)
         hist_h = np.bincount(node_bins, weights=h[rows], minlength=n_values + 1)
         # left sums of "value bins 1..b go left", b = 1..n_values
@@ -185,12 +214,59 @@ def best_split(bins, g, h, rows, n_value_bins, G, H, p: Params, features=None):
                 continue
             if f not in splittable:
                 splittable.append(f)
-            candidate = (float(gains[b]), f, b + 1, missing_left)
+            candidate = (float(gains[b]), f, b + 1, missing_left, None)
             # strict >: an equal gain keeps the earlier feature; within a feature the lower bin
             if best is None or candidate[0] > best[0] or (
                     candidate[0] == best[0] and candidate[1] == best[1] and candidate[2] < best[2]):
                 best = candidate
     return best, splittable
+
+
+def best_categorical_split(node_bins, g, h, n_bins, G, H, p: Params):
+    """(gain, frozenset of bins going left) of a categorical feature's best split in a
+    node, or None (the rules are in the module notes)."""
+    count = len(node_bins)
+    hist_g = np.bincount(node_bins, weights=g, minlength=n_bins)
+    hist_h = np.bincount(node_bins, weights=h, minlength=n_bins)
+    rows = np.floor(hist_h * (count / H) + 0.5)
+    parent = score(G, H, p)
+    children_p = Params(l1=p.l1, l2=p.l2 + p.cat_l2)
+
+    def gain(gl, hl, children):
+        return float(0.5 * (score(gl, hl, children) + score(G - gl, H - hl, children) - parent) - p.min_gain_to_split)
+
+    best = None
+    present = [b for b in range(n_bins) if rows[b] >= 1]
+    if n_bins - 1 <= p.max_onehot_cats:
+        for b in present:
+            if (rows[b] < p.min_samples_leaf or hist_h[b] < p.min_child_weight
+                    or count - rows[b] < p.min_samples_leaf or H - hist_h[b] < p.min_child_weight):
+                continue
+            value = gain(hist_g[b], hist_h[b], p)
+            if value > 0 and (best is None or value > best[0]):
+                best = (value, frozenset([b]))
+        return best
+    used = sorted((b for b in present if rows[b] >= p.cat_smooth),
+                  key=lambda b: (hist_g[b] / (hist_h[b] + p.cat_smooth), b))
+    n_scan = min(p.max_cat_threshold, (len(used) + 1) // 2)
+    for order in (used, used[::-1]):
+        gl = hl = left_rows = group = 0.0
+        for i in range(min(n_scan, len(order))):
+            b = order[i]
+            gl, hl = gl + hist_g[b], hl + hist_h[b]
+            left_rows, group = left_rows + rows[b], group + rows[b]
+            if left_rows < p.min_samples_leaf or hl < p.min_child_weight:
+                continue
+            right_rows = count - left_rows
+            if right_rows < p.min_samples_leaf or right_rows < p.min_data_per_group or H - hl < p.min_child_weight:
+                break
+            if group < p.min_data_per_group:
+                continue
+            group = 0.0
+            value = gain(gl, hl, children_p)
+            if value > 0 and (best is None or value > best[0]):
+                best = (value, frozenset(order[:i + 1]))
+    return best
 
 
 # -- one tree ----------------------------------------------------------------------------------
@@ -238,9 +314,11 @@ def grow_tree(bins, n_value_bins, g, h, p: Params) -> NaiveTree:
 
     def split(i):
         node = nodes[i]
-        node.gain, node.feature, node.bin, missing_left = node.best
+        node.gain, node.feature, node.bin, missing_left, node.left_bins = node.best
         b = bins[node.rows, node.feature]
         goes_left = ((b >= 1) & (b <= node.bin)) | ((b == 0) & missing_left)
+        if node.left_bins is not None:
+            goes_left = np.isin(b, list(node.left_bins))
         left_rows, right_rows = node.rows[goes_left], node.rows[~goes_left]
         has_missing = bool(np.any(b == 0))
         node.default_left = missing_left if has_missing else len(left_rows) >= len(right_rows)
@@ -288,7 +366,7 @@ def train(X, y, p: Params, n_rounds: int, weights=None):
     training margins (n_rows, n_outputs))."""
     y = np.asarray(y, dtype=np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
-    bins, values = prebin(np.asarray(X, dtype=np.float64))
+    bins, values = prebin(np.asarray(X, dtype=np.float64), p.categorical)
     n_value_bins = [len(v) for v in values]
     base = base_scores(p.objective, y, w, p.n_classes)
     margins = np.tile(base, (len(y), 1))

@@ -69,6 +69,10 @@ BAD_VALUES = [
     ("goss_top_rate", 0.2, ValueError),  # without goss_other_rate
     ("goss_other_rate", -0.1, ValueError), ("goss_other_rate", float("inf"), ValueError),
     ("goss_other_rate", 0.1, ValueError),  # without goss_top_rate
+    ("max_onehot_cats", -1, ValueError),
+    ("cat_smooth", -1.0, ValueError), ("cat_smooth", float("nan"), ValueError),
+    ("cat_l2", -0.1, ValueError), ("cat_l2", float("inf"), ValueError),
+    ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -106,6 +110,10 @@ BAD_TYPES = [
     ("interaction_constraints", {"a": [0]}, TypeError),
     ("subsample", "0.5", TypeError), ("subsample", None, TypeError), ("subsample", True, TypeError),
     ("goss_top_rate", "0.2", TypeError), ("goss_other_rate", [0.1], TypeError),
+    ("max_onehot_cats", 4.0, TypeError), ("max_onehot_cats", None, TypeError),
+    ("cat_smooth", "10", TypeError), ("cat_smooth", None, TypeError),
+    ("cat_l2", "1", TypeError), ("cat_l2", True, TypeError),
+    ("max_cat_threshold", 32.0, TypeError), ("min_data_per_group", "100", TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
@@ -150,6 +158,8 @@ GOOD_PARAMS = [
     ("monotone_constraints", {}), ("interaction_constraints", None), ("interaction_constraints", ((0, 1), ("a",))),
     ("interaction_constraints", ()),
     ("subsample", 1.0), ("subsample", 1e-9), ("subsample", 1), ("subsample", np.float32(0.5)),
+    ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
+    ("max_cat_threshold", 1), ("min_data_per_group", 1),
 ]
 
 
@@ -196,6 +206,9 @@ def test_defaults():
     assert (cfg.monotone_constraints, cfg.interaction_constraints) == (None, None)
     assert (cfg.subsample, cfg.goss_top_rate, cfg.goss_other_rate) == (1.0, None, None)
     assert cfg.to_dict()["max_depth"] == "auto"
+    # LightGBM's max_cat_to_onehot, cat_smooth, cat_l2, max_cat_threshold, min_data_per_group
+    assert (cfg.max_onehot_cats, cfg.cat_smooth, cfg.cat_l2, cfg.max_cat_threshold, cfg.min_data_per_group) == \
+        (4, 10.0, 10.0, 32, 100)
 
 
 @pytest.mark.parametrize("typo, suggestion", [("n_estimator", "n_estimators"), ("learning_rat", "learning_rate"),
@@ -403,10 +416,22 @@ def test_feature_names_checked():
         bst.Dataset(X, y, feature_names=["a", "b", "a"])
 
 
-def test_categorical_features_not_silently_ignored():
+@pytest.mark.parametrize("features", [[3], [-1], [0.5], ["a"], [True]])
+def test_categorical_features_must_be_indices(features):
     X, y = small_data(d=3)
-    with pytest.raises(ValueError, match="categorical"):
-        bst.Dataset(X, y, categorical_features=[0])
+    with pytest.raises(ValueError, match="categorical_features"):
+        bst.Dataset(X, y, categorical_features=features)
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.5, 65534.0, np.inf])
+def test_bad_categorical_codes_raise_at_training(bad):
+    """Codes must be integers in [0, MAX_CATEGORIES): never a silent wrap-around."""
+    X, y = small_data(d=3)
+    X[:, 0] = np.arange(len(X)) % 5
+    X[7, 0] = bad
+    with pytest.raises(ValueError, match="categorical feature 0"):
+        bst.GBDTModel.train(
+            bst.Dataset(X, y, categorical_features=[0]), config=bst.GBDTConfig(n_estimators=1))
 
 
 # ----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import boosters as bst
 from boosters.bench import benchmark
 import dataclasses
 
-from boosters.bench.datasets import make_covertype, make_friedman, make_higgs, train_test_split
+from boosters.bench.datasets import (CATEGORICAL_LEVELS, make_categorical, make_covertype, make_friedman, make_higgs,
+                                     train_test_split)
 
 TASKS = {
     # name: (generator, settings): small versions of the comparison tasks
@@ -106,5 +107,35 @@ class FitConstrained:
 
     def track_test_rmse(self, constraint, n_threads):
         return benchmark.score("regression", self.y_test, self._fit(n_threads)(self.X_test))[1]
+
+    track_test_rmse.unit = "rmse"
+
+
+class FitCategorical:
+    """Categorical codes of 10 to 5000 levels and 4 numeric features (50k rows): fit time
+    and test RMSE with categorical splits."""
+
+    params = ([1, 2],)
+    param_names = ["n_threads"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, n_threads):
+        X, y = make_categorical(50_000, seed=0)
+        self.X_train, self.X_test, self.y_train, self.y_test = train_test_split(X, y, 0.2, seed=0)
+        self.config = bst.GBDTConfig(n_estimators=100, learning_rate=0.1, growth_strategy="leafwise",
+                                     max_depth=None, n_leaves=31, min_samples_leaf=20)
+
+    def _fit(self, n_threads):
+        dataset = bst.Dataset(self.X_train, self.y_train, categorical_features=list(range(len(CATEGORICAL_LEVELS))))
+        return bst.GBDTModel.train(dataset, config=self.config, n_threads=n_threads)
+
+    def time_fit(self, n_threads):
+        self._fit(n_threads)
+
+    def track_test_rmse(self, n_threads):
+        model = self._fit(n_threads)
+        return float(((model.predict(self.X_test) - self.y_test) ** 2).mean() ** 0.5)
 
     track_test_rmse.unit = "rmse"

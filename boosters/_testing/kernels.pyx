@@ -448,7 +448,7 @@ def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t t
     default_left) go to `left`. Returns the number of rows sent left."""
     _check_split(part, node, left, right, feature)
     with nogil:
-        part.split_node(node, feature, threshold_bin, default_left, left, right)
+        part.split_node(node, feature, threshold_bin, default_left, left, right, NULL)
     return part.end[left] - part.begin[left]
 
 
@@ -467,7 +467,7 @@ def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lef
         raise ValueError("each node can be split once")
     with nogil:
         for i in range(n):
-            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i])
+            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i], NULL)
     counts = np.empty(n, dtype=np.int64)
     for i in range(n):
         counts[i] = part.end[b[4, i]] - part.begin[b[4, i]]

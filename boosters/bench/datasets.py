@@ -6,6 +6,8 @@
 - `make_higgs`: like HIGGS: 21 low-level kinematic features and 7 derived masses,
   binary signal/background with noisy, non-linear class structure.
 - `make_friedman`: the Friedman #1 regression problem with extra noise features.
+- `make_categorical`: regression on high-cardinality category codes (10 to 5000 levels)
+  and a few numeric features.
 
 Each returns (X, y) as float64 / float64 arrays and is fully determined by `seed`.
 """
@@ -135,6 +137,27 @@ def make_friedman(n_rows: int = 50_000, n_features: int = 10, noise: float = 1.0
     y = (10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
          + noise * rng.normal(size=n_rows))
     return X, y
+
+
+CATEGORICAL_LEVELS = (10, 100, 1000, 5000)
+
+
+def make_categorical(n_rows: int = 50_000, levels=CATEGORICAL_LEVELS, n_numeric: int = 4, seed: int = 0):
+    """Columns 0..len(levels)-1: category codes (floats; 2% NaN) of Zipf-like frequencies,
+    each level with its own effect on the target; then `n_numeric` normal features
+    (linear effects and a sine)."""
+    rng = np.random.default_rng(seed)
+    columns, y = [], np.zeros(n_rows)
+    for k in levels:
+        p = 1.0 / np.arange(1, k + 1) ** 0.7  # a few frequent levels, a long tail
+        codes = rng.choice(k, n_rows, p=p / p.sum()).astype(np.float64)
+        y += rng.normal(size=k)[codes.astype(int)]
+        codes[rng.random(n_rows) < 0.02] = np.nan
+        columns.append(codes)
+    numeric = rng.normal(size=(n_rows, n_numeric))
+    y += numeric @ rng.normal(size=n_numeric) + np.sin(2 * numeric[:, 0])
+    y += 0.5 * rng.normal(size=n_rows)
+    return np.column_stack(columns + [numeric]), y
 
 
 def train_test_split(X, y, test_fraction: float = 0.2, seed: int = 0):

@@ -5,6 +5,10 @@ Edges come from a seeded row sample (default 200k rows). A feature with at most
 neighbours; otherwise bins hold equal shares of the (weighted) sample. Bin 0 of every
 feature is the missing-value bin, so `max_bins` counts it: 256 bins = 255 value bins
 + missing, which is LightGBM's `max_bin=255`, stored as uint8.
+
+A categorical feature's code c (0, 1, ...; NaN missing) goes to bin c + 1, whatever
+`max_bins`: its bin count comes from the largest code over all rows (not the sample),
+up to MAX_CATEGORIES codes (uint16 columns above 255 codes).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from boosters._lib.threads import effective_n_threads
 from boosters.data._binning import gather_columns, map_to_bins
 from boosters.data._distinct import distinct_values
 from boosters.data.binned import BinnedMatrix
+from boosters.data.categories import MAX_CATEGORIES
 from boosters.data.validation import as_feature_matrix
 
 MAX_BINS_LIMIT = 65535
@@ -100,15 +105,32 @@ def _distinct_values(values: np.ndarray, weights: np.ndarray | None) -> tuple[np
     return distinct, np.bincount(inverse, weights=weights, minlength=len(distinct))
 
 
+def categorical_edges(codes: np.ndarray, feature: int) -> tuple[np.ndarray, bool, bool]:
+    """Upper edges c + 1/2 (code c -> bin c + 1) of a categorical column, from all its
+    rows, with whether it has missing values and codes; ValueError for a code that is
+    not an integer in [0, MAX_CATEGORIES)."""
+    present = codes[~np.isnan(codes)]
+    if present.size == 0:
+        return np.array([np.inf]), codes.size > 0, False
+    bad = (present < 0) | (present >= MAX_CATEGORIES) | (present != np.floor(present))
+    if bad.any():
+        raise ValueError(f"categorical feature {feature}: codes must be integers in [0, {MAX_CATEGORIES}) "
+                         f"or NaN, got {present[bad][0]!r}")
+    n_codes = int(present.max()) + 1
+    edges = np.append(np.arange(n_codes - 1, dtype=np.float64) + 0.5, np.inf)
+    return edges, present.size < codes.size, True
+
+
 class BinMapper:
     """Learns per-feature bin edges from a row sample and maps values to bins.
 
     Attributes after `fit`: `upper_edges` (list of float64 arrays, one per feature),
     `n_bins` (bins per feature, missing bin included), `is_usable` (False for constant
-    or all-NaN features, which can never be split on).
+    or all-NaN features, which can never be split on), `is_categorical`.
     """
 
-    def __init__(self, max_bins: int = 256, sample_size: int = DEFAULT_BIN_SAMPLE, seed: int = 0):
+    def __init__(self, max_bins: int = 256, sample_size: int = DEFAULT_BIN_SAMPLE, seed: int = 0,
+                 categorical_features=()):
         if isinstance(max_bins, bool) or not isinstance(max_bins, numbers.Integral):
             raise TypeError(f"max_bins must be an int, got {type(max_bins).__name__}")
         if not 2 <= max_bins <= MAX_BINS_LIMIT:
@@ -118,6 +140,7 @@ class BinMapper:
         self.max_bins = int(max_bins)
         self.sample_size = int(sample_size)
         self.seed = seed
+        self.categorical_features = tuple(int(f) for f in categorical_features)
 
     def fit(self, X, sample_weight: np.ndarray | None = None, n_threads: int = 0) -> "BinMapper":
         """Learn the edges from the row sample (sorting in n_threads threads)."""
@@ -164,6 +187,12 @@ class BinMapper:
                     results.append((edges, not present.all(), keep.any()))
         # constant or all-NaN features can never be split on; a constant one with
         # missing values can (missing vs the value)
+        self.is_categorical = np.zeros(n_features, dtype=bool)
+        for f in self.categorical_features:
+            if not 0 <= f < n_features:
+                raise ValueError(f"categorical feature {f} outside the {n_features} features of X")
+            results[f] = categorical_edges(X[:, f], f)
+            self.is_categorical[f] = True
         self.upper_edges = [edges for edges, _, _ in results]
         self.is_usable = np.array([len(edges) > 1 or (has_missing and has_values)
                                    for edges, has_missing, has_values in results], dtype=bool)

@@ -136,9 +136,9 @@ def bin_and_bundle(mapper, X: np.ndarray, n_threads: int, sample_rows: np.ndarra
     default in one row) is split back into separate columns, so nothing is lost."""
     n_rows = X.shape[0]
     if sample_rows is None or len(sample_rows) >= n_rows:
-        return bundle_features(mapper.transform(X, n_threads), mapper.is_usable)
+        return bundle_features(mapper.transform(X, n_threads), mapper.is_usable & ~mapper.is_categorical)
     sample = _bin_rows(mapper, X, sample_rows, n_threads)
-    bundles, default_bin = find_bundles(sample, mapper.is_usable)
+    bundles, default_bin = find_bundles(sample, mapper.is_usable & ~mapper.is_categorical)  # never categorical
     del sample
     while True:
         layout = BundleLayout(mapper.n_bins, bundles, default_bin)

@@ -12,6 +12,19 @@ from boosters.data.fingerprint import fingerprint
 from boosters.data.validation import as_feature_matrix, as_vector
 
 
+def _feature_indices(features, n_features: int) -> list[int]:
+    """Sorted distinct indices of categorical features (their columns hold codes 0, 1, ...;
+    checked when binned)."""
+    if features is None:
+        return []
+    indices = []
+    for f in features:
+        if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 0 <= f < n_features:
+            raise ValueError(f"categorical_features must be feature indices in [0, {n_features}), got {f!r}")
+        indices.append(int(f))
+    return sorted(set(indices))
+
+
 class Dataset:
     """Training or evaluation data.
 
@@ -51,12 +64,7 @@ class Dataset:
             if len(set(feature_names)) != n_features:
                 raise ValueError("feature_names must be unique")
         self.feature_names = feature_names
-        if categorical_features is not None and len(categorical_features) > 0:
-            raise ValueError(
-                "categorical_features: categorical splits are not supported yet; "
-                "pass the categories as numeric codes or one-hot columns and leave categorical_features=None"
-            )
-        self.categorical_features = []
+        self.categorical_features = _feature_indices(categorical_features, n_features)
         self._binned_cache: dict = {}  # (max_bins, seed, bundling) -> (BinMapper, BinnedMatrix)
         self._binned_from = None        # fingerprints of X and weights the cache was built from
 
@@ -74,10 +82,12 @@ class Dataset:
         if contents != self._binned_from:
             self._binned_cache.clear()
             self._binned_from = contents
-        key = (max_bins, seed, bundling)
+        categorical = tuple(self.categorical_features)
+        key = (max_bins, seed, bundling, categorical)
         cached = self._binned_cache.get(key)  # one read: another thread may clear the cache
         if cached is None:
-            mapper = BinMapper(max_bins, seed=seed).fit(self.X, self.weights, n_threads)
+            mapper = BinMapper(max_bins, seed=seed, categorical_features=categorical).fit(
+                self.X, self.weights, n_threads)
             if bundling:
                 binned = bin_and_bundle(mapper, self.X, n_threads, mapper.sample_rows)
             else:

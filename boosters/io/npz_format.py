@@ -3,7 +3,9 @@ members of a zip file (no pickle anywhere).
 
 Members: `header` (UTF-8 JSON as uint8), `base_scores` (float64, one per output group),
 `tree_group` (int32, per tree), `tree_sizes` (int64, nodes per tree) and the node arrays
-of `model.validation.TREE_ARRAYS`, every tree's nodes concatenated. Reading parses the
+of `model.validation.TREE_ARRAYS`, every tree's nodes concatenated. A model with
+categorical splits adds `category_set` (per node), `tree_cat_sets` (sets per tree),
+`cat_boundaries` (every set's first word, then the end; from 0) and `cat_bitsets`. Reading parses the
 zip and .npy headers itself (a member's declared shape must match its bytes) and checks
 everything (`io.validation`) before a model exists: a bad file raises one ValueError.
 """
@@ -40,6 +42,11 @@ def to_bytes(ensemble: Ensemble) -> bytes:
     }
     arrays = {"base_scores": forest.base_scores, "tree_group": flat.tree_group,
               "tree_sizes": np.diff(flat.tree_offsets), **flat.arrays}
+    if flat.categories is None:  # a model without categorical splits: the files older versions write
+        del arrays["category_set"]
+    else:
+        tree_sets, boundaries, bitsets = flat.categories
+        arrays.update(tree_cat_sets=np.diff(tree_sets), cat_boundaries=boundaries, cat_bitsets=bitsets)
     buf = io.BytesIO()
     np.savez_compressed(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
     return buf.getvalue()

@@ -15,7 +15,10 @@ from boosters.model.validation import TREE_ARRAY_NAMES
 FORMAT_VERSION = 1
 HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
                  "best_score", "eval_history", "n_groups", "config")
-ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES)
+# categorical splits: written only by models that have some (older files have none)
+CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
+ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES,
+               *CATEGORY_MEMBERS[1:])
 
 
 def config_to_json(config: GBDTConfig) -> dict:
@@ -106,7 +109,16 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     if config is not None and config.objective != objective:
         raise ValueError(f"config.objective {config.objective!r} is not the model's {objective!r}")
 
-    missing = sorted(set(ARRAY_NAMES) - {"header"} - set(members))
+    present = [name in members for name in CATEGORY_MEMBERS]
+    if any(present) and not all(present):
+        raise ValueError(f"the category arrays {list(CATEGORY_MEMBERS)} come together")
+    categories = None
+    if all(present):
+        categories = (_array(members, "tree_cat_sets", np.int64), _array(members, "cat_boundaries", np.int64),
+                      _array(members, "cat_bitsets", np.uint32))
+    else:
+        members = {**members, "category_set": np.full(len(members.get("split_feature", ())), -1, np.int32)}
+    missing = sorted(set(ARRAY_NAMES) - set(CATEGORY_MEMBERS) - {"header"} - set(members))
     if missing:
         raise ValueError(f"missing arrays {missing}")
     sizes = _array(members, "tree_sizes", np.int64)
@@ -117,7 +129,7 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     np.cumsum(sizes, out=offsets[1:])
     forest = Forest.from_flat(header["n_groups"], _array(members, "base_scores", np.float64),
                               {name: members[name] for name in TREE_ARRAY_NAMES}, offsets,
-                              _array(members, "tree_group", np.int32))
+                              _array(members, "tree_group", np.int32), categories)
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")

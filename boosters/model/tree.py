@@ -17,7 +17,8 @@ import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.model._predict import predict_forest
-from boosters.model.validation import TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES, check_forest
+from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES,
+                                       check_categories, check_forest)
 
 __all__ = ["TREE_ARRAY_NAMES", "FlatForest", "Forest", "Tree", "predict_tree"]
 
@@ -36,8 +37,21 @@ class Tree:
     gain: np.ndarray
     cover: np.ndarray
     n_samples: np.ndarray
+    # categorical splits (none by default): node i's set category_set[i] (-1: a numeric
+    # split) has words cat_bitsets[cat_boundaries[s]:cat_boundaries[s + 1]], bit c: code c left
+    category_set: np.ndarray | None = None
+    cat_boundaries: np.ndarray | None = None
+    cat_bitsets: np.ndarray | None = None
 
     def __setattr__(self, name, value):
+        if value is None and name in ("category_set", "cat_boundaries", "cat_bitsets"):
+            value = {"category_set": np.full(len(self.split_feature), -1), "cat_boundaries": [0],
+                     "cat_bitsets": []}[name]
+        if name in CATEGORY_ARRAY_DTYPES:
+            value = np.ascontiguousarray(value, dtype=CATEGORY_ARRAY_DTYPES[name])
+            if value.ndim != 1:
+                raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
+            object.__setattr__(self, "_stamp", next(_STAMPS))
         if name in TREE_ARRAY_DTYPES:
             value = np.ascontiguousarray(value, dtype=TREE_ARRAY_DTYPES[name])
             if value.ndim != 1:
@@ -72,7 +86,17 @@ class Tree:
         return {name: getattr(self, name) for name in TREE_ARRAY_NAMES}
 
     def equals(self, other: "Tree") -> bool:
-        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in TREE_ARRAY_NAMES)
+        return all(np.array_equal(getattr(self, n), getattr(other, n))
+                   for n in (*TREE_ARRAY_NAMES, *CATEGORY_ARRAY_DTYPES))
+
+    def category_codes(self, node: int) -> np.ndarray:
+        """The codes a categorical split sends left (its set's bits; past the feature's
+        training codes they are the default direction)."""
+        s = self.category_set[node]
+        if s < 0:
+            raise ValueError(f"node {node} is not a categorical split")
+        words = self.cat_bitsets[self.cat_boundaries[s]:self.cat_boundaries[s + 1]]
+        return np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little"))
 
 
 class FlatForest(NamedTuple):
@@ -82,6 +106,7 @@ class FlatForest(NamedTuple):
     tree_offsets: np.ndarray  # int64: tree t owns nodes tree_offsets[t]:tree_offsets[t + 1]
     tree_group: np.ndarray    # int32: output column of each tree
     n_features: int           # features the trees read (largest split feature + 1)
+    categories: tuple | None = None  # categorical splits: (per tree its first set, set boundaries, words)
 
 
 def _group_array(tree_group) -> np.ndarray:
@@ -106,15 +131,22 @@ class Forest:
 
     @classmethod
     def from_flat(cls, n_groups: int, base_scores: np.ndarray, arrays: dict, tree_offsets: np.ndarray,
-                  tree_group: np.ndarray) -> "Forest":
+                  tree_group: np.ndarray, categories: tuple | None = None) -> "Forest":
         """A forest over already concatenated arrays (a loaded model): validated now,
-        ValueError naming the problem."""
+        ValueError naming the problem. `categories`: the trees' category sets as
+        (per tree: number of sets), (all sets' word boundaries, from 0), (all words)."""
         forest = cls(n_groups, base_scores)
         arrays = {name: np.array(arrays.get(name)) for name in TREE_ARRAY_NAMES}  # ours: made read-only below
         n_features = check_forest(arrays, tree_offsets, tree_group, n_groups, forest.base_scores)
-        for lo, hi, group in zip(tree_offsets[:-1], tree_offsets[1:], tree_group):
-            forest.add(Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES}), int(group))
-        forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features)
+        n_trees = len(tree_group)
+        boundaries, bitsets = [np.zeros(1, np.int64)] * n_trees, [np.zeros(0, np.uint32)] * n_trees
+        if categories is not None:
+            boundaries, bitsets = _split_sets(*categories, n_trees)
+        flat_sets = check_categories(arrays["category_set"], tree_offsets, boundaries, bitsets)
+        for t, (lo, hi, group) in enumerate(zip(tree_offsets[:-1], tree_offsets[1:], tree_group)):
+            forest.add(Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES},
+                            cat_boundaries=boundaries[t], cat_bitsets=bitsets[t]), int(group))
+        forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features, flat_sets)
         return forest
 
     @property
@@ -173,9 +205,12 @@ class Forest:
             n_features = int(feature.max()) + 1 if feature.size else 0
         else:
             n_features = check_forest(arrays, offsets, groups, self.n_groups, self.base_scores)
-        return self._install(arrays, offsets, groups, n_features)
+        flat_sets = check_categories(arrays["category_set"], offsets, [t.cat_boundaries for t in self.trees],
+                                     [t.cat_bitsets for t in self.trees])
+        return self._install(arrays, offsets, groups, n_features, flat_sets)
 
-    def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int) -> FlatForest:
+    def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int,
+                 categories: tuple | None = None) -> FlatForest:
         """Keep checked arrays: read-only, and the trees become views of them, so an
         in-place edit (which would bypass the check) fails, and replacing an array is
         seen by the next `flat()`."""
@@ -184,7 +219,11 @@ class Forest:
         for tree, lo, hi in zip(self.trees, offsets[:-1], offsets[1:]):
             for name in TREE_ARRAY_NAMES:
                 object.__setattr__(tree, name, arrays[name][lo:hi])
-        self._flat = FlatForest(arrays, offsets, groups, n_features)
+            for name in CATEGORY_ARRAY_DTYPES:  # the tree's own arrays (the kernel reads a rebased copy)
+                getattr(tree, name).flags.writeable = False
+        for arr in categories or ():
+            arr.flags.writeable = False
+        self._flat = FlatForest(arrays, offsets, groups, n_features, categories)
         self._flat_state = self._state()
         return self._flat
 
@@ -211,7 +250,8 @@ class Forest:
         for start in range(0, X.shape[0], rows):
             predict_forest(X[start:start + rows], a["split_feature"], a["threshold"], a["default_left"],
                            a["left_child"], a["right_child"], a["value"], flat.tree_offsets[: n_trees + 1],
-                           flat.tree_group[:n_trees], out[start:start + rows], n_threads)
+                           flat.tree_group[:n_trees], out[start:start + rows], n_threads,
+                           *_category_args(a, flat.categories))
         return out
 
 
@@ -234,7 +274,36 @@ def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) 
     group = np.zeros(1, dtype=np.int32)
     if check:
         _check_width(X, check_forest(tree.arrays(), offsets, group, 1, np.zeros(1)))
+    categories = None
+    if check:
+        categories = check_categories(tree.category_set, offsets, [tree.cat_boundaries], [tree.cat_bitsets])
+    elif np.any(tree.category_set >= 0):
+        categories = (np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries, tree.cat_bitsets)
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
     predict_forest(X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
-                   tree.right_child, tree.value, offsets, group, out, n_threads)
+                   tree.right_child, tree.value, offsets, group, out, n_threads,
+                   *_category_args(tree.arrays(), categories))
     return out[:, 0]
+
+
+def _category_args(arrays: dict, categories: tuple | None) -> tuple:
+    """predict_forest's category arguments: none for a forest without categorical splits."""
+    return () if categories is None else (arrays["category_set"], *categories)
+
+
+def _split_sets(n_sets: np.ndarray, boundaries: np.ndarray, bitsets: np.ndarray, n_trees: int) -> tuple[list, list]:
+    """Per-tree boundaries (from 0) and words of sets stored for all trees together
+    (`n_sets` per tree; `boundaries` of every set, from 0), checked to be consistent."""
+    n_sets = np.asarray(n_sets)
+    if (n_sets.dtype != np.int64 or n_sets.shape != (n_trees,) or np.any((n_sets < 0) | (n_sets >= len(boundaries)))
+            or boundaries.dtype != np.int64 or bitsets.dtype != np.uint32
+            or len(boundaries) != int(n_sets.sum()) + 1 or boundaries[0] != 0
+            or np.any(np.diff(boundaries) < 0) or boundaries[-1] != len(bitsets)):
+        raise ValueError("invalid forest: the category sets' arrays are inconsistent")
+    first = np.concatenate([[0], np.cumsum(n_sets)])
+    per_tree_b, per_tree_w = [], []
+    for lo, hi in zip(first[:-1], first[1:]):
+        b = boundaries[lo:hi + 1]
+        per_tree_b.append(b - b[0])
+        per_tree_w.append(bitsets[b[0]:b[-1]])
+    return per_tree_b, per_tree_w

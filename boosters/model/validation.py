@@ -21,7 +21,13 @@ TREE_ARRAYS = (
     ("gain", np.float64),          # split gain, 0 at leaves
     ("cover", np.float64),         # hessian sum of the node's rows when fitted
     ("n_samples", np.int64),       # rows in the node when fitted
+    ("category_set", np.int32),    # categorical split: its set among the tree's; -1 otherwise
 )
+# per tree (not per node): set s's words are cat_bitsets[cat_boundaries[s]:cat_boundaries[s + 1]],
+# bit c of them is code c going left (LightGBM's cat_boundaries / cat_threshold)
+CATEGORY_ARRAYS = (("cat_boundaries", np.int64), ("cat_bitsets", np.uint32))
+CATEGORY_ARRAY_DTYPES = dict(CATEGORY_ARRAYS)
+MAX_SET_WORDS = 2048               # codes below 2**16
 TREE_ARRAY_NAMES = tuple(name for name, _ in TREE_ARRAYS)
 TREE_ARRAY_DTYPES = dict(TREE_ARRAYS)
 
@@ -108,4 +114,48 @@ def check_forest(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray,
     for name in ("threshold_bin", "n_samples"):
         if np.any(arrays[name] < 0):
             _fail(f"{name} is negative", arrays[name] < 0, **at)
+    category_set = arrays["category_set"]
+    bad = (category_set < -1) | (~internal & (category_set != -1))
+    if np.any(bad):
+        _fail("category_set must be -1 at leaves and >= -1 elsewhere", bad, **at)
     return int(feature.max()) + 1 if n_nodes else 0
+
+
+def check_categories(category_set: np.ndarray, tree_offsets: np.ndarray, boundaries: list,
+                     bitsets: list) -> tuple | None:
+    """Check the trees' category sets (per tree: `boundaries` from 0, each set 1 to
+    MAX_SET_WORDS words, ending at its number of `bitsets` words; every node's set
+    index below the tree's number of sets) and concatenate them for the kernel: (per
+    tree its first set, every set's words' start and end, all words), or None when no
+    node has a categorical split. `category_set` passed check_forest."""
+    n_trees = len(tree_offsets) - 1
+    if len(boundaries) != n_trees or len(bitsets) != n_trees:
+        raise ValueError("invalid forest: category sets must be given for every tree")
+    n_sets = np.fromiter((len(b) - 1 for b in boundaries), np.int64, n_trees)
+    if not n_sets.any() and not any(len(w) for w in bitsets) and all(b[0] == 0 for b in boundaries):
+        if np.any(category_set >= 0):  # the common case, numeric trees: no per-tree NumPy calls
+            _fail("category_set is past the tree's 0 sets", category_set >= 0, item="node")
+        return None
+    for t, (b, words) in enumerate(zip(boundaries, bitsets)):
+        for name, arr, dtype in (("cat_boundaries", b, np.int64), ("cat_bitsets", words, np.uint32)):
+            if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
+                raise ValueError(f"invalid forest: tree {t}: {name} must be a 1-D {np.dtype(dtype)} array")
+        sizes = np.diff(b)
+        if len(b) < 1 or b[0] != 0 or b[-1] != len(words) or np.any((sizes < 1) | (sizes > MAX_SET_WORDS)):
+            raise ValueError(f"invalid forest: tree {t}: cat_boundaries must run from 0 to the "
+                             f"{len(words)} words of cat_bitsets, 1 to {MAX_SET_WORDS} words a set")
+    sizes = np.diff(tree_offsets)
+    outside = category_set >= np.repeat(n_sets, sizes)
+    if np.any(outside):
+        node = int(np.flatnonzero(outside)[0])
+        tree = int(np.searchsorted(tree_offsets, node, side="right")) - 1
+        raise ValueError(f"invalid forest: tree {tree}, node {node - tree_offsets[tree]}: "
+                         f"category_set is past the tree's {n_sets[tree]} sets")
+    if not np.any(category_set >= 0):
+        return None
+    tree_sets = np.zeros(n_trees + 1, dtype=np.int64)
+    np.cumsum(n_sets, out=tree_sets[1:])
+    word_offsets = np.cumsum([0] + [len(w) for w in bitsets])
+    all_boundaries = np.concatenate([b[:-1] + off for b, off in zip(boundaries, word_offsets)]
+                                    + [word_offsets[-1:]]).astype(np.int64)
+    return tree_sets, all_boundaries, np.concatenate(bitsets).astype(np.uint32)

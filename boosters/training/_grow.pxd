@@ -1,4 +1,4 @@
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from boosters.training._constraints cimport NodeConstraints
@@ -45,6 +45,8 @@ cdef class GrowthLoop:
     cdef readonly uint8_t[::1] default_left
     cdef Candidate* best                       # best split of a node; feature -1: none
     cdef Candidate* found                      # find_best's results for one step
+    cdef readonly uint8_t[::1] categorical     # per node: its split is categorical
+    cdef readonly uint32_t[:, ::1] category_bins  # per node: the bins its (best) categorical split sends left
     # scratch for one expansion step, the leaf-wise heap, the leaves' renewed sums
     cdef int64_t[:, ::1] work
     cdef int64_t[::1] heap

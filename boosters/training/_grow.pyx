@@ -20,8 +20,9 @@ bins only: a split is (feature, threshold bin); the rounds map bins to value thr
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 from boosters.training._constraints cimport NodeConstraints
 from boosters.training._partition cimport RowPartitioner
@@ -68,6 +69,9 @@ cdef class GrowthLoop:
         self.right = np.empty(n, dtype=np.int32)
         self.gain = np.empty(n)
         self.default_left = np.empty(n, dtype=np.uint8)
+        self.categorical = np.empty(n, dtype=np.uint8)
+        self.category_bins = np.empty((n if finder.max_cat_bins else 0, (finder.max_cat_bins + 31) // 32),
+                                      dtype=np.uint32)
         self.best = <Candidate*> malloc(n * sizeof(Candidate))
         self.found = <Candidate*> malloc((n + 2) * sizeof(Candidate))
         if self.best == NULL or self.found == NULL:
@@ -235,6 +239,7 @@ cdef class GrowthLoop:
         self.feature[node] = -1
         self.threshold_bin[node] = 0
         self.default_left[node] = 0
+        self.categorical[node] = 0
         self.left[node] = -1
         self.right[node] = -1
         self.gain[node] = 0.0
@@ -266,7 +271,8 @@ cdef class GrowthLoop:
             p = parents[i]
             split = &self.best[p]
             start = now()
-            self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i])
+            self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i],
+                                        split.cat_bits)
             self._timed(PARTITION, start)
             self._record_split(p, lefts[i], rights[i], split)
             children[2 * i] = lefts[i]
@@ -292,6 +298,7 @@ cdef class GrowthLoop:
         self.threshold_bin[parent] = split.bin
         # a feature with no missing values here sends them (at prediction) to the larger child
         self.default_left[parent] = split.default_left if split.has_missing else n_left >= n_right
+        self.categorical[parent] = split.cat_bits != NULL
         self.left[parent] = left
         self.right[parent] = right
         self.gain[parent] = split.gain
@@ -429,3 +436,7 @@ cdef class GrowthLoop:
             self.best[nodes[i]] = self.found[i]
             if self.found[i].feature < 0:
                 self.pool.drop(nodes[i])
+            elif self.found[i].cat_bits != NULL:  # the finder's scratch: the node keeps its own copy
+                memcpy(&self.category_bins[nodes[i], 0], self.found[i].cat_bits,
+                       ((self.finder.n_bins[self.found[i].feature] + 31) // 32) * sizeof(uint32_t))
+                self.best[nodes[i]].cat_bits = &self.category_bins[nodes[i], 0]

@@ -1,4 +1,4 @@
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int8_t, int32_t, int64_t
 
 from boosters._lib.types cimport row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap
@@ -35,17 +35,21 @@ cdef class RowPartitioner:
     # every row in order. Empty when the training samples no rows.
     cdef row_t[::1] sample
     cdef public Py_ssize_t n_sampled
+    cdef const int32_t[::1] _n_bins     # per feature
+    cdef uint16_t[::1] category_table   # a categorical split's bin -> 1 (left) or 0, n_bins entries
 
     cdef void start_tree(self) noexcept nogil
     cdef void add_values(self, const int64_t* leaves, const double* values, Py_ssize_t n,
                          double* predictions) noexcept nogil
     cdef void sum_gradients(self, const int64_t* nodes, Py_ssize_t n, const float* gh, double* sums) noexcept nogil
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
-                         bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil
+                         bint default_left, Py_ssize_t left, Py_ssize_t right,
+                         const uint32_t* category_bins) noexcept nogil
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
                                         row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil
     cdef void add_tree_outside_sample(self, const int32_t* feature, const int32_t* threshold_bin,
                                       const uint8_t* default_left, const int32_t* left, const int32_t* right,
-                                      Py_ssize_t n_nodes, const double* value, int64_t* leaves, double* leaf_values,
-                                      double* predictions) noexcept nogil
+                                      Py_ssize_t n_nodes, const uint8_t* categorical, const uint32_t* category_bins,
+                                      Py_ssize_t category_words, const double* value, int64_t* leaves,
+                                      double* leaf_values, double* predictions) noexcept nogil

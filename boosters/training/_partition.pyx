@@ -15,7 +15,7 @@ there are no longer needed): one pass over the bins plus two memcpy per chunk.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.types cimport bin_t, row_t
@@ -114,6 +114,8 @@ cdef class RowPartitioner:
         # one spare entry: the sampler stores every row at both ends (see _sampling.pyx)
         self.sample = np.empty(self.n_rows + 1 if sampling else 0, dtype=np.uint32)
         self.n_sampled = -1
+        self._n_bins = binned.n_bins
+        self.category_table = np.zeros(max(1, int(np.max(binned.n_bins, initial=0))), dtype=np.uint16)
         self.reset()
 
     def reset(self):
@@ -138,7 +140,13 @@ cdef class RowPartitioner:
             raise ValueError(f"node {node} was split: its rows belong to its children")
 
     cdef void split_node(self, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin,
-                         bint default_left, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
+                         bint default_left, Py_ssize_t left, Py_ssize_t right,
+                         const uint32_t* category_bins) noexcept nogil:
+        """Value bins 1..threshold_bin go left, bin 0 (missing) too when default_left; for a
+        categorical split (category_bins not NULL: a bitset over the feature's bins, bin
+        0 included) the bins in the set. A categorical feature is never bundled, so its
+        set becomes the node's decode table (bin -> 1 left, 0 right) and the same kernel
+        runs with "1 goes left"."""
         cdef Py_ssize_t begin = self.begin[node], end = self.end[node], n = end - begin
         cdef uint8_t src_buf = self.which[node]
         cdef uint8_t other_buf = 1 if src_buf == 0 else 0
@@ -154,6 +162,11 @@ cdef class RowPartitioner:
             decode = self.features.decode + self.features.decode_start[feature]
         cdef size_t lowest = lowest_left_bin(default_left)
         cdef size_t span = <size_t> threshold_bin + 1 - lowest
+        cdef Py_ssize_t b
+        if category_bins != NULL:
+            for b in range(self._n_bins[feature]):
+                self.category_table[b] = (category_bins[b >> 5] >> (b & 31)) & 1
+            decode, lowest, span = &self.category_table[0], 1, 1
         if n == 0:
             n_left = 0
         elif t > 1:
@@ -300,6 +313,9 @@ cdef class RowPartitioner:
         const int32_t* left,            # IN: children (-1: a leaf)
         const int32_t* right,           # IN
         Py_ssize_t n_nodes,
+        const uint8_t* categorical,     # IN: per node, its split is categorical
+        const uint32_t* category_bins,  # IN: (n_nodes, category_words) bins going left of categorical splits
+        Py_ssize_t category_words,
         const double* value,            # IN: every node's value
         int64_t* leaves,                # OUT: scratch, n_nodes entries
         double* leaf_values,            # OUT: scratch, n_nodes entries
@@ -319,7 +335,8 @@ cdef class RowPartitioner:
         self.which[0] = 0
         for node in range(n_nodes):
             if left[node] >= 0:
-                self.split_node(node, feature[node], threshold_bin[node], default_left[node], left[node], right[node])
+                self.split_node(node, feature[node], threshold_bin[node], default_left[node], left[node], right[node],
+                                category_bins + node * category_words if categorical[node] else NULL)
             else:
                 leaves[n_leaves] = node
                 leaf_values[n_leaves] = value[node]

@@ -14,7 +14,7 @@ round, for the grower to copy into `Tree`s.
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters.training._gain cimport leaf_weight
 from boosters.training._grow cimport GROWN, GrowthLoop, now
@@ -42,6 +42,13 @@ cdef class BoostingRounds:
     cdef int64_t[::1] leaves                   # scratch: one tree's leaves and their values
     cdef double[::1] leaf_values
     cdef RowSampler sampler                    # None: every round's trees see every row
+    # categorical splits: node i's category set category_set[tree, i] (-1: none) has words
+    # cat_bitsets[tree, cat_boundaries[tree, s]:cat_boundaries[tree, s + 1]] (bit c: code c)
+    cdef int32_t[:, ::1] category_set
+    cdef int64_t[:, ::1] cat_boundaries_v
+    cdef uint32_t[:, ::1] cat_bitsets_v
+    cdef readonly object cat_boundaries, cat_bitsets, n_cat_sets
+    cdef int64_t[::1] n_cat_sets_v
 
     def __init__(self, GrowthLoop loop, GradientKernel gradients,
                  double[:, ::1] margins,       # IN and OUT: the margins `gradients` reads
@@ -67,11 +74,19 @@ cdef class BoostingRounds:
                           threshold_bin=np.empty(shape, np.int32), default_left=np.empty(shape, np.uint8),
                           left_child=np.empty(shape, np.int32), right_child=np.empty(shape, np.int32),
                           value=np.empty(shape), gain=np.empty(shape), cover=np.empty(shape),
-                          n_samples=np.empty(shape, np.int64))
+                          n_samples=np.empty(shape, np.int64), category_set=np.empty(shape, np.int32))
         t = self.trees
         self.split_feature, self.threshold, self.threshold_bin = t["split_feature"], t["threshold"], t["threshold_bin"]
         self.default_left, self.left_child, self.right_child = t["default_left"], t["left_child"], t["right_child"]
         self.value, self.gain, self.cover, self.n_samples = t["value"], t["gain"], t["cover"], t["n_samples"]
+        self.category_set = t["category_set"]
+        max_sets = loop.max_nodes // 2 if loop.category_bins.shape[0] else 0
+        code_words = (loop.category_bins.shape[1] * 32 - 1 + 31) // 32  # codes are the bins but bin 0
+        self.cat_boundaries = np.zeros((shape[0], max_sets + 1), dtype=np.int64)
+        self.cat_bitsets = np.empty((shape[0], max(1, max_sets * code_words)), dtype=np.uint32)
+        self.n_cat_sets = np.zeros(shape[0], dtype=np.int64)
+        self.cat_boundaries_v, self.cat_bitsets_v, self.n_cat_sets_v = \
+            self.cat_boundaries, self.cat_bitsets, self.n_cat_sets
         self.n_nodes = np.empty(shape[0], dtype=np.int64)
         self.n_nodes_v = self.n_nodes
         self.leaves = np.empty(loop.max_nodes, dtype=np.int64)
@@ -126,12 +141,21 @@ cdef class BoostingRounds:
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         cdef double weight
+        cdef Py_ssize_t n_sets = 0
         for i in range(n):
             feature = self.loop.feature[i]
             self.split_feature[tree, i] = feature
-            self.threshold_bin[tree, i] = self.loop.threshold_bin[i]
-            self.threshold[tree, i] = (self.edges[self.edge_offsets[feature] + self.loop.threshold_bin[i] - 1]
-                                       if feature >= 0 else 0.0)
+            self.category_set[tree, i] = -1
+            if feature >= 0 and self.loop.categorical[i]:
+                self.threshold_bin[tree, i] = 0
+                self.threshold[tree, i] = 0.0
+                self._category_set(tree, i, n_sets)
+                self.category_set[tree, i] = n_sets
+                n_sets += 1
+            else:
+                self.threshold_bin[tree, i] = self.loop.threshold_bin[i]
+                self.threshold[tree, i] = (self.edges[self.edge_offsets[feature] + self.loop.threshold_bin[i] - 1]
+                                           if feature >= 0 else 0.0)
             self.default_left[tree, i] = self.loop.default_left[i]
             self.left_child[tree, i] = self.loop.left[i]
             self.right_child[tree, i] = self.loop.right[i]
@@ -147,10 +171,42 @@ cdef class BoostingRounds:
                 self.leaf_values[n_leaves] = self.value[tree, i]
                 n_leaves += 1
         self.n_nodes_v[tree] = n
+        self.n_cat_sets_v[tree] = n_sets
         if self.margins.shape[1] > 0:
             self.partitioner.add_values(&self.leaves[0], &self.leaf_values[0], n_leaves, &self.margins[k, 0])
             if self.partitioner.n_sampled >= 0:
                 self.partitioner.add_tree_outside_sample(&self.loop.feature[0], &self.loop.threshold_bin[0],
                                                          &self.loop.default_left[0], &self.loop.left[0],
-                                                         &self.loop.right[0], n, &self.value[tree, 0],
+                                                         &self.loop.right[0], n, &self.loop.categorical[0],
+                                                         self._category_bins(), self.loop.category_bins.shape[1],
+                                                         &self.value[tree, 0],
                                                          &self.leaves[0], &self.leaf_values[0], &self.margins[k, 0])
+
+    cdef const uint32_t* _category_bins(self) noexcept nogil:
+        """The loop's per-node category bitsets (NULL when the training has no categorical feature)."""
+        return &self.loop.category_bins[0, 0] if self.loop.category_bins.shape[0] > 0 else NULL
+
+    cdef void _category_set(self, Py_ssize_t tree, Py_ssize_t node, Py_ssize_t s) noexcept nogil:
+        """Node's categorical split as set s of the tree: bit c of its words is code c
+        (bin c + 1) going left. Codes past the feature's largest training code follow
+        the default direction: their bits are set when it is left, and the words stop at
+        the last code going left when it is right (codes beyond the words go the default
+        way at prediction)."""
+        cdef const uint32_t* bins = &self.loop.category_bins[node, 0]
+        cdef Py_ssize_t n_codes = self.loop.finder.n_bins[self.loop.feature[node]] - 1
+        cdef bint default_left = self.loop.default_left[node]
+        cdef Py_ssize_t c, end = n_codes, n_words
+        cdef int64_t start = self.cat_boundaries_v[tree, s]
+        cdef uint32_t bit
+        if not default_left:
+            end = 0
+            for c in range(n_codes):
+                if (bins[(c + 1) >> 5] >> ((c + 1) & 31)) & 1:
+                    end = c + 1
+        n_words = max(1, (end + 31) // 32)
+        for c in range(n_words):
+            self.cat_bitsets_v[tree, start + c] = 0
+        for c in range(32 * n_words):
+            bit = (bins[(c + 1) >> 5] >> ((c + 1) & 31)) & 1 if c < n_codes else default_left
+            self.cat_bitsets_v[tree, start + (c >> 5)] |= bit << (c & 31)
+        self.cat_boundaries_v[tree, s + 1] = start + n_words

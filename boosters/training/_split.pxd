@@ -1,4 +1,4 @@
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 
 cdef struct SplitParams:
@@ -8,6 +8,12 @@ cdef struct SplitParams:
     double min_gain
     double min_samples_leaf
     double missing_hess_tol   # a missing bin's hessian at most this holds no rows (float64 residue)
+    # categorical splits (see scan_categorical)
+    int max_onehot_cats
+    double cat_smooth
+    double cat_l2
+    int max_cat_threshold
+    double min_data_per_group
 
 
 # The best split of one feature, or of a node (feature -1: no valid split).
@@ -19,6 +25,7 @@ cdef struct Candidate:
     uint8_t has_missing     # the node had rows with a missing value of this feature
     double left_g
     double left_h
+    uint32_t* cat_bits      # categorical split: the bins going left, a bitset (NULL: numeric split)
 
 
 # Monotone constraints on one (node, feature) scan: children's weights are clamped to
@@ -42,6 +49,10 @@ cdef class SplitFinder:
     cdef readonly Py_ssize_t max_batch    # nodes per call at most
     cdef Candidate* per_feature           # (max_batch, features) scan results
     cdef double* parent_scores            # (max_batch,)
+    cdef const uint8_t[::1] categorical   # per feature: 1 if categorical
+    cdef const int64_t[::1] cat_offset    # per listed feature: its bitset's words in a node's scratch, -1 numeric
+    cdef uint32_t[::1] cat_scratch        # (max_batch, cat_node_words): the scans' category bitsets
+    cdef readonly Py_ssize_t cat_node_words, max_cat_bins
 
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
                         const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil

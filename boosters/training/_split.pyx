@@ -27,10 +27,11 @@ scans run the same passes as before.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY
-from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY, floor
+from libc.stdlib cimport malloc, free, qsort
+from libc.string cimport memset
 
 from boosters._lib.types cimport hist_t, values_per_bin, word_grad, word_hess
 from boosters.training._gain cimport (children_score, children_score_no_l1, clamp, leaf_score, leaf_weight,
@@ -180,6 +181,7 @@ cdef void scan_feature(
     cdef Candidate left
     best.gain = 0.0
     best.feature = -1
+    left.cat_bits = NULL
     # missing values right; "every value left" is a split only when some are missing
     cdef const hist_t* values = hist + values_per_bin(hist)
     scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
@@ -244,13 +246,144 @@ cdef void scan_slot_feature(
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
     cdef double bundled[2 * MAX_BUNDLED_BINS]
-    if finder.default_bin[f] < 0:
+    if finder.categorical[f]:  # never bundled
+        scan_categorical(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
+                         parent_score, &finder.params, out, inv_g, inv_h)
+    elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
                      parent_score, &finder.params, out, inv_g, inv_h, bounds)
     else:
         materialize(finder, slot, f, g, h, inv_g, inv_h, bundled)
         scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, &finder.params, out, 1.0, 1.0,
                      bounds)
+
+
+# -- categorical features -------------------------------------------------------------
+
+cdef struct CategoryBin:
+    double key          # the sort key, G / (H + cat_smooth)
+    double g
+    double h
+    double rows         # estimated from the hessian, as LightGBM's cnt
+    int32_t bin
+
+
+cdef int by_key_then_bin(const void* a, const void* b) noexcept nogil:
+    """Ascending key; ties keep the bin order (a stable sort, as LightGBM's)."""
+    cdef const CategoryBin* x = <const CategoryBin*> a
+    cdef const CategoryBin* y = <const CategoryBin*> b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    return (x.bin > y.bin) - (x.bin < y.bin)
+
+
+cdef inline double category_gain(double gl, double hl, double g, double h, double l2, double parent_score,
+                                 const SplitParams* p) noexcept nogil:
+    return split_gain(children_score(gl, hl, g - gl, h - hl, p.l1, l2), parent_score, p.min_gain)
+
+
+cdef inline double best_missing_hess(const hist_t* hist, double inv_h) noexcept nogil:
+    """The hessian of the missing bin (bin 0)."""
+    if hist_t is double:
+        return hist[1]
+    return word_hess(hist[0], 4 * sizeof(hist_t)) * inv_h
+
+
+cdef void scan_categorical(
+    const hist_t* hist,         # IN: the feature's bins from bin 0 (missing); bin c + 1 is code c
+    Py_ssize_t n_bins,
+    int32_t feature,
+    double g,                   # the node's totals and rows
+    double h,
+    double count,
+    double parent_score,
+    const SplitParams* p,       # IN
+    Candidate* best,            # OUT: the best split; best.cat_bits (IN): where its left bins go, a bitset
+    double inv_g,               # quantized: value of one unit of grad / hess
+    double inv_h,
+) noexcept nogil:
+    """Best category set going left (LightGBM's FindBestThresholdCategoricalInner).
+
+    Missing values (bin 0) are one more category, so their side is learned like any
+    category's (LightGBM always sends them right). Row counts are estimated per bin from
+    hessians (round(H_bin * count / H), LightGBM's cnt); a bin with no rows is skipped.
+    - at most max_onehot_cats categories: each category alone left, the rest right;
+    - otherwise the bins of at least cat_smooth rows, ordered by G / (H + cat_smooth),
+      scanned from each end: the first i + 1 go left, i < max_cat_threshold and
+      i < (used + 1) / 2; l2 + cat_l2 in the children's scores (the parent's keeps l2);
+      a candidate needs min_data_per_group rows at least on the right and in the
+      categories added since the last candidate.
+    Both need min_samples_leaf rows and min_child_weight hessian on each side, and a
+    gain > 0."""
+    cdef CategoryBin* cats = <CategoryBin*> malloc(n_bins * sizeof(CategoryBin))
+    cdef uint32_t* bits = best.cat_bits
+    cdef Py_ssize_t b, i, t, n_used = 0, best_first = 0, best_n = 0, best_dir = 1, n_scan, dir_k
+    cdef int step
+    cdef int bits_width = 4 * sizeof(hist_t)
+    cdef double cnt_factor = count / h, gb, hb, rows, gl, hl, left_rows, group_rows, gain
+    cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf
+    cdef double l2_cat = p.l2 + p.cat_l2
+    cdef bint onehot = n_bins - 1 <= p.max_onehot_cats
+    best.gain = 0.0
+    best.feature = -1
+    if cats == NULL:
+        return
+    for b in range(n_bins):
+        if hist_t is double:
+            gb, hb = hist[2 * b], hist[2 * b + 1]
+        else:
+            gb, hb = word_grad(hist[b], bits_width) * inv_g, word_hess(hist[b], bits_width) * inv_h
+        rows = floor(hb * cnt_factor + 0.5)
+        if rows < 1.0 or (not onehot and rows < p.cat_smooth):
+            continue
+        cats[n_used].key = gb / (hb + p.cat_smooth)
+        cats[n_used].g, cats[n_used].h, cats[n_used].rows, cats[n_used].bin = gb, hb, rows, <int32_t> b
+        n_used += 1
+    if onehot:
+        for i in range(n_used):
+            gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
+            if rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h:
+                continue
+            gain = category_gain(gb, hb, g, h, p.l2, parent_score, p)
+            if gain > best.gain:
+                best.gain, best.left_g, best.left_h = gain, gb, hb
+                best_first, best_n, best_dir = i, 1, 1
+    elif n_used > 1:
+        qsort(cats, n_used, sizeof(CategoryBin), by_key_then_bin)
+        n_scan = min(<Py_ssize_t> p.max_cat_threshold, (n_used + 1) // 2)
+        for dir_k in range(2):
+            step = 1 if dir_k == 0 else -1
+            gl = hl = left_rows = group_rows = 0.0
+            for i in range(n_scan):
+                t = i if step == 1 else n_used - 1 - i
+                gl += cats[t].g
+                hl += cats[t].h
+                left_rows += cats[t].rows
+                group_rows += cats[t].rows
+                if left_rows < min_rows or hl < min_h:
+                    continue
+                if count - left_rows < min_rows or count - left_rows < p.min_data_per_group or h - hl < min_h:
+                    break
+                if group_rows < p.min_data_per_group:
+                    continue
+                group_rows = 0.0
+                gain = category_gain(gl, hl, g, h, l2_cat, parent_score, p)
+                if gain > best.gain:
+                    best.gain, best.left_g, best.left_h = gain, gl, hl
+                    best_first, best_n, best_dir = t, i + 1, step
+    if best_n > 0:
+        best.feature = feature
+        best.bin = <int32_t> best_n  # categories going left
+        memset(bits, 0, ((n_bins + 31) // 32) * sizeof(uint32_t))
+        t = best_first
+        for i in range(best_n):  # best_first is the last one added; walk back to the start
+            b = cats[t].bin
+            bits[b >> 5] |= (<uint32_t> 1) << (b & 31)
+            t -= best_dir
+        best.default_left = (bits[0] & 1) != 0
+        best.has_missing = floor(best_missing_hess(hist, inv_h) * cnt_factor + 0.5) >= 1.0
+    free(cats)
+
 
 
 cdef inline void column_totals(
@@ -315,10 +448,34 @@ cdef class SplitFinder:
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
         self.max_batch = 2 * n_slots + 2
+        self.use_categorical(np.zeros(n_features, dtype=bool))
         self.per_feature = <Candidate*> malloc(max(self.max_batch * len(self.features), 1) * sizeof(Candidate))
         self.parent_scores = <double*> malloc(self.max_batch * sizeof(double))
         if self.per_feature == NULL or self.parent_scores == NULL:
             raise MemoryError()
+
+    def use_categorical(self, is_categorical, *, int max_onehot_cats=4, double cat_smooth=10.0, double cat_l2=10.0,
+                        int max_cat_threshold=32, double min_data_per_group=100):
+        """Which features are categorical (scanned by scan_categorical), with LightGBM's
+        parameters of the scan; sets up the scans' bitset scratch."""
+        categorical = np.ascontiguousarray(is_categorical, dtype=np.uint8)
+        if categorical.shape != (self.n_bins.shape[0],):
+            raise ValueError("is_categorical must have one entry per feature")
+        if np.any(categorical.astype(bool) & (np.asarray(self.default_bin) >= 0)):
+            raise ValueError("a categorical feature cannot be bundled")
+        self.categorical = categorical
+        self.params.max_onehot_cats = max_onehot_cats
+        self.params.cat_smooth = cat_smooth
+        self.params.cat_l2 = cat_l2
+        self.params.max_cat_threshold = max_cat_threshold
+        self.params.min_data_per_group = min_data_per_group
+        listed = np.asarray(self.features, dtype=np.int64)
+        words = np.where(categorical[listed] != 0, (np.asarray(self.n_bins)[listed] + 31) // 32, 0)
+        self.cat_offset = np.where(words > 0, np.cumsum(words) - words, -1).astype(np.int64)
+        self.cat_node_words = int(words.sum())
+        self.cat_scratch = np.zeros(max(1, self.max_batch * self.cat_node_words), dtype=np.uint32)
+        cat_bins = np.asarray(self.n_bins)[categorical != 0]
+        self.max_cat_bins = int(cat_bins.max()) if cat_bins.size else 0
 
     def __dealloc__(self):
         free(self.per_feature)
@@ -381,7 +538,9 @@ cdef class SplitFinder:
         cdef Py_ssize_t i = k // n_feat, j = k - i * n_feat
         cdef int32_t feature = self.features[j]
         cdef NodeBounds bounds
+        cdef int64_t words = self.cat_offset[j]
         out.feature = -1
+        out.cat_bits = &self.cat_scratch[i * self.cat_node_words + words] if words >= 0 else NULL
         if sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, j]):
             return
         if self.use_bounds and self._bounded(i, feature, &bounds):

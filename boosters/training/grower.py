@@ -40,6 +40,7 @@ from boosters.training.sampling import make_row_sampler
 # each block one switch interval, 5 ms, at most)
 BLOCK_NODES = 1 << 16
 BLOCK_SECONDS = 0.1
+BLOCK_CATEGORY_WORDS = 1 << 22  # categorical splits' bitsets of a block: 16 MB at most (thousands of codes)
 
 
 class TreeGrower:
@@ -90,6 +91,12 @@ class TreeGrower:
                                                  self.finder.max_batch)
         if self.constraints is not None:
             self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
+        categorical = getattr(bin_mapper, "is_categorical", np.zeros(len(bin_mapper.n_bins), dtype=bool))
+        if categorical.any():
+            self.finder.use_categorical(categorical, max_onehot_cats=config.max_onehot_cats,
+                                        cat_smooth=config.cat_smooth, cat_l2=config.cat_l2,
+                                        max_cat_threshold=config.max_cat_threshold,
+                                        min_data_per_group=config.min_data_per_group)
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
             max_leaves=config.n_leaves if leafwise else max_nodes, max_depth=config.max_depth,
@@ -100,7 +107,9 @@ class TreeGrower:
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
                                      config.learning_rate,
-                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes))),
+                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes),
+                                                BLOCK_CATEGORY_WORDS // (len(margins) * max_nodes * max(
+                                                    1, (self.finder.max_cat_bins + 31) // 32)))),
                                      sampler)
 
     def grow_rounds(self, first_round: int, n_rounds: int) -> list[list[Tree]]:
@@ -111,8 +120,15 @@ class TreeGrower:
         n_grown = rounds.grow(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
         n_out = rounds.n_outputs
         sizes = rounds.n_nodes.tolist()
-        return [[Tree(**{name: a[t, :sizes[t]].copy() for name, a in rounds.trees.items()})
-                 for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
+        return [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
+
+    def _tree(self, t: int, size: int) -> Tree:
+        """Tree t of the last block: its nodes, and its categorical splits' sets."""
+        rounds = self.rounds
+        n_sets = int(rounds.n_cat_sets[t])
+        boundaries = rounds.cat_boundaries[t, :n_sets + 1].copy()
+        return Tree(**{name: a[t, :size].copy() for name, a in rounds.trees.items()},
+                    cat_boundaries=boundaries, cat_bitsets=rounds.cat_bitsets[t, :boundaries[-1]].copy())
 
     @property
     def n_evictions(self) -> int:
