@@ -8,6 +8,7 @@ of levels) predicting exactly what the training's margins say.
 import functools
 import io
 import itertools
+import os
 import pickle
 import zipfile
 
@@ -456,7 +457,7 @@ def categorical_model_bytes() -> bytes:
 CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
 
 
-@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("BOOSTERS_FUZZ_EXAMPLES", "0")) or 150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_damaged_category_arrays_are_rejected_or_predict_like_the_reference(data):
     """A categorical model file with one category array changed (an entry set to another

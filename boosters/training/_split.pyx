@@ -12,6 +12,11 @@ every threshold is tried with them on the right and on the left, and the split l
 that default direction; value bins 1..b go left, b+1..n right. Ties keep the lowest
 feature, then the lowest bin, then missing-right.
 
+A categorical feature (the finder's per-feature flag, tested once per node and
+feature) is scanned by scan_categorical instead: its split is a set of bins going left
+(LightGBM's one-vs-rest or sorted partition), written as a bitset into the finder's
+scratch, which the Candidate points at (cat_bits; NULL for a numeric split).
+
 Float64 or quantized histograms are chosen once, when the grower is set up, by the
 finder's class (FloatSplitFinder, QuantizedSplitFinder); the scan itself is one kernel
 fused over the bin type (hist_t), reading packed bins of any width in place.
@@ -361,7 +366,6 @@ cdef void scan_categorical(
             t -= best_dir
         best.default_left = (bits[0] & 1) != 0
         best.has_missing = floor(best_missing_hess(hist, inv_h) * cnt_factor + 0.5) >= 1.0
-
 
 
 cdef inline void column_totals(
