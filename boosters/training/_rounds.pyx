@@ -126,7 +126,8 @@ cdef class BoostingRounds:
     cdef void _finish_tree(self, Py_ssize_t k, Py_ssize_t tree) noexcept nogil:
         """Output k's tree, row `tree` of the arrays, from the loop's nodes: value thresholds
         (bin b's upper edge: value bins 1..b go left) or category sets (_category_set),
-        every node's value (learning_rate * leaf weight); then the leaves' values are added to the margins of their rows."""
+        every node's value (learning_rate * leaf weight); then the leaves' values are
+        added to the margins of their rows."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         cdef Py_ssize_t n_sets = 0
