@@ -8,6 +8,7 @@ of levels) predicting exactly what the training's margins say.
 import functools
 import io
 import itertools
+import os
 import pickle
 import zipfile
 
@@ -403,9 +404,12 @@ def test_thousands_of_levels(mode):
                             learning_rate=0.5)
     trees = grow_and_compare(X, y, [0], config)
     assert max(len(t.cat_bitsets) for t in trees) > 32  # sets spanning many words
-    model = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[0]), config=config, n_threads=2)
+    ds = bst.Dataset(X, y, categorical_features=[0])
+    model = bst.GBDTModel.train(ds, config=config, n_threads=2)  # big nodes are partitioned in parallel
     residual = np.var(y - model.predict(X)) / np.var(y)
     assert residual < 0.5  # a numeric-only model cannot go below ~0.96
+    serial = bst.GBDTModel.train(ds, config=config, n_threads=1)
+    assert all(a.equals(b) for a, b in zip(model.trees, serial.trees, strict=True))
 
 
 def test_codes_up_to_max_categories():
@@ -456,7 +460,7 @@ def categorical_model_bytes() -> bytes:
 CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
 
 
-@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("BOOSTERS_FUZZ_EXAMPLES", "0")) or 150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_damaged_category_arrays_are_rejected_or_predict_like_the_reference(data):
     """A categorical model file with one category array changed (an entry set to another

@@ -81,7 +81,7 @@ cdef class BoostingRounds:
         self.value, self.gain, self.cover, self.n_samples = t["value"], t["gain"], t["cover"], t["n_samples"]
         self.category_set = t["category_set"]
         max_sets = loop.max_nodes // 2 if loop.category_bins.shape[0] else 0
-        code_words = (loop.category_bins.shape[1] * 32 - 1 + 31) // 32  # codes are the bins but bin 0
+        code_words = loop.category_bins.shape[1]  # a set over codes needs no more words than one over bins
         self.cat_boundaries = np.zeros((shape[0], max_sets + 1), dtype=np.int64)
         self.cat_bitsets = np.empty((shape[0], max(1, max_sets * code_words)), dtype=np.uint32)
         self.n_cat_sets = np.zeros(shape[0], dtype=np.int64)
@@ -135,9 +135,10 @@ cdef class BoostingRounds:
 
     cdef void _finish_tree(self, Py_ssize_t k, Py_ssize_t tree) noexcept nogil:
         """Output k's tree, row `tree` of the arrays, from the loop's nodes: value thresholds
-        (bin b's upper edge: value bins 1..b go left), every node's value (learning_rate *
-        leaf weight); then the leaves' values are added to the margins of their rows (rows
-        outside a row sample: by replaying the tree's splits on them)."""
+        (bin b's upper edge: value bins 1..b go left) or category sets (_category_set),
+        every node's value (learning_rate * leaf weight); then the leaves' values are
+        added to the margins of their rows (rows outside a row sample: by replaying the
+        tree's splits on them)."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         cdef double weight

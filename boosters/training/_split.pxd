@@ -34,6 +34,13 @@ cdef struct NodeBounds:
     double lower
     double upper
     int direction           # +1: left child <= right child, -1: >=, 0: no order
+# One category of a node in the categorical scan.
+cdef struct CategoryBin:
+    double key          # the sort key, G / (H + cat_smooth)
+    double g
+    double h
+    double rows         # estimated from the hessian, as LightGBM's cnt
+    int32_t bin
 
 
 cdef class SplitFinder:
@@ -53,6 +60,8 @@ cdef class SplitFinder:
     cdef const int64_t[::1] cat_offset    # per listed feature: its bitset's words in a node's scratch, -1 numeric
     cdef uint32_t[::1] cat_scratch        # (max_batch, cat_node_words): the scans' category bitsets
     cdef readonly Py_ssize_t cat_node_words, max_cat_bins
+    cdef CategoryBin* cat_sort            # (cat_threads, max_cat_bins): each thread's categories
+    cdef int cat_threads
 
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
                         const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil

@@ -12,6 +12,11 @@ every threshold is tried with them on the right and on the left, and the split l
 that default direction; value bins 1..b go left, b+1..n right. Ties keep the lowest
 feature, then the lowest bin, then missing-right.
 
+A categorical feature (the finder's per-feature flag, tested once per node and
+feature) is scanned by scan_categorical instead: its split is a set of bins going left
+(LightGBM's one-vs-rest or sorted partition), written as a bitset into the finder's
+scratch, which the Candidate points at (cat_bits; NULL for a numeric split).
+
 Float64 or quantized histograms are chosen once, when the grower is set up, by the
 finder's class (FloatSplitFinder, QuantizedSplitFinder); the scan itself is one kernel
 fused over the bin type (hist_t), reading packed bins of any width in place.
@@ -247,7 +252,8 @@ cdef void scan_slot_feature(
     place; a bundled one from its materialized float64 bins."""
     cdef double bundled[2 * MAX_BUNDLED_BINS]
     if finder.categorical[f]:  # never bundled
-        scan_categorical(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
+        scan_categorical(finder.cat_sort + boosters_thread_num() * finder.max_cat_bins,
+                         slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
                          parent_score, &finder.params, out, inv_g, inv_h)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
@@ -260,12 +266,19 @@ cdef void scan_slot_feature(
 
 # -- categorical features -------------------------------------------------------------
 
-cdef struct CategoryBin:
-    double key          # the sort key, G / (H + cat_smooth)
-    double g
-    double h
-    double rows         # estimated from the hessian, as LightGBM's cnt
-    int32_t bin
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int boosters_thread_num(void) { return omp_get_thread_num(); }
+    static int boosters_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int boosters_thread_num(void) { return 0; }
+    static int boosters_max_threads(void) { return 1; }
+    #endif
+    """
+    int boosters_thread_num() nogil
+    int boosters_max_threads() nogil
 
 
 cdef int by_key_then_bin(const void* a, const void* b) noexcept nogil:
@@ -290,6 +303,7 @@ cdef inline double best_missing_hess(const hist_t* hist, double inv_h) noexcept 
 
 
 cdef void scan_categorical(
+    CategoryBin* cats,          # scratch: n_bins entries
     const hist_t* hist,         # IN: the feature's bins from bin 0 (missing); bin c + 1 is code c
     Py_ssize_t n_bins,
     int32_t feature,
@@ -315,7 +329,6 @@ cdef void scan_categorical(
       categories added since the last candidate.
     Both need min_samples_leaf rows and min_child_weight hessian on each side, and a
     gain > 0."""
-    cdef CategoryBin* cats = <CategoryBin*> malloc(n_bins * sizeof(CategoryBin))
     cdef uint32_t* bits = best.cat_bits
     cdef Py_ssize_t b, i, t, n_used = 0, best_first = 0, best_n = 0, best_dir = 1, n_scan, dir_k
     cdef int step
@@ -326,8 +339,6 @@ cdef void scan_categorical(
     cdef bint onehot = n_bins - 1 <= p.max_onehot_cats
     best.gain = 0.0
     best.feature = -1
-    if cats == NULL:
-        return
     for b in range(n_bins):
         if hist_t is double:
             gb, hb = hist[2 * b], hist[2 * b + 1]
@@ -382,8 +393,6 @@ cdef void scan_categorical(
             t -= best_dir
         best.default_left = (bits[0] & 1) != 0
         best.has_missing = floor(best_missing_hess(hist, inv_h) * cnt_factor + 0.5) >= 1.0
-    free(cats)
-
 
 
 cdef inline void column_totals(
@@ -476,8 +485,15 @@ cdef class SplitFinder:
         self.cat_scratch = np.zeros(max(1, self.max_batch * self.cat_node_words), dtype=np.uint32)
         cat_bins = np.asarray(self.n_bins)[categorical != 0]
         self.max_cat_bins = int(cat_bins.max()) if cat_bins.size else 0
+        # a scan's categories: one scratch per thread (find_best runs at most cat_threads)
+        self.cat_threads = max(1, self.n_threads, boosters_max_threads())
+        free(self.cat_sort)
+        self.cat_sort = <CategoryBin*> malloc(max(1, self.cat_threads * self.max_cat_bins) * sizeof(CategoryBin))
+        if self.cat_sort == NULL:
+            raise MemoryError()
 
     def __dealloc__(self):
+        free(self.cat_sort)
         free(self.per_feature)
         free(self.parent_scores)
 
@@ -504,6 +520,7 @@ cdef class SplitFinder:
         cdef Candidate* per_feature = self.per_feature
         cdef Candidate* best
         cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        t = min(t, self.cat_threads)  # the categorical scans' scratch
         for i in range(n_nodes):
             self.parent_scores[i] = self._parent_score(i, sum_g[i], sum_h[i])
         if t > 1:
