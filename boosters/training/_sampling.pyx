@@ -24,7 +24,7 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from boosters._lib.random cimport splitmix64, stream_key, uniform01
+from boosters._lib.random cimport stream_key, uniform01
 from boosters._lib.types cimport row_t
 
 cdef enum:
