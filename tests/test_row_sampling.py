@@ -17,6 +17,7 @@ import boosters as bst
 import naive_grower as naive
 from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
 from boosters.model.tree import predict_tree
+from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import RowSampler
 from boosters.training.grower import TreeGrower
 from boosters.training.objectives import make_objective
@@ -84,7 +85,7 @@ def test_uniform_sample_is_the_reference_selection(n, m):
     sampler = RowSampler("uniform", n, 1, 7, 1, n_sample=m)
     gh = np.zeros((1, n, 2), dtype=np.float32)
     for round_ in range(3):
-        rows, others = sampler.sample_round(round_, gh)
+        rows, others = sample_rows(sampler, round_, gh)
         np.testing.assert_array_equal(rows, uniform_reference(7, round_, n, m))
         assert len(rows) == m  # exactly the asked size, in increasing order, the others after it
         np.testing.assert_array_equal(np.sort(np.concatenate([rows, others])), np.arange(n))
@@ -101,7 +102,7 @@ def test_uniform_sample_takes_every_row_equally_often():
     gh = np.zeros((1, n, 2), dtype=np.float32)
     taken = np.zeros((rounds, n), dtype=bool)
     for r in range(rounds):
-        taken[r, sampler.sample_round(r, gh)[0]] = True
+        taken[r, sample_rows(sampler, r, gh)[0]] = True
     counts = taken.sum(axis=0)
     assert np.all(np.abs(counts - 800) < 5 * 25.3), counts
     pairs = (taken.T.astype(np.int64) @ taken)[np.triu_indices(n, 1)]
@@ -125,10 +126,10 @@ def test_goss_sample_and_weights_are_the_reference(n_outputs, ties):
     top_k, other_k, weight = round(a * n), round(b * n), (1 - a) / b
     sampler = RowSampler("goss", n, n_outputs, 11, 2, top_k=top_k, other_k=other_k, weight=weight,
                          warmup_rounds=2)
-    assert sampler.sample_round(0, gh.copy()) is None and sampler.sample_round(1, gh.copy()) is None
+    assert sample_rows(sampler, 0, gh.copy()) is None and sample_rows(sampler, 1, gh.copy()) is None
     for round_ in (2, 3):
         ours = gh.copy()
-        rows, others = sampler.sample_round(round_, ours)
+        rows, others = sample_rows(sampler, round_, ours)
         sample, reweighted, top, drawn = goss_reference(11, round_, gh, top_k, other_k, weight)
         np.testing.assert_array_equal(rows, sample)
         assert len(rows) == top_k + other_k and len(drawn) == other_k
@@ -295,13 +296,14 @@ def friedman(n=20_000, seed=0):
 
 
 @pytest.mark.parametrize("settings", [dict(subsample=0.5, histogram_mode="f64", histogram_layout="row"),
-                                      dict(subsample=0.7, histogram_mode="i16", growth_strategy="leafwise"),
+                                      dict(subsample=0.6, histogram_mode="i16", growth_strategy="leafwise"),
                                       dict(histogram_mode="f64", histogram_layout="column", learning_rate=0.5, **GOSS),
                                       dict(histogram_mode="i16", learning_rate=0.5, **GOSS)])
 def test_sampled_models_do_not_depend_on_the_thread_count(settings):
-    """20,000 rows: partitions, the quantizer and the GOSS scores run in parallel at 2
-    threads; the models are equal byte for byte."""
-    X, y = friedman()
+    """40,000 rows (samples of 20,000 and more): partitions (the sampled rows' and the
+    others'), the quantizer and the GOSS scores run in parallel at 2 threads; the models
+    are equal byte for byte."""
+    X, y = friedman(40_000)
     config = bst.GBDTConfig(n_estimators=8, **settings)
     one, two = (bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=t) for t in (1, 2))
     assert one.to_bytes() == two.to_bytes()

@@ -139,3 +139,32 @@ class FitCategorical:
         return float(((model.predict(self.X_test) - self.y_test) ** 2).mean() ** 0.5)
 
     track_test_rmse.unit = "rmse"
+
+
+class FitSampling:
+    """Row sampling (subsample, GOSS) against none, on the Higgs-like task: fit time and
+    test AUC (benchmarks/sampling.py adds LightGBM's bagging and GOSS)."""
+
+    SAMPLINGS = {"none": {}, "subsample-0.5": {"subsample": 0.5},
+                 "goss-0.2-0.1": {"goss_top_rate": 0.2, "goss_other_rate": 0.1}}
+    params = (list(SAMPLINGS), [1, 2])
+    param_names = ["sampling", "n_threads"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, sampling, n_threads):
+        self.X_train, self.X_test, self.y_train, self.y_test = _split("higgs-200k")
+        self.config = benchmark.boosters_config(TASKS["higgs-200k"][1]).replace(**self.SAMPLINGS[sampling])
+
+    def _fit(self, n_threads):
+        return bst.GBDTModel.train(bst.Dataset(self.X_train, self.y_train), self.config, n_threads=n_threads)
+
+    def time_fit(self, sampling, n_threads):
+        self._fit(n_threads)
+
+    def track_test_auc(self, sampling, n_threads):
+        prediction = self._fit(n_threads).predict(self.X_test, n_threads=n_threads)
+        return benchmark.score("binary", self.y_test, prediction)[1]
+
+    track_test_auc.unit = "auc"

@@ -18,6 +18,7 @@ from boosters._lib.columns cimport BinColumns
 from boosters._lib.types cimport row_t
 from boosters.training._gain cimport children_score, leaf_score, leaf_weight as gain_leaf_weight, split_gain
 from boosters.training._partition cimport IN_ORDER, RowPartitioner, SPLIT
+from boosters.training._sampling cimport RowSampler
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._columnwise cimport (
@@ -532,3 +533,18 @@ def pool_histogram(HistogramPool pool, Py_ssize_t slot):
     """The view of one slot: (total_bins, 2) float64, or (total_bins,) packed int64."""
     _pool_slot(pool, slot)
     return pool.data[slot]
+
+
+# -- row sampling ----------------------------------------------------------------------------
+
+def sample_rows(RowSampler sampler, uint64_t round_, float[:, :, ::1] gh):  # gh: IN and OUT (GOSS re-weights it)
+    """(sampled rows, other rows) of round `round_` for the (n_outputs, n_rows, 2)
+    gradients gh, None in a warm-up round: what training draws."""
+    if gh.shape[0] != sampler.n_outputs or gh.shape[1] != sampler.n_rows or gh.shape[2] != 2:
+        raise ValueError(f"gh must have shape ({sampler.n_outputs}, {sampler.n_rows}, 2)")
+    out = np.empty(sampler.n_rows + 1, dtype=np.uint32)
+    cdef row_t[::1] out_v = out
+    cdef Py_ssize_t m
+    with nogil:
+        m = sampler.sample(round_, &gh[0, 0, 0] if sampler.n_rows else NULL, &out_v[0])
+    return None if m < 0 else (out[:m].astype(np.int64), out[m:sampler.n_rows].astype(np.int64))

@@ -111,7 +111,7 @@ cdef class RowPartitioner:
         self.begin = np.zeros(max_nodes, dtype=np.int64)
         self.end = np.zeros(max_nodes, dtype=np.int64)
         self.which = np.zeros(max_nodes, dtype=np.uint8)
-        # one spare entry: the sampler stores every row at both ends (see _sampling.pyx)
+        # (one spare entry: never empty when sampling, even without rows)
         self.sample = np.empty(self.n_rows + 1 if sampling else 0, dtype=np.uint32)
         self.n_sampled = -1
         self._n_bins = binned.n_bins

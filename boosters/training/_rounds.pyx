@@ -92,8 +92,10 @@ cdef class BoostingRounds:
         self.leaves = np.empty(loop.max_nodes, dtype=np.int64)
         self.leaf_values = np.empty(loop.max_nodes)
         if sampler is not None and (sampler.n_rows != self.partitioner.n_rows or sampler.n_outputs != self.n_outputs
-                                    or self.partitioner.sample.shape[0] == 0):
-            raise ValueError("the sampler must match the rows and outputs, and the partitioner be made with sampling=True")
+                                    or self.partitioner.sample.shape[0] == 0
+                                    or gradients.out.strides[0] != 8 * self.partitioner.n_rows):
+            raise ValueError("the sampler must match the rows and outputs, the partitioner be made with "
+                             "sampling=True and the gradients be one C-contiguous (n_outputs, n_rows, 2) array")
         self.sampler = sampler
 
     def grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):

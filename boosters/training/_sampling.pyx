@@ -24,7 +24,7 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from boosters._lib.random cimport splitmix64, stream_key, uniform01
+from boosters._lib.random cimport stream_key, uniform01
 from boosters._lib.types cimport row_t
 
 cdef enum:
@@ -38,7 +38,7 @@ cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
 
 cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* out) noexcept nogil:
     """out[:m] = m rows drawn from 0..n-1 (algorithm S), out[m:n] = the others, both
-    increasing; returns m. out has n + 1 entries. As the partitioner's one-pass kernel,
+    increasing; returns m. As the partitioner's one-pass kernel,
     every row is stored at both ends (taken rows forwards, the others backwards from the
     end, then reversed), so the pass has no data-dependent branch."""
     cdef Py_ssize_t i, n_taken = 0, n_other = 0, lo, hi
@@ -130,23 +130,11 @@ cdef class RowSampler:
         self.n_sample, self.top_k, self.other_k, self.weight = n_sample, top_k, other_k, weight
         self.warmup_rounds = warmup_rounds
 
-    def sample_round(self, uint64_t round_, float[:, :, ::1] gh):  # gh: IN and OUT (GOSS re-weights it)
-        """(sampled rows, other rows) of round `round_` for the (n_outputs, n_rows, 2)
-        gradients gh, None in a warm-up round: what training draws, for tests."""
-        if gh.shape[0] != self.n_outputs or gh.shape[1] != self.n_rows or gh.shape[2] != 2:
-            raise ValueError(f"gh must have shape ({self.n_outputs}, {self.n_rows}, 2)")
-        out = np.empty(self.n_rows + 1, dtype=np.uint32)
-        cdef row_t[::1] out_v = out
-        cdef Py_ssize_t m
-        with nogil:
-            m = self.sample(round_, &gh[0, 0, 0] if self.n_rows else NULL, &out_v[0])
-        return None if m < 0 else (out[:m].astype(np.int64), out[m:self.n_rows].astype(np.int64))
-
     cdef Py_ssize_t sample(
         self,
         uint64_t round_,
         float* gh,                  # IN and OUT: (n_outputs, n_rows, 2) the round's gradients
-        row_t* out,                 # OUT: n_rows + 1 entries: the sample, then the other rows
+        row_t* out,                 # OUT: n_rows entries: the sample, then the other rows
     ) noexcept nogil:
         """The round's sample in out[:m], the other rows in out[m:n_rows]; returns m, or -1
         in a warm-up round (no sample: every row)."""

@@ -34,6 +34,8 @@ cdef struct NodeBounds:
     double lower
     double upper
     int direction           # +1: left child <= right child, -1: >=, 0: no order
+
+
 # One category of a node in the categorical scan.
 cdef struct CategoryBin:
     double key          # the sort key, G / (H + cat_smooth)
