@@ -158,10 +158,15 @@ def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str,
     return _take(table, indices)
 
 
-def recode(X: np.ndarray, given: dict, wanted: dict, names: list[str] | None) -> np.ndarray:
+def recode(X: np.ndarray, given: dict, wanted: dict, names: list[str] | None, name: str) -> np.ndarray:
     """X's codes (mapped with `given`, feature -> categories) recoded to `wanted`'s mapping
     by value; a copy when a column changes. A feature without a mapping in `given` is
-    taken as codes (as a NumPy array's at prediction)."""
+    taken as codes (as a NumPy array's at prediction); a feature categorical in `given`
+    but not in `wanted` is a ValueError naming `name`."""
+    numeric = sorted(set(given) - set(wanted))
+    if numeric:
+        raise ValueError(f"{name}: feature {feature_label(numeric[0], names)} is categorical here but the "
+                         f"model's is numeric")
     out = X
     for f, categories in wanted.items():
         if given.get(f) is None:
