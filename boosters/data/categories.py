@@ -131,7 +131,7 @@ def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, featur
         if values.dtype == object:
             raise ValueError(f"categorical feature {feature} was trained on integer codes; got strings")
         return _take(values.astype(np.float64), indices)
-    if len(values) and _kind(values) != _kind(categories):
+    if len(values) and len(categories) and _kind(values) != _kind(categories):
         raise ValueError(f"categorical feature {feature} was trained on {_kind(categories)} categories; "
                          f"got {_kind(values)}")
     code = {value: c for c, value in enumerate(categories.tolist())}
@@ -145,7 +145,7 @@ def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str,
     (a non-integer or unseen number -> NaN); ValueError when its categories are strings."""
     if categories is None:
         return column
-    if _kind(categories) == "strings":
+    if len(categories) and _kind(categories) == "strings":
         raise ValueError(f"categorical feature {feature} was trained on string categories; got numbers "
                          f"(dtype {dtype})")
     known = ~np.isnan(column)

@@ -8,13 +8,14 @@ import numbers
 import numpy as np
 
 from boosters.config import GBDTConfig, Metric, Objective
+from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.model.validation import TREE_ARRAY_NAMES
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
-                 "best_score", "eval_history", "n_groups", "config")
+                 "best_score", "eval_history", "n_groups", "config", "categorical_features", "categories")
 ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES)
 
 
@@ -42,6 +43,41 @@ def objective_from_json(data) -> Objective:
     if not isinstance(data, dict) or set(data) != {"name", "n_classes"}:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
     return Objective(data["name"], data["n_classes"])
+
+
+def categories_to_json(categories: dict) -> dict:
+    """The categorical features (sorted indices) and, aligned with them, each one's
+    categories in code order (a list of strings or of integers) or null (integer codes)."""
+    features = sorted(categories)
+    return {"categorical_features": features,
+            "categories": [None if categories[f] is None else categories[f].tolist() for f in features]}
+
+
+def categories_from_json(features, values, n_features: int) -> dict:
+    """The inverse of `categories_to_json`, checked: distinct sorted feature indices
+    below n_features, and per feature null or a list of at most MAX_CATEGORIES distinct
+    strings or distinct integers."""
+    if (not isinstance(features, list) or not all(_is_int(f) and 0 <= f < n_features for f in features)
+            or features != sorted(set(features))):
+        raise ValueError(f"categorical_features must be a sorted list of distinct feature indices below "
+                         f"{n_features}")
+    if not isinstance(values, list) or len(values) != len(features):
+        raise ValueError(f"categories must be a list of {len(features)} entries, one per categorical feature")
+    out = {}
+    for f, items in zip(features, values):
+        if items is None:
+            out[f] = None
+            continue
+        if (not isinstance(items, list) or len(items) > MAX_CATEGORIES
+                or not (all(isinstance(v, str) for v in items)
+                        or all(_is_int(v) and -2**63 <= v < 2**63 for v in items))):
+            raise ValueError(f"categories of feature {f} must be null or a list of at most {MAX_CATEGORIES} "
+                             f"strings or of int64 integers")
+        if len(set(items)) != len(items):
+            raise ValueError(f"categories of feature {f} repeat a value")
+        out[f] = (np.array(items, dtype=object).reshape(-1) if items and isinstance(items[0], str)
+                  else np.array(items, dtype=np.int64))
+    return out
 
 
 def _is_int(value) -> bool:
@@ -112,5 +148,6 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")
+    categories = categories_from_json(header["categorical_features"], header["categories"], header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
-                    header["best_iteration"], header["best_score"], header["eval_history"])
+                    header["best_iteration"], header["best_score"], header["eval_history"], categories)
