@@ -151,6 +151,11 @@ def frame_matrix(frame: Frame, name: str, encoders: dict | None = None, order=No
     sources = range(frame.shape[1]) if order is None else [int(c) for c in order]
     if n_rows == 0 or len(sources) == 0:
         raise ValueError(f"{name} is empty: shape {frame.shape}; need at least one row and one feature")
+    if frame.library == "pandas" and not encoders:
+        df = frame.X if order is None else frame.X.iloc[:, sources]
+        dtypes = list(df.dtypes)
+        if all(d == dtypes[0] for d in dtypes) and dtypes[0] in (np.float32, np.float64):
+            return np.asarray(df)  # one float block: no copy
     columns = [frame.column(c) for c in sources]
     for j, column in enumerate(columns):
         if j not in encoders and not column.numeric:

@@ -33,10 +33,6 @@ def as_feature_matrix(X, name: str = "X") -> np.ndarray:
     """
     frame = as_frame(X)
     if frame is not None:
-        if frame.library == "pandas" and frame.shape[0] and frame.shape[1]:
-            dtypes = list(X.dtypes)
-            if all(d == dtypes[0] for d in dtypes) and dtypes[0] in _FLOAT_KINDS:
-                return np.asarray(X)  # one float block: no copy
         return frame_matrix(frame, name)
     try:
         arr = np.asarray(X)
