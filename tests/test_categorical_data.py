@@ -151,9 +151,10 @@ def test_int64_codes_do_not_wrap_around():
 
 def test_too_many_categories():
     values = np.array([f"v{i}" for i in range(MAX_CATEGORIES + 1)], dtype=object)
-    with pytest.raises(ValueError, match=r"categorical feature 's' \(index 0\) has 65535 categories; at most 65534"):
+    with pytest.raises(ValueError, match=r"feature 's' \(index 0\) has 65535 categories; at most 65534"):
         bst.Dataset(pd.DataFrame({"s": values}), np.zeros(len(values)), categorical_features=["s"])
-    ok = bst.Dataset(pd.DataFrame({"s": values[:MAX_CATEGORIES]}), np.zeros(MAX_CATEGORIES), categorical_features=[0])
+    ok = bst.Dataset(pd.DataFrame({"s": values[:MAX_CATEGORIES]}), np.zeros(MAX_CATEGORIES),
+                     categorical_features=[0])
     assert np.nanmax(ok.X) == MAX_CATEGORIES - 1
 
 
@@ -173,7 +174,8 @@ def test_pyarrow_table():
                                          [0, 0, 5, 1]])
     auto = bst.Dataset(table.select(["i", "d"]), np.zeros(5))
     assert auto.categorical_features == [1]
-    numeric = pa.table({"f": pa.array([1.5, None], type=pa.float32()), "g": pa.array([2.5, 3.0], type=pa.float32())})
+    numeric = pa.table({"f": pa.array([1.5, None], type=pa.float32()),
+                        "g": pa.array([2.5, 3.0], type=pa.float32())})
     m = bst.Dataset(numeric, np.zeros(2)).X
     assert m.dtype == np.float32
     np.testing.assert_array_equal(m, [[1.5, 2.5], [NAN, 3.0]])
@@ -236,7 +238,7 @@ def test_frame_is_coded_by_value():
 
 def test_numbers_for_string_categories_are_an_error():
     df = pd.DataFrame({"c": [0, 1], "x": [0.0, 0.0], "code": [0, 1], "i": [7, 9]})
-    with pytest.raises(ValueError, match="categorical feature 'c' .* was trained on string categories; got numbers"):
+    with pytest.raises(ValueError, match="feature 'c' .* was trained on string categories; got numbers"):
         frame_matrix_for(CATS, df, ["c", "x", "code", "i"])
     df = pd.DataFrame({"c": ["a", "b"], "x": [0.0, 0.0], "code": ["a", "b"], "i": [7, 9]})
     with pytest.raises(ValueError, match="categorical feature 2 was trained on integer codes; got strings"):
@@ -383,3 +385,18 @@ def test_integer_mappings_round_trip():
     # a plain integer column is coded by value with the integer categories
     plain = ints.astype({"c": np.int64})
     np.testing.assert_array_equal(loaded.predict(plain), model.predict(ints))
+
+
+def test_numeric_arrow_and_polars_frames_train_and_predict_like_pandas():
+    rng = np.random.default_rng(3)
+    pdf = pd.DataFrame({"a": rng.normal(size=500), "b": rng.integers(0, 5, 500), "c": rng.normal(size=500)})
+    pdf.loc[::7, "a"] = NAN
+    y = pdf["a"].fillna(0) + pdf["b"] - pdf["c"]
+    cfg = bst.GBDTConfig(n_estimators=5, max_depth=3)
+    expected = bst.GBDTModel.train(bst.Dataset(pdf, y), cfg)
+    for X in (pa.Table.from_pandas(pdf, preserve_index=False), pl.from_pandas(pdf, nan_to_null=True)):
+        model = bst.GBDTModel.train(bst.Dataset(X, y), cfg)
+        assert model.feature_names == ["a", "b", "c"]
+        np.testing.assert_array_equal(model.predict(X), expected.predict(pdf))
+        reordered = X.select(["c", "a", "b"])  # matched by name
+        np.testing.assert_array_equal(expected.predict(reordered), expected.predict(pdf))

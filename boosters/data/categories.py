@@ -67,9 +67,9 @@ def check_codes(codes: np.ndarray, feature: str) -> None:
     valid = np.isnan(codes) | ((codes >= 0) & (codes < MAX_CATEGORIES) & (codes == np.floor(codes)))
     if not valid.all():
         row = int(np.flatnonzero(~valid)[0])
-        raise ValueError(f"categorical feature {feature}: code {float(codes[row])!r} at row {row} is not an integer in "
-                         f"[0, {MAX_CATEGORIES}) (MAX_CATEGORIES); give the raw values (strings, or a pandas "
-                         f"category column) to have them mapped to codes")
+        raise ValueError(f"categorical feature {feature}: code {float(codes[row])!r} at row {row} is not an "
+                         f"integer in [0, {MAX_CATEGORIES}) (MAX_CATEGORIES); give the raw values (strings, "
+                         f"or a pandas category column) to have them mapped to codes")
 
 
 def category_values(values, feature: str) -> np.ndarray:

@@ -67,8 +67,9 @@ class GBDTTrainer:
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
                             resolve_histogram_mode(cfg, train.n_rows))
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
+        # the validation codes by value with the training's mapping, as at prediction
         val_X = None if val_set is None else recode(val_set.X, val_set.categories, train.categories,
-                                                    train.feature_names, "val_set")  # codes by value, as at predict
+                                                    train.feature_names, "val_set")
 
         history: list[float] = []
         best_round, best_score = None, None
