@@ -6,6 +6,7 @@ integers held as floats."""
 
 import io
 import json
+import pickle
 import zipfile
 
 import numpy as np
@@ -244,7 +245,7 @@ def test_numbers_for_string_categories_are_an_error():
     with pytest.raises(ValueError, match="categorical feature 2 was trained on integer codes; got strings"):
         frame_matrix_for(CATS, df)
     df = pd.DataFrame({"c": ["a", "b"], "x": [0.0, 0.0], "code": [1, 2], "i": ["7", "9"]})
-    with pytest.raises(ValueError, match="categorical feature 3 was trained on integers categories; got strings"):
+    with pytest.raises(ValueError, match="categorical feature 3 was trained on integer categories; got string values"):
         frame_matrix_for(CATS, df)
 
 
@@ -278,6 +279,11 @@ def test_model_keeps_the_mapping(category_model):
     assert loaded.categorical_features == [1]
     assert loaded.categories[1].tolist() == model.categories[1].tolist()
     np.testing.assert_array_equal(loaded.predict(df), model.predict(df))
+    reordered = df.assign(color=df["color"].cat.reorder_categories(list(reversed(df["color"].cat.categories))))
+    np.testing.assert_array_equal(loaded.predict(reordered), model.predict(df))
+    unpickled = pickle.loads(pickle.dumps(model))
+    assert unpickled.categories[1].tolist() == model.categories[1].tolist()
+    np.testing.assert_array_equal(unpickled.predict(reordered), model.predict(df))
 
 
 def test_reordered_and_extra_categories_predict_like_the_codes(category_model):
@@ -293,6 +299,7 @@ def test_reordered_and_extra_categories_predict_like_the_codes(category_model):
     np.testing.assert_array_equal(model.predict(pa.Table.from_pandas(other, preserve_index=False)), expected)
     np.testing.assert_array_equal(model.predict(pl.from_pandas(other.astype({"color": object}))), expected)
     np.testing.assert_array_equal(model.predict(bst.Dataset(other)), expected)  # a Dataset's own mapping
+    np.testing.assert_array_equal(model.predict(bst.Dataset(other[["color", "x"]])), expected)
     # the categories' order really differs: the other frame's own codes predict differently
     assert not np.array_equal(model.predict(bst.Dataset(other).X), expected)
 

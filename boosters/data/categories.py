@@ -119,7 +119,7 @@ def _take(table: np.ndarray, indices: np.ndarray) -> np.ndarray:
 
 
 def _kind(categories: np.ndarray) -> str:
-    return "strings" if categories.dtype == object else "integers"
+    return "string" if categories.dtype == object else "integer"
 
 
 def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, feature: str) -> np.ndarray:
@@ -133,7 +133,7 @@ def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, featur
         return _take(values.astype(np.float64), indices)
     if len(values) and len(categories) and _kind(values) != _kind(categories):
         raise ValueError(f"categorical feature {feature} was trained on {_kind(categories)} categories; "
-                         f"got {_kind(values)}")
+                         f"got {_kind(values)} values")
     code = {value: c for c, value in enumerate(categories.tolist())}
     table = np.array([code.get(value, -1) for value in values.tolist()], dtype=np.float64)
     return _take(table, indices)
@@ -145,7 +145,7 @@ def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str,
     (a non-integer or unseen number -> NaN); ValueError when its categories are strings."""
     if categories is None:
         return column
-    if len(categories) and _kind(categories) == "strings":
+    if len(categories) and _kind(categories) == "string":
         raise ValueError(f"categorical feature {feature} was trained on string categories; got numbers "
                          f"(dtype {dtype})")
     known = ~np.isnan(column)

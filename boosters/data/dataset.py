@@ -127,4 +127,6 @@ class Dataset:
             parts.append("labels")
         if self.weights is not None:
             parts.append("weights")
+        if self.categorical_features:
+            parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"
