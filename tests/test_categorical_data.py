@@ -202,6 +202,16 @@ def test_polars_categorical_and_enum():
     np.testing.assert_array_equal(declared.X[:, 2], [0, 1, NAN, 0, 0])  # 's': sorted q, r
 
 
+def test_all_missing_columns():
+    for X in (pd.DataFrame({"c": pd.Categorical([None, None]), "s": pd.Series([None, None], dtype=object)}),
+              pa.table({"c": pa.array([None, None], pa.string()).dictionary_encode(),
+                        "s": pa.array([None, None], pa.string())}),
+              pl.DataFrame({"c": pl.Series([None, None], dtype=pl.Categorical),
+                            "s": pl.Series([None, None], dtype=pl.String)})):
+        ds = bst.Dataset(X, [0, 1], categorical_features=["c", "s"])
+        assert np.isnan(ds.X).all() and [len(v) for v in ds.categories.values()] == [0, 0]
+
+
 def test_same_data_same_codes_in_every_library():
     values = ["m", "k", None, "z", "k", "m"]
     x = [0.5, 1.5, 2.5, NAN, 4.5, 5.5]

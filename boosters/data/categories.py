@@ -76,6 +76,8 @@ def category_values(values, feature: str) -> np.ndarray:
     """`values` as category values: an object array of str, or an int64 array;
     TypeError for anything else (floats, bools, a mix of strings and integers)."""
     arr = np.asarray(values)
+    if arr.size == 0:  # no values: their dtype says nothing (pandas makes an empty category float64)
+        return np.empty(0, dtype=object)
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError(f"categorical feature {feature}: category values beyond int64")

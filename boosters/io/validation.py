@@ -75,7 +75,7 @@ def categories_from_json(features, values, n_features: int) -> dict:
                              f"strings or of int64 integers")
         if len(set(items)) != len(items):
             raise ValueError(f"categories of feature {f} repeat a value")
-        out[f] = (np.array(items, dtype=object).reshape(-1) if items and isinstance(items[0], str)
+        out[f] = (np.array(items, dtype=object).reshape(-1) if not items or isinstance(items[0], str)
                   else np.array(items, dtype=np.int64))
     return out
 
