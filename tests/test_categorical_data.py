@@ -387,6 +387,22 @@ def test_bad_mapping_in_a_file_is_rejected(category_model, features, categories,
         bst.GBDTModel.from_bytes(encode(header, arrays))
 
 
+def test_the_mapping_fields_come_together(category_model):
+    """Written only with categorical features (a numeric model's file is as before); one
+    without the other is rejected."""
+    _, _, model = category_model
+    header, arrays = decode(model.to_bytes())
+    del header["categories"]
+    with pytest.raises(ValueError, match=r"not a valid boosters model: header fields \['categorical_features', "
+                                         r"'categories'\] come together"):
+        bst.GBDTModel.from_bytes(encode(header, arrays))
+    del header["categorical_features"]
+    assert bst.GBDTModel.from_bytes(encode(header, arrays)).categories == {}
+    numeric = bst.GBDTModel.train(bst.Dataset(np.arange(20.0)[:, None], np.arange(20.0)),
+                                  bst.GBDTConfig(n_estimators=2))
+    assert "categories" not in decode(numeric.to_bytes())[0]
+
+
 def test_integer_mappings_round_trip():
     X = np.array([[0.0, 1.0], [2.0, 0.0], [1.0, NAN], [0.0, 1.0]] * 10)
     y = X[:, 0] + np.nan_to_num(X[:, 1])

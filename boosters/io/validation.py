@@ -15,7 +15,10 @@ from boosters.model.validation import TREE_ARRAY_NAMES
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
-                 "best_score", "eval_history", "n_groups", "config", "categorical_features", "categories")
+                 "best_score", "eval_history", "n_groups", "config")
+# the categorical mapping: written (both) only by models with categorical features, so a
+# model without them is the file older versions write
+CATEGORY_FIELDS = ("categorical_features", "categories")
 ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES)
 
 
@@ -47,7 +50,10 @@ def objective_from_json(data) -> Objective:
 
 def categories_to_json(categories: dict) -> dict:
     """The categorical features (sorted indices) and, aligned with them, each one's
-    categories in code order (a list of strings or of integers) or null (integer codes)."""
+    categories in code order (a list of strings or of integers) or null (integer codes);
+    nothing without categorical features."""
+    if not categories:
+        return {}
     features = sorted(categories)
     return {"categorical_features": features,
             "categories": [None if categories[f] is None else categories[f].tolist() for f in features]}
@@ -94,9 +100,12 @@ def _check_header(header) -> None:
     if header.get("format_version") != FORMAT_VERSION or not _is_int(header["format_version"]):
         raise ValueError(f"unsupported format_version {header.get('format_version')!r} "
                          f"(this version reads {FORMAT_VERSION})")
-    if set(header) != set(HEADER_FIELDS):
-        raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - set(header))}, "
-                         f"unexpected {sorted(set(header) - set(HEADER_FIELDS))}")
+    fields = set(header) - set(CATEGORY_FIELDS)
+    if fields != set(HEADER_FIELDS):
+        raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - fields)}, "
+                         f"unexpected {sorted(fields - set(HEADER_FIELDS))}")
+    if len(set(header) & set(CATEGORY_FIELDS)) == 1:
+        raise ValueError(f"header fields {list(CATEGORY_FIELDS)} come together")
     n_features = header["n_features"]
     if not _is_int(n_features) or not 1 <= n_features < 2**31:
         raise ValueError(f"n_features must be an int in [1, 2**31), got {n_features!r}")
@@ -148,6 +157,7 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")
-    categories = categories_from_json(header["categorical_features"], header["categories"], header["n_features"])
+    categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
+                                      header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
                     header["best_iteration"], header["best_score"], header["eval_history"], categories)
