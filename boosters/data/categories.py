@@ -54,8 +54,8 @@ def categorical_indices(spec, n_features: int, feature_names: list[str] | None,
                 raise ValueError(f"categorical_features: index {item} is outside [0, {n_features})")
             out.append(int(item))
         else:
-            raise TypeError(f"categorical_features: each item must be a feature index (int) or name (str), "
-                            f"got {item!r}")
+            raise ValueError(f"categorical_features: each item must be a feature index (int) or name (str), "
+                             f"got {item!r}")
     if len(set(out)) != len(out):
         raise ValueError(f"categorical_features names a feature twice: {items!r}")
     return sorted(out)
