@@ -10,7 +10,9 @@ import numpy as np
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
-from boosters.data.validation import as_feature_matrix, column_names, match_columns
+from boosters.data.categories import frame_codes, recode
+from boosters.data.frames import as_frame
+from boosters.data.validation import as_feature_matrix, match_columns
 from boosters.explain.importance import feature_importance
 from boosters.io import npz_format
 from boosters.model.ensemble import Ensemble
@@ -71,6 +73,16 @@ class GBDTModel:
         return self.ensemble.feature_names
 
     @property
+    def categorical_features(self) -> list[int]:
+        """The sorted indices of the categorical features."""
+        return self.ensemble.categorical_features
+
+    @property
+    def categories(self) -> dict:
+        """Categorical feature -> its raw values in code order (None: trained on codes)."""
+        return self.ensemble.categories
+
+    @property
     def best_iteration(self) -> int | None:
         """The 0-based round with the best validation score (the last round without a val_set)."""
         return self.ensemble.best_iteration
@@ -99,21 +111,31 @@ class GBDTModel:
 
     def _features(self, X) -> np.ndarray:
         """X as the float matrix the trees read: a frame's or Dataset's columns are matched
-        to the model's features by name (when both have names), an array's by position."""
-        names = self.feature_names
+        to the model's features by name (when both have names), an array's by position;
+        categorical features coded with the model's categories by value."""
+        names, categories = self.feature_names, self.ensemble.categories
         if isinstance(X, Dataset):
-            given, X = X.feature_names, X.X
+            given, given_categories, X = X.feature_names, X.categories, X.X
             if names is not None and given is not None:
                 order = match_columns(given, names, "X")
-                X = X if order is None else X[:, order]
-        elif names is not None and column_names(X) is not None:
-            order = match_columns(column_names(X), names, "X")
-            X = as_feature_matrix(X if order is None else X.iloc[:, order], "X")
-        else:
+                if order is not None:
+                    X = X[:, order]
+                    position = {int(c): f for f, c in enumerate(order)}
+                    given_categories = {position[c]: values for c, values in given_categories.items()}
+            self._check_width(X.shape[1])
+            return recode(X, given_categories, categories, names, "X")
+        frame = as_frame(X)
+        if frame is None:
             X = as_feature_matrix(X, "X")
-        if X.shape[1] != self.n_features:
-            raise ValueError(f"X has {X.shape[1]} features but the model was trained on {self.n_features}")
-        return X
+            self._check_width(X.shape[1])
+            return X
+        order = None if names is None else match_columns(frame.names, names, "X")
+        self._check_width(frame.shape[1] if order is None else len(order))
+        return frame_codes(frame, order, categories, names)
+
+    def _check_width(self, n_columns: int) -> None:
+        if n_columns != self.n_features:
+            raise ValueError(f"X has {n_columns} features but the model was trained on {self.n_features}")
 
     def predict_raw(self, X, n_threads: int = 0) -> np.ndarray:
         """Margins: (n_rows,) for one output, (n_rows, n_classes) for softmax."""

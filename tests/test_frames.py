@@ -114,9 +114,10 @@ def test_float32_frames_stay_float32():
     pd.Series([1.0, "a", 2.0], dtype=object),
 ])
 def test_non_numeric_column_is_named(column):
+    """Not declared categorical (a category column is by default: categorical_features="auto")."""
     df = pd.DataFrame({"ok": [1.0, 2.0, 3.0], "bad col": column})
     with pytest.raises(ValueError, match=r"\bX\b.*'bad col'"):
-        bst.Dataset(df, [0.0, 1.0, 2.0])
+        bst.Dataset(df, [0.0, 1.0, 2.0], categorical_features=[])
 
 
 def test_empty_frame_is_rejected():

@@ -468,7 +468,7 @@ json_values = st.recursive(
 HEADER_PATHS = ["format_version", "objective", "objective.name", "objective.n_classes", "n_features",
                 "feature_names", "best_iteration", "best_score", "eval_history", "n_groups", "config",
                 "config.objective", "config.max_depth", "config.metric", "config.growth_strategy",
-                "config.unknown_field", "unknown_field"]
+                "config.unknown_field", "unknown_field", "categorical_features", "categories"]
 
 
 @pytest.mark.parametrize("kind", ["squared", "softmax"])

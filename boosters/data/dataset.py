@@ -9,29 +9,28 @@ from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import BinMapper
 from boosters.data.bundling import bin_and_bundle
 from boosters.data.fingerprint import fingerprint
+from boosters.data.categories import categorical_indices, check_codes, feature_label, learn_frame
+from boosters.data.frames import as_frame
 from boosters.data.validation import as_feature_matrix, as_vector
-
-
-def _feature_indices(features, n_features: int) -> list[int]:
-    """Sorted distinct indices of categorical features (their columns hold codes 0, 1, ...;
-    checked when binned)."""
-    if features is None:
-        return []
-    indices = []
-    for f in features:
-        if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 0 <= f < n_features:
-            raise ValueError(f"categorical_features must be feature indices in [0, {n_features}), got {f!r}")
-        indices.append(int(f))
-    return sorted(set(indices))
 
 
 class Dataset:
     """Training or evaluation data.
 
-    `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order, pandas
-    frames); NaN means missing. It is referenced, not copied, when it is already
-    float32/float64, and never modified. `y`: one label per row (finite). `weights`:
-    one non-negative finite weight per row, not all zero.
+    `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order), a pandas or
+    polars DataFrame or a pyarrow Table; NaN (None, null, pd.NA) means missing. An array is
+    referenced, not copied, when it is already float32/float64, and never modified.
+
+    `categorical_features`: the categorical features, as indices or names, or "auto" (the
+    default for a frame: its pandas `category`, Arrow dictionary and polars
+    `Categorical`/`Enum` columns); None (the default for an array) for none. Raw values
+    (strings, integers, categories) are mapped to codes 0..k-1 (`X` then holds the codes,
+    NaN for missing) and `categories[f]` keeps the values in code order; a numeric column
+    is taken as the codes themselves (`categories[f]` None), integers in
+    [0, MAX_CATEGORIES). `boosters.data.categories` documents the order of the codes.
+
+    `y`: one label per row (finite). `weights`: one non-negative finite weight per row,
+    not all zero.
 
     Training bins X once per binning setting and keeps the bins (`binned`), so a
     Dataset reused for several trainings is binned once. X and the weights are
@@ -41,11 +40,34 @@ class Dataset:
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
-        columns = getattr(X, "columns", None)
-        self.X = as_feature_matrix(X, "X")
-        n_rows, n_features = self.X.shape
+        frame = as_frame(X)
+        if frame is None:
+            self.X = as_feature_matrix(X, "X")
+        elif frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise ValueError(f"X is empty: shape {frame.shape}; need at least one row and one feature")
+        n_rows, n_features = self.X.shape if frame is None else frame.shape
         if n_rows >= 2**32:
             raise ValueError(f"X has {n_rows} rows; at most 2**32 - 1 are supported")
+        if feature_names is None and frame is not None:
+            feature_names = frame.names
+        if feature_names is not None:
+            feature_names = [str(name) for name in feature_names]
+            if len(feature_names) != n_features:
+                raise ValueError(f"feature_names has {len(feature_names)} names but X has {n_features} features")
+            if len(set(feature_names)) != n_features:
+                raise ValueError("feature_names must be unique")
+        self.feature_names = feature_names
+        if categorical_features is None and frame is not None:
+            categorical_features = "auto"
+        auto = [] if frame is None else frame.categorical_columns()
+        self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
+        if frame is None or not self.categorical_features:
+            self.X = as_feature_matrix(X, "X") if frame is not None else self.X
+            for f in self.categorical_features:
+                check_codes(self.X[:, f], feature_label(f, feature_names))
+            self.categories = {f: None for f in self.categorical_features}
+        else:
+            self.X, self.categories = learn_frame(frame, self.categorical_features, feature_names)
         self.y = None if y is None else as_vector(y, n_rows, "y")
         self.weights = None
         if weights is not None:
@@ -55,16 +77,6 @@ class Dataset:
             if not np.any(w > 0):
                 raise ValueError("weights must not all be zero")
             self.weights = w
-        if feature_names is None and columns is not None:
-            feature_names = [str(c) for c in columns]
-        if feature_names is not None:
-            feature_names = [str(name) for name in feature_names]
-            if len(feature_names) != n_features:
-                raise ValueError(f"feature_names has {len(feature_names)} names but X has {n_features} features")
-            if len(set(feature_names)) != n_features:
-                raise ValueError("feature_names must be unique")
-        self.feature_names = feature_names
-        self.categorical_features = _feature_indices(categorical_features, n_features)
         self._binned_cache: dict = {}  # (max_bins, seed, bundling) -> (BinMapper, BinnedMatrix)
         self._binned_from = None        # fingerprints of X and weights the cache was built from
 
@@ -117,4 +129,6 @@ class Dataset:
             parts.append("labels")
         if self.weights is not None:
             parts.append("weights")
+        if self.categorical_features:
+            parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"

@@ -6,29 +6,34 @@ from collections import Counter
 
 import numpy as np
 
+from boosters.data.frames import as_frame, frame_library, frame_matrix
+
 _FLOAT_KINDS = (np.float32, np.float64)
 
 
 def is_frame(X) -> bool:
-    """A pandas DataFrame, recognised by duck typing (pandas is optional, never imported here)."""
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+    """A pandas or polars DataFrame or a pyarrow Table, recognised by its type's module
+    (those libraries are optional, never imported here)."""
+    return frame_library(X) is not None
 
 
 def column_names(X) -> list[str] | None:
     """A frame's column labels as strings (the feature names it carries); None otherwise."""
-    return [str(c) for c in X.columns] if is_frame(X) else None
+    frame = as_frame(X)
+    return None if frame is None else frame.names
 
 
 def as_feature_matrix(X, name: str = "X") -> np.ndarray:
     """X as a 2-D float32/float64 array: no copy for float input, one copy otherwise.
 
-    Accepts anything NumPy can turn into a numeric 2-D array (lists, arrays) and pandas
-    frames (read column by column: numeric, bool and nullable Int/Float/boolean columns,
-    pd.NA as NaN). Raises ValueError for non-numeric (naming the column), non-2-D or
-    empty input.
+    Accepts anything NumPy can turn into a numeric 2-D array (lists, arrays), pandas and
+    polars DataFrames and pyarrow Tables (read column by column: numeric, bool and
+    nullable columns, null / pd.NA as NaN). Raises ValueError for non-numeric (naming the
+    column), non-2-D or empty input.
     """
-    if is_frame(X):
-        return _frame_matrix(X, name)
+    frame = as_frame(X)
+    if frame is not None:
+        return frame_matrix(frame, name)
     try:
         arr = np.asarray(X)
     except (ValueError, TypeError) as exc:
@@ -44,25 +49,6 @@ def as_feature_matrix(X, name: str = "X") -> np.ndarray:
     if arr.dtype == np.float16:
         return arr.astype(np.float32)
     return arr.astype(np.float64)
-
-
-def _frame_matrix(df, name: str) -> np.ndarray:
-    n_rows, n_cols = df.shape
-    if n_rows == 0 or n_cols == 0:
-        raise ValueError(f"{name} is empty: shape {df.shape}; need at least one row and one feature")
-    dtypes = list(df.dtypes)
-    for label, dtype in zip(df.columns, dtypes):
-        if getattr(dtype, "kind", "O") not in "biuf":
-            raise ValueError(f"{name}: column {label!r} has dtype {dtype}; features must be numeric "
-                             "(bool, int, float, or pandas' nullable Int/Float/boolean)")
-    if all(d == dtypes[0] for d in dtypes) and dtypes[0] in (np.float32, np.float64):
-        return np.asarray(df)  # one float block: no copy
-    # float32 when no column needs more; pd.NA (nullable dtypes) becomes NaN, i.e. missing
-    out_dtype = np.float32 if all(str(d) in ("float32", "Float32", "float16") for d in dtypes) else np.float64
-    out = np.empty((n_rows, n_cols), dtype=out_dtype, order="F")
-    for j in range(n_cols):
-        out[:, j] = df.iloc[:, j].to_numpy(dtype=out_dtype, na_value=np.nan)
-    return out
 
 
 def match_columns(given: list[str], expected: list[str], name: str) -> np.ndarray | None:

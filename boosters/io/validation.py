@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from boosters.config import GBDTConfig, Metric, Objective
+from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.model.validation import TREE_ARRAY_NAMES
@@ -19,6 +20,9 @@ HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "
 CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
 ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES,
                *CATEGORY_MEMBERS[1:])
+# the categorical mapping: written (both) only by models with categorical features, so a
+# model without them is the file older versions write
+CATEGORY_FIELDS = ("categorical_features", "categories")
 
 
 def config_to_json(config: GBDTConfig) -> dict:
@@ -56,6 +60,44 @@ def objective_from_json(data) -> Objective:
     return Objective(data["name"], data["n_classes"])
 
 
+def categories_to_json(categories: dict) -> dict:
+    """The categorical features (sorted indices) and, aligned with them, each one's
+    categories in code order (a list of strings or of integers) or null (integer codes);
+    nothing without categorical features."""
+    if not categories:
+        return {}
+    features = sorted(categories)
+    return {"categorical_features": features,
+            "categories": [None if categories[f] is None else categories[f].tolist() for f in features]}
+
+
+def categories_from_json(features, values, n_features: int) -> dict:
+    """The inverse of `categories_to_json`, checked: distinct sorted feature indices
+    below n_features, and per feature null or a list of at most MAX_CATEGORIES distinct
+    strings or distinct integers."""
+    if (not isinstance(features, list) or not all(_is_int(f) and 0 <= f < n_features for f in features)
+            or features != sorted(set(features))):
+        raise ValueError(f"categorical_features must be a sorted list of distinct feature indices below "
+                         f"{n_features}")
+    if not isinstance(values, list) or len(values) != len(features):
+        raise ValueError(f"categories must be a list of {len(features)} entries, one per categorical feature")
+    out = {}
+    for f, items in zip(features, values):
+        if items is None:
+            out[f] = None
+            continue
+        if (not isinstance(items, list) or len(items) > MAX_CATEGORIES
+                or not (all(isinstance(v, str) for v in items)
+                        or all(_is_int(v) and -2**63 <= v < 2**63 for v in items))):
+            raise ValueError(f"categories of feature {f} must be null or a list of at most {MAX_CATEGORIES} "
+                             f"strings or of int64 integers")
+        if len(set(items)) != len(items):
+            raise ValueError(f"categories of feature {f} repeat a value")
+        out[f] = (np.array(items, dtype=object).reshape(-1) if not items or isinstance(items[0], str)
+                  else np.array(items, dtype=np.int64))
+    return out
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -70,9 +112,12 @@ def _check_header(header) -> None:
     if header.get("format_version") != FORMAT_VERSION or not _is_int(header["format_version"]):
         raise ValueError(f"unsupported format_version {header.get('format_version')!r} "
                          f"(this version reads {FORMAT_VERSION})")
-    if set(header) != set(HEADER_FIELDS):
-        raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - set(header))}, "
-                         f"unexpected {sorted(set(header) - set(HEADER_FIELDS))}")
+    fields = set(header) - set(CATEGORY_FIELDS)
+    if fields != set(HEADER_FIELDS):
+        raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - fields)}, "
+                         f"unexpected {sorted(fields - set(HEADER_FIELDS))}")
+    if len(set(header) & set(CATEGORY_FIELDS)) == 1:
+        raise ValueError(f"header fields {list(CATEGORY_FIELDS)} come together")
     n_features = header["n_features"]
     if not _is_int(n_features) or not 1 <= n_features < 2**31:
         raise ValueError(f"n_features must be an int in [1, 2**31), got {n_features!r}")
@@ -133,5 +178,7 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")
+    categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
+                                      header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
-                    header["best_iteration"], header["best_score"], header["eval_history"])
+                    header["best_iteration"], header["best_score"], header["eval_history"], categories)

@@ -14,7 +14,9 @@ from boosters.model.tree import Forest
 @dataclass(eq=False)
 class Ensemble:
     """A forest and what gives it meaning: the objective (its output transform), the
-    features it was fitted on, and the record of the fit (config, evaluation)."""
+    features it was fitted on (their names, and the categories of the categorical ones:
+    data is coded with them before it reaches the forest), and the record of the fit
+    (config, evaluation)."""
 
     forest: Forest
     objective: Objective
@@ -24,11 +26,18 @@ class Ensemble:
     best_iteration: int | None = None   # 0-based boosting round with the best validation score
     best_score: float | None = None
     eval_history: list[float] = field(default_factory=list)  # validation score per round
+    # categorical feature -> its raw values in code order, or None (trained on integer codes)
+    categories: dict[int, np.ndarray | None] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.forest.n_groups != self.objective.n_outputs:
             raise ValueError(f"the forest has {self.forest.n_groups} output groups but {self.objective!r} "
                              f"has {self.objective.n_outputs}")
+
+    @property
+    def categorical_features(self) -> list[int]:
+        """The sorted indices of the categorical features."""
+        return sorted(self.categories)
 
     def predict_margins(self, X: np.ndarray, n_threads: int) -> np.ndarray:
         """(n_rows, n_outputs) margins of a checked float matrix with `n_features` columns."""

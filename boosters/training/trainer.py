@@ -10,6 +10,7 @@ import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
+from boosters.data.categories import recode
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, predict_tree
@@ -67,6 +68,9 @@ class GBDTTrainer:
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
                             resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names)
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
+        # the validation codes by value with the training's mapping, as at prediction
+        val_X = None if val_set is None else recode(val_set.X, val_set.categories, train.categories,
+                                                    train.feature_names, "val_set")
 
         history: list[float] = []
         best_round, best_score = None, None
@@ -77,7 +81,7 @@ class GBDTTrainer:
             for k, tree in enumerate(trees):
                 forest.add(tree, k)
                 if val_margins is not None:
-                    val_margins[:, k] += predict_tree(tree, val_set.X, self.n_threads, check=False)
+                    val_margins[:, k] += predict_tree(tree, val_X, self.n_threads, check=False)
             if val_set is None:
                 if cfg.verbosity >= 1:
                     score = evaluate(metric, train.y, margins.T, train.weights)
@@ -115,8 +119,8 @@ class GBDTTrainer:
                   f"a larger cache_size avoids that")
         return TrainingResult(
             forest, cfg.objective, train.n_features, train.feature_names, cfg, best_iteration, best_score,
-            history, n_evictions=grower.n_evictions, seconds=time.perf_counter() - start,
-            kernel_timings=grower.loop.timings)
+            history, categories=dict(train.categories), n_evictions=grower.n_evictions,
+            seconds=time.perf_counter() - start, kernel_timings=grower.loop.timings)
 
     @staticmethod
     def _rounds(grower: TreeGrower, n_rounds: int, one_at_a_time: bool):
