@@ -191,6 +191,39 @@ def test_monotone_constraints_that_do_not_match_the_data(spec, message):
         train(X, y, feature_names=list("abcde"), monotone_constraints=spec)
 
 
+def categorical_and_numeric_data(n=3000, seed=0):
+    """Feature 0 numeric and wiggly, feature 1 a categorical code (12 levels) with its
+    own effect per level."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    code = rng.integers(0, 12, size=n)
+    y = np.sin(3 * x) + x + rng.normal(size=12)[code] + 0.3 * rng.normal(size=n)
+    return np.column_stack([x, code.astype(float)]), y
+
+
+def test_monotone_constraint_on_a_categorical_feature_is_rejected():
+    X, y = categorical_and_numeric_data(n=300)
+    with pytest.raises(ValueError, match="monotone_constraints: feature 1 is categorical"):
+        bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[1]),
+                            config=bst.GBDTConfig(n_estimators=2, monotone_constraints={1: 1}), n_threads=1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_monotone_numeric_feature_beside_categorical_splits(mode):
+    """Categorical splits below a monotone split scan without the node's bounds (their
+    children are not clamped in the gain), but every leaf value is clamped to its
+    bounds, so the model stays monotone along the constrained feature."""
+    X, y = categorical_and_numeric_data()
+    model = bst.GBDTModel.train(
+        bst.Dataset(X, y, categorical_features=[1]),
+        config=bst.GBDTConfig(n_estimators=30, growth_strategy="leafwise", max_depth=None, histogram_mode=mode,
+                              max_onehot_cats=4, min_data_per_group=10, monotone_constraints={0: 1}),
+        n_threads=1)
+    n_categorical = sum(int(np.sum(np.asarray(t.category_set) >= 0)) for t in model.forest.trees)
+    assert n_categorical > 0, "the test needs categorical splits"
+    assert_monotone(model, X, 0, +1)
+
+
 def test_monotone_constraint_names_need_feature_names():
     X, y = wiggly_data(n=200)
     with pytest.raises(ValueError, match="monotone_constraints: unknown feature 'a' .the data has no feature names"):

@@ -53,9 +53,16 @@ def interaction_groups(config: GBDTConfig, n_features: int, feature_names) -> li
 
 
 def make_node_constraints(config: GBDTConfig, features: np.ndarray, n_features: int, feature_names,
-                          max_nodes: int, max_batch: int) -> NodeConstraints | None:
-    """The growth loop's constraints over the split finder's `features`, or None."""
+                          max_nodes: int, max_batch: int, categorical=None) -> NodeConstraints | None:
+    """The growth loop's constraints over the split finder's `features`, or None.
+    `categorical`: per feature, whether it is categorical (categories have no order to
+    constrain)."""
     monotone = monotone_directions(config, n_features, feature_names)
+    if monotone is not None and categorical is not None and np.any((monotone != 0) & categorical):
+        f = int(np.flatnonzero((monotone != 0) & categorical)[0])
+        name = f"{feature_names[f]!r}" if feature_names is not None else str(f)
+        raise ValueError(f"monotone_constraints: feature {name} is categorical; its categories have no order to "
+                         "constrain")
     groups = interaction_groups(config, n_features, feature_names)
     fractions = (config.colsample_bytree, config.colsample_bylevel, config.colsample_bynode)
     if monotone is None and groups is None and min(fractions) == 1.0:

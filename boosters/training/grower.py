@@ -86,12 +86,12 @@ class TreeGrower:
             self.builder = FloatHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
                                                  layout=self.layout)
             self.finder = FloatSplitFinder.for_binned(self.pool.data, binned, features, **params)
+        categorical = getattr(bin_mapper, "is_categorical", np.zeros(len(bin_mapper.n_bins), dtype=bool))
         # column sampling, interaction and monotone constraints (None: none, the finder scans as before)
         self.constraints = make_node_constraints(config, features, binned.n_features, feature_names, max_nodes,
-                                                 self.finder.max_batch)
+                                                 self.finder.max_batch, categorical)
         if self.constraints is not None:
             self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
-        categorical = getattr(bin_mapper, "is_categorical", np.zeros(len(bin_mapper.n_bins), dtype=bool))
         if categorical.any():
             self.finder.use_categorical(categorical, max_onehot_cats=config.max_onehot_cats,
                                         cat_smooth=config.cat_smooth, cat_l2=config.cat_l2,
