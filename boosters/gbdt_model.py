@@ -10,6 +10,7 @@ import numpy as np
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
+from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
 from boosters.data.validation import as_feature_matrix, column_names, match_columns
 from boosters.explain.importance import feature_importance
 from boosters.io import npz_format
@@ -106,6 +107,13 @@ class GBDTModel:
             if names is not None and given is not None:
                 order = match_columns(given, names, "X")
                 X = X if order is None else X[:, order]
+                if is_sparse(X):  # column selection may leave a row's indices unsorted
+                    X = as_sparse_matrix(X, "X")
+        elif is_sparse(X):
+            X = as_sparse_matrix(X, "X")
+        elif has_sparse_columns(X):
+            order = None if names is None else match_columns(column_names(X), names, "X")
+            X = frame_to_sparse(X if order is None else X.iloc[:, order], "X")
         elif names is not None and column_names(X) is not None:
             order = match_columns(column_names(X), names, "X")
             X = as_feature_matrix(X if order is None else X.iloc[:, order], "X")
@@ -122,7 +130,8 @@ class GBDTModel:
 
     def predict(self, X, n_threads: int = 0) -> np.ndarray:
         """Values for squared error, P(y=1) for logistic, class probabilities
-        (n_rows, n_classes) for softmax. X: array, pandas frame or Dataset; NaN = missing.
+        (n_rows, n_classes) for softmax. X: array, pandas frame, scipy.sparse CSR/CSC matrix
+        (never densified; a stored or implicit zero is 0) or Dataset; NaN = missing.
         A frame's columns are matched to the model's feature names (any order)."""
         return self.ensemble.predict(self._features(X), effective_n_threads(n_threads))
 

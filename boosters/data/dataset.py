@@ -8,7 +8,9 @@ from boosters._lib.threads import effective_n_threads
 from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import BinMapper
 from boosters.data.bundling import bin_and_bundle
+from boosters.data.sparse_binning import bin_sparse, fit_sparse
 from boosters.data.fingerprint import fingerprint
+from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
 from boosters.data.validation import as_feature_matrix, as_vector
 
 
@@ -17,7 +19,9 @@ class Dataset:
 
     `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order, pandas
     frames); NaN means missing. It is referenced, not copied, when it is already
-    float32/float64, and never modified. `y`: one label per row (finite). `weights`:
+    float32/float64, and never modified. scipy.sparse CSR/CSC matrices (and pandas frames
+    with sparse columns) are kept sparse and never densified: a stored or implicit zero is
+    the value 0, NaN is missing (see `boosters.data.sparse`). `y`: one label per row (finite). `weights`:
     one non-negative finite weight per row, not all zero.
 
     Training bins X once per binning setting and keeps the bins (`binned`), so a
@@ -29,7 +33,12 @@ class Dataset:
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
         columns = getattr(X, "columns", None)
-        self.X = as_feature_matrix(X, "X")
+        if is_sparse(X):
+            self.X = as_sparse_matrix(X, "X")
+        elif has_sparse_columns(X):
+            self.X = frame_to_sparse(X, "X")
+        else:
+            self.X = as_feature_matrix(X, "X")
         n_rows, n_features = self.X.shape
         if n_rows >= 2**32:
             raise ValueError(f"X has {n_rows} rows; at most 2**32 - 1 are supported")
@@ -69,7 +78,9 @@ class Dataset:
         if not isinstance(bundling, bool):
             raise TypeError(f"bundling must be True or False, got {bundling!r}")
         n_threads = effective_n_threads(n_threads)
-        contents = (fingerprint(self.X, n_threads),
+        x_contents = (sparse_fingerprint(self.X, fingerprint, n_threads) if self.is_sparse
+                      else fingerprint(self.X, n_threads))
+        contents = (x_contents,
                     None if self.weights is None else fingerprint(self.weights, n_threads))
         if contents != self._binned_from:
             self._binned_cache.clear()
@@ -77,6 +88,11 @@ class Dataset:
         key = (max_bins, seed, bundling)
         cached = self._binned_cache.get(key)  # one read: another thread may clear the cache
         if cached is None:
+            if self.is_sparse:  # never densified; features stored sparse are not bundled
+                mapper = BinMapper(max_bins, seed=seed)
+                fit_sparse(mapper, self.X, self.weights)
+                cached = self._binned_cache[key] = (mapper, bin_sparse(mapper, self.X, n_threads))
+                return cached
             mapper = BinMapper(max_bins, seed=seed).fit(self.X, self.weights, n_threads)
             if bundling:
                 binned = bin_and_bundle(mapper, self.X, n_threads, mapper.sample_rows)
@@ -84,6 +100,11 @@ class Dataset:
                 binned = mapper.transform(self.X, n_threads)
             cached = self._binned_cache[key] = (mapper, binned)
         return cached
+
+    @property
+    def is_sparse(self) -> bool:
+        """X is a scipy.sparse CSR/CSC matrix."""
+        return is_sparse(self.X)
 
     @property
     def n_rows(self) -> int:
@@ -103,6 +124,8 @@ class Dataset:
 
     def __repr__(self):
         parts = [f"{self.n_rows} rows", f"{self.n_features} features", f"dtype={self.X.dtype}"]
+        if self.is_sparse:
+            parts.append(f"sparse {self.X.format}, {self.X.nnz} stored")
         if self.y is not None:
             parts.append("labels")
         if self.weights is not None:

@@ -1,4 +1,4 @@
-from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int8_t, int32_t, int64_t
 
 from boosters._lib.types cimport row_t
 from boosters._lib.columns cimport BinColumns, FeatureMap
@@ -27,6 +27,10 @@ cdef class RowPartitioner:
     cdef const int32_t[::1] _feature_column
     cdef const int64_t[::1] _decode_start
     cdef const uint16_t[::1] _decode
+    cdef const int64_t[::1] _sparse_indptr     # the matrix's CSR of bins (sparse input), else empty
+    cdef const uint32_t[::1] _sparse_entries
+    cdef const int64_t[::1] _column_offsets
+    cdef const int32_t[::1] _sparse_default    # per column: a sparse column's default bin
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
@@ -40,3 +44,6 @@ cdef class RowPartitioner:
     cdef Py_ssize_t _partition_parallel(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* stage,
                                         row_t* out, Py_ssize_t column, const uint16_t* decode, size_t lowest,
                                         size_t span, int n_chunks) noexcept nogil
+    cdef Py_ssize_t _partition_chunk(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
+                                     Py_ssize_t column, const uint16_t* decode, size_t lowest,
+                                     size_t span) noexcept nogil

@@ -1,0 +1,114 @@
+"""Bins of a sparse matrix without densifying it (see docs/design.md, "Sparse input").
+
+Edges: as for dense input (BinMapper), from the sampled rows: a feature's distinct values
+are its sampled stored values plus the value 0 weighted by the sampled rows it has no
+entry in, so the edges are those of the densified matrix. The bin of 0 is each feature's
+*default* bin.
+
+Storage: every feature is a column of its own, with its usual bins, but instead of a
+dense column of bins the matrix keeps a row's entries only where it is away from the
+feature's default bin: a CSR of histogram indices (uint32, in feature order within a
+row). The histogram of a node is one pass over its rows' entries, each row also added to
+one extra bin (a one-bin "totals" column after the features'), and then each feature's
+default bin is filled in as the node total minus its other bins (training/histograms/
+_sparse.pyx). The split finder and the subtraction then see ordinary columns; with
+quantized histograms the filled bin is the exact integer sum, so the trees are those of
+the densified matrix bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters.data._binning import bin_csc, bin_csr
+from boosters.data.binned import SPARSE, BinnedMatrix
+from boosters.data.binning import _distinct_values, edges_from_distinct, stratified_sample
+
+
+def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
+    """Set the mapper's edges (`upper_edges`, `n_bins`, `is_usable`, `sample_rows`,
+    `n_features`) from a canonical CSR/CSC matrix X, as BinMapper.fit does for dense X."""
+    n_rows, n_features = X.shape
+    rows = stratified_sample(n_rows, mapper.sample_size, mapper.seed) if n_rows > mapper.sample_size else None
+    mapper.sample_rows = rows
+    sample = (X if rows is None else X[rows]).tocsc()  # the sampled rows only, column by column
+    n_sampled = sample.shape[0]
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight if rows is None else sample_weight[rows], dtype=np.float64)
+    max_value_bins = mapper.max_bins - 1
+    edges, usable = [], np.zeros(n_features, dtype=bool)
+    for f in range(n_features):
+        lo, hi = sample.indptr[f], sample.indptr[f + 1]
+        values = np.asarray(sample.data[lo:hi], dtype=np.float64)
+        present = ~np.isnan(values)
+        if weights is None:
+            n_zeros = float(n_sampled - (hi - lo))  # implicit zeros
+            keep, w = present, None
+        else:
+            stored = np.zeros(n_sampled, dtype=bool)
+            stored[sample.indices[lo:hi]] = True
+            n_zeros = float(weights[~stored].sum())  # rows of zero weight say nothing
+            w = weights[sample.indices[lo:hi]]
+            keep = present & (w > 0)
+            w = w[keep]
+        distinct, counts = (_distinct_values(values[keep], w) if keep.any()
+                            else (np.zeros(0), np.zeros(0)))
+        if n_zeros > 0:
+            distinct, counts = _add_zeros(distinct, counts, n_zeros)
+        e = edges_from_distinct(distinct, counts, max_value_bins)
+        edges.append(e)
+        has_missing, has_values = not present.all(), len(distinct) > 0
+        usable[f] = len(e) > 1 or (has_missing and has_values)
+    mapper.upper_edges = edges
+    mapper.is_usable = usable
+    mapper.n_bins = np.array([len(e) + 1 for e in edges], dtype=np.int32)
+    mapper.n_features = n_features
+
+
+def _add_zeros(distinct: np.ndarray, counts: np.ndarray, n_zeros: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct values with the value 0 weighing n_zeros more (-0.0 is 0)."""
+    i = int(np.searchsorted(distinct, 0.0))
+    if i < len(distinct) and distinct[i] == 0.0:
+        counts = counts.copy()
+        counts[i] += n_zeros
+        distinct = distinct.copy()
+        distinct[i] = 0.0
+        return distinct, counts
+    return np.insert(distinct, i, 0.0), np.insert(counts, i, n_zeros)
+
+
+def default_bins(mapper) -> np.ndarray:
+    """Each feature's bin of the value 0 (1 + the first upper edge >= 0)."""
+    return np.array([1 + int(np.searchsorted(e, 0.0)) for e in mapper.upper_edges], dtype=np.int32)
+
+
+def bin_sparse(mapper, X, n_threads: int) -> BinnedMatrix:
+    """The BinnedMatrix of a canonical CSR/CSC matrix: one sparse column per feature, rows
+    stored as their non-default entries (see the module notes)."""
+    n_rows, n_features = X.shape
+    default = default_bins(mapper)
+    column_n_bins = np.append(mapper.n_bins, 1)  # the features', then the totals column
+    column_offsets = np.zeros(n_features + 2, dtype=np.int64)
+    np.cumsum(column_n_bins, out=column_offsets[1:])
+    if column_offsets[-1] >= 2**32:
+        raise ValueError("X: too many features and bins for sparse input (histogram indices must fit in 32 bits)")
+    edges = np.concatenate(mapper.upper_edges)
+    edge_offsets = np.zeros(n_features + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in mapper.upper_edges], out=edge_offsets[1:])
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    args = (X.data, X.indices, X.indptr, edges, edge_offsets, default, column_offsets[:n_features])
+    if X.format == "csr":
+        bin_csr(*args, indptr, None, n_threads)
+        np.cumsum(indptr, out=indptr)
+        entries = np.empty(int(indptr[-1]), dtype=np.uint32)
+        bin_csr(*args, indptr, entries, n_threads)
+    else:
+        bin_csc(*args, indptr, None)
+        np.cumsum(indptr, out=indptr)
+        entries = np.empty(int(indptr[-1]), dtype=np.uint32)
+        bin_csc(*args, indptr, entries)
+    n_columns = n_features + 1
+    return BinnedMatrix(np.empty((0, n_rows), dtype=np.uint8), np.empty((0, n_rows), dtype=np.uint16),
+                        np.full(n_columns, SPARSE), np.arange(n_columns), column_n_bins, mapper.n_bins,
+                        np.arange(n_features), sparse=(indptr, entries, np.append(default, -1)))
