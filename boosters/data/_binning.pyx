@@ -6,6 +6,8 @@ Bin layout of a feature with `n_value_bins` value bins:
 The last upper edge is +inf, so every non-NaN value (+-inf included) lands in a value bin.
 """
 
+import numpy as np
+
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int8_t, int32_t, int64_t
 
@@ -226,3 +228,32 @@ def bin_csc(
             for r in range(n_rows, 0, -1):
                 out_indptr[r] = out_indptr[r - 1]
             out_indptr[0] = 0
+
+
+def sparse_column_rows(
+    const int64_t[::1] indptr,            # IN: (n_rows + 1) the bins' CSR row starts
+    const uint32_t[::1] entries,          # IN: histogram indices
+    const int32_t[::1] bin_column,        # IN: the column of every histogram index
+    int64_t[::1] col_indptr,              # OUT: (n_columns + 1) column starts in col_rows
+    uint32_t[::1] col_rows,               # OUT: (len(entries)) each column's rows with an entry, in order
+):
+    """The transpose of the bins' CSR, rows only: which rows have an entry in each column
+    (the partitioner walks a split column's rows beside the node's, both sorted)."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_cols = col_indptr.shape[0] - 1, r, k, c
+    if col_rows.shape[0] != entries.shape[0] or indptr[n_rows] != entries.shape[0]:
+        raise ValueError("sparse_column_rows: inconsistent array sizes")
+    cursor = np.zeros(n_cols + 1, dtype=np.int64)
+    cdef int64_t[::1] cur = cursor
+    with nogil:
+        for c in range(n_cols + 1):
+            col_indptr[c] = 0
+        for k in range(entries.shape[0]):
+            col_indptr[bin_column[entries[k]] + 1] += 1
+        for c in range(n_cols):
+            col_indptr[c + 1] += col_indptr[c]
+            cur[c] = col_indptr[c]
+        for r in range(n_rows):
+            for k in range(indptr[r], indptr[r + 1]):
+                c = bin_column[entries[k]]
+                col_rows[cur[c]] = <uint32_t> r
+                cur[c] += 1

@@ -31,10 +31,13 @@ class BinnedMatrix:
     def __init__(self, bins_u8, bins_u16, column_kind, column_index, column_n_bins, n_bins,
                  feature_column, feature_offset=None, feature_default_bin=None, sparse=None):
         self.bins_u8 = bins_u8
-        # (indptr int64 (n_rows + 1), entries uint32, default bin per column int32 (-1: the
-        # totals column)): the SPARSE columns' rows; None: no sparse column
-        self.sparse_indptr, self.sparse_bins, self.sparse_default = (None, None, None) if sparse is None else (
-            sparse[0], sparse[1], np.ascontiguousarray(sparse[2], dtype=np.int32))
+        # The SPARSE columns (None: none): indptr int64 (n_rows + 1), entries uint32, the
+        # default bin per column int32 (-1: the
+        # totals column), column starts int64 (n_columns + 1) and rows uint32 of the CSR's
+        # transpose: each column's rows with an entry, in order)
+        self.sparse_indptr, self.sparse_bins, self.sparse_default, self.sparse_col_indptr, self.sparse_col_rows = \
+            (None,) * 5 if sparse is None else (sparse[0], sparse[1], np.ascontiguousarray(sparse[2], dtype=np.int32),
+                                                sparse[3], sparse[4])
         self.bins_u16 = bins_u16
         self.n_rows = bins_u8.shape[1] if bins_u8.shape[0] else bins_u16.shape[1]
         # columns
@@ -143,5 +146,6 @@ class BinnedMatrix:
 
     @property
     def nbytes(self) -> int:
-        sparse = self.sparse_indptr.nbytes + self.sparse_bins.nbytes if self.has_sparse else 0
+        sparse = sum(a.nbytes for a in (self.sparse_indptr, self.sparse_bins, self.sparse_col_indptr,
+                                          self.sparse_col_rows)) if self.has_sparse else 0
         return self.bins_u8.nbytes + self.bins_u16.nbytes + sparse

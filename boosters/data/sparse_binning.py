@@ -8,7 +8,8 @@ entry in, so the edges are those of the densified matrix. The bin of 0 is each f
 Storage: every feature is a column of its own, with its usual bins, but instead of a
 dense column of bins the matrix keeps a row's entries only where it is away from the
 feature's default bin: a CSR of histogram indices (uint32, in feature order within a
-row). The histogram of a node is one pass over its rows' entries, each row also added to
+row), and its transpose without the bins (each column's rows with an entry, for the
+partitioner). The histogram of a node is one pass over its rows' entries, each row also added to
 one extra bin (a one-bin "totals" column after the features'), and then each feature's
 default bin is filled in as the node total minus its other bins (training/histograms/
 _sparse.pyx). The split finder and the subtraction then see ordinary columns; with
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boosters.data._binning import bin_csc, bin_csr
+from boosters.data._binning import bin_csc, bin_csr, sparse_column_rows
 from boosters.data.binned import SPARSE, BinnedMatrix
 from boosters.data.binning import _distinct_values, edges_from_distinct, stratified_sample
 
@@ -109,6 +110,12 @@ def bin_sparse(mapper, X, n_threads: int) -> BinnedMatrix:
         entries = np.empty(int(indptr[-1]), dtype=np.uint32)
         bin_csc(*args, indptr, entries)
     n_columns = n_features + 1
+    # each column's rows with an entry (4 bytes per entry): a split walks them beside the
+    # node's rows instead of searching every row's entries
+    col_indptr = np.empty(n_columns + 1, dtype=np.int64)
+    col_rows = np.empty(len(entries), dtype=np.uint32)
+    sparse_column_rows(indptr, entries, np.repeat(np.arange(n_columns, dtype=np.int32), column_n_bins),
+                       col_indptr, col_rows)
     return BinnedMatrix(np.empty((0, n_rows), dtype=np.uint8), np.empty((0, n_rows), dtype=np.uint16),
                         np.full(n_columns, SPARSE), np.arange(n_columns), column_n_bins, mapper.n_bins,
-                        np.arange(n_features), sparse=(indptr, entries, np.append(default, -1)))
+                        np.arange(n_features), sparse=(indptr, entries, np.append(default, -1), col_indptr, col_rows))

@@ -31,6 +31,8 @@ cdef class RowPartitioner:
     cdef const uint32_t[::1] _sparse_entries
     cdef const int64_t[::1] _column_offsets
     cdef const int32_t[::1] _sparse_default    # per column: a sparse column's default bin
+    cdef const int64_t[::1] _sparse_col_indptr # per column: start of its rows in _sparse_col_rows
+    cdef const uint32_t[::1] _sparse_col_rows  # each column's rows with an entry, in order
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads

@@ -119,21 +119,40 @@ cdef Py_ssize_t partition_sparse(
     uint32_t lo,                # the split feature's column: histogram indices [lo, hi)
     uint32_t hi,
     Py_ssize_t default_bin,
-    const row_t* src,           # IN: the node's rows, NULL for rows begin..begin+n in order
+    const uint32_t* col_rows,   # IN: the rows with an entry in the column, in order
+    Py_ssize_t n_col_rows,
+    const row_t* src,           # IN: the node's rows (in order), NULL for rows begin..begin+n
     Py_ssize_t begin,
     Py_ssize_t n,
     row_t* dst,                 # OUT: as partition_serial
     size_t lowest,
     size_t span,
 ) noexcept nogil:
-    """partition_serial for a feature stored sparse: a row's bin is found among its entries."""
-    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i
-    cdef size_t left
+    """partition_serial for a feature stored sparse. The node's rows and the column's rows
+    are both in order: one walk beside the other finds the node's rows with an entry (their
+    bin: a search among the row's entries); every other row is at the default bin."""
+    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i, p = 0, half, m = n_col_rows
+    cdef size_t left, default_left = go_left(default_bin, lowest, span)
     cdef row_t row, tmp
     cdef row_t* right_end = dst + n - 1
+    if n == 0:
+        return 0
+    row = src[0] if src != NULL else <row_t> begin
+    while m > 0:  # the column's first row >= the node's first
+        half = m >> 1
+        if col_rows[p + half] < row:
+            p += half + 1
+            m -= half + 1
+        else:
+            m = half
     for i in range(n):
         row = src[i] if src != NULL else <row_t> (begin + i)
-        left = go_left(sparse_bin(indptr, entries, row, lo, hi, default_bin), lowest, span)
+        while p < n_col_rows and col_rows[p] < row:
+            p += 1
+        if p < n_col_rows and col_rows[p] == row:
+            left = go_left(sparse_bin(indptr, entries, row, lo, hi, default_bin), lowest, span)
+        else:
+            left = default_left
         dst[n_left] = row
         right_end[-n_right] = row
         n_left += left
@@ -164,6 +183,9 @@ cdef class RowPartitioner:
         self.features = make_feature_map(self._feature_column, self._decode_start, self._decode)
         self._column_offsets = binned.column_offsets
         self._sparse_default = binned.sparse_default if binned.has_sparse else np.zeros(1, dtype=np.int32)
+        self._sparse_col_indptr = binned.sparse_col_indptr if binned.has_sparse else np.zeros(1, dtype=np.int64)
+        self._sparse_col_rows = (binned.sparse_col_rows if binned.has_sparse and len(binned.sparse_col_rows)
+                                 else np.zeros(1, dtype=np.uint32))
         self._sparse_indptr = binned.sparse_indptr if binned.has_sparse else np.zeros(1, dtype=np.int64)
         self._sparse_entries = (binned.sparse_bins if binned.has_sparse and len(binned.sparse_bins)
                                 else np.zeros(1, dtype=np.uint32))
@@ -288,7 +310,9 @@ cdef class RowPartitioner:
             return partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst, lowest, span)
         return partition_sparse(&self._sparse_indptr[0], &self._sparse_entries[0],
                                 <uint32_t> self._column_offsets[column], <uint32_t> self._column_offsets[column + 1],
-                                self._sparse_default[column], src, begin, n, dst, lowest, span)
+                                self._sparse_default[column], &self._sparse_col_rows[0] + self._sparse_col_indptr[column],
+                                self._sparse_col_indptr[column + 1] - self._sparse_col_indptr[column],
+                                src, begin, n, dst, lowest, span)
 
     def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):  # predictions: IN and OUT
         """predictions[row] += values[k] for every row of leaf_nodes[k]: the training
