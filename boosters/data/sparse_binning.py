@@ -23,7 +23,7 @@ import numpy as np
 
 from boosters.data._binning import bin_csc, bin_csr, sparse_column_rows
 from boosters.data.binned import SPARSE, BinnedMatrix
-from boosters.data.binning import _distinct_values, edges_from_distinct, stratified_sample
+from boosters.data.binning import _distinct_values, _midpoints, edges_from_distinct, stratified_sample
 
 
 def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
@@ -33,38 +33,84 @@ def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
     rows = stratified_sample(n_rows, mapper.sample_size, mapper.seed) if n_rows > mapper.sample_size else None
     mapper.sample_rows = rows
     sample = (X if rows is None else X[rows]).tocsc()  # the sampled rows only, column by column
-    n_sampled = sample.shape[0]
     weights = None
     if sample_weight is not None:
         weights = np.asarray(sample_weight if rows is None else sample_weight[rows], dtype=np.float64)
     max_value_bins = mapper.max_bins - 1
+    if weights is None:
+        edges, usable = _unweighted_edges(sample, max_value_bins)
+    else:
+        edges, usable = _weighted_edges(sample, weights, max_value_bins)
+    mapper.upper_edges = edges
+    mapper.is_usable = usable
+    mapper.n_bins = np.array([len(e) + 1 for e in edges], dtype=np.int32)
+    mapper.n_features = n_features
+
+
+def _unweighted_edges(sample, max_value_bins: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Every feature's edges at once: the stored values and each feature's implicit zeros
+    sorted by (feature, value) in one pass, distinct values and counts by run boundaries,
+    then the cuts of every feature with few distinct values vectorised (midpoints); the
+    others, edges_from_distinct one by one (equal-weight cuts). The edges are exactly those
+    of edges_from_distinct."""
+    n_sampled, n_features = sample.shape
+    stored = np.diff(sample.indptr)
+    feature = np.repeat(np.arange(n_features, dtype=np.int32), stored)
+    values = np.asarray(sample.data, dtype=np.float64)
+    nan = np.isnan(values)
+    has_missing = np.bincount(feature[nan], minlength=n_features) > 0
+    n_zeros = n_sampled - stored  # implicit zeros (rows storing NaN are missing, not zero)
+    with_zeros = np.flatnonzero(n_zeros > 0)
+    feature = np.concatenate([feature[~nan], with_zeros.astype(np.int32)])
+    values = np.concatenate([values[~nan], np.zeros(len(with_zeros))])
+    weight = np.concatenate([np.ones(len(values) - len(with_zeros)), n_zeros[with_zeros].astype(np.float64)])
+    order = np.lexsort((values, feature))
+    feature, values, weight = feature[order], values[order], weight[order]
+    new_run = np.ones(len(values), dtype=bool)  # a new distinct value (-0.0 == 0.0: one value)
+    new_run[1:] = (feature[1:] != feature[:-1]) | (values[1:] != values[:-1])
+    starts = np.flatnonzero(new_run)
+    distinct, d_feature = values[starts] + 0.0, feature[starts]  # + 0.0: -0.0 is 0.0
+    counts = np.add.reduceat(weight, starts) if len(starts) else np.zeros(0)
+    n_distinct = np.bincount(d_feature, minlength=n_features)
+    first = np.concatenate([[0], np.cumsum(n_distinct)])
+    # few distinct values: a cut between each neighbouring pair (a feature's are cuts[lo:hi - 1])
+    cuts = _midpoints(distinct[:-1], distinct[1:]) if len(distinct) > 1 else np.zeros(0)
+    few = n_distinct <= max_value_bins
+    edges = []
+    for f in range(n_features):  # slices and appends only, except for many distinct values
+        lo, hi = first[f], first[f + 1]
+        if hi - lo == 0:
+            edges.append(np.array([np.inf]))
+        elif few[f]:
+            edges.append(np.append(cuts[lo:hi - 1], np.inf))
+        else:
+            edges.append(edges_from_distinct(distinct[lo:hi], counts[lo:hi], max_value_bins))
+    usable = np.array([len(e) > 1 for e in edges]) | (has_missing & (n_distinct > 0))
+    return edges, usable
+
+
+def _weighted_edges(sample, weights: np.ndarray, max_value_bins: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Every feature's edges from its weighted values, one feature at a time; rows of zero
+    weight say nothing (as BinMapper.fit)."""
+    n_sampled, n_features = sample.shape
     edges, usable = [], np.zeros(n_features, dtype=bool)
     for f in range(n_features):
         lo, hi = sample.indptr[f], sample.indptr[f + 1]
         values = np.asarray(sample.data[lo:hi], dtype=np.float64)
         present = ~np.isnan(values)
-        if weights is None:
-            n_zeros = float(n_sampled - (hi - lo))  # implicit zeros
-            keep, w = present, None
-        else:
-            stored = np.zeros(n_sampled, dtype=bool)
-            stored[sample.indices[lo:hi]] = True
-            n_zeros = float(weights[~stored].sum())  # rows of zero weight say nothing
-            w = weights[sample.indices[lo:hi]]
-            keep = present & (w > 0)
-            w = w[keep]
-        distinct, counts = (_distinct_values(values[keep], w) if keep.any()
+        stored = np.zeros(n_sampled, dtype=bool)
+        stored[sample.indices[lo:hi]] = True
+        n_zeros = float(weights[~stored].sum())
+        w = weights[sample.indices[lo:hi]]
+        keep = present & (w > 0)
+        distinct, counts = (_distinct_values(values[keep], w[keep]) if keep.any()
                             else (np.zeros(0), np.zeros(0)))
         if n_zeros > 0:
             distinct, counts = _add_zeros(distinct, counts, n_zeros)
         e = edges_from_distinct(distinct, counts, max_value_bins)
         edges.append(e)
-        has_missing, has_values = not present.all(), len(distinct) > 0
-        usable[f] = len(e) > 1 or (has_missing and has_values)
-    mapper.upper_edges = edges
-    mapper.is_usable = usable
-    mapper.n_bins = np.array([len(e) + 1 for e in edges], dtype=np.int32)
-    mapper.n_features = n_features
+        usable[f] = len(e) > 1 or (not present.all() and len(distinct) > 0)
+    return edges, usable
 
 
 def _add_zeros(distinct: np.ndarray, counts: np.ndarray, n_zeros: float) -> tuple[np.ndarray, np.ndarray]:
