@@ -243,3 +243,52 @@ def test_training_never_allocates_the_dense_matrix():
     finally:
         tracemalloc.stop()
     assert peak < bound, f"peak {peak / 2**20:.1f} MB"
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_sparse_kernels_match_numpy(n_threads):
+    """The partition of a sparse feature and the sparse histograms (their default bins
+    filled in) against NumPy on the decoded bins: rows exactly; quantized sums exactly,
+    float64 to 1e-12 relative (the filled bins are a difference of sums)."""
+    from boosters._testing.kernels import build_nodes, node_rows, slot_sums, split
+    from boosters.training._partition import RowPartitioner
+    from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
+
+    X, _ = bag_of_words(20000, 12, 0.2, seed=14, nan_fraction=0.1)
+    _, binned = bst.Dataset(X).binned()
+    bins = binned.to_dense()
+    rng = np.random.default_rng(0)
+    gh = np.ascontiguousarray(np.c_[rng.normal(size=20000), rng.random(20000) + 0.5], dtype=np.float32)
+    packed = ((rng.integers(-100, 101, 20000) << 16) + rng.integers(0, 101, 20000)).astype(np.int32)
+    part = RowPartitioner(binned, 7, n_threads)
+    f, threshold = 3, 2
+    n_left = split(part, 0, f, threshold, True, 1, 2)  # bins 0 (missing) .. 2 go left
+    goes_left = bins[:, f] <= threshold
+    np.testing.assert_array_equal(node_rows(part, 1), np.flatnonzero(goes_left))
+    np.testing.assert_array_equal(node_rows(part, 2), np.flatnonzero(~goes_left))
+    assert n_left == goes_left.sum()
+    split(part, 2, 7, 1, False, 3, 4)  # a second level, from gathered rows
+    np.testing.assert_array_equal(node_rows(part, 3), np.flatnonzero(~goes_left & (bins[:, 7] == 1)))
+    offsets = binned.column_offsets
+    pool_f = np.zeros((5, binned.total_bins, 2))
+    builder_f = FloatHistogramBuilder(binned, pool_f, None, n_threads)
+    builder_f.set_gradients(gh)
+    pool_q = np.zeros((5, binned.total_bins), np.int64)
+    builder_q = QuantizedHistogramBuilder(binned, pool_q, None, n_threads)
+    builder_q.set_quantized(packed, 100)
+    for nodes in ([0], [1, 3, 4]):
+        build_nodes(builder_f, nodes, part, nodes)
+        build_nodes(builder_q, nodes, part, nodes)
+    for node in (0, 1, 3, 4):
+        rows = node_rows(part, node)
+        g_q, h_q = slot_sums(builder_q, node)
+        for feature in range(binned.n_features):
+            lo, hi = offsets[feature], offsets[feature + 1]
+            b = bins[rows, feature]
+            want_g = np.bincount(b, weights=gh[rows, 0].astype(np.float64), minlength=hi - lo)
+            want_h = np.bincount(b, weights=gh[rows, 1].astype(np.float64), minlength=hi - lo)
+            np.testing.assert_allclose(pool_f[node, lo:hi, 0], want_g, rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(pool_f[node, lo:hi, 1], want_h, rtol=1e-12, atol=1e-9)
+            np.testing.assert_array_equal(g_q[lo:hi], np.bincount(b, weights=packed[rows] >> 16, minlength=hi - lo))
+            np.testing.assert_array_equal(h_q[lo:hi], np.bincount(b, weights=packed[rows] & 0xFFFF,
+                                                                  minlength=hi - lo))
