@@ -292,3 +292,15 @@ def test_sparse_kernels_match_numpy(n_threads):
             np.testing.assert_array_equal(g_q[lo:hi], np.bincount(b, weights=packed[rows] >> 16, minlength=hi - lo))
             np.testing.assert_array_equal(h_q[lo:hi], np.bincount(b, weights=packed[rows] & 0xFFFF,
                                                                   minlength=hi - lo))
+
+
+def test_multiclass_and_saved_model_on_sparse_input():
+    X, y = bag_of_words(2000, 20, 0.15, seed=15)
+    labels = np.digitize(y, np.quantile(y, [0.33, 0.66])).astype(np.float64)
+    cfg = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.softmax(3), histogram_mode="i16", max_depth=3)
+    model = bst.GBDTModel.train(bst.Dataset(sp.csc_array(X), labels), cfg, n_threads=1)
+    dense = bst.GBDTModel.train(bst.Dataset(X.toarray(), labels), cfg, n_threads=1)
+    assert model.to_bytes() == dense.to_bytes()
+    loaded = bst.GBDTModel.from_bytes(model.to_bytes())
+    np.testing.assert_array_equal(loaded.predict(X), dense.predict(X.toarray()))
+    assert loaded.predict(X).shape == (2000, 3)
