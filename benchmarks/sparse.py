@@ -1,8 +1,8 @@
 """Sparse input: boosters vs LightGBM vs XGBoost on a scipy CSR matrix (issue 11).
 
-Bag-of-words-like data: each row holds ~density * features counts (values 1..5) at
-random columns; binary labels from a sparse linear model (10% of the features matter)
-plus noise. Every library runs in a fresh subprocess (its own peak RSS), fits on the same
+Bag-of-words-like data (boosters.bench.datasets.make_bag_of_words): each row holds
+~density * features counts (values 1..5) at random columns; binary labels from a sparse
+linear model (10% of the features matter) plus noise. Every library runs in a fresh subprocess (its own peak RSS), fits on the same
 CSR matrix (regenerated from the seed in each subprocess, so nothing is copied between
 them) with matched settings (boosters.bench.benchmark.Settings: 31 leaves leaf-wise,
 lr 0.1, 255 value bins) and is scored on a held-out CSR matrix (ROC AUC).
@@ -23,36 +23,14 @@ import json
 import subprocess
 import sys
 
-import numpy as np
-
-
-def make_data(rows: int, features: int, density: float, seed: int):
-    """(X, y) with X a canonical CSR matrix (float64 counts 1..5), y in {0, 1}."""
-    import scipy.sparse as sp
-
-    coef_rng = np.random.default_rng(12345)  # one model for the training and the test rows
-    coef = np.where(coef_rng.random(features) < 0.1, coef_rng.normal(size=features), 0.0)
-    rng = np.random.default_rng(seed)
-    per_row = rng.binomial(features, density, rows)
-    indptr = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(per_row, out=indptr[1:])
-    index_dtype = np.int32 if indptr[-1] < 2**31 else np.int64
-    indices = rng.integers(0, features, int(indptr[-1]), dtype=index_dtype)
-    data = rng.integers(1, 6, int(indptr[-1])).astype(np.float64)
-    X = sp.csr_matrix((data, indices, indptr.astype(index_dtype)), shape=(rows, features))
-    X.sum_duplicates()  # a column drawn twice in a row: its counts add up (and indices get sorted)
-    margin = X @ coef
-    noise = rng.normal(scale=0.5 * margin.std() + 1e-12, size=rows)
-    y = (margin + noise > np.median(margin)).astype(np.float64)
-    return X, y
-
 
 def worker(args) -> None:
     """One library's fit in this process; prints a JSON line."""
     from boosters.bench.benchmark import Settings, run
+    from boosters.bench.datasets import make_bag_of_words
 
-    X, y = make_data(args.rows, args.features, args.density, args.seed)
-    Xt, yt = make_data(max(1000, args.rows // 10), args.features, args.density, args.seed + 1)
+    X, y = make_bag_of_words(args.rows, args.features, args.density, args.seed)
+    Xt, yt = make_bag_of_words(max(1000, args.rows // 10), args.features, args.density, args.seed + 1)
     csr_mb = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20
     settings = Settings(task="binary", n_trees=args.trees, seed=args.seed)
     result = run(args.worker, settings, X, y, Xt, yt, args.threads)
