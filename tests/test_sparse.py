@@ -304,3 +304,20 @@ def test_multiclass_and_saved_model_on_sparse_input():
     loaded = bst.GBDTModel.from_bytes(model.to_bytes())
     np.testing.assert_array_equal(loaded.predict(X), dense.predict(X.toarray()))
     assert loaded.predict(X).shape == (2000, 3)
+
+
+def test_value_and_index_dtypes():
+    """float32 values, int64 indices, and indices and indptr of different dtypes (read as
+    int64): the same model and predictions as float64 / int32."""
+    X, y = bag_of_words(1500, 15, 0.1, seed=16)
+    model = train(X.astype(np.float32), y)
+    assert model.to_bytes() == train(X.toarray().astype(np.float32), y).to_bytes()
+    wide, mixed = X.copy(), X.copy()
+    wide.indices, wide.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    mixed.indptr = X.indptr.astype(np.int64)
+    reference = train(X, y)
+    for other in (wide, mixed, sp.csc_matrix(wide)):
+        assert train(other, y).to_bytes() == reference.to_bytes()
+        np.testing.assert_array_equal(reference.predict(other), reference.predict(X))
+    ints = sp.csr_matrix((X.data.astype(np.int64), X.indices, X.indptr), shape=X.shape)
+    assert train(ints, y).to_bytes() == reference.to_bytes()
