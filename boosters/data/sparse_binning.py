@@ -47,16 +47,36 @@ def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
     mapper.n_features = n_features
 
 
+VALUES_PER_BLOCK = 1 << 18  # stored values sorted together: bounds the sort's temporaries (~40 B each)
+
+
 def _unweighted_edges(sample, max_value_bins: int) -> tuple[list[np.ndarray], np.ndarray]:
-    """Every feature's edges at once: the stored values and each feature's implicit zeros
-    sorted by (feature, value) in one pass, distinct values and counts by run boundaries,
-    then the cuts of every feature with few distinct values vectorised (midpoints); the
-    others, edges_from_distinct one by one (equal-weight cuts). The edges are exactly those
-    of edges_from_distinct."""
-    n_sampled, n_features = sample.shape
-    stored = np.diff(sample.indptr)
+    """Every feature's edges, from blocks of adjacent features of about VALUES_PER_BLOCK
+    stored values (one sort per block, so memory stays bounded)."""
+    n_features = sample.shape[1]
+    edges, usable, f0 = [], [], 0
+    while f0 < n_features:  # at least one feature per block
+        f1 = max(f0 + 1, int(np.searchsorted(sample.indptr, sample.indptr[f0] + VALUES_PER_BLOCK, side="right")) - 1)
+        f1 = min(f1, n_features)
+        lo, hi = sample.indptr[f0], sample.indptr[f1]
+        e, u = _block_edges(sample.data[lo:hi], sample.indptr[f0:f1 + 1] - lo, sample.shape[0], max_value_bins)
+        edges += e
+        usable.append(u)
+        f0 = f1
+    return edges, np.concatenate(usable)
+
+
+def _block_edges(data: np.ndarray, indptr: np.ndarray, n_sampled: int,
+                 max_value_bins: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """The edges of a block of features (CSC data and column starts of the sample): the
+    stored values and each feature's implicit zeros sorted by (feature, value) in one
+    pass, distinct values and counts by run boundaries, then the cuts of every feature
+    with few distinct values vectorised (midpoints); the others, edges_from_distinct one
+    by one (equal-weight cuts). The edges are exactly those of edges_from_distinct."""
+    n_features = len(indptr) - 1
+    stored = np.diff(indptr)
     feature = np.repeat(np.arange(n_features, dtype=np.int32), stored)
-    values = np.asarray(sample.data, dtype=np.float64)
+    values = np.asarray(data, dtype=np.float64)
     nan = np.isnan(values)
     has_missing = np.bincount(feature[nan], minlength=n_features) > 0
     n_zeros = n_sampled - stored  # implicit zeros (rows storing NaN are missing, not zero)
@@ -66,11 +86,13 @@ def _unweighted_edges(sample, max_value_bins: int) -> tuple[list[np.ndarray], np
     weight = np.concatenate([np.ones(len(values) - len(with_zeros)), n_zeros[with_zeros].astype(np.float64)])
     order = np.lexsort((values, feature))
     feature, values, weight = feature[order], values[order], weight[order]
+    del order
     new_run = np.ones(len(values), dtype=bool)  # a new distinct value (-0.0 == 0.0: one value)
     new_run[1:] = (feature[1:] != feature[:-1]) | (values[1:] != values[:-1])
     starts = np.flatnonzero(new_run)
     distinct, d_feature = values[starts] + 0.0, feature[starts]  # + 0.0: -0.0 is 0.0
     counts = np.add.reduceat(weight, starts) if len(starts) else np.zeros(0)
+    del feature, values, weight, new_run, starts
     n_distinct = np.bincount(d_feature, minlength=n_features)
     first = np.concatenate([[0], np.cumsum(n_distinct)])
     # few distinct values: a cut between each neighbouring pair (a feature's are cuts[lo:hi - 1])
