@@ -12,7 +12,8 @@ from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.categories import frame_codes, recode
 from boosters.data.frames import as_frame
-from boosters.data.validation import as_feature_matrix, match_columns
+from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
+from boosters.data.validation import as_feature_matrix, column_names, match_columns
 from boosters.explain.importance import feature_importance
 from boosters.io import npz_format
 from boosters.model.ensemble import Ensemble
@@ -123,7 +124,18 @@ class GBDTModel:
                     position = {int(c): f for f, c in enumerate(order)}
                     given_categories = {position[c]: values for c, values in given_categories.items()}
             self._check_width(X.shape[1])
+            if is_sparse(X):  # column selection may leave a row's indices unsorted
+                return as_sparse_matrix(X, "X")
             return recode(X, given_categories, categories, names, "X")
+        if is_sparse(X):  # numeric values, categorical features as codes (as an array's)
+            X = as_sparse_matrix(X, "X")
+            self._check_width(X.shape[1])
+            return X
+        if has_sparse_columns(X):
+            order = None if names is None else match_columns(column_names(X), names, "X")
+            X = frame_to_sparse(X if order is None else X.iloc[:, order], "X")
+            self._check_width(X.shape[1])
+            return X
         frame = as_frame(X)
         if frame is None:
             X = as_feature_matrix(X, "X")
@@ -144,7 +156,8 @@ class GBDTModel:
 
     def predict(self, X, n_threads: int = 0) -> np.ndarray:
         """Values for squared error, P(y=1) for logistic, class probabilities
-        (n_rows, n_classes) for softmax. X: array, pandas frame or Dataset; NaN = missing.
+        (n_rows, n_classes) for softmax. X: array, pandas frame, scipy.sparse CSR/CSC matrix
+        (never densified; a stored or implicit zero is 0) or Dataset; NaN = missing.
         A frame's columns are matched to the model's feature names (any order)."""
         return self.ensemble.predict(self._features(X), effective_n_threads(n_threads))
 

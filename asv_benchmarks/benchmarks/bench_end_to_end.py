@@ -6,14 +6,17 @@ import boosters as bst
 from boosters.bench import benchmark
 import dataclasses
 
-from boosters.bench.datasets import (CATEGORICAL_LEVELS, make_categorical, make_covertype, make_friedman, make_higgs,
-                                     train_test_split)
+from boosters.bench.datasets import (CATEGORICAL_LEVELS, make_bag_of_words, make_categorical, make_covertype,
+                                     make_friedman, make_higgs, train_test_split)
 
 TASKS = {
     # name: (generator, settings): small versions of the comparison tasks
     "covertype-100k": (lambda: make_covertype(100_000, binary=True, seed=0), benchmark.Settings(task="binary")),
     "higgs-200k": (lambda: make_higgs(200_000, seed=0), benchmark.Settings(task="binary")),
     "friedman-50k": (lambda: make_friedman(50_000, 10, seed=0), benchmark.Settings(task="regression")),
+    # scipy CSR input, never densified (issue 11)
+    "bag-of-words-100k-sparse": (lambda: make_bag_of_words(100_000, 5_000, 0.002, seed=0),
+                                 benchmark.Settings(task="binary")),
 }
 
 

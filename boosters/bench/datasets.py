@@ -158,6 +158,26 @@ def make_categorical(n_rows: int = 50_000, levels=CATEGORICAL_LEVELS, n_numeric:
     y += numeric @ rng.normal(size=n_numeric) + np.sin(2 * numeric[:, 0])
     y += 0.5 * rng.normal(size=n_rows)
     return np.column_stack(columns + [numeric]), y
+def make_bag_of_words(n_rows: int = 100_000, n_features: int = 5_000, density: float = 0.002, seed: int = 0):
+    """Sparse input (issue 11): a canonical scipy CSR matrix of counts 1..5 at random
+    columns (~density * n_features per row, a column drawn twice adds up), and binary labels
+    from a sparse linear model (10% of the features matter, the same model for any seed)
+    plus noise. Needs scipy."""
+    import scipy.sparse as sp
+
+    coef_rng = np.random.default_rng(12345)
+    coef = np.where(coef_rng.random(n_features) < 0.1, coef_rng.normal(size=n_features), 0.0)
+    rng = np.random.default_rng(seed)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(rng.binomial(n_features, density, n_rows), out=indptr[1:])
+    index_dtype = np.int32 if indptr[-1] < 2**31 else np.int64
+    indices = rng.integers(0, n_features, int(indptr[-1]), dtype=index_dtype)
+    data = rng.integers(1, 6, int(indptr[-1])).astype(np.float64)
+    X = sp.csr_matrix((data, indices, indptr.astype(index_dtype)), shape=(n_rows, n_features))
+    X.sum_duplicates()  # sorted indices, no duplicates
+    margin = X @ coef
+    noise = rng.normal(scale=0.5 * margin.std() + 1e-12, size=n_rows)
+    return X, (margin + noise > np.median(margin)).astype(np.float64)
 
 
 def train_test_split(X, y, test_fraction: float = 0.2, seed: int = 0):

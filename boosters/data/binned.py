@@ -12,19 +12,32 @@ A bundled feature f with default (most frequent) bin d keeps its other bins in t
 column at values feature_offset[f] + j, j = b for b < d and b - 1 for b > d; rows at
 their default bin of every member share the column's value 0. `decode[f]` maps column
 values back to f's bins.
+
+Sparse input (`sparse_binning.py`) stores features in columns of kind SPARSE: instead
+of a dense column the matrix keeps `sparse_indptr` / `sparse_bins`, a CSR of every row's
+entries away from its feature's default bin (`sparse_default`, the bin of 0) as histogram
+indices (uint32, in feature order within a row), and one more SPARSE column of one bin,
+holding no feature, where every row is counted (`sparse_totals_bin`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-U8, U16 = 0, 1  # column_kind codes: which bin matrix stores the column
+U8, U16, SPARSE = 0, 1, 2  # column_kind codes: which bin matrix stores the column (SPARSE: the CSR)
 
 
 class BinnedMatrix:
     def __init__(self, bins_u8, bins_u16, column_kind, column_index, column_n_bins, n_bins,
-                 feature_column, feature_offset=None, feature_default_bin=None):
+                 feature_column, feature_offset=None, feature_default_bin=None, sparse=None):
         self.bins_u8 = bins_u8
+        # The SPARSE columns (None: none): indptr int64 (n_rows + 1), entries uint32, the
+        # default bin per column int32 (-1: the
+        # totals column), column starts int64 (n_columns + 1) and rows uint32 of the CSR's
+        # transpose: each column's rows with an entry, in order)
+        self.sparse_indptr, self.sparse_bins, self.sparse_default, self.sparse_col_indptr, self.sparse_col_rows = \
+            (None,) * 5 if sparse is None else (sparse[0], sparse[1], np.ascontiguousarray(sparse[2], dtype=np.int32),
+                                                sparse[3], sparse[4])
         self.bins_u16 = bins_u16
         self.n_rows = bins_u8.shape[1] if bins_u8.shape[0] else bins_u16.shape[1]
         # columns
@@ -85,8 +98,32 @@ class BinnedMatrix:
 
     def column_bins(self, column: int) -> np.ndarray:
         """The stored values of one column for every row (a view)."""
+        if self.column_kind[column] == SPARSE:
+            return self._sparse_column_values(column)
         storage = self.bins_u8 if self.column_kind[column] == U8 else self.bins_u16
         return storage[self.column_index[column]]
+
+    @property
+    def has_sparse(self) -> bool:
+        return self.sparse_indptr is not None
+
+    @property
+    def sparse_totals_bin(self) -> int:
+        """The histogram bin that holds a node's (grad, hess) totals when some columns are
+        sparse (the totals column, where the sparse kernel counts every row); -1 otherwise."""
+        if not self.has_sparse:
+            return -1
+        return int(self.column_offsets[np.flatnonzero(self.sparse_default < 0)[0]])
+
+    def _sparse_column_values(self, column: int) -> np.ndarray:
+        """A SPARSE column's bins for every row, decoded from the CSR."""
+        lo = self.column_offsets[column]
+        entries = self.sparse_bins.astype(np.int64)
+        mine = (entries >= lo) & (entries < lo + self.column_n_bins[column])
+        rows = np.repeat(np.arange(self.n_rows), np.diff(self.sparse_indptr))
+        out = np.full(self.n_rows, max(0, self.sparse_default[column]), dtype=np.uint16)
+        out[rows[mine]] = entries[mine] - lo
+        return out
 
     def feature_bins(self, feature: int) -> np.ndarray:
         """The bin of every row for one feature: a view for a feature stored alone, a
@@ -109,4 +146,6 @@ class BinnedMatrix:
 
     @property
     def nbytes(self) -> int:
-        return self.bins_u8.nbytes + self.bins_u16.nbytes
+        sparse = sum(a.nbytes for a in (self.sparse_indptr, self.sparse_bins, self.sparse_col_indptr,
+                                          self.sparse_col_rows)) if self.has_sparse else 0
+        return self.bins_u8.nbytes + self.bins_u16.nbytes + sparse

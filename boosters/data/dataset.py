@@ -8,9 +8,11 @@ from boosters._lib.threads import effective_n_threads
 from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import BinMapper
 from boosters.data.bundling import bin_and_bundle
+from boosters.data.sparse_binning import bin_sparse, fit_sparse
 from boosters.data.fingerprint import fingerprint
 from boosters.data.categories import categorical_indices, check_codes, feature_label, learn_frame
 from boosters.data.frames import as_frame
+from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
 from boosters.data.validation import as_feature_matrix, as_vector
 
 
@@ -20,6 +22,9 @@ class Dataset:
     `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order), a pandas or
     polars DataFrame or a pyarrow Table; NaN (None, null, pd.NA) means missing. An array is
     referenced, not copied, when it is already float32/float64, and never modified.
+    scipy.sparse CSR/CSC matrices (and pandas frames with sparse columns) are kept sparse
+    and never densified: a stored or implicit zero is the value 0, NaN is missing (see
+    `boosters.data.sparse`); their features are numeric (no categorical features).
 
     `categorical_features`: the categorical features, as indices or names, or "auto" (the
     default for a frame: its pandas `category`, Arrow dictionary and polars
@@ -40,8 +45,15 @@ class Dataset:
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
-        frame = as_frame(X)
-        if frame is None:
+        sparse_columns = has_sparse_columns(X)
+        frame = None if is_sparse(X) or sparse_columns else as_frame(X)
+        if is_sparse(X):
+            self.X = as_sparse_matrix(X, "X")
+        elif sparse_columns:
+            self.X = frame_to_sparse(X, "X")
+            if feature_names is None:
+                feature_names = [str(c) for c in X.columns]
+        elif frame is None:
             self.X = as_feature_matrix(X, "X")
         elif frame.shape[0] == 0 or frame.shape[1] == 0:
             raise ValueError(f"X is empty: shape {frame.shape}; need at least one row and one feature")
@@ -61,6 +73,9 @@ class Dataset:
             categorical_features = "auto"
         auto = [] if frame is None else frame.categorical_columns()
         self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
+        if self.categorical_features and is_sparse(self.X if frame is None else None):
+            raise ValueError("categorical_features: sparse X holds numeric features only; give the categorical "
+                             "columns in a dense array or frame")
         if frame is None or not self.categorical_features:
             self.X = as_feature_matrix(X, "X") if frame is not None else self.X
             for f in self.categorical_features:
@@ -89,7 +104,9 @@ class Dataset:
         if not isinstance(bundling, bool):
             raise TypeError(f"bundling must be True or False, got {bundling!r}")
         n_threads = effective_n_threads(n_threads)
-        contents = (fingerprint(self.X, n_threads),
+        x_contents = (sparse_fingerprint(self.X, fingerprint, n_threads) if self.is_sparse
+                      else fingerprint(self.X, n_threads))
+        contents = (x_contents,
                     None if self.weights is None else fingerprint(self.weights, n_threads))
         if contents != self._binned_from:
             self._binned_cache.clear()
@@ -98,6 +115,11 @@ class Dataset:
         key = (max_bins, seed, bundling, categorical)
         cached = self._binned_cache.get(key)  # one read: another thread may clear the cache
         if cached is None:
+            if self.is_sparse:  # never densified; features stored sparse are not bundled
+                mapper = BinMapper(max_bins, seed=seed)
+                fit_sparse(mapper, self.X, self.weights)
+                cached = self._binned_cache[key] = (mapper, bin_sparse(mapper, self.X, n_threads))
+                return cached
             mapper = BinMapper(max_bins, seed=seed, categorical_features=categorical).fit(
                 self.X, self.weights, n_threads)
             if bundling:
@@ -106,6 +128,11 @@ class Dataset:
                 binned = mapper.transform(self.X, n_threads)
             cached = self._binned_cache[key] = (mapper, binned)
         return cached
+
+    @property
+    def is_sparse(self) -> bool:
+        """X is a scipy.sparse CSR/CSC matrix."""
+        return is_sparse(self.X)
 
     @property
     def n_rows(self) -> int:
@@ -125,6 +152,8 @@ class Dataset:
 
     def __repr__(self):
         parts = [f"{self.n_rows} rows", f"{self.n_features} features", f"dtype={self.X.dtype}"]
+        if self.is_sparse:
+            parts.append(f"sparse {self.X.format}, {self.X.nnz} stored")
         if self.y is not None:
             parts.append("labels")
         if self.weights is not None:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
-from boosters.model._predict import predict_forest
+from boosters.model._predict import predict_forest, predict_forest_csr
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES,
                                        check_categories, check_forest)
 
@@ -247,10 +247,15 @@ class Forest:
         # without the GIL and Python cannot act on Ctrl-C inside it, so a long predict
         # returns to the interpreter (which raises KeyboardInterrupt) between blocks.
         rows = max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // n_trees)
+        trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
+                 a["value"], flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees])
+        if _is_sparse(X):
+            _no_categories_for_sparse(flat.categories)
+            for start, indptr, indices, data in _csr_blocks(X, rows):
+                _predict_csr(data, indices, indptr, trees, out[start:start + len(indptr) - 1], n_threads)
+            return out
         for start in range(0, X.shape[0], rows):
-            predict_forest(X[start:start + rows], a["split_feature"], a["threshold"], a["default_left"],
-                           a["left_child"], a["right_child"], a["value"], flat.tree_offsets[: n_trees + 1],
-                           flat.tree_group[:n_trees], out[start:start + rows], n_threads,
+            predict_forest(X[start:start + rows], *trees, out[start:start + rows], n_threads,
                            *_category_args(a, flat.categories))
         return out
 
@@ -280,9 +285,14 @@ def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) 
     elif np.any(tree.category_set >= 0):
         categories = (np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries, tree.cat_bitsets)
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
-    predict_forest(X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
-                   tree.right_child, tree.value, offsets, group, out, n_threads,
-                   *_category_args(tree.arrays(), categories))
+    trees = (tree.split_feature, tree.threshold, tree.default_left, tree.left_child, tree.right_child,
+             tree.value, offsets, group)
+    if _is_sparse(X):
+        _no_categories_for_sparse(categories)
+        for start, indptr, indices, data in _csr_blocks(X, PREDICT_SPARSE_BLOCK_ROWS):
+            _predict_csr(data, indices, indptr, trees, out[start:start + len(indptr) - 1], n_threads)
+    else:
+        predict_forest(X, *trees, out, n_threads, *_category_args(tree.arrays(), categories))
     return out[:, 0]
 
 
@@ -307,3 +317,36 @@ def _split_sets(n_sets: np.ndarray, boundaries: np.ndarray, bitsets: np.ndarray,
         per_tree_b.append(b - b[0])
         per_tree_w.append(bitsets[b[0]:b[-1]])
     return per_tree_b, per_tree_w
+
+
+def _no_categories_for_sparse(categories) -> None:
+    if categories is not None:
+        raise ValueError("X: a model with categorical splits predicts dense input (an array or a frame), "
+                         "not a scipy.sparse matrix")
+
+
+PREDICT_SPARSE_BLOCK_ROWS = 1 << 16  # a CSC block converted to CSR at a time
+
+
+def _is_sparse(X) -> bool:
+    """A scipy.sparse CSR/CSC matrix (checked by data/sparse.py; duck typing, no import)."""
+    return hasattr(X, "format") and hasattr(X, "indptr")
+
+
+def _csr_blocks(X, rows: int):
+    """(start, indptr, indices, data) of blocks of at most `rows` rows: a CSR's own arrays
+    (row ranges of indptr, no copy), a CSC converted to CSR one block at a time."""
+    for start in range(0, X.shape[0], rows):
+        stop = min(start + rows, X.shape[0])
+        if X.format == "csr":
+            yield start, X.indptr[start:stop + 1], X.indices, X.data
+        else:
+            block = X[start:stop].tocsr()
+            block.sort_indices()
+            yield start, block.indptr, block.indices, block.data
+
+
+def _predict_csr(data, indices, indptr, trees, out, n_threads: int) -> None:
+    if len(indices) == 0:  # the kernel reads through the first element: one that no row owns
+        data, indices = np.zeros(1, dtype=data.dtype), np.zeros(1, dtype=indptr.dtype)
+    predict_forest_csr(data, indices, indptr, *trees, out, n_threads)

@@ -27,6 +27,12 @@ cdef class RowPartitioner:
     cdef const int32_t[::1] _feature_column
     cdef const int64_t[::1] _decode_start
     cdef const uint16_t[::1] _decode
+    cdef const int64_t[::1] _sparse_indptr     # the matrix's CSR of bins (sparse input), else empty
+    cdef const uint32_t[::1] _sparse_entries
+    cdef const int64_t[::1] _column_offsets
+    cdef const int32_t[::1] _sparse_default    # per column: a sparse column's default bin
+    cdef const int64_t[::1] _sparse_col_indptr # per column: start of its rows in _sparse_col_rows
+    cdef const uint32_t[::1] _sparse_col_rows  # each column's rows with an entry, in order
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t max_nodes
     cdef public int n_threads
@@ -53,3 +59,6 @@ cdef class RowPartitioner:
                                       Py_ssize_t n_nodes, const uint8_t* categorical, const uint32_t* category_bins,
                                       Py_ssize_t category_words, const double* value, int64_t* leaves,
                                       double* leaf_values, double* predictions) noexcept nogil
+    cdef Py_ssize_t _partition_chunk(self, const row_t* src, Py_ssize_t begin, Py_ssize_t n, row_t* dst,
+                                     Py_ssize_t column, const uint16_t* decode, size_t lowest,
+                                     size_t span) noexcept nogil

@@ -90,6 +90,83 @@ cdef Py_ssize_t partition_serial(
     return n_left
 
 
+cdef inline Py_ssize_t sparse_bin(
+    const int64_t* indptr,      # IN: the CSR of bins (row starts)
+    const uint32_t* entries,    # IN: histogram indices, in feature order within a row
+    Py_ssize_t row,
+    uint32_t lo,                # the feature's column: histogram indices [lo, hi)
+    uint32_t hi,
+    Py_ssize_t default_bin,
+) noexcept nogil:
+    """A sparse feature's bin in one row: its entry's offset from lo (binary search among
+    the row's sorted entries), the default bin when the row has none."""
+    cdef int64_t first = indptr[row], n = indptr[row + 1] - first, half
+    while n > 0:  # the first entry >= lo
+        half = n >> 1
+        if entries[first + half] < lo:
+            first += half + 1
+            n -= half + 1
+        else:
+            n = half
+    if first < indptr[row + 1] and entries[first] < hi:
+        return entries[first] - lo
+    return default_bin
+
+
+cdef Py_ssize_t partition_sparse(
+    const int64_t* indptr,      # IN: the CSR of bins
+    const uint32_t* entries,    # IN
+    uint32_t lo,                # the split feature's column: histogram indices [lo, hi)
+    uint32_t hi,
+    Py_ssize_t default_bin,
+    const uint32_t* col_rows,   # IN: the rows with an entry in the column, in order
+    Py_ssize_t n_col_rows,
+    const row_t* src,           # IN: the node's rows (in order), NULL for rows begin..begin+n
+    Py_ssize_t begin,
+    Py_ssize_t n,
+    row_t* dst,                 # OUT: as partition_serial
+    size_t lowest,
+    size_t span,
+) noexcept nogil:
+    """partition_serial for a feature stored sparse. The node's rows and the column's rows
+    are both in order: one walk beside the other finds the node's rows with an entry (their
+    bin: a search among the row's entries); every other row is at the default bin."""
+    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i, p = 0, half, m = n_col_rows
+    cdef size_t left, default_left = go_left(default_bin, lowest, span)
+    cdef row_t row, tmp
+    cdef row_t* right_end = dst + n - 1
+    if n == 0:
+        return 0
+    row = src[0] if src != NULL else <row_t> begin
+    while m > 0:  # the column's first row >= the node's first
+        half = m >> 1
+        if col_rows[p + half] < row:
+            p += half + 1
+            m -= half + 1
+        else:
+            m = half
+    for i in range(n):
+        row = src[i] if src != NULL else <row_t> (begin + i)
+        while p < n_col_rows and col_rows[p] < row:
+            p += 1
+        if p < n_col_rows and col_rows[p] == row:
+            left = go_left(sparse_bin(indptr, entries, row, lo, hi, default_bin), lowest, span)
+        else:
+            left = default_left
+        dst[n_left] = row
+        right_end[-n_right] = row
+        n_left += left
+        n_right += 1 - left
+    lo_i, hi_i = n_left, n - 1
+    while lo_i < hi_i:
+        tmp = dst[lo_i]
+        dst[lo_i] = dst[hi_i]
+        dst[hi_i] = tmp
+        lo_i += 1
+        hi_i -= 1
+    return n_left
+
+
 cdef class RowPartitioner:
     def __init__(self, binned, Py_ssize_t max_nodes, int n_threads=1, bint sampling=False):
         if binned.n_rows >= 2**32:
@@ -104,6 +181,14 @@ cdef class RowPartitioner:
         self._decode = binned.decode_tables
         self.cols = make_bin_columns(self._u8, self._u16, self._kind, self._index, binned.n_rows)
         self.features = make_feature_map(self._feature_column, self._decode_start, self._decode)
+        self._column_offsets = binned.column_offsets
+        self._sparse_default = binned.sparse_default if binned.has_sparse else np.zeros(1, dtype=np.int32)
+        self._sparse_col_indptr = binned.sparse_col_indptr if binned.has_sparse else np.zeros(1, dtype=np.int64)
+        self._sparse_col_rows = (binned.sparse_col_rows if binned.has_sparse and len(binned.sparse_col_rows)
+                                 else np.zeros(1, dtype=np.uint32))
+        self._sparse_indptr = binned.sparse_indptr if binned.has_sparse else np.zeros(1, dtype=np.int64)
+        self._sparse_entries = (binned.sparse_bins if binned.has_sparse and len(binned.sparse_bins)
+                                else np.zeros(1, dtype=np.uint32))
         self.n_rows = binned.n_rows
         self.max_nodes = max_nodes
         self.n_threads = n_threads
@@ -175,12 +260,9 @@ cdef class RowPartitioner:
             out_buf = 1 if src_buf == IN_ORDER else src_buf
             n_left = self._partition_parallel(src, begin, n, &self.buffers[other_buf, 0] + begin,
                                               &self.buffers[out_buf, 0] + begin, column, decode, lowest, span, t)
-        elif self.cols.kind[column] == 0:
-            n_left = partition_serial(column_u8(&self.cols, column), decode, src, begin, n,
-                                      &self.buffers[out_buf, 0] + begin, lowest, span)
         else:
-            n_left = partition_serial(column_u16(&self.cols, column), decode, src, begin, n,
-                                      &self.buffers[out_buf, 0] + begin, lowest, span)
+            n_left = self._partition_chunk(src, begin, n, &self.buffers[out_buf, 0] + begin, column, decode,
+                                           lowest, span)
         self.begin[left] = begin
         self.end[left] = begin + n_left
         self.begin[right] = begin + n_left
@@ -218,14 +300,8 @@ cdef class RowPartitioner:
             hi = min(lo + chunk, n)
             left_counts[c] = 0
             if lo < hi:
-                if self.cols.kind[column] == 0:
-                    left_counts[c] = partition_serial(column_u8(&self.cols, column), decode,
-                                                      src + lo if src != NULL else NULL, begin + lo, hi - lo,
-                                                      stage + lo, lowest, span)
-                else:
-                    left_counts[c] = partition_serial(column_u16(&self.cols, column), decode,
-                                                      src + lo if src != NULL else NULL, begin + lo, hi - lo,
-                                                      stage + lo, lowest, span)
+                left_counts[c] = self._partition_chunk(src + lo if src != NULL else NULL, begin + lo, hi - lo,
+                                                       stage + lo, column, decode, lowest, span)
         for c in range(n_chunks):
             left_starts[c] = n_left
             n_left += left_counts[c]
@@ -238,6 +314,28 @@ cdef class RowPartitioner:
                 memcpy(out + left_starts[c], stage + lo, left_counts[c] * sizeof(row_t))
                 memcpy(out + right_starts[c], stage + lo + left_counts[c], (hi - lo - left_counts[c]) * sizeof(row_t))
         return n_left
+
+    cdef Py_ssize_t _partition_chunk(
+        self,
+        const row_t* src,           # IN: as partition_serial
+        Py_ssize_t begin,
+        Py_ssize_t n,
+        row_t* dst,                 # OUT: as partition_serial
+        Py_ssize_t column,
+        const uint16_t* decode,     # IN: as partition_serial
+        size_t lowest,
+        size_t span,
+    ) noexcept nogil:
+        """partition_serial on the column's storage: uint8, uint16 or the CSR of bins."""
+        if self.cols.kind[column] == 0:
+            return partition_serial(column_u8(&self.cols, column), decode, src, begin, n, dst, lowest, span)
+        if self.cols.kind[column] == 1:
+            return partition_serial(column_u16(&self.cols, column), decode, src, begin, n, dst, lowest, span)
+        return partition_sparse(&self._sparse_indptr[0], &self._sparse_entries[0],
+                                <uint32_t> self._column_offsets[column], <uint32_t> self._column_offsets[column + 1],
+                                self._sparse_default[column], &self._sparse_col_rows[0] + self._sparse_col_indptr[column],
+                                self._sparse_col_indptr[column + 1] - self._sparse_col_indptr[column],
+                                src, begin, n, dst, lowest, span)
 
     def add_leaf_values(self, leaf_nodes, values, double[::1] predictions):  # predictions: IN and OUT
         """predictions[row] += values[k] for every row of leaf_nodes[k]: the training

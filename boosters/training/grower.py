@@ -62,6 +62,8 @@ class TreeGrower:
         first_column_bins = (0, 0)
         if len(features) > 0:
             first_column_bins = tuple(int(b) for b in binned.column_offsets[columns[0]:columns[0] + 2])
+        if binned.has_sparse:  # a sparse column's bins miss its default rows: the totals have a bin
+            first_column_bins = (binned.sparse_totals_bin, binned.sparse_totals_bin + 1)
         max_nodes = 2 * config.n_leaves - 1 if leafwise else 2 ** (config.max_depth + 1) - 1
         max_nodes = max(1, min(max_nodes, 2 * binned.n_rows - 1))
         self.quantized = histogram_mode in ("i16", "i8")

@@ -3,6 +3,7 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint64_t
 from boosters.training._partition cimport RowPartitioner
 from boosters.training.histograms._columnwise cimport ColumnsView
 from boosters.training.histograms._rowwise cimport RowMatrix
+from boosters.training.histograms._sparse cimport SparseRows
 
 
 cdef class HistogramBuilder:
@@ -21,6 +22,9 @@ cdef class HistogramBuilder:
     cdef public Py_ssize_t prefetch_distance
     cdef const float* gh                 # the tree's (grad, hess) by row, (n_rows, 2); NULL: none yet
     cdef object gh_owner                 # keeps set_gradients' array alive
+    cdef bint sparse                     # the matrix has sparse columns (one CSR kernel builds them all)
+    cdef SparseRows sparse_rows
+    cdef object sparse_owner             # keeps the CSR alive
 
     cdef void use_gradients(self, const float* gh) noexcept nogil
     cdef bint ready(self)
@@ -36,12 +40,17 @@ cdef class HistogramBuilder:
     cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           int n_threads) noexcept nogil
     cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil
+    cdef void _build_sparse_nodes(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
+                                  Py_ssize_t n) noexcept nogil
+    cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                            int n_threads) noexcept nogil
 
 
 cdef class FloatHistogramBuilder(HistogramBuilder):
     cdef double[:, :, ::1] pool          # (slots, bins, 2) float64
     cdef float[:, ::1] ordered           # gathered (grad, hess), at each node's partition positions
     cdef double[::1] scratch             # row-wise private histograms
+    cdef double[::1] sparse_scratch      # the sparse kernel's private histograms
 
 
 cdef class QuantizedHistogramBuilder(HistogramBuilder):
@@ -61,6 +70,7 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
     cdef int64_t[::1] slot_rows          # rows of the node each slot holds
     cdef int64_t[::1] ordered            # gathered words, 8 bytes per partition position
     cdef int64_t[::1] scratch            # row-wise private histograms
+    cdef int64_t[::1] sparse_scratch     # the sparse kernel's private histograms
 
     cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil
     cdef char* slot_words(self, Py_ssize_t slot) noexcept nogil

@@ -11,7 +11,7 @@ subtraction); the growth loop calls them through the base class.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
@@ -23,6 +23,9 @@ from boosters.training.histograms._columnwise cimport (
 )
 from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH, build_rows, build_rows_words,
                                                     row_blocks)
+from boosters.training.histograms._sparse cimport build_sparse, build_sparse_words
+
+SPARSE_KIND = 2  # binned.SPARSE: a column stored in the matrix's CSR of bins
 
 
 cdef enum:
@@ -86,6 +89,10 @@ cdef class HistogramBuilder:
 
     layout "row": the uint8 columns are also stored row-major and built by the row-wise
     kernel (see _rowwise.pyx); other columns stay column-wise.
+
+    Sparse columns (sparse input) are built by their own row-wise kernel over the
+    matrix's CSR of bins (_sparse.pyx), whatever the layout, which applies to the dense
+    columns only.
     """
     def __init__(self, binned, Py_ssize_t n_slots, columns, int n_threads, bint prefetch,
                  Py_ssize_t prefetch_distance, str layout):
@@ -94,6 +101,8 @@ cdef class HistogramBuilder:
         columns = column_list(columns, self.view.n_columns)
         if layout not in ("column", "row"):
             raise ValueError(f"layout must be 'column' or 'row', got {layout!r}")
+        self._set_sparse(binned)
+        columns = columns[binned.column_kind[columns] != SPARSE_KIND]
         is_row = binned.column_kind[columns] == 0 if layout == "row" else np.zeros(len(columns), dtype=bool)
         row_cols = columns[is_row]
         self.rowwise = len(row_cols) > 0
@@ -111,6 +120,31 @@ cdef class HistogramBuilder:
             self.rows_view.total_bins = self.view.total_bins
         self.n_threads = n_threads
         self.prefetch_distance = prefetch_distance if prefetch else 0
+
+    def _set_sparse(self, binned):
+        """The CSR of the sparse columns, which must be contiguous in the histogram."""
+        self.sparse = binned.has_sparse
+        if not self.sparse:
+            return
+        sparse_cols = np.flatnonzero(binned.column_kind == SPARSE_KIND)
+        if not np.array_equal(sparse_cols, np.arange(sparse_cols[0], sparse_cols[len(sparse_cols) - 1] + 1)):
+            raise ValueError("the sparse columns must be contiguous")
+        cdef const int64_t[::1] indptr = binned.sparse_indptr
+        cdef const uint32_t[::1] entries = binned.sparse_bins
+        if indptr.shape[0] != self.view.n_rows + 1:
+            raise ValueError("the sparse rows do not match the matrix")
+        cdef const int64_t[::1] col_offsets = binned.column_offsets
+        cdef const int32_t[::1] col_default = binned.sparse_default
+        self.sparse_owner = (binned.sparse_indptr, binned.sparse_bins, binned.column_offsets, binned.sparse_default)
+        self.sparse_rows.indptr = &indptr[0]
+        self.sparse_rows.entries = &entries[0] if entries.shape[0] > 0 else NULL
+        self.sparse_rows.lo = binned.column_offsets[sparse_cols[0]]
+        self.sparse_rows.hi = binned.column_offsets[sparse_cols[len(sparse_cols) - 1] + 1]
+        self.sparse_rows.totals_bin = binned.sparse_totals_bin
+        self.sparse_rows.col_offsets = &col_offsets[0]
+        self.sparse_rows.col_default = &col_default[0]
+        self.sparse_rows.first_col = sparse_cols[0]
+        self.sparse_rows.last_col = sparse_cols[len(sparse_cols) - 1] + 1
 
     def set_gradients(self, const float[:, ::1] gh):
         """The (n_rows, 2) float32 gradients of the tree being grown."""
@@ -145,7 +179,7 @@ cdef class HistogramBuilder:
         each node's gradients are gathered at its own positions of one buffer."""
         cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
         cdef Py_ssize_t total_rows = 0, node_rows
-        if n == 0 or (n_col == 0 and not self.rowwise):
+        if n == 0 or (n_col == 0 and not self.rowwise and not self.sparse):
             return
         for i in range(n):
             node_rows = part.end[node_v[i]] - part.begin[node_v[i]]
@@ -178,6 +212,8 @@ cdef class HistogramBuilder:
                 for i in range(n):
                     if self._blocks(part, node_v[i]) == 1:
                         self._build_rows(part, node_v[i], slot_v[i], 1)
+        if self.sparse:
+            self._build_sparse_nodes(part, slot_v, node_v, n)
         if n_col == 0:
             pass
         elif t > 1:
@@ -200,6 +236,31 @@ cdef class HistogramBuilder:
 
     cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
         return row_blocks(part.end[node] - part.begin[node], self.exact_sums, self.n_threads)
+
+    cdef void _build_sparse_nodes(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
+                                  Py_ssize_t n) noexcept nogil:
+        """The sparse columns of n nodes: big nodes by row blocks in parallel, the others in
+        parallel over nodes (scheduled as the row-wise kernel's)."""
+        cdef Py_ssize_t i
+        cdef Py_ssize_t total_rows = 0
+        for i in range(n):
+            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+        cdef int t_nodes = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
+        for i in range(n):
+            if self._blocks(part, node_v[i]) > 1:
+                self._build_sparse(part, node_v[i], slot_v[i], self.n_threads)
+        if t_nodes > 1:
+            for i in prange(n, schedule="static", num_threads=t_nodes):
+                if self._blocks(part, node_v[i]) == 1:
+                    self._build_sparse(part, node_v[i], slot_v[i], 1)
+        else:
+            for i in range(n):
+                if self._blocks(part, node_v[i]) == 1:
+                    self._build_sparse(part, node_v[i], slot_v[i], 1)
+
+    cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                            int n_threads) noexcept nogil:
+        pass
 
     cdef void _start_node(self, Py_ssize_t slot, Py_ssize_t n_rows) noexcept nogil:
         """A node of n_rows rows is about to be built into `slot`."""
@@ -242,6 +303,11 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
             self.scratch = np.empty(2 * (MAX_ROW_BLOCKS - 1) * self.view.total_bins, dtype=np.float64)
         if self.columns.shape[0] > 0:  # the row-wise kernel reads gradients by row: no copy
             self.ordered = np.empty((self.view.n_rows, 2), dtype=np.float32)
+        if self.sparse:
+            # float64 row blocks depend on the node size only: the root's are the most
+            blocks = row_blocks(self.view.n_rows, False, 1)
+            self.sparse_scratch = np.empty(max(1, 2 * (blocks - 1) * (self.sparse_rows.hi - self.sparse_rows.lo)),
+                                           dtype=np.float64)
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil:
         cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
@@ -268,6 +334,13 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
         build_rows(&self.rows_view, rows, begin if rows == NULL else 0, n, self.gh, &self.pool[slot, 0, 0],
                    &self.scratch[0], self._blocks(part, node), n_threads,
                    ROW_PREFETCH if self.prefetch_distance > 0 else 0)
+
+    cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                            int n_threads) noexcept nogil:
+        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
+        cdef const row_t* rows = node_rows(part, node)
+        build_sparse(&self.sparse_rows, rows, begin if rows == NULL else 0, n, self.gh, &self.pool[slot, 0, 0],
+                     &self.sparse_scratch[0], self._blocks(part, node), n_threads)
 
     cdef void subtract(
         self,
@@ -314,6 +387,9 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
             self.scratch = np.empty((MAX_ROW_BLOCKS - 1) * self.view.total_bins, dtype=np.int64)
         if self.columns.shape[0] > 0:
             self.ordered = np.empty(self.view.n_rows, dtype=np.int64)
+        if self.sparse:
+            self.sparse_scratch = np.empty(max(1, (MAX_ROW_BLOCKS - 1) * (self.sparse_rows.hi - self.sparse_rows.lo)),
+                                           dtype=np.int64)
 
     def set_quantized(self, packed, levels=None):
         """The packed int32 (i16) or int16 (i8) pairs of the tree being grown, whose grad
@@ -414,6 +490,14 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
         build_rows_words(&self.rows_view, rows, begin if rows == NULL else 0, n, self.packed, self.packed_bits,
                          self.slot_words(slot), &self.scratch[0], self.slot_bits[slot], self._blocks(part, node),
                          n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
+
+    cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
+                            int n_threads) noexcept nogil:
+        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
+        cdef const row_t* rows = node_rows(part, node)
+        build_sparse_words(&self.sparse_rows, rows, begin if rows == NULL else 0, n, self.packed, self.packed_bits,
+                           self.slot_words(slot), &self.sparse_scratch[0], self.slot_bits[slot],
+                           self._blocks(part, node), n_threads)
 
     cdef void subtract(
         self,

@@ -1,0 +1,104 @@
+"""scipy.sparse input: recognised by duck typing, checked once, never densified.
+
+As in LightGBM, a stored or implicit zero is the value 0 and NaN is missing. CSR and CSC
+matrices (scipy's sparse arrays and matrices alike) are referenced, not copied, when they
+are already canonical (sorted indices, no duplicates) with float32/float64 values; other
+sparse formats (COO, LIL, DOK, BSR, DIA) are converted to CSR once, and integer or bool
+values to float64. pandas frames with sparse columns become a CSC matrix, column by column.
+scipy is an optional dependency (`pip install boosters[sparse]`), imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SPARSE_FORMATS = ("csr", "csc")
+_CONVERTED_FORMATS = ("coo", "lil", "dok", "bsr", "dia")
+
+
+def is_sparse(X) -> bool:
+    """A scipy.sparse array or matrix (duck typing: scipy is never imported for dense input)."""
+    return hasattr(X, "format") and hasattr(X, "nnz") and hasattr(X, "tocsr")
+
+
+def has_sparse_columns(X) -> bool:
+    """A pandas frame with at least one sparse column (pd.SparseDtype: a fill value and a subtype)."""
+    dtypes = getattr(X, "dtypes", None)
+    return dtypes is not None and hasattr(X, "iloc") and \
+        any(hasattr(d, "fill_value") and hasattr(d, "subtype") for d in dtypes)
+
+
+def _scipy_sparse():
+    try:
+        import scipy.sparse
+    except ImportError:  # pragma: no cover - scipy is installed with the test extra
+        raise ImportError("sparse input needs scipy: pip install 'boosters[sparse]'") from None
+    return scipy.sparse
+
+
+def as_sparse_matrix(X, name: str = "X"):
+    """X as a canonical CSR or CSC matrix with float32/float64 values and one index dtype
+    (no copy when it already is one). ValueError naming `name` for empty or non-numeric
+    input."""
+    if X.format not in _SPARSE_FORMATS:
+        if X.format not in _CONVERTED_FORMATS:
+            raise ValueError(f"{name}: unsupported sparse format {X.format!r}")
+        X = X.tocsr()
+    if len(X.shape) != 2:
+        raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty: shape {X.shape}; need at least one row and one feature")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric (bool, int or float); got dtype {X.dtype}")
+    if X.dtype.type not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if X.indices.dtype != X.indptr.dtype:  # the kernels read both with one index type
+        X = X.copy()
+        X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    if not X.has_canonical_format:  # sorted indices, no duplicates (which scipy sums)
+        X = X.copy()
+        X.sum_duplicates()
+    try:  # the kernels index through indptr and indices unchecked: validate them once, here
+        X.check_format(full_check=True)
+    except ValueError as exc:
+        raise ValueError(f"{name}: not a valid {X.format.upper()} matrix: {exc}") from None
+    return X
+
+
+def frame_to_sparse(df, name: str = "X"):
+    """A pandas frame with sparse columns as a CSC matrix (float64), column by column: a
+    sparse column's stored values (and its fill value where it is not 0), a dense
+    column's non-zeros. Numeric columns only, as for dense frames."""
+    sp = _scipy_sparse()
+    n_rows, n_cols = df.shape
+    if n_rows == 0 or n_cols == 0:
+        raise ValueError(f"{name} is empty: shape {df.shape}; need at least one row and one feature")
+    indices, values, indptr = [], [], [0]
+    for j, (label, dtype) in enumerate(zip(df.columns, df.dtypes)):
+        sparse_dtype = hasattr(dtype, "fill_value") and hasattr(dtype, "subtype")
+        kind = getattr(dtype.subtype if sparse_dtype else dtype, "kind", "O")
+        if kind not in "biuf":
+            raise ValueError(f"{name}: column {label!r} has dtype {dtype}; features must be numeric")
+        column = df.iloc[:, j]
+        fill = float(dtype.fill_value) if sparse_dtype else np.nan
+        if sparse_dtype and fill == 0.0:  # the stored values; the rest are zeros
+            rows = np.asarray(column.array.sp_index.indices, dtype=np.int64)
+            vals = np.asarray(column.array.sp_values, dtype=np.float64)
+        else:  # a dense column, or a fill value that is not zero: every non-zero row
+            full = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            rows = np.flatnonzero(full != 0.0)  # NaN != 0: stored (missing)
+            vals = full[rows]
+        indices.append(rows)
+        values.append(vals)
+        indptr.append(indptr[-1] + len(rows))
+    index_dtype = np.int64 if indptr[-1] >= 2**31 else np.int32
+    X = sp.csc_matrix((np.concatenate(values), np.concatenate(indices).astype(index_dtype),
+                       np.asarray(indptr, dtype=index_dtype)), shape=(n_rows, n_cols))
+    return as_sparse_matrix(X, name)
+
+
+def sparse_fingerprint(X, fingerprint, n_threads: int) -> tuple:
+    """The content fingerprint of a sparse matrix: its format, shape and its three arrays'."""
+    return (X.format, X.shape, fingerprint(X.data, n_threads), fingerprint(X.indices, n_threads),
+            fingerprint(X.indptr, n_threads))
+
