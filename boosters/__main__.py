@@ -25,8 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--no-compare", action="store_true", help="skip LightGBM/XGBoost even if installed")
 
     compare = sub.add_parser("compare", help="boosters vs LightGBM, XGBoost, scikit-learn (matched settings)")
-    compare.add_argument("--task", choices=["covertype", "covertype-multiclass", "higgs", "small"],
-                         default="covertype")
+    compare.add_argument("--task", choices=["covertype", "covertype-multiclass", "higgs", "small", "categorical",
+                                            "sparse", "higgs-subsample", "higgs-goss"], default="covertype")
     compare.add_argument("--rows", type=_positive_int, default=None, help="override the task's row count")
     compare.add_argument("--threads", type=_positive_int, nargs="+", default=[1, 2])
     compare.add_argument("--libraries", nargs="+", default=None)

@@ -33,6 +33,9 @@ class Settings:
     histogram_mode: str = "auto"
     histogram_layout: str = "auto"
     prefetch: bool = True
+    categorical: tuple = ()         # categorical feature indices (their columns hold codes 0, 1, ...)
+    subsample: float = 1.0          # rows per tree (LightGBM bagging_fraction with bagging_freq=1)
+    goss: bool = False              # GOSS at LightGBM's rates (top 0.2, other 0.1); XGBoost has none
 
 
 @dataclass
@@ -96,13 +99,16 @@ def boosters_config(s: Settings, verbose: bool = False):
         min_samples_leaf=s.min_samples_leaf, l2=s.l2, min_child_weight=1e-3,
         max_bins=s.max_bins + 1, cache_size=s.n_leaves, seed=s.seed,
         histogram_mode=s.histogram_mode, histogram_layout=s.histogram_layout, prefetch=s.prefetch,
-        verbosity=1 if verbose else 0)
+        verbosity=1 if verbose else 0, subsample=s.subsample,
+        goss_top_rate=0.2 if s.goss else None, goss_other_rate=0.1 if s.goss else None,
+        min_data_per_group=100, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, max_onehot_cats=4)
 
 
 def _fit_boosters(s: Settings, X, y, threads, verbose):
     import boosters as bst
 
-    model = bst.GBDTModel.train(bst.Dataset(X, y), boosters_config(s, verbose), n_threads=threads)
+    dataset = bst.Dataset(X, y, categorical_features=list(s.categorical) or None)
+    model = bst.GBDTModel.train(dataset, boosters_config(s, verbose), n_threads=threads)
     return lambda Xt: model.predict(Xt, n_threads=threads)
 
 
@@ -113,13 +119,20 @@ def lightgbm_params(s: Settings, threads: int) -> dict:
               "min_sum_hessian_in_leaf": 1e-3, "num_threads": threads, "seed": s.seed, "verbose": -1}
     if s.task == "multiclass":
         params["num_class"] = s.n_classes
+    if s.subsample < 1.0:
+        params.update(bagging_fraction=s.subsample, bagging_freq=1)
+    if s.goss:
+        params.update(data_sample_strategy="goss", top_rate=0.2, other_rate=0.1)
+    if s.categorical:  # LightGBM's defaults, set explicitly (boosters_config uses the same)
+        params.update(max_cat_to_onehot=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100)
     return params
 
 
 def _fit_lightgbm(s: Settings, X, y, threads, verbose):
     import lightgbm as lgb
 
-    booster = lgb.train(lightgbm_params(s, threads), lgb.Dataset(X, y), num_boost_round=s.n_trees)
+    dataset = lgb.Dataset(X, y, categorical_feature=list(s.categorical) or "auto")
+    booster = lgb.train(lightgbm_params(s, threads), dataset, num_boost_round=s.n_trees)
     return lambda Xt: booster.predict(Xt, num_threads=threads)
 
 
@@ -133,9 +146,17 @@ def _fit_xgboost(s: Settings, X, y, threads, verbose):
               "min_child_weight": 1e-3, "lambda": s.l2, "nthread": threads, "seed": s.seed}
     if s.task == "multiclass":
         params["num_class"] = s.n_classes
-    booster = xgb.train(params, xgb.QuantileDMatrix(X, y, max_bin=s.max_bins, nthread=threads),
-                        num_boost_round=s.n_trees)
-    return lambda Xt: booster.predict(xgb.DMatrix(Xt, nthread=threads))
+    if s.goss:
+        raise ValueError("XGBoost has no GOSS")
+    if s.subsample < 1.0:
+        params["subsample"] = s.subsample
+    types = None
+    if s.categorical:
+        types = ["c" if j in s.categorical else "q" for j in range(X.shape[1])]
+        params["max_cat_to_onehot"] = 4
+    matrix = dict(feature_types=types, enable_categorical=bool(s.categorical), nthread=threads)
+    booster = xgb.train(params, xgb.QuantileDMatrix(X, y, max_bin=s.max_bins, **matrix), num_boost_round=s.n_trees)
+    return lambda Xt: booster.predict(xgb.DMatrix(Xt, **matrix))
 
 
 def _fit_sklearn(s: Settings, X, y, threads, verbose):

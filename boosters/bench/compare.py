@@ -17,7 +17,8 @@ import tempfile
 import numpy as np
 
 from boosters.bench import benchmark
-from boosters.bench.datasets import COVERTYPE_CLASSES, make_covertype, make_friedman, make_higgs
+from boosters.bench.datasets import (CATEGORICAL_LEVELS, COVERTYPE_CLASSES, make_bag_of_words, make_categorical,
+                                     make_covertype, make_friedman, make_higgs)
 
 # task -> (generator(n_rows, seed) -> (X, y), default training rows, settings)
 TASKS = {
@@ -27,16 +28,47 @@ TASKS = {
                              benchmark.Settings(task="multiclass", n_classes=COVERTYPE_CLASSES)),
     "higgs": (lambda n, seed: make_higgs(n, seed=seed), 1_000_000, benchmark.Settings(task="binary")),
     "small": (lambda n, seed: make_friedman(n, 10, seed=seed), 50_000, benchmark.Settings(task="regression")),
+    # issue 11: categorical codes (10, 100, 1000, 5000 levels) + 4 numeric features
+    "categorical": (lambda n, seed: make_categorical(n, seed=seed), 200_000,
+                    benchmark.Settings(task="regression", categorical=tuple(range(len(CATEGORICAL_LEVELS))))),
+    # a bag of words: scipy CSR, 5000 features, 0.2% stored
+    "sparse": (lambda n, seed: make_bag_of_words(n, 5_000, 0.002, seed=seed), 500_000,
+               benchmark.Settings(task="binary")),
+    "higgs-subsample": (lambda n, seed: make_higgs(n, seed=seed), 1_000_000,
+                        benchmark.Settings(task="binary", subsample=0.5)),
+    "higgs-goss": (lambda n, seed: make_higgs(n, seed=seed), 1_000_000, benchmark.Settings(task="binary", goss=True)),
 }
+# libraries that cannot run a task's settings (scikit-learn: no sparse input, no row sampling,
+# at most 255 categories; XGBoost: no GOSS)
+UNSUPPORTED = {"categorical": {"sklearn"}, "sparse": {"sklearn"}, "higgs-subsample": {"sklearn"},
+               "higgs-goss": {"sklearn", "xgboost"}}
 TEST_ROWS = 100_000
 
 
 def _child(library: str, threads: int, settings_json: str, data_dir: str) -> None:
     """Runs inside the fresh process: one fit, result as JSON on stdout."""
     settings = benchmark.Settings(**json.loads(settings_json))
-    arrays = {name: np.load(os.path.join(data_dir, name + ".npy")) for name in ("Xtr", "ytr", "Xte", "yte")}
+    arrays = {name: _load(data_dir, name) for name in ("Xtr", "ytr", "Xte", "yte")}
     result = benchmark.run(library, settings, arrays["Xtr"], arrays["ytr"], arrays["Xte"], arrays["yte"], threads)
     print("RESULT " + json.dumps(dataclasses.asdict(result)))
+
+
+def _save(data_dir: str, name: str, array) -> None:
+    if hasattr(array, "tocsr"):  # a scipy.sparse matrix stays sparse
+        import scipy.sparse as sp
+
+        sp.save_npz(os.path.join(data_dir, name + ".npz"), array.tocsr())
+    else:
+        np.save(os.path.join(data_dir, name + ".npy"), np.ascontiguousarray(array))
+
+
+def _load(data_dir: str, name: str):
+    path = os.path.join(data_dir, name)
+    if os.path.exists(path + ".npz"):
+        import scipy.sparse as sp
+
+        return sp.load_npz(path + ".npz")
+    return np.load(path + ".npy")
 
 
 def _run_child(library, threads, settings, data_dir) -> benchmark.RunResult:
@@ -55,7 +87,7 @@ def run_isolated(libraries, settings, X_train, y_train, X_test, y_test, threads_
     results = []
     with tempfile.TemporaryDirectory() as data_dir:
         for name, array in (("Xtr", X_train), ("ytr", y_train), ("Xte", X_test), ("yte", y_test)):
-            np.save(os.path.join(data_dir, name + ".npy"), np.ascontiguousarray(array))
+            _save(data_dir, name, array)
         for threads in threads_list:
             best: dict[str, benchmark.RunResult] = {}
             for _ in range(repeats):
@@ -72,7 +104,8 @@ def run_compare(task: str, rows: int | None, threads_list, libraries, repeats: i
     generate, default_rows, settings = TASKS[task]
     settings = dataclasses.replace(settings, histogram_mode=histogram_mode, prefetch=prefetch)
     n_train = rows or default_rows
-    libraries = [lib for lib in (libraries or benchmark.LIBRARIES) if benchmark.available(lib)]
+    libraries = [lib for lib in (libraries or benchmark.LIBRARIES)
+                 if benchmark.available(lib) and lib not in UNSUPPORTED.get(task, ())]
     X, y = generate(n_train + TEST_ROWS, 0)
     print(f"task {task}: {n_train} train rows x {X.shape[1]} features, {TEST_ROWS} test rows; "
           f"libraries {', '.join(libraries)}; threads {threads_list}; best of {repeats}")

@@ -158,6 +158,8 @@ def make_categorical(n_rows: int = 50_000, levels=CATEGORICAL_LEVELS, n_numeric:
     y += numeric @ rng.normal(size=n_numeric) + np.sin(2 * numeric[:, 0])
     y += 0.5 * rng.normal(size=n_rows)
     return np.column_stack(columns + [numeric]), y
+
+
 def make_bag_of_words(n_rows: int = 100_000, n_features: int = 5_000, density: float = 0.002, seed: int = 0):
     """Sparse input (issue 11): a canonical scipy CSR matrix of counts 1..5 at random
     columns (~density * n_features per row, a column drawn twice adds up), and binary labels
