@@ -27,7 +27,7 @@ from libc.math cimport INFINITY, floor
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
-from boosters._lib.counter_rng cimport Stream, below, stream
+from boosters._lib.random cimport Stream, below, stream
 from boosters.training._gain cimport clamp, leaf_weight
 
 cdef enum:  # stream domains: what a draw is for
