@@ -210,9 +210,9 @@ def test_monotone_constraint_on_a_categorical_feature_is_rejected():
 
 @pytest.mark.parametrize("mode", MODES)
 def test_monotone_numeric_feature_beside_categorical_splits(mode):
-    """Categorical splits below a monotone split scan without the node's bounds (their
-    children are not clamped in the gain), but every leaf value is clamped to its
-    bounds, so the model stays monotone along the constrained feature."""
+    """Categorical splits below a monotone split score their children at weights
+    clamped to the node's bounds (as numeric splits do), and every leaf value is clamped
+    to its bounds, so the model stays monotone along the constrained feature."""
     X, y = categorical_and_numeric_data()
     model = bst.GBDTModel.train(
         bst.Dataset(X, y, categorical_features=[1]),
@@ -484,3 +484,55 @@ def test_all_constraints_together_in_every_mode_and_layout(mode, layout):
     assert_monotone(model, X, 1, -1)
     assert_paths_within_groups(model, groups)
     assert_trees_respect_order(model, {0: 1, 1: -1})
+
+
+def test_categorical_scan_below_a_monotone_split_scores_clamped_children():
+    """A categorical feature in a node with weight bounds (below a monotone split): each
+    one-vs-rest candidate's children are scored at their clamped weights, like the
+    numeric scan's. Brute force over the categories (the missing bin is one of them) with
+    the same formula; a case where the unclamped gain would pick another category is
+    required, so the test fails if the bounds are ignored."""
+    from boosters._testing.kernels import find_best_splits
+    from boosters.training._split import FloatSplitFinder
+
+    params = dict(l1=0.0, l2=1.0, min_child_weight=1e-3, min_gain_to_split=0.0, min_samples_leaf=1)
+    rng = np.random.default_rng(5)
+    n_nodes, n_bins = 60, 5  # the missing bin and 4 codes: one-vs-rest (max_onehot_cats=4)
+    pool = np.zeros((n_nodes, n_bins, 2))
+    pool[:, :, 0] = rng.normal(scale=30.0, size=(n_nodes, n_bins))
+    pool[:, :, 1] = rng.integers(5, 60, size=(n_nodes, n_bins))  # unit hessians: rows = hessian
+    G, H = pool[:, :, 0].sum(axis=1), pool[:, :, 1].sum(axis=1)
+    finder = FloatSplitFinder(pool, np.array([0]), np.array([n_bins]), np.array([0], dtype=np.int32), **params)
+    finder.use_categorical(np.array([True]), max_onehot_cats=4)
+    bounds = np.empty((finder.max_batch, 2))
+    for i in range(finder.max_batch):
+        lo, hi = np.sort(rng.normal(scale=0.3, size=2))
+        bounds[i] = [(lo, hi), (lo, np.inf), (-np.inf, hi)][i % 3]
+    finder.constrain(None, bounds, np.zeros(1, dtype=np.int8))
+    got = find_best_splits(finder, list(range(n_nodes)), G, H, H)
+
+    def score(g, h, w):
+        return -(2.0 * g * w + (h + 1.0) * w * w)
+
+    def weight(g, h, i):
+        return np.clip(-g / (h + 1.0), *bounds[i])
+
+    differs = 0
+    for i in range(n_nodes):
+        parent = score(G[i], H[i], weight(G[i], H[i], i))
+        gains, plain = [], []
+        for b in range(n_bins):
+            gl, hl = pool[i, b]
+            gr, hr = G[i] - gl, H[i] - hl
+            gains.append(0.5 * (score(gl, hl, weight(gl, hl, i)) + score(gr, hr, weight(gr, hr, i)) - parent))
+            plain.append(0.5 * (gl * gl / (hl + 1) + gr * gr / (hr + 1) - G[i] ** 2 / (H[i] + 1)))
+        best = int(np.argmax(gains))
+        differs += int(np.argmax(plain)) != best
+        if gains[best] <= 0:
+            assert got[i] is None, i
+            continue
+        gain, feature, n_left, _, _, left_g, left_h = got[i]
+        assert (feature, n_left) == (0, 1)
+        assert (left_g, left_h) == (pool[i, best, 0], pool[i, best, 1]), (i, best)
+        assert gain == pytest.approx(gains[best], rel=1e-9, abs=1e-12)
+    assert differs > 0, "no node where the bounds change the best category: the test cannot fail"

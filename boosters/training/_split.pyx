@@ -254,7 +254,7 @@ cdef void scan_slot_feature(
     if finder.categorical[f]:  # never bundled
         scan_categorical(finder.cat_sort + boosters_thread_num() * finder.max_cat_bins,
                          slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                         parent_score, &finder.params, out, inv_g, inv_h)
+                         parent_score, &finder.params, out, inv_g, inv_h, bounds)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
                      parent_score, &finder.params, out, inv_g, inv_h, bounds)
@@ -291,8 +291,17 @@ cdef int by_key_then_bin(const void* a, const void* b) noexcept nogil:
 
 
 cdef inline double category_gain(double gl, double hl, double g, double h, double l2, double parent_score,
-                                 const SplitParams* p) noexcept nogil:
-    return split_gain(children_score(gl, hl, g - gl, h - hl, p.l1, l2), parent_score, p.min_gain)
+                                 const SplitParams* p, const NodeBounds* bounds) noexcept nogil:
+    """A category set's gain; below a monotone split (bounds not NULL) the children are
+    scored at their weights clamped to the node's bounds, as in the numeric scan (a
+    categorical feature has no direction of its own)."""
+    cdef double wl, wr
+    if bounds == NULL:
+        return split_gain(children_score(gl, hl, g - gl, h - hl, p.l1, l2), parent_score, p.min_gain)
+    wl = clamp(leaf_weight(gl, hl, p.l1, l2), bounds.lower, bounds.upper)
+    wr = clamp(leaf_weight(g - gl, h - hl, p.l1, l2), bounds.lower, bounds.upper)
+    return split_gain(score_given_weight(gl, hl, wl, p.l1, l2) + score_given_weight(g - gl, h - hl, wr, p.l1, l2),
+                      parent_score, p.min_gain)
 
 
 cdef inline double best_missing_hess(const hist_t* hist, double inv_h) noexcept nogil:
@@ -315,6 +324,7 @@ cdef void scan_categorical(
     Candidate* best,            # OUT: the best split; best.cat_bits (IN): where its left bins go, a bitset
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
+    const NodeBounds* bounds,   # IN: the node's weight bounds (NULL: none)
 ) noexcept nogil:
     """Best category set going left (LightGBM's FindBestThresholdCategoricalInner).
 
@@ -355,7 +365,7 @@ cdef void scan_categorical(
             gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
             if rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h:
                 continue
-            gain = category_gain(gb, hb, g, h, p.l2, parent_score, p)
+            gain = category_gain(gb, hb, g, h, p.l2, parent_score, p, bounds)
             if gain > best.gain:
                 best.gain, best.left_g, best.left_h = gain, gb, hb
                 best_first, best_n, best_dir = i, 1, 1
@@ -378,7 +388,7 @@ cdef void scan_categorical(
                 if group_rows < p.min_data_per_group:
                     continue
                 group_rows = 0.0
-                gain = category_gain(gl, hl, g, h, l2_cat, parent_score, p)
+                gain = category_gain(gl, hl, g, h, l2_cat, parent_score, p, bounds)
                 if gain > best.gain:
                     best.gain, best.left_g, best.left_h = gain, gl, hl
                     best_first, best_n, best_dir = t, i + 1, step
