@@ -11,6 +11,7 @@ row's sum is taken in tree order, so results do not depend on the thread count.
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
+from boosters._lib.search cimport lower_bound
 from boosters._lib.types cimport value_t
 
 cdef enum:
@@ -135,14 +136,7 @@ cdef inline double csr_value(const value_t* data, const index_t* indices, index_
                              index_t feature) noexcept nogil:  # data, indices: IN
     """A CSR row's value of `feature` (its indices first..stop-1 sorted): binary search, 0.0
     when the row stores none (an implicit zero)."""
-    cdef index_t half, n = stop - first
-    while n > 0:
-        half = n >> 1
-        if indices[first + half] < feature:
-            first += half + 1
-            n -= half + 1
-        else:
-            n = half
+    first = <index_t> lower_bound(indices, first, stop, feature)
     if first < stop and indices[first] == feature:
         return <double> data[first]
     return 0.0

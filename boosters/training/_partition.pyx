@@ -18,6 +18,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t
 from libc.string cimport memcpy
 
+from boosters._lib.search cimport lower_bound
 from boosters._lib.types cimport bin_t, row_t
 from boosters._lib.columns cimport make_bin_columns, make_feature_map, column_u8, column_u16
 
@@ -100,14 +101,7 @@ cdef inline Py_ssize_t sparse_bin(
 ) noexcept nogil:
     """A sparse feature's bin in one row: its entry's offset from lo (binary search among
     the row's sorted entries), the default bin when the row has none."""
-    cdef int64_t first = indptr[row], n = indptr[row + 1] - first, half
-    while n > 0:  # the first entry >= lo
-        half = n >> 1
-        if entries[first + half] < lo:
-            first += half + 1
-            n -= half + 1
-        else:
-            n = half
+    cdef Py_ssize_t first = lower_bound(entries, indptr[row], indptr[row + 1], lo)  # the first entry >= lo
     if first < indptr[row + 1] and entries[first] < hi:
         return entries[first] - lo
     return default_bin
@@ -131,20 +125,14 @@ cdef Py_ssize_t partition_sparse(
     """partition_serial for a feature stored sparse. The node's rows and the column's rows
     are both in order: one walk beside the other finds the node's rows with an entry (their
     bin: a search among the row's entries); every other row is at the default bin."""
-    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i, p = 0, half, m = n_col_rows
+    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i, p = 0
     cdef size_t left, default_left = go_left(default_bin, lowest, span)
     cdef row_t row, tmp
     cdef row_t* right_end = dst + n - 1
     if n == 0:
         return 0
     row = src[0] if src != NULL else <row_t> begin
-    while m > 0:  # the column's first row >= the node's first
-        half = m >> 1
-        if col_rows[p + half] < row:
-            p += half + 1
-            m -= half + 1
-        else:
-            m = half
+    p = lower_bound(col_rows, 0, n_col_rows, row)  # the column's first row >= the node's first
     for i in range(n):
         row = src[i] if src != NULL else <row_t> (begin + i)
         while p < n_col_rows and col_rows[p] < row:
