@@ -29,6 +29,8 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
 # the one module that builds scipy objects (a pandas frame's sparse columns as a CSC
 # matrix) imports scipy inside a function, with an ImportError naming the extra
 LAZY_OPTIONAL = {"boosters.data.sparse": "scipy"}
+# modules that are the adapter to one optional library (never imported by boosters itself)
+ADAPTERS = {"boosters.sklearn": "sklearn"}
 
 
 def module_name(path: Path) -> str:
@@ -72,7 +74,7 @@ def violations(module: str, imports: set[str]) -> list[str]:
         out += [f"{module} imports {name}" for name in imports
                 if name == "boosters.bench" or name.startswith("boosters.bench.")]
         out += [f"{module} imports optional {name}" for name in imports
-                if name.split(".")[0] in OPTIONAL_DEPENDENCIES and LAZY_OPTIONAL.get(module) != name.split(".")[0]]
+                if name.split(".")[0] in OPTIONAL_DEPENDENCIES and name.split(".")[0] not in (LAZY_OPTIONAL.get(module), ADAPTERS.get(module))]
     return out
 
 
