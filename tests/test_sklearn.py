@@ -1,0 +1,285 @@
+"""The scikit-learn estimators: sklearn's own estimator checks, and the numbers they give
+inside sklearn's tools equal those of GBDTModel.train on the same config and data."""
+
+import inspect
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.ensemble import StackingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import boosters as bst
+from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRegressor
+
+N_THREADS = 2
+
+
+# Every check of the installed scikit-learn passes: no expected failures to list.
+@parametrize_with_checks([GBDTRegressor(n_estimators=5, n_threads=N_THREADS),
+                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def regression_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = 2 * np.nan_to_num(X[:, 0]) + np.sin(np.nan_to_num(X[:, 1])) + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def classification_data(n=300, n_classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    score = X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=n)
+    codes = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, codes
+
+
+def train_model(X, y, objective, weights=None, **params):
+    config = bst.GBDTConfig(objective=objective, **params)
+    return bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config, n_threads=N_THREADS)
+
+
+# -- parameters ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier])
+def test_parameters_are_the_config_ones_with_its_defaults(cls):
+    config_defaults = {name: p.default for name, p in inspect.signature(bst.GBDTConfig).parameters.items()
+                       if name in CONFIG_PARAMS}
+    params = cls().get_params()
+    extra = {"n_threads", "importance_type"} | ({"class_weight"} if cls is GBDTClassifier else set())
+    assert set(params) == set(CONFIG_PARAMS) | extra
+    # growth_strategy is given by name (sklearn wants plain defaults); the config reads it the same
+    config_defaults["growth_strategy"] = "depthwise"
+    assert {name: params[name] for name in CONFIG_PARAMS} == config_defaults
+    assert cls().config(bst.Objective.squared()).growth_strategy is bst.GrowthStrategy.Depthwise
+
+
+def test_get_set_params_and_clone_round_trip():
+    est = GBDTClassifier(n_estimators=7, max_depth=3, class_weight="balanced", monotone_constraints=[1, 0, 0, 0])
+    copy = clone(est)
+    assert copy.get_params() == est.get_params()
+    copy.set_params(learning_rate=0.1, l2=2.0)
+    assert copy.learning_rate == 0.1 and copy.l2 == 2.0 and est.learning_rate == 0.3
+    assert clone(copy).get_params() == copy.get_params()
+
+
+@pytest.mark.parametrize("name, value", [("n_estimators", 0), ("learning_rate", -1.0), ("max_bins", 1),
+                                         ("subsample", 1.5), ("importance_type", "cover")])
+def test_bad_parameter_raises_at_fit_naming_it(name, value):
+    est = GBDTRegressor(**{name: value})  # nothing is checked in __init__
+    X, y = regression_data(50)
+    with pytest.raises(ValueError, match=name):
+        est.fit(X, y)
+
+
+def test_unknown_parameter_is_a_type_error():
+    with pytest.raises(TypeError, match="n_estimator"):
+        GBDTRegressor(n_estimator=5)
+
+
+# -- the numbers are GBDTModel.train's --------------------------------------------------------
+
+def test_regressor_equals_gbdt_model_train_exactly():
+    X, y = regression_data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
+    est = GBDTRegressor(n_estimators=10, max_depth=4, n_threads=N_THREADS).fit(X, y, sample_weight=w)
+    model = train_model(X, y, bst.Objective.squared(), weights=w, n_estimators=10, max_depth=4)
+    np.testing.assert_array_equal(est.predict(X), model.predict(X, n_threads=N_THREADS))
+    assert est.n_features_in_ == 5 and not hasattr(est, "feature_names_in_")
+    assert est.best_iteration_ == 9 and est.evals_result_ == {}
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_classifier_equals_gbdt_model_train_exactly(n_classes):
+    X, codes = classification_data(n_classes=n_classes)
+    labels = np.array(["cat", "dog", "emu"])[codes]  # sorted: classes_ order = code order
+    est = GBDTClassifier(n_estimators=8, n_threads=N_THREADS).fit(X, labels)
+    objective = bst.Objective.logistic() if n_classes == 2 else bst.Objective.softmax(n_classes)
+    model = train_model(X, codes.astype(float), objective, n_estimators=8)
+    p = model.predict(X, n_threads=N_THREADS)
+    expected = np.column_stack([1 - p, p]) if n_classes == 2 else p
+    np.testing.assert_array_equal(est.predict_proba(X), expected)
+    np.testing.assert_array_equal(est.decision_function(X), model.predict_raw(X, n_threads=N_THREADS))
+    assert list(est.classes_) == ["cat", "dog", "emu"][:n_classes] and est.n_classes_ == n_classes
+    # string labels round trip: predict gives the labels, the most probable one per row
+    np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(expected, axis=1)])
+    assert est.score(X, labels) > 0.8  # separable enough that 8 rounds fit the training data
+
+
+def test_labels_of_any_type_map_to_the_same_model():
+    X, codes = classification_data(n_classes=3)
+    on_codes = GBDTClassifier(n_estimators=5).fit(X, codes)
+    for values in (np.array([10, 11, 12]), np.array([-1.0, 0.0, 7.0]), np.array(["a", "b", "c"], dtype=object)):
+        est = GBDTClassifier(n_estimators=5).fit(X, values[codes])
+        np.testing.assert_array_equal(est.classes_, values)
+        np.testing.assert_array_equal(est.predict_proba(X), on_codes.predict_proba(X))
+        np.testing.assert_array_equal(est.predict(X), values[on_codes.predict(X)])
+
+
+def test_class_weight_balanced_equals_explicit_sample_weights():
+    X, codes = classification_data(n_classes=3)
+    keep = (codes != 2) | (np.arange(len(codes)) % 4 == 0)  # class 2 rare
+    X, codes = X[keep], codes[keep]
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(codes))
+    balanced = GBDTClassifier(n_estimators=6, class_weight="balanced").fit(X, codes, sample_weight=w)
+    explicit = GBDTClassifier(n_estimators=6).fit(X, codes, sample_weight=w * compute_sample_weight("balanced", codes))
+    np.testing.assert_array_equal(balanced.predict_proba(X), explicit.predict_proba(X))
+    unweighted = GBDTClassifier(n_estimators=6).fit(X, codes, sample_weight=w)
+    assert not np.array_equal(balanced.predict_proba(X), unweighted.predict_proba(X))  # the weights matter
+    by_dict = GBDTClassifier(n_estimators=6, class_weight={0: 1.0, 1: 2.0, 2: 5.0}).fit(X, codes)
+    dict_weights = np.array([1.0, 2.0, 5.0])[codes]
+    np.testing.assert_array_equal(by_dict.predict_proba(X),
+                                  GBDTClassifier(n_estimators=6).fit(X, codes, sample_weight=dict_weights)
+                                  .predict_proba(X))
+
+
+def test_single_class_is_an_error():
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        GBDTClassifier().fit(np.zeros((5, 2)), np.ones(5))
+
+
+# -- fitted attributes -------------------------------------------------------------------------
+
+def test_eval_set_early_stopping_and_history():
+    X, y = regression_data(400)
+    X_val, y_val = regression_data(200, seed=1)
+    est = GBDTRegressor(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5, n_threads=N_THREADS)
+    est.fit(X, y, eval_set=[(X_val, y_val)])
+    config = bst.GBDTConfig(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X_val, y_val), n_threads=N_THREADS)
+    assert est.best_iteration_ == model.best_iteration < 199  # it stopped early
+    assert est.evals_result_ == {"valid_0": {"rmse": model.eval_history}}
+    np.testing.assert_array_equal(est.predict(X_val), model.predict(X_val, n_threads=N_THREADS))
+    same = GBDTRegressor(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5, n_threads=N_THREADS)
+    np.testing.assert_array_equal(same.fit(X, y, eval_set=(X_val, y_val)).predict(X_val), est.predict(X_val))
+
+
+def test_eval_set_labels_go_through_classes():
+    X, codes = classification_data(n_classes=2)
+    labels = np.array(["no", "yes"])[codes]
+    est = GBDTClassifier(n_estimators=5).fit(X[:200], labels[:200], eval_set=(X[200:], labels[200:]))
+    model = bst.GBDTModel.train(bst.Dataset(X[:200], codes[:200]), bst.GBDTConfig(
+        n_estimators=5, objective=bst.Objective.logistic()), val_set=bst.Dataset(X[200:], codes[200:]))
+    assert est.evals_result_["valid_0"]["logloss"] == model.eval_history
+    with pytest.raises(ValueError, match="not seen in training"):
+        est.fit(X[:200], labels[:200], eval_set=(X[200:], np.full(100, "maybe")))
+    with pytest.raises(ValueError, match="eval_set"):
+        est.fit(X, labels, eval_set=[(X, labels), (X, labels)])
+
+
+def test_feature_importances_are_normalised_gain_or_split():
+    X, y = regression_data()
+    est = GBDTRegressor(n_estimators=10).fit(X, y)
+    gain = est.booster_.feature_importance("gain")
+    np.testing.assert_allclose(est.feature_importances_, gain / gain.sum(), rtol=1e-15)
+    assert np.argmax(est.feature_importances_) == 0  # y is mostly 2 * x0
+    split = est.set_params(importance_type="split").feature_importances_
+    counts = est.booster_.feature_importance("split")
+    np.testing.assert_allclose(split, counts / counts.sum(), rtol=1e-15)
+
+
+def test_dataframe_names_and_categorical_columns():
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame({"x": rng.normal(size=n),
+                          "colour": pd.Categorical(rng.choice(["red", "green", "blue"], size=n))})
+    y = frame["x"].to_numpy() + np.where(frame["colour"] == "red", 3.0, 0.0)
+    est = GBDTRegressor(n_estimators=10).fit(frame, y)
+    assert list(est.feature_names_in_) == ["x", "colour"] and est.n_features_in_ == 2
+    assert est.booster_.categorical_features == [1]
+    model = bst.GBDTModel.train(bst.Dataset(frame, y), bst.GBDTConfig(n_estimators=10))
+    np.testing.assert_array_equal(est.predict(frame), model.predict(frame))
+    with pytest.raises(ValueError, match="same order"):  # sklearn's rule: names in the fit order
+        est.predict(frame[["colour", "x"]])
+
+
+def test_pickle_round_trip():
+    X, y = regression_data()
+    est = GBDTRegressor(n_estimators=5).fit(X, y)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X), est.predict(X))
+
+
+# -- inside scikit-learn's tools -----------------------------------------------------------------
+
+def test_pipeline_equals_model_on_transformed_data():
+    X, y = regression_data()
+    X = np.nan_to_num(X)
+    pipe = make_pipeline(StandardScaler(), GBDTRegressor(n_estimators=6, n_threads=N_THREADS)).fit(X, y)
+    Z = StandardScaler().fit_transform(X)
+    model = train_model(Z, y, bst.Objective.squared(), n_estimators=6)
+    np.testing.assert_array_equal(pipe.predict(X), model.predict(Z, n_threads=N_THREADS))
+
+
+def test_pipeline_with_pandas_output_keeps_names():
+    X, y = regression_data()
+    X = pd.DataFrame(np.nan_to_num(X), columns=[f"f{i}" for i in range(5)])
+    pipe = make_pipeline(StandardScaler(), GBDTRegressor(n_estimators=5)).set_output(transform="pandas").fit(X, y)
+    assert list(pipe[-1].feature_names_in_) == list(X.columns)
+    assert pipe[-1].booster_.feature_names == list(X.columns)
+
+
+def test_cross_val_score_equals_manual_folds():
+    X, y = regression_data()
+    folds = KFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(GBDTRegressor(n_estimators=5, n_threads=N_THREADS), X, y, cv=folds,
+                             scoring="neg_mean_squared_error")
+    manual = []
+    for train, test in folds.split(X):
+        model = train_model(X[train], y[train], bst.Objective.squared(), n_estimators=5)
+        manual.append(-np.mean((model.predict(X[test], n_threads=N_THREADS) - y[test]) ** 2))
+    np.testing.assert_allclose(scores, manual, rtol=1e-12)  # same predictions, sklearn's mean
+
+
+def test_grid_search_picks_by_score_and_refits():
+    X, y = regression_data()
+    grid = GridSearchCV(GBDTRegressor(n_estimators=5, n_threads=N_THREADS),
+                        {"max_depth": [1, 4], "learning_rate": [0.05, 0.5]}, cv=3).fit(X, y)
+    best = np.argmax(grid.cv_results_["mean_test_score"])
+    assert grid.best_params_ == grid.cv_results_["params"][best]
+    assert grid.best_params_ == {"max_depth": 4, "learning_rate": 0.5}  # deeper, faster fits 5 rounds best
+    model = train_model(X, y, bst.Objective.squared(), n_estimators=5, **grid.best_params_)
+    np.testing.assert_array_equal(grid.predict(X), model.predict(X, n_threads=N_THREADS))
+
+
+def test_calibrated_classifier():
+    X, codes = classification_data(n_classes=2, n=400)
+    folds = StratifiedKFold(3)
+    calibrated = CalibratedClassifierCV(GBDTClassifier(n_estimators=5, n_threads=N_THREADS), cv=folds,
+                                        method="sigmoid").fit(X, codes)
+    np.testing.assert_allclose(calibrated.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)
+    # each fold's estimator is GBDTModel.train on that fold's training rows
+    for (train, _), fold in zip(folds.split(X, codes), calibrated.calibrated_classifiers_):
+        model = train_model(X[train], codes[train].astype(float), bst.Objective.logistic(), n_estimators=5)
+        np.testing.assert_array_equal(fold.estimator.predict_proba(X)[:, 1], model.predict(X, n_threads=N_THREADS))
+    assert calibrated.score(X, codes) > 0.8  # the classes are mostly separable from x0, x1
+
+
+def test_stacking_classifier():
+    X, codes = classification_data(n_classes=3)
+    labels = np.array(["a", "b", "c"])[codes]
+    stack = StackingClassifier([("gbdt", GBDTClassifier(n_estimators=5)),
+                                ("scaled", make_pipeline(FunctionTransformer(), GBDTClassifier(n_estimators=3)))],
+                               final_estimator=LogisticRegression(), cv=3).fit(X, labels)
+    np.testing.assert_array_equal(stack.estimators_[0].predict_proba(X),
+                                  GBDTClassifier(n_estimators=5).fit(X, labels).predict_proba(X))
+    assert set(stack.predict(X)) <= {"a", "b", "c"} and stack.score(X, labels) > 0.8
+
+
+def test_import_boosters_does_not_import_sklearn():
+    code = "import sys, boosters; print('sklearn' in sys.modules, 'boosters.sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1].split() == ["False", "False"]  # an editable install may log its rebuild first
