@@ -132,6 +132,8 @@ def test_allowed_imports_are_not_flagged():
     assert violations("boosters.training.trainer", {"boosters.model.tree", "boosters.data.dataset"}) == []
     assert violations("boosters.__main__", {"boosters.bench.demo"}) == []
     assert violations("boosters.bench.compare", {"boosters.bench.datasets", "sklearn"}) == []
+    assert violations("boosters.sklearn", {"sklearn.base", "boosters.gbdt_model"}) == []
+    assert violations("boosters.gbdt_model", {"sklearn.base"}) != []  # only the adapter may
 
 
 def test_the_model_holds_what_the_training_produced():

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.ensemble import StackingClassifier
@@ -277,6 +278,21 @@ def test_stacking_classifier():
     np.testing.assert_array_equal(stack.estimators_[0].predict_proba(X),
                                   GBDTClassifier(n_estimators=5).fit(X, labels).predict_proba(X))
     assert set(stack.predict(X)) <= {"a", "b", "c"} and stack.score(X, labels) > 0.8
+
+
+def test_sparse_input_equals_dense():
+    X, y = regression_data()
+    X = np.where(np.abs(X) < 0.5, 0.0, np.nan_to_num(X))  # half zeros
+    dense = GBDTRegressor(n_estimators=5).fit(X, y)
+    sparse = GBDTRegressor(n_estimators=5).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(sparse.predict(sp.csc_matrix(X)), dense.predict(X))
+
+
+def test_missing_sklearn_is_an_import_error_naming_the_extra():
+    code = ("import sys; sys.modules['sklearn'] = None\n"
+            "try:\n    import boosters.sklearn\nexcept ImportError as e:\n    print('ERR', e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "boosters[sklearn]" in out.splitlines()[-1] and out.splitlines()[-1].startswith("ERR")
 
 
 def test_import_boosters_does_not_import_sklearn():
