@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
@@ -206,6 +208,15 @@ def test_dataframe_names_and_categorical_columns():
     np.testing.assert_array_equal(est.predict(frame), model.predict(frame))
     with pytest.raises(ValueError, match="same order"):  # sklearn's rule: names in the fit order
         est.predict(frame[["colour", "x"]])
+
+
+@pytest.mark.parametrize("to_frame", [lambda X: pl.DataFrame(X, schema=["a", "b", "c", "d", "e"]),
+                                      lambda X: pa.table({name: X[:, i] for i, name in enumerate("abcde")})])
+def test_polars_and_arrow_frames_equal_the_array(to_frame):
+    X, y = regression_data()
+    est = GBDTRegressor(n_estimators=5).fit(to_frame(X), y)
+    assert list(est.feature_names_in_) == list("abcde")
+    np.testing.assert_array_equal(est.predict(to_frame(X)), GBDTRegressor(n_estimators=5).fit(X, y).predict(X))
 
 
 def test_pickle_round_trip():
