@@ -299,14 +299,18 @@ def test_sparse_input_equals_dense():
     np.testing.assert_array_equal(sparse.predict(sp.csc_matrix(X)), dense.predict(X))
 
 
-def test_missing_sklearn_is_an_import_error_naming_the_extra():
+def test_missing_sklearn_is_an_import_error_naming_the_extra(tmp_path):
     code = ("import sys; sys.modules['sklearn'] = None\n"
             "try:\n    import boosters.sklearn\nexcept ImportError as e:\n    print('ERR', e)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # run outside the source tree (CI runs pytest from the repo root, where -c would import ./boosters)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout
     assert "boosters[sklearn]" in out.splitlines()[-1] and out.splitlines()[-1].startswith("ERR")
 
 
-def test_import_boosters_does_not_import_sklearn():
+def test_import_boosters_does_not_import_sklearn(tmp_path):
     code = "import sys, boosters; print('sklearn' in sys.modules, 'boosters.sklearn' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # run outside the source tree (CI runs pytest from the repo root, where -c would import ./boosters)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout
     assert out.splitlines()[-1].split() == ["False", "False"]  # an editable install may log its rebuild first
