@@ -73,7 +73,7 @@ class Dataset:
             categorical_features = "auto"
         auto = [] if frame is None else frame.categorical_columns()
         self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
-        if self.categorical_features and is_sparse(self.X if frame is None else None):
+        if self.categorical_features and frame is None and is_sparse(self.X):
             raise ValueError("categorical_features: sparse X holds numeric features only; give the categorical "
                              "columns in a dense array or frame")
         if frame is None or not self.categorical_features:

@@ -27,8 +27,8 @@ from boosters.data.binning import _distinct_values, _midpoints, edges_from_disti
 
 
 def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
-    """Set the mapper's edges (`upper_edges`, `n_bins`, `is_usable`, `sample_rows`,
-    `n_features`) from a canonical CSR/CSC matrix X, as BinMapper.fit does for dense X."""
+    """Set the mapper's edges (`upper_edges`, `n_bins`, `is_usable`, `is_categorical`,
+    `sample_rows`, `n_features`) from a canonical CSR/CSC matrix X, as BinMapper.fit does for dense X."""
     n_rows, n_features = X.shape
     rows = stratified_sample(n_rows, mapper.sample_size, mapper.seed) if n_rows > mapper.sample_size else None
     mapper.sample_rows = rows
@@ -43,6 +43,7 @@ def fit_sparse(mapper, X, sample_weight: np.ndarray | None) -> None:
         edges, usable = _weighted_edges(sample, weights, max_value_bins)
     mapper.upper_edges = edges
     mapper.is_usable = usable
+    mapper.is_categorical = np.zeros(n_features, dtype=bool)  # sparse input holds numeric features only
     mapper.n_bins = np.array([len(e) + 1 for e in edges], dtype=np.int32)
     mapper.n_features = n_features
 

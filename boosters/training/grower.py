@@ -88,7 +88,7 @@ class TreeGrower:
             self.builder = FloatHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
                                                  layout=self.layout)
             self.finder = FloatSplitFinder.for_binned(self.pool.data, binned, features, **params)
-        categorical = getattr(bin_mapper, "is_categorical", np.zeros(len(bin_mapper.n_bins), dtype=bool))
+        categorical = bin_mapper.is_categorical
         # column sampling, interaction and monotone constraints (None: none, the finder scans as before)
         self.constraints = make_node_constraints(config, features, binned.n_features, feature_names, max_nodes,
                                                  self.finder.max_batch, categorical)
