@@ -66,7 +66,8 @@ class GBDTTrainer:
                                                     np.empty((n_out, train.n_rows, 2), dtype=np.float32),
                                                     self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
-                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names)
+                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
+                            query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
         # the validation codes by value with the training's mapping, as at prediction
         val_X = None if val_set is None else recode(val_set.X, val_set.categories, train.categories,
