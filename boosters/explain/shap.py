@@ -23,10 +23,38 @@ _MIN_BLOCK_ROWS = 256
 
 
 def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
-    """(n_rows, n_groups, n_features + 1) SHAP values of a checked feature matrix `X`
-    (float array or scipy.sparse matrix with the forest's features): per output group,
-    each feature's contribution and, last, the bias (the expected margin). A row sums to
-    its margin. `n_threads` must be effective (>= 1)."""
+    """Exact SHAP values of a forest (path-dependent TreeSHAP); `GBDTModel.shap_values`
+    is the user-facing form.
+
+    Parameters
+    ----------
+    forest : Forest
+        The trees (their covers weight the branches of unknown features).
+    X : numpy.ndarray or scipy.sparse matrix
+        float32/float64 feature matrix with the forest's features (already coded as the
+        model's `_features` does); NaN is missing.
+    n_threads : int
+        Threads to use, >= 1 (see `boosters._lib.threads.effective_n_threads`).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 (n_rows, n_groups, n_features + 1): per output group, each feature's
+        contribution and, last, the bias (the expected margin). A row sums to its margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import boosters as bst
+    >>> from boosters.explain.shap import shap_values
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+    >>> values = shap_values(model.forest, X[:3], n_threads=1)
+    >>> values.shape
+    (3, 1, 3)
+    >>> bool(np.allclose(values.sum(axis=2)[:, 0], model.predict_raw(X[:3])))
+    True
+    """
     n_rows, n_features = X.shape
     out = np.zeros((n_rows, forest.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = forest.base_scores
@@ -43,11 +71,39 @@ def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
 
 
 def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
-    """(n_rows, n_groups, n_features + 1, n_features + 1) SHAP interaction values, laid out
-    as XGBoost's `pred_interactions`: entry [i, j] (i != j) is half of the pair's
-    interaction effect (the matrix is symmetric), [i, i] feature i's main effect, and the
-    bias at [n_features, n_features]; summed over the last axis, a row gives its SHAP
-    values. `X` and `n_threads` as in `shap_values`."""
+    """Exact SHAP interaction values of a forest; `GBDTModel.shap_interaction_values` is
+    the user-facing form.
+
+    Parameters
+    ----------
+    forest : Forest
+        The trees.
+    X : numpy.ndarray or scipy.sparse matrix
+        As in `shap_values`.
+    n_threads : int
+        Threads to use, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 (n_rows, n_groups, n_features + 1, n_features + 1), laid out as XGBoost's
+        `pred_interactions`: entry [i, j] (i != j) is half of the pair's interaction
+        effect (the matrix is symmetric), [i, i] feature i's main effect, the bias at
+        [n_features, n_features]; summed over the last axis, a row gives its SHAP values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import boosters as bst
+    >>> from boosters.explain.shap import shap_interaction_values, shap_values
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0] * X[:, 1]), bst.GBDTConfig(n_estimators=5))
+    >>> inter = shap_interaction_values(model.forest, X[:3], n_threads=1)
+    >>> inter.shape
+    (3, 1, 3, 3)
+    >>> bool(np.allclose(inter.sum(axis=3), shap_values(model.forest, X[:3], n_threads=1)))
+    True
+    """
     n_rows, n_features = X.shape
     width = n_features + 1
     out = np.zeros((n_rows, forest.n_groups, width, width), dtype=np.float64)
