@@ -191,29 +191,35 @@ cdef inline void extend_path(PathElement* path, int n, double zero_fraction, dou
                              int32_t feature) noexcept nogil:  # path: IN and OUT, n elements -> n + 1
     """EXTEND: add a feature to the path; every subset size's weight splits between the
     subsets without it (times zero_fraction) and with it (times one_fraction)."""
+    cdef double scale = 1.0 / (n + 1)
     cdef int i
     path[n].feature = feature
     path[n].zero_fraction = zero_fraction
     path[n].one_fraction = one_fraction
     path[n].weight = 1.0 if n == 0 else 0.0
     for i in range(n - 1, -1, -1):
-        path[i + 1].weight += one_fraction * path[i].weight * (i + 1) / (n + 1)
-        path[i].weight = zero_fraction * path[i].weight * (n - i) / (n + 1)
+        path[i + 1].weight += path[i].weight * (one_fraction * (i + 1) * scale)
+        path[i].weight = path[i].weight * (zero_fraction * (n - i) * scale)
 
+
+# UNWIND and its weight sum run at every leaf for every path element: the factors that do
+# not depend on the running `carry` are computed apart from it, so that the loop-carried
+# chain is a multiply and a subtract, not a division.
 
 cdef inline void unwind_path(PathElement* path, int last, int k) noexcept nogil:
     """UNWIND: remove element k (the inverse of its EXTEND); path: IN and OUT, elements
     0..last -> 0..last - 1. The weights stay in place, the features shift down."""
     cdef double one = path[k].one_fraction, zero = path[k].zero_fraction
     cdef double carry = path[last].weight, previous
+    cdef double up = (last + 1) / one if one != 0.0 else 0.0, down = zero / (last + 1)
     cdef int j
     for j in range(last - 1, -1, -1):
         if one != 0.0:
             previous = path[j].weight
-            path[j].weight = carry * (last + 1) / ((j + 1) * one)
-            carry = previous - path[j].weight * zero * (last - j) / (last + 1)
+            path[j].weight = carry * (up / (j + 1))
+            carry = previous - path[j].weight * (down * (last - j))
         else:
-            path[j].weight = path[j].weight * (last + 1) / (zero * (last - j))
+            path[j].weight = path[j].weight * ((last + 1) / (zero * (last - j)))
     for j in range(k, last):
         path[j].feature = path[j + 1].feature
         path[j].zero_fraction = path[j + 1].zero_fraction
@@ -224,14 +230,18 @@ cdef inline double unwound_weight_sum(const PathElement* path, int last, int k) 
     """The sum of the weights UNWIND(path, last, k) would leave, without changing the path."""
     cdef double one = path[k].one_fraction, zero = path[k].zero_fraction
     cdef double carry = path[last].weight, weight, total = 0.0
+    cdef double up, down
     cdef int j
-    for j in range(last - 1, -1, -1):
-        if one != 0.0:
-            weight = carry * (last + 1) / ((j + 1) * one)
+    if one != 0.0:
+        up, down = (last + 1) / one, zero / (last + 1)
+        for j in range(last - 1, -1, -1):
+            weight = carry * (up / (j + 1))
             total += weight
-            carry = path[j].weight - weight * zero * (last - j) / (last + 1)
-        else:
-            total += path[j].weight * (last + 1) / (zero * (last - j))
+            carry = path[j].weight - weight * (down * (last - j))
+    else:
+        up = (last + 1) / zero
+        for j in range(last - 1, -1, -1):
+            total += path[j].weight * (up / (last - j))
     return total
 
 
