@@ -316,3 +316,29 @@ def test_bad_input_is_rejected():
         model.shap_values(X)
     with pytest.raises(ValueError, match="cover"):
         model.shap_interaction_values(X)
+
+
+@pytest.mark.parametrize("method", ["shap_values", "shap_interaction_values"])
+def test_ctrl_c_interrupts_between_row_blocks(monkeypatch, method):
+    """The kernel runs without the GIL, so Python acts on Ctrl-C only between kernel calls:
+    with SIGINT arriving during the first block, no later block may run."""
+    import os
+    import signal
+
+    model, X = numeric_model()
+    X = np.tile(X, (10, 1))  # 4000 rows
+    monkeypatch.setattr(shap_module, "_MIN_BLOCK_ROWS", 500)
+    monkeypatch.setattr(shap_module, "SHAP_BLOCK_WORK", 1)  # blocks of 500 rows on one thread
+    name = "_shap_kernel" if method == "shap_values" else "_interaction_kernel"
+    kernel, block_rows = getattr(shap_module, name), []
+
+    def first_block_interrupted(forest, block, *args):
+        kernel(forest, block, *args)
+        block_rows.append(block.shape[0])
+        if len(block_rows) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the first block
+
+    monkeypatch.setattr(shap_module, name, first_block_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        getattr(model, method)(X, n_threads=1)
+    assert block_rows == [500]
