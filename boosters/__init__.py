@@ -16,6 +16,7 @@ except ModuleNotFoundError as exc:  # the source tree itself, without its compil
 from boosters._lib.show_config import show_config
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
+from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "GBDTConfig",
     "GBDTModel",
     "GrowthStrategy",
+    "ImportanceType",
     "Metric",
     "Objective",
     "show_config",
