@@ -505,3 +505,144 @@ feature_importances_
         """
         proba = self.predict_proba(X)  # first: it raises NotFittedError before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+class GBDTRanker(_GBDTEstimator):
+    """Gradient boosted trees for learning to rank: LambdaRank
+    (`Objective.lambdarank(ndcg_at)`) on integer relevance labels 0..30, rows grouped into
+    queries by `group` (sizes) or `qid` (one query id per row).
+
+    Parameters
+    ----------
+    **params
+        The `GBDTRegressor` parameters (the `GBDTConfig` ones, `n_threads`,
+        `importance_type`).
+    ndcg_at : int, default 10
+        The NDCG truncation level the LambdaRank gradients optimise.
+
+    Attributes
+    ----------
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
+feature_importances_
+        As in `GBDTRegressor`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boosters.sklearn import GBDTRanker
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> relevance = np.clip(np.round(X[:, 0] + 1), 0, 3)
+    >>> ranker = GBDTRanker(n_estimators=10).fit(X, relevance, group=[20] * 10)
+    >>> scores = ranker.predict(X[:20])  # one query's rows
+    >>> bool(np.corrcoef(scores, relevance[:20])[0, 1] > 0.8)
+    True
+    """
+
+    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
+                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
+                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
+                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
+                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
+                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
+                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
+                 n_threads=0, importance_type="gain", ndcg_at=10):
+        super().__init__(
+            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
+            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
+            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
+            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
+            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
+            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
+            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
+            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
+            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
+            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
+            n_threads=n_threads, importance_type=importance_type)
+        self.ndcg_at = ndcg_at
+
+    def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None, eval_group=None, eval_qid=None,
+            categorical_features=None, callbacks=None):
+        """Train on (X, y) with the rows grouped into queries.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
+            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        y : array-like of shape (n_samples,)
+            Relevance labels: integers 0..30.
+        group : array-like of int, optional
+            Query sizes, in row order (they sum to n_samples); give `group` or `qid`.
+        qid : array-like, optional
+            The query id of each row; a query's rows must be contiguous.
+        eval_group, eval_qid : array-like, optional
+            The queries of `eval_set`, as `group` / `qid`.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Scored every round with NDCG (`evals_result_`); early stopping when
+            `early_stopping_rounds` is set.
+        categorical_features : "auto", list of int or str, optional
+            As in `boosters.Dataset`.
+        callbacks : list, optional
+            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRanker
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(120, 2))
+        >>> y = (X[:, 0] > 0).astype(int)
+        >>> qid = np.repeat(np.arange(12), 10)  # 12 queries of 10 rows
+        >>> GBDTRanker(n_estimators=3).fit(X, y, qid=qid).n_features_in_
+        2
+        """
+        X = self._check_X(X, reset=True)
+        y = self._check_y(X, y, y_numeric=True)
+        sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
+        queries = _queries(group, qid, "group", "qid")
+        eval_queries = None
+        if eval_set is not None:
+            eval_queries = _queries(eval_group, eval_qid, "eval_group", "eval_qid")
+        objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
+        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
+                         group=queries, eval_group=eval_queries)
+
+    def predict(self, X) -> np.ndarray:
+        """Ranking scores: within a query, a higher score ranks a row higher.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRanker
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(100, 2))
+        >>> ranker = GBDTRanker(n_estimators=5).fit(X, (X[:, 1] > 0).astype(int), group=[10] * 10)
+        >>> ranker.predict(X).shape
+        (100,)
+        """
+        return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+
+
+def _queries(group, qid, group_name: str, qid_name: str) -> dict:
+    """The Dataset keyword argument naming the queries: exactly one of group / qid."""
+    if (group is None) == (qid is None):
+        raise ValueError(f"give exactly one of {group_name} (query sizes) or {qid_name} (a query id per row)")
+    return {"group": group} if qid is None else {"qid": qid}

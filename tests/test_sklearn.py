@@ -206,8 +206,37 @@ def test_dataframe_names_and_categorical_columns():
     assert est.booster_.categorical_features == [1]
     model = bst.GBDTModel.train(bst.Dataset(frame, y), bst.GBDTConfig(n_estimators=10))
     np.testing.assert_array_equal(est.predict(frame), model.predict(frame))
-    with pytest.raises(ValueError, match="same order"):  # sklearn's rule: names in the fit order
-        est.predict(frame[["colour", "x"]])
+    # columns are matched by name: another order predicts the same (sklearn's own estimators refuse it)
+    np.testing.assert_array_equal(est.predict(frame[["colour", "x"]]), model.predict(frame))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_predict_matches_frame_columns_by_name(to_frame):
+    X, codes = classification_data(n_classes=3)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    clf = GBDTClassifier(n_estimators=5, n_threads=N_THREADS).fit(to_frame(df), codes)
+    expected = clf.predict_proba(to_frame(df))
+    reordered = to_frame(df[["d", "b", "a", "c"]])
+    np.testing.assert_array_equal(clf.predict_proba(reordered), expected)
+    np.testing.assert_array_equal(clf.decision_function(reordered), clf.decision_function(to_frame(df)))
+    np.testing.assert_array_equal(clf.predict(reordered), clf.predict(to_frame(df)))
+    # positionally the reordered frame is other data: the name matching is what makes them equal
+    with pytest.warns(UserWarning, match="does not have valid feature names"):  # sklearn's warning for arrays
+        assert not np.array_equal(clf.predict_proba(df[["d", "b", "a", "c"]].to_numpy()), expected)
+    with pytest.raises(ValueError, match="Feature names unseen at fit time:\n- e"):
+        clf.predict(to_frame(df.rename(columns={"d": "e"})))
+    with pytest.raises(ValueError, match="Feature names seen at fit time, yet now missing:\n- c"):
+        clf.predict(to_frame(df[["a", "b", "d"]]))
+
+
+def test_sklearn_column_order_check_is_the_one_deliberate_difference():
+    """sklearn's check_dataframe_column_names_consistency (not among the checks
+    parametrize_with_checks runs here) wants a ValueError for a frame whose columns come in
+    another order; the estimators match them by name instead, as GBDTModel.predict does."""
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+    with pytest.raises(AssertionError, match="predict did not raise"):
+        check_dataframe_column_names_consistency("GBDTRegressor", GBDTRegressor(n_estimators=2))
 
 
 @pytest.mark.parametrize("to_frame", [lambda X: pl.DataFrame(X, schema=["a", "b", "c", "d", "e"]),
