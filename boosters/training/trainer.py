@@ -16,7 +16,7 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, predict_tree
 from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.grower import TreeGrower
-from boosters.training.metrics import evaluate
+from boosters.training.metrics import check_groups, evaluate
 from boosters.training.objectives import make_objective
 
 # why a validation metric can be NaN, for its error message
@@ -50,7 +50,7 @@ class GBDTTrainer:
         start = time.perf_counter()
         cfg = self.config
         self._check_inputs(train, val_set)
-        objective = make_objective(cfg.objective)
+        objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
         if val_set is not None:
@@ -84,10 +84,10 @@ class GBDTTrainer:
                     val_margins[:, k] += predict_tree(tree, val_X, self.n_threads, check=False)
             if val_set is None:
                 if cfg.verbosity >= 1:
-                    score = evaluate(metric, train.y, margins.T, train.weights)
+                    score = evaluate(metric, train.y, margins.T, train.weights, train.group_boundaries)
                     print(f"[{round_ + 1}] train {metric.name}: {score:.6f}")
                 continue
-            score = evaluate(metric, val_set.y, val_margins, val_set.weights)
+            score = evaluate(metric, val_set.y, val_margins, val_set.weights, val_set.group_boundaries)
             history.append(score)
             if np.isnan(score):  # never a best round; early stopping cannot work without a score
                 if cfg.early_stopping_rounds is not None:
@@ -145,6 +145,7 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
+        check_groups(self.config, train, val_set)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
