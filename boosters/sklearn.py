@@ -575,11 +575,12 @@ feature_importances_
         y : array-like of shape (n_samples,)
             Relevance labels: integers 0..30.
         group : array-like of int, optional
-            Query sizes, in row order (they sum to n_samples); give `group` or `qid`.
+            Query sizes, in row order (they sum to n_samples). Give `group` or `qid`;
+            without either, all rows are one query.
         qid : array-like, optional
             The query id of each row; a query's rows must be contiguous.
         eval_group, eval_qid : array-like, optional
-            The queries of `eval_set`, as `group` / `qid`.
+            The queries of `eval_set`, as `group` / `qid` (one query without either).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights.
         eval_set : (X_val, y_val) or list of one such pair, optional
@@ -608,10 +609,10 @@ feature_importances_
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        queries = _queries(group, qid, "group", "qid")
-        eval_queries = None
-        if eval_set is not None:
-            eval_queries = _queries(eval_group, eval_qid, "eval_group", "eval_qid")
+        queries = _queries(group, qid, X.shape[0], "group", "qid")
+        pair = self._eval_pair(eval_set)
+        eval_queries = None if pair is None else _queries(eval_group, eval_qid, _n_rows(pair[0]), "eval_group",
+                                                          "eval_qid")
         objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
         return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
                          group=queries, eval_group=eval_queries)
@@ -641,8 +642,16 @@ feature_importances_
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
 
-def _queries(group, qid, group_name: str, qid_name: str) -> dict:
-    """The Dataset keyword argument naming the queries: exactly one of group / qid."""
-    if (group is None) == (qid is None):
-        raise ValueError(f"give exactly one of {group_name} (query sizes) or {qid_name} (a query id per row)")
-    return {"group": group} if qid is None else {"qid": qid}
+def _queries(group, qid, n_rows: int, group_name: str, qid_name: str) -> dict:
+    """The Dataset keyword argument naming the queries: at most one of group / qid; all
+    rows one query when neither is given."""
+    if group is not None and qid is not None:
+        raise ValueError(f"give {group_name} (query sizes) or {qid_name} (a query id per row), not both")
+    if qid is not None:
+        return {"qid": qid}
+    return {"group": [n_rows] if group is None else group}
+
+
+def _n_rows(X) -> int:
+    """Rows of an array, sparse matrix or frame (a pyarrow Table has num_rows)."""
+    return X.num_rows if hasattr(X, "num_rows") else len(X) if not hasattr(X, "shape") else X.shape[0]

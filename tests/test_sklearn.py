@@ -23,14 +23,31 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import boosters as bst
-from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRegressor
+from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRanker, GBDTRegressor
 
 N_THREADS = 2
 
 
-# Every check of the installed scikit-learn passes: no expected failures to list.
+RANKING_WEIGHTS = ("LambdaRank's gradients come from the pairs of rows within a query and are normalised by "
+                   "the query's ideal DCG: repeating a row adds pairs and changes that DCG, so a row weight "
+                   "is not the same as repeating the row")
+
+
+def expected_failed_checks(estimator):
+    """The checks an estimator fails by design, with the reason (none for the regressor
+    and the classifier)."""
+    if isinstance(estimator, GBDTRanker):
+        return {"check_sample_weight_equivalence_on_dense_data": RANKING_WEIGHTS,
+                "check_sample_weight_equivalence_on_sparse_data": RANKING_WEIGHTS}
+    return {}
+
+
+# Every other check of the installed scikit-learn passes (the ranker's rows are one query
+# when no group is given, which is what sklearn's checks fit it on).
 @parametrize_with_checks([GBDTRegressor(n_estimators=5, n_threads=N_THREADS),
-                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS)])
+                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS),
+                          GBDTRanker(n_estimators=5, n_threads=N_THREADS)],
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -58,12 +75,13 @@ def train_model(X, y, objective, weights=None, **params):
 
 # -- parameters ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier])
+@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier, GBDTRanker])
 def test_parameters_are_the_config_ones_with_its_defaults(cls):
     config_defaults = {name: p.default for name, p in inspect.signature(bst.GBDTConfig).parameters.items()
                        if name in CONFIG_PARAMS}
     params = cls().get_params()
-    extra = {"n_threads", "importance_type"} | ({"class_weight"} if cls is GBDTClassifier else set())
+    own = {GBDTRegressor: set(), GBDTClassifier: {"class_weight"}, GBDTRanker: {"ndcg_at"}}[cls]
+    extra = {"n_threads", "importance_type"} | own
     assert set(params) == set(CONFIG_PARAMS) | extra
     # growth_strategy is given by name (sklearn wants plain defaults); the config reads it the same
     config_defaults["growth_strategy"] = "depthwise"
@@ -252,6 +270,64 @@ def test_pickle_round_trip():
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=5).fit(X, y)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X), est.predict(X))
+
+
+# -- the ranker ----------------------------------------------------------------------------------
+
+def ranking_data(n_queries=30, per_query=12, seed=0):
+    """Queries of `per_query` rows; relevance 0..3 from the first two features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_queries * per_query, 4))
+    score = X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=len(X))
+    relevance = np.digitize(score, [-0.5, 0.5, 1.5]).astype(np.float64)
+    return X, relevance, [per_query] * n_queries
+
+
+def test_ranker_equals_gbdt_model_train_with_lambdarank():
+    X, y, group = ranking_data()
+    ranker = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y, group=group)
+    config = bst.GBDTConfig(n_estimators=8, objective=bst.Objective.lambdarank(ndcg_at=5))
+    model = bst.GBDTModel.train(bst.Dataset(X, y, group=group), config, n_threads=N_THREADS)
+    np.testing.assert_array_equal(ranker.predict(X), model.predict_raw(X, n_threads=N_THREADS))
+    qid = np.repeat(np.arange(len(group)), group) * 7 + 3  # any ids, contiguous runs
+    by_qid = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(by_qid.predict(X), ranker.predict(X))
+    # the groups matter: one big query is another model
+    one_query = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y)
+    assert not np.array_equal(one_query.predict(X), ranker.predict(X))
+
+
+def test_ranker_eval_set_with_its_queries():
+    X, y, group = ranking_data(40)
+    X_val, y_val, group_val = ranking_data(20, seed=1)
+    ranker = GBDTRanker(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5, n_threads=N_THREADS)
+    ranker.fit(X, y, group=group, eval_set=[(X_val, y_val)], eval_group=group_val)
+    config = bst.GBDTConfig(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5,
+                            objective=bst.Objective.lambdarank())
+    model = bst.GBDTModel.train(bst.Dataset(X, y, group=group), config,
+                                val_set=bst.Dataset(X_val, y_val, group=group_val), n_threads=N_THREADS)
+    metric = bst.Metric.default_for(bst.Objective.lambdarank()).name
+    assert ranker.evals_result_ == {"valid_0": {metric: model.eval_history}}
+    assert ranker.best_iteration_ == model.best_iteration < 199  # it stopped early
+    with pytest.raises(ValueError, match="not both"):
+        ranker.fit(X, y, group=group, qid=np.zeros(len(y)))
+    with pytest.raises(ValueError, match="eval_group.*not both"):
+        ranker.fit(X, y, group=group, eval_set=(X_val, y_val), eval_group=group_val, eval_qid=np.zeros(len(y_val)))
+
+
+def test_ranker_learns_the_order_in_a_pipeline():
+    X, y, group = ranking_data()
+    X_test, y_test, group_test = ranking_data(10, seed=2)
+    pipe = make_pipeline(StandardScaler(), GBDTRanker(n_estimators=20, n_threads=N_THREADS))
+    pipe.fit(X, y, gbdtranker__group=group)
+    scores = pipe.predict(X_test)
+    bounds = np.cumsum([0] + group_test)
+    from sklearn.metrics import ndcg_score
+    ndcg = np.mean([ndcg_score([y_test[a:b]], [scores[a:b]], k=10) for a, b in zip(bounds[:-1], bounds[1:])])
+    shuffled = np.mean([ndcg_score([y_test[a:b]], [np.random.default_rng(a).permutation(scores[a:b])], k=10)
+                        for a, b in zip(bounds[:-1], bounds[1:])])
+    # the relevance is a noisy function of two features: a learnt order is far above a random one
+    assert ndcg > 0.85 and ndcg > shuffled + 0.1
 
 
 # -- inside scikit-learn's tools -----------------------------------------------------------------
