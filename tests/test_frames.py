@@ -4,6 +4,8 @@ by name; arrays stay positional."""
 
 import numpy as np
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pytest
 
 import boosters as bst
@@ -123,3 +125,56 @@ def test_non_numeric_column_is_named(column):
 def test_empty_frame_is_rejected():
     with pytest.raises(ValueError, match="empty"):
         bst.Dataset(pd.DataFrame({"a": np.zeros(0)}), np.zeros(0))
+
+
+# -- a categorical column's dtype drift is an error ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def colour_model():
+    rng = np.random.default_rng(4)
+    n = 600
+    colour = rng.choice(["red", "green", "blue"], size=n)
+    df = pd.DataFrame({"x": rng.normal(size=n), "colour": pd.Categorical(colour)})
+    y = df["x"].to_numpy() + np.where(colour == "red", 2.0, 0.0)
+    return df, bst.GBDTModel.train(bst.Dataset(df, y), bst.GBDTConfig(n_estimators=5, max_depth=3))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_category_at_fit_numbers_at_predict_is_an_error(colour_model, to_frame):
+    df, model = colour_model
+    codes = df.assign(colour=df["colour"].cat.codes)  # what a careless export gives
+    with pytest.raises(ValueError, match="feature 'colour' .* trained on string categories; got numbers"):
+        model.predict(to_frame(codes))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_categorical_column_for_a_numeric_feature_is_an_error(colour_model, to_frame):
+    df, model = colour_model
+    drifted = df.assign(x=pd.Categorical(np.round(df["x"]).astype(int).astype(str)))  # polars: strings only
+    with pytest.raises(ValueError, match="column 'x' has dtype .* but the model's feature 'x' .* is numeric"):
+        model.predict(to_frame(drifted))
+    with pytest.raises(ValueError, match="column 'x' has dtype .* but the model's feature 'x' .* is numeric"):
+        model.predict(to_frame(df.assign(x=df["x"].astype(str))))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_codes_at_fit_categorical_column_at_predict_is_an_error(to_frame):
+    """Trained on integer codes 0..k-1; a category column of integers at prediction holds
+    values, not those codes: coding them as codes would silently mix up the categories."""
+    rng = np.random.default_rng(5)
+    values = np.array([10, 3, 7])
+    codes = rng.integers(0, 3, size=300)
+    df = pd.DataFrame({"x": rng.normal(size=300), "zone": codes})
+    model = bst.GBDTModel.train(bst.Dataset(df, codes * 1.0, categorical_features=["zone"]),
+                                bst.GBDTConfig(n_estimators=3))
+    assert model.categories[1] is None  # learnt from codes
+    as_category = df.assign(zone=pd.Categorical(values[codes]))
+    as_strings = df.assign(zone=pd.Categorical(values[codes].astype(str)))  # polars categories are strings
+    for drifted in (as_category, as_strings):
+        with pytest.raises(ValueError, match="feature 'zone' .* trained on integer codes .* got a categorical"):
+            model.predict(to_frame(drifted))
+    with pytest.raises(ValueError, match="feature 'zone' .* trained on integer codes .* got a categorical"):
+        model.predict(pl.from_pandas(as_strings))  # a polars Categorical (of strings only)
+    np.testing.assert_array_equal(model.predict(to_frame(df)), model.predict(df.to_numpy(dtype=float)))
