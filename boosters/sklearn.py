@@ -24,6 +24,7 @@ except ImportError as exc:  # the module is the adapter: nothing to offer withou
 
 from boosters.config import GBDTConfig, Metric, Objective
 from boosters.data.dataset import Dataset
+from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import IMPORTANCE_TYPES
 from boosters.gbdt_model import GBDTModel
@@ -98,6 +99,8 @@ class _GBDTEstimator(BaseEstimator):
     def _check_X(self, X, reset: bool):
         # a frame is handed on as it is, so that its categorical columns and names survive
         # (sklearn's check_array would make it floats); its values are checked by Dataset / GBDTModel
+        if frame_library(X) == "arrow-stream":  # another library's table: read once, as a pyarrow Table
+            X = as_frame(X).X
         if is_frame(X):
             if not reset and self._same_names_reordered(X):
                 return X  # the booster matches the columns by name

@@ -178,3 +178,65 @@ def test_codes_at_fit_categorical_column_at_predict_is_an_error(to_frame):
     with pytest.raises(ValueError, match="feature 'zone' .* trained on integer codes .* got a categorical"):
         model.predict(pl.from_pandas(as_strings))  # a polars Categorical (of strings only)
     np.testing.assert_array_equal(model.predict(to_frame(df)), model.predict(df.to_numpy(dtype=float)))
+
+
+# -- reading: dtypes, polars, Arrow, the Arrow C stream interface --------------------------------
+
+class ArrowStream:
+    """A table of some other library that exports only the Arrow C stream interface."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def mixed_frame(n=400, seed=6):
+    """Numeric, nullable, bool and categorical columns with missing values."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    k = pd.array(rng.integers(0, 5, n), dtype="Int64")
+    k[rng.random(n) < 0.1] = pd.NA
+    flag = pd.array(rng.random(n) < 0.5, dtype="boolean")
+    flag[rng.random(n) < 0.1] = pd.NA
+    f32 = rng.normal(size=n).astype(np.float32)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue", None], size=n))
+    df = pd.DataFrame({"x": x, "k": k, "flag": flag, "f32": f32, "colour": colour})
+    y = x + np.nan_to_num(k.to_numpy(dtype=float, na_value=np.nan)) + 2.0 * (colour == "red")
+    return df, y
+
+
+def test_every_library_gives_the_same_dataset_and_model():
+    """pandas with nullable (and pyarrow-backed) dtypes, polars, a pyarrow Table and an
+    Arrow C stream hold the same values: the same float matrix (missing = NaN), codes, and so the same model."""
+    df, y = mixed_frame()
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    cfg = bst.GBDTConfig(n_estimators=5, max_depth=3)
+    expected = bst.Dataset(df, y)
+    model = bst.GBDTModel.train(expected, cfg)
+    assert expected.categorical_features == [4] and expected.X.dtype == np.float64
+    assert np.isnan(expected.X[:, 1]).sum() == (df["k"].isna()).sum() > 0  # pd.NA -> NaN
+    for X in (pl.from_pandas(df), table, ArrowStream(table), df.convert_dtypes(dtype_backend="pyarrow")):
+        ds = bst.Dataset(X, y)
+        np.testing.assert_array_equal(ds.X, expected.X)
+        assert ds.feature_names == ["x", "k", "flag", "f32", "colour"]
+        np.testing.assert_array_equal(bst.GBDTModel.train(ds, cfg).predict(X), model.predict(df))
+        np.testing.assert_array_equal(model.predict(X), model.predict(df))
+
+
+def test_arrow_stream_columns_are_matched_by_name():
+    df, y = mixed_frame()
+    model = bst.GBDTModel.train(bst.Dataset(df, y), bst.GBDTConfig(n_estimators=5, max_depth=3))
+    reordered = pa.Table.from_pandas(df[["colour", "f32", "x", "flag", "k"]], preserve_index=False)
+    np.testing.assert_array_equal(model.predict(ArrowStream(reordered)), model.predict(df))
+    with pytest.raises(ValueError, match=r"missing \['k'\]"):
+        model.predict(ArrowStream(reordered.drop_columns(["k"])))
+
+
+@pytest.mark.parametrize("to_frame", [pl.from_pandas, lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_float32_columns_are_read_as_float32(to_frame):
+    df = pd.DataFrame({"a": np.arange(4, dtype=np.float32), "b": pd.array([1, None, 3, 4], dtype="Float32")})
+    got = as_feature_matrix(to_frame(df))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [[0, 1], [1, np.nan], [2, 3], [3, 4]])

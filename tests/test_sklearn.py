@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import StackingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
@@ -257,8 +258,19 @@ def test_sklearn_column_order_check_is_the_one_deliberate_difference():
         check_dataframe_column_names_consistency("GBDTRegressor", GBDTRegressor(n_estimators=2))
 
 
+class ArrowStream:
+    """A table of some other library that exports only the Arrow C stream interface."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
 @pytest.mark.parametrize("to_frame", [lambda X: pl.DataFrame(X, schema=["a", "b", "c", "d", "e"]),
-                                      lambda X: pa.table({name: X[:, i] for i, name in enumerate("abcde")})])
+                                      lambda X: pa.table({name: X[:, i] for i, name in enumerate("abcde")}),
+                                      lambda X: ArrowStream(pa.table({n: X[:, i] for i, n in enumerate("abcde")}))])
 def test_polars_and_arrow_frames_equal_the_array(to_frame):
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=5).fit(to_frame(X), y)
@@ -347,6 +359,28 @@ def test_pipeline_with_pandas_output_keeps_names():
     pipe = make_pipeline(StandardScaler(), GBDTRegressor(n_estimators=5)).set_output(transform="pandas").fit(X, y)
     assert list(pipe[-1].feature_names_in_) == list(X.columns)
     assert pipe[-1].booster_.feature_names == list(X.columns)
+
+
+def test_column_transformer_with_pandas_output_keeps_categories():
+    """A ColumnTransformer set to pandas output hands the estimator a frame whose category
+    column is still a category: a categorical feature, named after the transformer."""
+    rng = np.random.default_rng(4)
+    n = 400
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "colour": pd.Categorical(rng.choice(["red", "green", "blue"], size=n))})
+    y = df["x1"].to_numpy() + np.where(df["colour"] == "red", 3.0, 0.0)
+    columns = ColumnTransformer([("num", StandardScaler(), ["x1", "x2"]), ("cat", "passthrough", ["colour"])])
+    pipe = make_pipeline(columns, GBDTRegressor(n_estimators=8, n_threads=N_THREADS)).set_output(transform="pandas")
+    pipe.fit(df, y)
+    booster = pipe[-1].booster_
+    assert booster.feature_names == ["num__x1", "num__x2", "cat__colour"]
+    assert booster.categorical_features == [2]
+    assert booster.categories[2].tolist() == ["blue", "green", "red"]
+    Z = clone(columns).set_output(transform="pandas").fit_transform(df)
+    model = bst.GBDTModel.train(bst.Dataset(Z, y), bst.GBDTConfig(n_estimators=8), n_threads=N_THREADS)
+    np.testing.assert_array_equal(pipe.predict(df), model.predict(Z, n_threads=N_THREADS))
+    # the raw frame's columns in another order go through the transformer by name too
+    np.testing.assert_array_equal(pipe.predict(df[["colour", "x2", "x1"]]), pipe.predict(df))
 
 
 def test_cross_val_score_equals_manual_folds():
