@@ -26,7 +26,7 @@ from boosters.config import GBDTConfig, Metric, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
-from boosters.explain.importance import IMPORTANCE_TYPES
+from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 
 # the GBDTConfig parameters the estimators take (the objective comes from the class)
@@ -144,9 +144,7 @@ class _GBDTEstimator(BaseEstimator):
              callbacks=None, group=None, eval_group=None):
         """Train on (X, encoded y); `encode_y` maps labels to what the objective reads.
         `group` / `eval_group`: the Dataset keyword arguments of a ranker's query groups."""
-        if self.importance_type not in IMPORTANCE_TYPES:
-            raise ValueError(f"importance_type must be one of {', '.join(map(repr, IMPORTANCE_TYPES))}, "
-                             f"got {self.importance_type!r}")
+        ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
         train = Dataset(X, encode_y(y), weights=sample_weight, categorical_features=categorical_features,
                         **(group or {}))
@@ -182,9 +180,7 @@ class _GBDTEstimator(BaseEstimator):
         array([0.96, 0.04, 0.  ])
         """
         check_is_fitted(self, "booster_")
-        importance = self.booster_.feature_importance(self.importance_type)
-        total = importance.sum()
-        return importance / total if total > 0 else importance
+        return self.booster_.feature_importance(self.importance_type, normalize=True)
 
     def _raw(self, X, method):
         check_is_fitted(self, "booster_")
@@ -209,7 +205,8 @@ quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbos
     n_threads : int, default 0
         Threads for training and prediction; 0 uses every available core.
     importance_type : str, default "gain"
-        The kind of `feature_importances_`: one of `boosters.explain.importance.IMPORTANCE_TYPES`.
+        The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
+        "average_cover" (or a `boosters.ImportanceType`).
 
     Attributes
     ----------

@@ -100,7 +100,7 @@ def test_get_set_params_and_clone_round_trip():
 
 
 @pytest.mark.parametrize("name, value", [("n_estimators", 0), ("learning_rate", -1.0), ("max_bins", 1),
-                                         ("subsample", 1.5), ("importance_type", "cover")])
+                                         ("subsample", 1.5), ("importance_type", "bogus")])
 def test_bad_parameter_raises_at_fit_naming_it(name, value):
     est = GBDTRegressor(**{name: value})  # nothing is checked in __init__
     X, y = regression_data(50)
@@ -203,15 +203,57 @@ def test_eval_set_labels_go_through_classes():
         est.fit(X, labels, eval_set=[(X, labels), (X, labels)])
 
 
-def test_feature_importances_are_normalised_gain_or_split():
+@pytest.mark.parametrize("kind", ["gain", "split", "cover", "average_gain", "average_cover",
+                                  bst.ImportanceType.AverageCover])
+def test_feature_importances_are_normalised_importances_of_each_kind(kind):
+    X, y = regression_data()
+    est = GBDTRegressor(n_estimators=10, importance_type=kind).fit(X, y)
+    raw = est.booster_.feature_importance(kind)
+    assert raw.sum() > 0 and not np.isclose(raw.sum(), 1.0)  # the raw totals are not already shares
+    np.testing.assert_allclose(est.feature_importances_, raw / raw.sum(), rtol=1e-15)
+    np.testing.assert_allclose(est.feature_importances_.sum(), 1.0, rtol=1e-12)
+    if kind in ("gain", "split", "cover"):
+        assert np.argmax(est.feature_importances_) == 0  # y is mostly 2 * x0
+
+
+def test_feature_importances_follow_set_params_without_refitting():
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=10).fit(X, y)
-    gain = est.booster_.feature_importance("gain")
-    np.testing.assert_allclose(est.feature_importances_, gain / gain.sum(), rtol=1e-15)
-    assert np.argmax(est.feature_importances_) == 0  # y is mostly 2 * x0
+    gain = est.feature_importances_
     split = est.set_params(importance_type="split").feature_importances_
     counts = est.booster_.feature_importance("split")
     np.testing.assert_allclose(split, counts / counts.sum(), rtol=1e-15)
+    assert not np.allclose(gain, split)
+
+
+def test_fit_callbacks_are_those_of_gbdt_model_train():
+    """A callback list given to fit reaches GBDTModel.train: the same records, the same
+    stop, the same learning-rate schedule, so the same model."""
+    X, y = regression_data(400)
+    X_val, y_val = regression_data(200, seed=1)
+
+    def stop_after_round_4(env):
+        return env.round >= 3
+
+    class StopAt4:
+        def after_iteration(self, env):
+            return stop_after_round_4(env)
+
+    schedule = [0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+    from_fit, from_train = {}, {}
+    est = GBDTRegressor(n_estimators=10, n_threads=N_THREADS)
+    est.fit(X, y, eval_set=(X_val, y_val), callbacks=[bst.callbacks.record_evaluation(from_fit), StopAt4(),
+                                                       bst.callbacks.learning_rate(schedule)])
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=10), val_set=bst.Dataset(X_val, y_val),
+                                n_threads=N_THREADS,
+                                callbacks=[bst.callbacks.record_evaluation(from_train), StopAt4(),
+                                           bst.callbacks.learning_rate(schedule)])
+    assert est.booster_.n_trees == model.n_trees == 4  # stopped after the 4th round
+    assert from_fit == from_train and len(from_fit["valid"]["rmse"]) == 4
+    assert est.evals_result_["valid_0"]["rmse"] == from_fit["valid"]["rmse"]
+    np.testing.assert_array_equal(est.predict(X_val), model.predict(X_val, n_threads=N_THREADS))
+    plain = GBDTRegressor(n_estimators=4, n_threads=N_THREADS).fit(X, y)
+    assert not np.array_equal(plain.predict(X_val), est.predict(X_val))  # the schedule changed the trees
 
 
 def test_dataframe_names_and_categorical_columns():
