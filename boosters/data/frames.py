@@ -120,10 +120,9 @@ class _PolarsColumn(Column):
         self.float32 = kind in ("Float32", "Float16")
 
     def floats(self, dtype):
-        import polars  # X is a polars frame: the library is there
-
-        width = polars.Float32 if dtype == np.float32 else polars.Float64
-        return self.series.cast(width).to_numpy()  # null -> NaN
+        # a float32 column is read as it is; anything else through Float64 (null -> NaN)
+        series = self.series if self.float32 and dtype == np.float32 else self.series.cast(float)
+        return series.to_numpy().astype(dtype, copy=False)
 
     def encoded(self):
         series = self.series
