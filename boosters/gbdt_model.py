@@ -75,12 +75,13 @@ class GBDTModel:
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 4))
         >>> y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=300)
-        >>> config = bst.GBDTConfig(n_estimators=50, early_stopping_rounds=5)
+        >>> config = bst.GBDTConfig(n_estimators=100, early_stopping_rounds=5)
         >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), config,
-        ...                             val_set=bst.Dataset(X[200:], y[200:]),
-        ...                             callbacks=[bst.callbacks.log_evaluation(period=25)])
-        >>> model.n_trees, round(model.best_score, 3)
-        (50, 0.23)
+        ...                             val_set=bst.Dataset(X[200:], y[200:]))
+        >>> model.n_trees, model.best_iteration, round(model.best_score, 3)
+        (24, 23, 0.362)
+        >>> model.predict(X[:3]).round(2)
+        array([ 0.28, -1.19,  1.9 ])
         """
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):

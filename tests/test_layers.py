@@ -25,10 +25,10 @@ FORBIDDEN = {
     "boosters.io": ("boosters.training", "boosters.explain", "boosters.gbdt_model"),
     "boosters.explain": ("boosters.training", "boosters.io", "boosters.gbdt_model"),
 }
-OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib")
+OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm")
 # the one module that builds scipy objects (a pandas frame's sparse columns as a CSC
 # matrix) imports scipy inside a function, with an ImportError naming the extra
-LAZY_OPTIONAL = {"boosters.data.sparse": "scipy"}
+LAZY_OPTIONAL = {"boosters.data.sparse": "scipy", "boosters.callbacks": "tqdm"}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 
