@@ -28,7 +28,8 @@ FORBIDDEN = {
 OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm")
 # the one module that builds scipy objects (a pandas frame's sparse columns as a CSC
 # matrix) imports scipy inside a function, with an ImportError naming the extra
-LAZY_OPTIONAL = {"boosters.data.sparse": "scipy", "boosters.callbacks": "tqdm"}
+LAZY_OPTIONAL = {"boosters.data.sparse": "scipy", "boosters.callbacks": "tqdm", "boosters.plotting": "matplotlib",
+                 "boosters.explain.tree_table": "pandas", "boosters.data.frames": "pyarrow"}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 
