@@ -129,8 +129,8 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
 
 
 def check_groups(config, train, val_set) -> None:
-    """The datasets have the query groups that the objective and metric need; row sampling
-    would split queries, so it is refused with a ranking objective."""
+    """The datasets have the query groups that the objective and metric need; GOSS would
+    split queries, so it is refused with a ranking objective (subsample draws whole queries)."""
     objective, metric = config.objective, config.resolved_metric
     if objective.needs_groups and train.group_boundaries is None:
         raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
@@ -139,7 +139,6 @@ def check_groups(config, train, val_set) -> None:
         scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
         if scored.group_boundaries is None and (val_set is not None or config.verbosity >= 1):
             raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")
-    if objective.needs_groups and (config.subsample < 1.0 or config.goss_top_rate is not None):
-        raise ValueError(f"subsample / goss_top_rate: row sampling would split the query groups that "
-                         f"{objective!r} ranks; it is not supported with ranking objectives (use colsample_* "
-                         f"for randomness)")
+    if objective.needs_groups and config.goss_top_rate is not None:
+        raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "
+                         f"groups that {objective!r} ranks; use subsample (it draws whole queries)")

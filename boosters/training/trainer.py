@@ -70,7 +70,8 @@ class GBDTTrainer:
                                                     np.empty((objective.n_outputs, train.n_rows, 2),
                                                              dtype=np.float32), self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
-                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names)
+                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
+                            query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
         scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, bool(callbacks),
