@@ -33,6 +33,31 @@ from boosters.gbdt_model import GBDTModel
 CONFIG_PARAMS = tuple(name for name in GBDTConfig._FIELDS if name != "objective")
 
 
+# The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
+_CONFIG_PARAMETERS_DOC = """    n_estimators, learning_rate, metric, max_depth, n_leaves, l1, l2, min_gain_to_split, \
+min_child_weight, min_samples_leaf, max_bins, early_stopping_rounds, seed, subsample, \
+colsample_bytree, colsample_bylevel, colsample_bynode, monotone_constraints, \
+interaction_constraints, max_onehot_cats, cat_smooth, cat_l2, max_cat_threshold, \
+min_data_per_group, goss_top_rate, goss_other_rate, histogram_mode, histogram_layout, \
+quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbosity : optional
+        The `boosters.GBDTConfig` parameters of the same names, with its defaults.
+    growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
+        The tree growth strategy, by name (`GrowthStrategy` member names also work).
+    n_threads : int, default 0
+        Threads for training and prediction; 0 uses every available core.
+    importance_type : str, default "gain"
+        The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
+        "average_cover" (or a `boosters.ImportanceType`).
+"""
+
+
+def _with_config_parameters(cls):
+    """Put the shared parameter descriptions into the class docstring."""
+    cls.__doc__ = cls.__doc__.replace("%(config_parameters)s", _CONFIG_PARAMETERS_DOC)
+    return cls
+
+
+
 class _GBDTEstimator(BaseEstimator):
     """What the regressor and the classifier share: parameters, input checks, fitting."""
 
@@ -91,7 +116,26 @@ class _GBDTEstimator(BaseEstimator):
         return tags
 
     def config(self, objective: Objective) -> GBDTConfig:
-        """The GBDTConfig of these parameters (raises ValueError / TypeError naming a bad one)."""
+        """The `GBDTConfig` of these parameters with `objective`.
+
+        Parameters
+        ----------
+        objective : Objective
+            The objective (`fit` picks it from the estimator's class and labels).
+
+        Returns
+        -------
+        GBDTConfig
+            Raises ValueError / TypeError naming a bad parameter.
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> cfg = GBDTRegressor(n_estimators=7, growth_strategy="leafwise").config(bst.Objective.squared())
+        >>> cfg.n_estimators, cfg.growth_strategy
+        (7, <GrowthStrategy.Leafwise: 'leafwise'>)
+        """
         return GBDTConfig(objective=objective, **{name: getattr(self, name) for name in CONFIG_PARAMS})
 
     # -- input checks ------------------------------------------------------------------------
@@ -187,27 +231,14 @@ class _GBDTEstimator(BaseEstimator):
         return method(self._check_X(X, reset=False), n_threads=self.n_threads)
 
 
+@_with_config_parameters
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     """Gradient boosted trees for regression (squared error), with the `GBDTConfig`
     parameters as constructor arguments.
 
     Parameters
     ----------
-    n_estimators, learning_rate, metric, max_depth, n_leaves, l1, l2, min_gain_to_split, \
-min_child_weight, min_samples_leaf, max_bins, early_stopping_rounds, seed, subsample, \
-colsample_bytree, colsample_bylevel, colsample_bynode, monotone_constraints, \
-interaction_constraints, max_onehot_cats, cat_smooth, cat_l2, max_cat_threshold, \
-min_data_per_group, goss_top_rate, goss_other_rate, histogram_mode, histogram_layout, \
-quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbosity : optional
-        The `boosters.GBDTConfig` parameters of the same names, with its defaults.
-    growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
-        The tree growth strategy, by name (`GrowthStrategy` member names also work).
-    n_threads : int, default 0
-        Threads for training and prediction; 0 uses every available core.
-    importance_type : str, default "gain"
-        The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
-        "average_cover" (or a `boosters.ImportanceType`).
-
+%(config_parameters)s
     Attributes
     ----------
     booster_ : GBDTModel
@@ -304,6 +335,7 @@ quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbos
         return self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
 
 
+@_with_config_parameters
 class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     """Gradient boosted trees for classification: logistic loss for two classes, softmax
     for more. Labels may be of any type; `classes_` holds them sorted, and probabilities
@@ -311,10 +343,7 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
 
     Parameters
     ----------
-    **params
-        The `GBDTRegressor` parameters (the `GBDTConfig` ones, `n_threads`,
-        `importance_type`).
-    class_weight : None, "balanced" or dict, default None
+%(config_parameters)s    class_weight : None, "balanced" or dict, default None
         Per-class weights ({label: weight}, or "balanced": inversely proportional to the
         class frequencies), multiplied into `sample_weight`.
 
@@ -437,7 +466,7 @@ feature_importances_
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes_)
+        ndarray of shape (n_samples, ``n_classes_``)
             Columns in `classes_` order; rows sum to 1.
 
         Examples
@@ -464,7 +493,7 @@ feature_importances_
 
         Returns
         -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes_)
+        ndarray of shape (n_samples,) or (n_samples, ``n_classes_``)
             The log-odds of ``classes_[1]`` for two classes, one margin per class otherwise.
 
         Examples
@@ -507,6 +536,7 @@ feature_importances_
         return self.classes_[np.argmax(proba, axis=1)]
 
 
+@_with_config_parameters
 class GBDTRanker(_GBDTEstimator):
     """Gradient boosted trees for learning to rank: LambdaRank
     (`Objective.lambdarank(ndcg_at)`) on integer relevance labels 0..30, rows grouped into
@@ -514,10 +544,7 @@ class GBDTRanker(_GBDTEstimator):
 
     Parameters
     ----------
-    **params
-        The `GBDTRegressor` parameters (the `GBDTConfig` ones, `n_threads`,
-        `importance_type`).
-    ndcg_at : int, default 10
+%(config_parameters)s    ndcg_at : int, default 10
         The NDCG truncation level the LambdaRank gradients optimise.
 
     Attributes
