@@ -637,9 +637,11 @@ feature_importances_
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         queries = _queries(group, qid, X.shape[0], "group", "qid")
-        pair = self._eval_pair(eval_set)
-        eval_queries = None if pair is None else _queries(eval_group, eval_qid, _n_rows(pair[0]), "eval_group",
-                                                          "eval_qid")
+        eval_set = self._eval_pair(eval_set)
+        eval_queries = None
+        if eval_set is not None:
+            eval_set = (self._check_X(eval_set[0], reset=False), eval_set[1])
+            eval_queries = _queries(eval_group, eval_qid, eval_set[0].shape[0], "eval_group", "eval_qid")
         objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
         return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
                          group=queries, eval_group=eval_queries)
@@ -678,7 +680,3 @@ def _queries(group, qid, n_rows: int, group_name: str, qid_name: str) -> dict:
         return {"qid": qid}
     return {"group": [n_rows] if group is None else group}
 
-
-def _n_rows(X) -> int:
-    """Rows of an array, sparse matrix or frame (a pyarrow Table has num_rows)."""
-    return X.num_rows if hasattr(X, "num_rows") else len(X) if not hasattr(X, "shape") else X.shape[0]

@@ -369,6 +369,22 @@ def test_ranker_eval_set_with_its_queries():
         ranker.fit(X, y, group=group, eval_set=(X_val, y_val), eval_group=group_val, eval_qid=np.zeros(len(y_val)))
 
 
+def test_ranker_on_frames_with_a_categorical_column():
+    X, y, group = ranking_data()
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(
+        kind=pd.Categorical(np.where(X[:, 2] > 0, "news", "shop")))
+    qid = np.repeat(np.arange(len(group)), group)
+    val = pa.Table.from_pandas(df.iloc[:120], preserve_index=False)
+    ranker = GBDTRanker(n_estimators=6, n_threads=N_THREADS).fit(df, y, qid=qid, eval_set=(val, y[:120]),
+                                                                eval_qid=qid[:120])
+    assert ranker.booster_.categorical_features == [4] and list(ranker.feature_names_in_) == list(df.columns)
+    config = bst.GBDTConfig(n_estimators=6, objective=bst.Objective.lambdarank())
+    model = bst.GBDTModel.train(bst.Dataset(df, y, qid=qid), config, n_threads=N_THREADS,
+                                val_set=bst.Dataset(df.iloc[:120], y[:120], qid=qid[:120]))
+    assert list(ranker.evals_result_["valid_0"].values()) == [model.eval_history]  # one metric: NDCG
+    np.testing.assert_array_equal(ranker.predict(df[["kind", "d", "c", "b", "a"]]), model.predict_raw(df))
+
+
 def test_ranker_learns_the_order_in_a_pipeline():
     X, y, group = ranking_data()
     X_test, y_test, group_test = ranking_data(10, seed=2)
