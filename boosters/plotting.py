@@ -3,7 +3,7 @@
 `plot_importance` (feature importance bars), `plot_metric` (validation scores per round),
 `plot_tree` (one tree with its split conditions and leaf values) and `plot_shap_summary`
 (a beeswarm of SHAP values). Each draws on `ax` (a new figure's axes when None) and
-returns the axes.
+returns the axes. `to_graphviz` gives a tree as a graphviz graph instead.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import feature_label, split_categories
 from boosters.gbdt_model import GBDTModel
 
-__all__ = ["plot_importance", "plot_metric", "plot_shap_summary", "plot_tree"]
+__all__ = ["plot_importance", "plot_metric", "plot_shap_summary", "plot_tree", "to_graphviz"]
 
 
 def _pyplot():
@@ -283,11 +283,7 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     (7, 'a <= -0.00654')
     """
     model = _model(model)
-    if not isinstance(tree_index, (int, np.integer)) or not -model.n_trees <= tree_index < model.n_trees:
-        raise ValueError(f"tree_index must be an int in [0, {model.n_trees}), got {tree_index!r}")
-    unknown = [s for s in show_info if s not in TREE_INFO]
-    if unknown:
-        raise ValueError(f"show_info: unknown {unknown}; choose among {list(TREE_INFO)}")
+    _check_tree_args(model, tree_index, show_info)
     tree = model.trees[tree_index]
     x, y = _tree_layout(tree)
     n_leaves, depth = int(x.max()) + 1, int(-y.min())
@@ -310,6 +306,72 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     ax.set_axis_off()
     ax.set_title(f"Tree {tree_index}")
     return ax
+
+
+def _check_tree_args(model: GBDTModel, tree_index, show_info) -> None:
+    if not isinstance(tree_index, (int, np.integer)) or not -model.n_trees <= tree_index < model.n_trees:
+        raise ValueError(f"tree_index must be an int in [0, {model.n_trees}), got {tree_index!r}")
+    unknown = [s for s in show_info if s not in TREE_INFO]
+    if unknown:
+        raise ValueError(f"show_info: unknown {unknown}; choose among {list(TREE_INFO)}")
+
+
+def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int = 3, max_categories: int = 8):
+    """One tree as a graphviz graph (the labels of `plot_tree`), for rendering with
+    graphviz's ``dot`` (``graph.render(...)``, or shown inline in a notebook).
+
+    Parameters
+    ----------
+    model : GBDTModel or fitted boosters estimator
+        The model whose tree to draw.
+    tree_index : int, default 0
+        The tree, in boosting order.
+    show_info : sequence of str, default ("count",)
+        Extra lines per node among "gain", "cover" and "count".
+    precision : int, default 3
+        Significant digits of thresholds, values and the extra lines.
+    max_categories : int, default 8
+        A categorical split lists at most this many categories.
+
+    Returns
+    -------
+    graphviz.Digraph
+        Nodes named by their index in the tree; edges labelled "yes" / "no" (and
+        "missing" where a missing value goes).
+
+    Examples
+    --------
+    >>> import numpy as np, boosters as bst
+    >>> from boosters.plotting import to_graphviz
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = 2 * X[:, 0] + X[:, 1]
+    >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=1, max_depth=1))
+    >>> graph = to_graphviz(model, show_info=())
+    >>> [line.strip() for line in graph.body]  # doctest: +NORMALIZE_WHITESPACE
+    ['0 [label="f0 <= -0.00654" shape=box style=rounded]',
+     '1 [label="leaf 1: -0.45" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
+     '2 [label="leaf 2: 0.507" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
+     '0 -> 1 [label="yes, missing"]', '0 -> 2 [label=no]']
+    """
+    try:
+        import graphviz
+    except ImportError as exc:
+        raise ImportError("to_graphviz needs the graphviz package: pip install 'boosters[plot]'") from exc
+    model = _model(model)
+    _check_tree_args(model, tree_index, show_info)
+    tree = model.trees[tree_index]
+    graph = graphviz.Digraph(name=f"tree {tree_index}")
+    for node in range(tree.n_nodes):
+        label = _node_label(model, tree, node, precision, tuple(show_info), max_categories)
+        if tree.split_feature[node] < 0:
+            graph.node(str(node), label, shape="box", style="rounded,filled", fillcolor="#dff0d8")
+        else:
+            graph.node(str(node), label, shape="box", style="rounded")
+    for node in np.flatnonzero(tree.split_feature >= 0):
+        left_missing = bool(tree.default_left[node])
+        graph.edge(str(node), str(tree.left_child[node]), "yes, missing" if left_missing else "yes")
+        graph.edge(str(node), str(tree.right_child[node]), "no" if left_missing else "no, missing")
+    return graph
 
 
 # -- SHAP summary -------------------------------------------------------------------------

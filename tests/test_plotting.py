@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import boosters as bst  # noqa: E402
-from boosters.plotting import plot_importance, plot_metric, plot_shap_summary, plot_tree  # noqa: E402
+from boosters.plotting import plot_importance, plot_metric, plot_shap_summary, plot_tree, to_graphviz  # noqa: E402
 from boosters.sklearn import GBDTRegressor  # noqa: E402
 
 
@@ -211,12 +211,31 @@ def test_tree_truncates_long_category_sets(frame_model):
     assert label.split("\n")[0].endswith(f", ... (+{n - 1})}}")
 
 
+def test_graphviz_graph_has_the_nodes_and_edges_of_plot_tree(frame_model):
+    model, _ = frame_model
+    tree = model.trees[3]
+    graph = to_graphviz(model, 3, show_info=("gain",))
+    boxes = [t.get_text() for t in texts(plot_tree(model, 3, show_info=("gain",)), "node")]
+    nodes = [line for line in graph.body if "->" not in line]
+    edges = [line.strip() for line in graph.body if "->" in line]
+    assert len(nodes) == tree.n_nodes and len(edges) == tree.n_nodes - 1
+    for node, line in enumerate(nodes):  # the same labels as the matplotlib drawing
+        assert line.strip().startswith(f"{node} [label=\"{boxes[node]}\"")
+    for node in np.flatnonzero(tree.split_feature >= 0):
+        left = next(e for e in edges if e.startswith(f"{node} -> {tree.left_child[node]} "))
+        right = next(e for e in edges if e.startswith(f"{node} -> {tree.right_child[node]} "))
+        assert ("yes" in left) and ("no" in right)
+        assert ("missing" in left) == bool(tree.default_left[node]) != ("missing" in right)
+
+
 def test_tree_errors(frame_model):
     model, _ = frame_model
     with pytest.raises(ValueError, match="tree_index must be an int in"):
         plot_tree(model, model.n_trees)
     with pytest.raises(ValueError, match="show_info"):
         plot_tree(model, 0, show_info=("depth",))
+    with pytest.raises(ValueError, match="tree_index must be an int in"):
+        to_graphviz(model, 1.5)
 
 
 # -- plot_shap_summary --------------------------------------------------------------------

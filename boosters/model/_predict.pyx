@@ -13,6 +13,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from boosters._lib.search cimport lower_bound
 from boosters._lib.types cimport value_t
+from boosters.model._decision cimport goes_left_categorical, goes_left_numeric
 
 cdef enum:
     ROW_BLOCK = 64
@@ -63,34 +64,20 @@ cdef TreeArrays tree_arrays(
     return a
 
 
-cdef inline bint goes_left_categorical(double x, const uint32_t* words, int64_t n_words,
-                                       bint default_left) noexcept nogil:  # words: IN
-    """x as a category code: in the set (bit x of the words) goes left; NaN, negative,
-    non-integer or past the words: the default direction."""
-    cdef int64_t code
-    if not (x >= 0.0 and x < 32.0 * n_words):  # NaN fails both
-        return default_left
-    code = <int64_t> x
-    if code != x:
-        return default_left
-    return (words[code >> 5] >> (code & 31)) & 1
-
-
 cdef inline Py_ssize_t child(const TreeArrays* a, Py_ssize_t t, Py_ssize_t i, double x,
                              bint categorical) noexcept nogil:
-    """The one split rule: the child (index within tree t) that value x goes to from
-    node i (index into the concatenated arrays). `categorical`: the forest has category
-    sets (callers pass a constant, so the numeric forests' walk has no category test)."""
+    """The child (index within tree t) that value x goes to from node i (index into the
+    concatenated arrays), by the split rule of model/_decision.pxd. `categorical`: the
+    forest has category sets (callers pass a constant, so the numeric forests' walk has
+    no category test)."""
     cdef int64_t k
     cdef bint left
     if categorical and a.category_set[i] >= 0:
         k = a.tree_sets[t] + a.category_set[i]
         left = goes_left_categorical(x, a.cat_bitsets + a.cat_boundaries[k],
                                      a.cat_boundaries[k + 1] - a.cat_boundaries[k], a.default_left[i])
-    elif x != x:
-        left = a.default_left[i]
     else:
-        left = x <= a.threshold[i]
+        left = goes_left_numeric(x, a.threshold[i], a.default_left[i])
     return a.left_child[i] if left else a.right_child[i]
 
 
