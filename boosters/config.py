@@ -21,14 +21,18 @@ class GrowthStrategy(enum.Enum):
     Leafwise = "leafwise"
 
 
+_OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise")
+
+
 class Objective:
-    """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`."""
+    """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
+    and for ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`."""
 
     __slots__ = ("name", "n_classes", "ndcg_at")
 
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None):
-        if name not in ("squared", "logistic", "softmax", "lambdarank"):
-            raise ValueError(f"objective must be 'squared', 'logistic', 'softmax' or 'lambdarank', got {name!r}")
+        if name not in _OBJECTIVE_NAMES:
+            raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
         if name == "lambdarank":
             ndcg_at = _require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
         elif ndcg_at is not None:
@@ -96,6 +100,35 @@ class Objective:
         """
         return Objective("lambdarank", ndcg_at=ndcg_at)
 
+    @staticmethod
+    def pairwise() -> "Objective":
+        """Learning to rank with the pairwise logistic loss (RankNet), over every pair of
+        rows of a query with different labels.
+
+        Each such pair (i more relevant than j) adds log(1 + exp(-(s_i - s_j))) to the
+        loss: unlike lambdarank, all pairs weigh the same, wherever they are ranked. Needs
+        query groups; labels are any numbers (only their order within a query matters).
+        Starts from margin 0; predictions are the raw scores. The validation metric
+        defaults to NDCG@10.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(100, 2))
+        >>> data = bst.Dataset(X, (X[:, 0] > 0).astype(float), group=[10] * 10)
+        >>> config = bst.GBDTConfig(objective=bst.Objective.pairwise(), n_estimators=5)
+        >>> scores = bst.GBDTModel.train(data, config).predict(X)
+        >>> bool(scores[X[:, 0] > 0].mean() > scores[X[:, 0] <= 0].mean())
+        True
+        """
+        return Objective("pairwise")
+
     @property
     def n_outputs(self) -> int:
         return self.n_classes if self.name == "softmax" else 1
@@ -103,7 +136,7 @@ class Objective:
     @property
     def needs_groups(self) -> bool:
         """The objective ranks rows within query groups (the Dataset must have groups)."""
-        return self.name == "lambdarank"
+        return self.name in ("lambdarank", "pairwise")
 
     def __eq__(self, other):
         return isinstance(other, Objective) and \
@@ -130,16 +163,16 @@ _METRIC_OBJECTIVES = {
     "multiclass_logloss": ("softmax",),
     "multiclass_accuracy": ("softmax",),
     # ranking metrics order each query's rows by any single score
-    "ndcg": ("lambdarank", "squared", "logistic"),
-    "map": ("lambdarank", "squared", "logistic"),
+    "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
+    "map": ("lambdarank", "pairwise", "squared", "logistic"),
 }
 _RANKING_METRICS = ("ndcg", "map")
 
 
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
-    `.multiclass_logloss()`, `.multiclass_accuracy()`. `logloss` and `accuracy` also
-    score softmax models."""
+    `.multiclass_logloss()`, `.multiclass_accuracy()`, and for query groups `.ndcg(k)`,
+    `.map(k)`. `logloss` and `accuracy` also score softmax models."""
 
     __slots__ = ("name", "k")
 
@@ -265,6 +298,8 @@ class Metric:
     def default_for(objective: Objective) -> "Metric":
         if objective.name == "lambdarank":
             return Metric("ndcg", objective.ndcg_at)
+        if objective.name == "pairwise":
+            return Metric("ndcg", 10)
         return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
                 "softmax": Metric("multiclass_logloss")}[objective.name]
 

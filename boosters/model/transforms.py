@@ -30,6 +30,7 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "logistic": sigmoid,
     "softmax": softmax,
     "lambdarank": identity,  # ranking scores
+    "pairwise": identity,
 }
 
 

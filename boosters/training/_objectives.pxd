@@ -12,6 +12,7 @@ cdef class GradientKernel:
     cdef const int64_t[::1] groups
     cdef const double[::1] inverse_max_dcg   # per query: 1 / ideal DCG@ndcg_at (0 when that is 0)
     cdef int ndcg_at
+    cdef double[::1] discounts               # 1 / log2(2 + position) up to the longest query
     cdef int64_t[::1] order, order_scratch   # per row: its query's rows by score (each query its own slice)
     cdef double[:, ::1] sums                 # per row: (lambda, hessian) before the query's normalisation
 

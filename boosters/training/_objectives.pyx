@@ -24,9 +24,10 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE
 
-OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK}
+OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
+              "pairwise": PAIRWISE}
 
 
 cdef class GradientKernel:
@@ -56,28 +57,32 @@ cdef class GradientKernel:
             raise ValueError("weights must be empty or have one value per row")
         self.margins, self.y, self.w, self.out = margins, y, w, out
         self.n_threads = n_threads
-        if self.objective == LAMBDARANK:
-            self._set_queries(groups, ndcg_at)
+        if self.objective in (LAMBDARANK, PAIRWISE):
+            self._set_queries(objective, groups, ndcg_at)
 
-    def _set_queries(self, groups, int ndcg_at):
-        """lambdarank's per-query constants (the labels do not change) and scratch."""
+    def _set_queries(self, str objective, groups, int ndcg_at):
+        """The ranking objectives' per-query constants (the labels do not change) and scratch."""
         if groups is None:
-            raise ValueError("lambdarank needs query groups: Dataset(..., group=sizes) or qid=ids")
+            raise ValueError(f"{objective} needs query groups: Dataset(..., group=sizes) or qid=ids")
         bounds = np.ascontiguousarray(groups, dtype=np.int64)
         n_rows = self.y.shape[0]
-        if bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 or bounds[-1] != n_rows \
+        if bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 or bounds[len(bounds) - 1] != n_rows \
                 or np.any(np.diff(bounds) <= 0):
             raise ValueError(f"groups must be increasing query boundaries from 0 to {n_rows}")
+        self.groups = bounds
+        self.sums = np.empty((n_rows, 2))
+        if self.objective == PAIRWISE:
+            return
         if ndcg_at < 1:
             raise ValueError(f"ndcg_at must be >= 1, got {ndcg_at}")
         labels = np.asarray(self.y)
         if np.any((labels != np.floor(labels)) | (labels < 0) | (labels > MAX_LABEL)):
             raise ValueError(f"lambdarank needs integer labels in 0..{MAX_LABEL}")
-        self.groups, self.ndcg_at = bounds, ndcg_at
+        self.ndcg_at = ndcg_at
         self.inverse_max_dcg = inverse_ideal_dcg(labels, bounds, ndcg_at)
+        self.discounts = 1.0 / np.log2(2.0 + np.arange(np.diff(bounds).max()))
         self.order = np.empty(n_rows, dtype=np.int64)
         self.order_scratch = np.empty(n_rows, dtype=np.int64)
-        self.sums = np.empty((n_rows, 2))
 
     def run(self):
         with nogil:
@@ -91,6 +96,8 @@ cdef class GradientKernel:
             logistic_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == LAMBDARANK:
             lambdarank_queries(self, wp)
+        elif self.objective == PAIRWISE:
+            pairwise_queries(self, wp)
         else:
             softmax_rows(self.margins, self.y, wp, self.out, self.n_threads)
 
@@ -227,7 +234,7 @@ cdef void lambdarank_queries(GradientKernel kernel, const double* w) noexcept no
         start = kernel.groups[q]
         n = kernel.groups[q + 1] - start
         lambdarank_query(&kernel.margins[0, start], &kernel.y[start], w + start if w != NULL else NULL,
-                         n, kernel.ndcg_at, kernel.inverse_max_dcg[q], &kernel.order[start],
+                         n, kernel.ndcg_at, kernel.inverse_max_dcg[q], &kernel.discounts[0], &kernel.order[start],
                          &kernel.order_scratch[start], &kernel.sums[start, 0], &kernel.out[0, start, 0])
 
 
@@ -237,6 +244,7 @@ cdef void lambdarank_query(
     const double* w,            # IN: its weights, NULL for unit weights
     Py_ssize_t n, int ndcg_at,
     double inverse_max_dcg,     # IN: 1 / ideal DCG@ndcg_at (0: no relevant row, no gradient)
+    const double* discounts,    # IN: discount(position) for positions 0..n-1
     int64_t* order,             # scratch: n
     int64_t* order_scratch,     # scratch: n
     double* sums,               # scratch: (n, 2)
@@ -248,25 +256,27 @@ cdef void lambdarank_query(
     unless all scores are equal; g_i -= rho dNDCG, g_j += rho dNDCG, both h +=
     rho (1 - rho) dNDCG. Then g and h are scaled by log2(1 + S) / S, S the sum of
     2 rho dNDCG over the pairs, and by the row weights."""
-    cdef Py_ssize_t i, j, r, high, low, high_rank, low_rank
+    cdef Py_ssize_t i, j, r, a, b, high, low
     cdef double delta_score, delta_ndcg, rho, lam, hess, total = 0.0, factor = 1.0
     cdef bint scaled_by_gap
     for r in range(2 * n):
         sums[r] = 0.0
+    if inverse_max_dcg == 0.0:  # every label 0: nothing to order
+        for r in range(2 * n):
+            out[r] = 0.0
+        return
     sort_by_score(order, order_scratch, score, n)
     scaled_by_gap = score[order[0]] != score[order[n - 1]]
     for i in range(min(n - 1, <Py_ssize_t> ndcg_at)):
+        a = order[i]
         for j in range(i + 1, n):
-            if y[order[i]] == y[order[j]]:
+            b = order[j]
+            if y[a] == y[b]:
                 continue
-            if y[order[i]] > y[order[j]]:
-                high_rank, low_rank = i, j
-            else:
-                high_rank, low_rank = j, i
-            high, low = order[high_rank], order[low_rank]
+            high, low = (a, b) if y[a] > y[b] else (b, a)  # the more relevant row of the pair first
             delta_score = score[high] - score[low]
-            delta_ndcg = ((gain(y[high]) - gain(y[low])) * fabs(discount(high_rank) - discount(low_rank))
-                          * inverse_max_dcg)
+            # |gain difference| * |discount difference| / ideal DCG
+            delta_ndcg = fabs(gain(y[a]) - gain(y[b])) * (discounts[i] - discounts[j]) * inverse_max_dcg
             if scaled_by_gap:
                 delta_ndcg /= 0.01 + fabs(delta_score)
             rho = 1.0 / (1.0 + exp(delta_score))
@@ -282,3 +292,47 @@ cdef void lambdarank_query(
     for r in range(n):
         out[2 * r] = <float> (sums[2 * r] * factor * weight_at(w, r))
         out[2 * r + 1] = <float> (sums[2 * r + 1] * factor * weight_at(w, r))
+
+
+# -- pairwise (RankNet) -------------------------------------------------------------------
+
+cdef void pairwise_queries(GradientKernel kernel, const double* w) noexcept nogil:
+    """Every query's RankNet gradients, one query per thread at a time."""
+    cdef Py_ssize_t q, start, n
+    for q in prange(kernel.groups.shape[0] - 1, schedule="dynamic", num_threads=kernel.n_threads):
+        start = kernel.groups[q]
+        n = kernel.groups[q + 1] - start
+        pairwise_query(&kernel.margins[0, start], &kernel.y[start], w + start if w != NULL else NULL, n,
+                       &kernel.sums[start, 0], &kernel.out[0, start, 0])
+
+
+cdef void pairwise_query(
+    const double* score,        # IN: the query's n margins
+    const double* y,            # IN: its labels (any order-able values)
+    const double* w,            # IN: its weights, NULL for unit weights
+    Py_ssize_t n,
+    double* sums,               # scratch: (n, 2)
+    float* out,                 # OUT: (n, 2) (grad, hess)
+) noexcept nogil:
+    """The logistic loss log(1 + exp(-(s_i - s_j))) of every pair with l_i > l_j (Burges
+    et al. 2005): rho = 1 / (1 + exp(s_i - s_j)); g_i -= rho, g_j += rho, both
+    h += rho (1 - rho); then times the row weights. Pairs in row order: the same sums
+    for any thread count."""
+    cdef Py_ssize_t i, j, r, high, low
+    cdef double rho, hess
+    for r in range(2 * n):
+        sums[r] = 0.0
+    for i in range(n - 1):
+        for j in range(i + 1, n):
+            if y[i] == y[j]:
+                continue
+            high, low = (i, j) if y[i] > y[j] else (j, i)
+            rho = 1.0 / (1.0 + exp(score[high] - score[low]))
+            hess = rho * (1.0 - rho)
+            sums[2 * high] -= rho
+            sums[2 * low] += rho
+            sums[2 * high + 1] += hess
+            sums[2 * low + 1] += hess
+    for r in range(n):
+        out[2 * r] = <float> (sums[2 * r] * weight_at(w, r))
+        out[2 * r + 1] = <float> (larger(sums[2 * r + 1], 0.0) * weight_at(w, r))

@@ -103,7 +103,7 @@ class LambdaRank(ObjectiveFunction):
     def __init__(self, spec: Objective, groups: np.ndarray | None):
         super().__init__(spec)
         if groups is None:
-            raise ValueError("lambdarank needs query groups: pass group= (sizes) or qid= (per-row query ids) "
+            raise ValueError(f"{spec.name} needs query groups: pass group= (sizes) or qid= (per-row query ids) "
                              "to the training Dataset")
         self.groups = groups
 
@@ -126,8 +126,22 @@ class LambdaRank(ObjectiveFunction):
                                           groups=self.groups, ndcg_at=self.spec.ndcg_at)
 
 
+class Pairwise(LambdaRank):
+    """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
+
+    def check_labels(self, y):
+        pass  # finite, as Dataset checks
+
+    def gradient_bound(self, y):
+        return float(np.diff(self.groups).max())  # rho <= 1 per pair, one pair per other row
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        return _objectives.GradientKernel("pairwise", margins, y, w, out, n_threads, groups=self.groups)
+
+
 def make_objective(spec: Objective, groups: np.ndarray | None = None) -> ObjectiveFunction:
     """The objective's functions; `groups`: the training rows' query boundaries (ranking)."""
     if spec.needs_groups:
-        return LambdaRank(spec, groups)
+        return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax}[spec.name](spec)
