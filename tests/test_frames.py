@@ -1,6 +1,9 @@
-"""pandas input: frames are read column by column (numeric, bool, nullable dtypes), and at
-prediction a frame's (or a named Dataset's) columns are matched to the model's features
-by name; arrays stay positional."""
+"""Frames (pandas, polars, pyarrow, Arrow C streams) are read column by column (numeric,
+bool, nullable dtypes), and at prediction a frame's (or a named Dataset's) columns are
+matched to the model's features by name, a categorical column's dtype drift being an
+error; arrays stay positional."""
+
+import sys
 
 import numpy as np
 import pandas as pd
@@ -240,3 +243,10 @@ def test_float32_columns_are_read_as_float32(to_frame):
     got = as_feature_matrix(to_frame(df))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, [[0, 1], [1, np.nan], [2, 3], [3, 4]])
+
+
+def test_arrow_stream_without_pyarrow_names_the_extra(monkeypatch):
+    stream = ArrowStream(pa.table({"a": [1.0, 2.0]}))
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError
+    with pytest.raises(ImportError, match=r"ArrowStream .* needs pyarrow: pip install 'boosters\[arrow\]'"):
+        as_feature_matrix(stream)
