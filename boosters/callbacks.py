@@ -142,8 +142,8 @@ def _positive_int(name: str, value) -> int:
     return int(value)
 
 
-def _rate(name: str, value) -> float:
-    """A learning rate: a finite number > 0."""
+def check_learning_rate(name: str, value) -> float:
+    """A learning rate: a finite number > 0 (TypeError / ValueError naming `name` otherwise)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     if not (math.isfinite(value) and value > 0):
@@ -360,7 +360,7 @@ class _LearningRate:
             raise TypeError(f"schedule must be a list of learning rates or a callable round -> rate, "
                             f"got {type(schedule).__name__}")
         else:
-            self._rates = [_rate(f"schedule[{i}]", r) for i, r in enumerate(schedule)]
+            self._rates = [check_learning_rate(f"schedule[{i}]", r) for i, r in enumerate(schedule)]
             self._schedule = self._rates.__getitem__
 
     def before_training(self, env: CallbackEnv) -> None:
@@ -369,7 +369,7 @@ class _LearningRate:
                              f"{env.n_rounds} rounds (n_estimators)")
 
     def before_iteration(self, env: CallbackEnv) -> None:
-        env.learning_rate = _rate(f"schedule({env.round})", self._schedule(env.round))
+        env.learning_rate = check_learning_rate(f"schedule({env.round})", self._schedule(env.round))
 
 
 def learning_rate(schedule) -> _LearningRate:
@@ -585,6 +585,27 @@ class ProgressBar:
         self._context = None
 
     def before_training(self, env: CallbackEnv) -> None:
+        """Open the bar (``env.n_rounds`` steps); log lines print above it from here.
+
+        Parameters
+        ----------
+        env : CallbackEnv
+            The training's state.
+
+        Examples
+        --------
+        The training calls the hooks; by hand:
+
+        >>> import io
+        >>> from boosters.callbacks import CallbackEnv, ProgressBar
+        >>> out = io.StringIO()
+        >>> bar = ProgressBar(out, disable=False)
+        >>> env = CallbackEnv(model=None, config=None, n_rounds=4)
+        >>> bar.before_training(env)
+        >>> "0/4" in out.getvalue()
+        True
+        >>> bar.after_training(env)
+        """
         file = sys.stderr if self.file is None else self.file
         notebook = self.file is None and _in_notebook()
         disable = not (notebook or _is_terminal(file)) if self.disable is None else self.disable
@@ -598,12 +619,49 @@ class ProgressBar:
             self._context.enter_context(logging_redirect_tqdm(loggers=[logger], tqdm_class=tqdm))
 
     def after_iteration(self, env: CallbackEnv) -> None:
+        """Advance the bar by one round and show the latest scores.
+
+        Parameters
+        ----------
+        env : CallbackEnv
+            The training's state (its ``evals_result``).
+
+        Examples
+        --------
+        >>> import io
+        >>> from boosters.callbacks import CallbackEnv, ProgressBar
+        >>> out = io.StringIO()
+        >>> bar = ProgressBar(out, disable=False)
+        >>> env = CallbackEnv(model=None, config=None, n_rounds=4, evals_result={"valid": {"rmse": [0.5]}})
+        >>> bar.before_training(env)
+        >>> bar.after_iteration(env)
+        >>> bar.after_training(env)
+        >>> "1/4" in out.getvalue(), "valid rmse=0.5" in out.getvalue()
+        (True, True)
+        """
         latest = _latest(env.evals_result)
         if latest:
             self._bar.set_postfix_str(", ".join(f"{name}={score:.5g}" for name, score in latest), refresh=False)
         self._bar.update(1)
 
     def after_training(self, env: CallbackEnv) -> None:
+        """Close the bar (it stays on screen with the final count).
+
+        Parameters
+        ----------
+        env : CallbackEnv
+            The training's state.
+
+        Examples
+        --------
+        >>> import io
+        >>> from boosters.callbacks import CallbackEnv, ProgressBar
+        >>> bar = ProgressBar(io.StringIO(), disable=False)
+        >>> env = CallbackEnv(model=None, config=None, n_rounds=2)
+        >>> bar.before_training(env)
+        >>> bar.after_training(env)
+        >>> bar.after_training(env)  # closing twice is harmless
+        """
         if self._bar is not None:
             self._context.close()
             self._bar.close()

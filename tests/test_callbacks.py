@@ -641,3 +641,20 @@ def test_plain_script_in_a_terminal_shows_the_bar(tmp_path):
     assert "\r" in text and "round" in text and "valid rmse=" in text and "<" in text  # "elapsed<ETA"
     assert "early stopping: best round " in text  # the log line, printed above the bar
     assert not any(ln.startswith("[1] valid") for ln in text.splitlines())  # the bar replaces per-round lines
+
+
+def test_a_callback_may_set_the_learning_rate_itself():
+    class Halve:
+        def before_iteration(self, env):
+            env.learning_rate = 0.6 * 0.5 ** env.round
+
+    by_env = train(n_estimators=4, callbacks=[Halve()])
+    by_schedule = train(n_estimators=4, callbacks=[cb.learning_rate([0.6, 0.3, 0.15, 0.075])])
+    assert_same_trees(by_env, by_schedule)
+
+    class Zero:
+        def before_iteration(self, env):
+            env.learning_rate = 0.0 if env.round == 2 else 0.3
+
+    with pytest.raises(ValueError, match="env.learning_rate must be a finite number > 0, got 0.0"):
+        train(n_estimators=4, callbacks=[Zero()])

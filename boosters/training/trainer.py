@@ -11,7 +11,7 @@ import numpy as np
 
 from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
-from boosters.callbacks import CallbackEnv, EarlyStopping, call_hook, training_callbacks
+from boosters.callbacks import CallbackEnv, EarlyStopping, call_hook, check_learning_rate, training_callbacks
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
@@ -107,7 +107,8 @@ class GBDTTrainer:
             env.round = round_
             if call_hook(callbacks, "before_iteration", env):
                 break
-            grower.rounds.learning_rate = env.learning_rate
+            if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
+                grower.rounds.learning_rate = check_learning_rate("env.learning_rate", env.learning_rate)
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
             for trees in block:
                 for k, tree in enumerate(trees):
