@@ -38,13 +38,56 @@ class GBDTModel:
 
     @classmethod
     def train(cls, dataset: Dataset, config: GBDTConfig | None = None, val_set: Dataset | None = None,
-              n_threads: int = 0) -> "GBDTModel":
-        """Train on `dataset`; with `val_set`, evaluate every round (and stop early when
-        `config.early_stopping_rounds` is set). `n_threads=0` uses all available cores."""
+              n_threads: int = 0, callbacks=None) -> "GBDTModel":
+        """Train a model on `dataset`.
+
+        With `val_set`, every round is evaluated on it (``eval_history``) and
+        ``config.early_stopping_rounds`` stops the training when the score stops
+        improving. Ctrl-C stops the training at the end of the current round and returns
+        the model of the completed rounds (a warning is logged); a second Ctrl-C raises
+        KeyboardInterrupt. At ``config.verbosity >= 1`` the scores are shown: a progress
+        bar in a terminal or notebook, a line per round (``logging``) elsewhere.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            The training data, with labels.
+        config : GBDTConfig, optional
+            The parameters; default ``GBDTConfig()``.
+        val_set : Dataset, optional
+            Validation data with labels, evaluated after every round.
+        n_threads : int, default 0
+            Threads to use; 0 uses all available cores.
+        callbacks : list, optional
+            Callbacks called in the boosting loop (see `boosters.callbacks`): objects
+            with ``before_iteration(env)`` / ``after_iteration(env)`` (returning True stops
+            the training), ``before_training(env)`` / ``after_training(env)``; a plain
+            function is called after every round.
+
+        Returns
+        -------
+        GBDTModel
+            The trained model.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 4))
+        >>> y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=300)
+        >>> config = bst.GBDTConfig(n_estimators=100, early_stopping_rounds=5)
+        >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), config,
+        ...                             val_set=bst.Dataset(X[200:], y[200:]))
+        >>> model.n_trees, model.best_iteration, round(model.best_score, 3)
+        (24, 23, 0.362)
+        >>> model.predict(X[:3]).round(2)
+        array([ 0.28, -1.19,  1.9 ])
+        """
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
-        result = GBDTTrainer(config, n_threads).train(dataset, val_set)
+        result = GBDTTrainer(config, n_threads).train(dataset, val_set, callbacks, as_model=cls)
         result.forest.flat(grown=True)  # read-only from here, as a loaded model's trees
         return cls(result)
 

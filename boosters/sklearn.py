@@ -1,9 +1,11 @@
-"""scikit-learn estimators: `GBDTRegressor` and `GBDTClassifier`.
+"""scikit-learn estimators: `GBDTRegressor`, `GBDTClassifier` and `GBDTRanker`.
 
 They take every `GBDTConfig` parameter as a constructor argument, with the same defaults
 (the objective is chosen by the class; `growth_strategy` is given by name), plus
 `n_threads` and `importance_type`. As scikit-learn asks, `__init__` only stores them;
 `fit` builds the `GBDTConfig`, so a bad value raises there, naming the parameter.
+A frame given to `predict` is matched to the training columns by name, in any order
+(scikit-learn's own estimators ask for the fit order; see `docs/guide/sklearn.md`).
 scikit-learn is an optional dependency: `pip install 'boosters[sklearn]'`.
 """
 
@@ -22,17 +24,38 @@ except ImportError as exc:  # the module is the adapter: nothing to offer withou
 
 from boosters.config import GBDTConfig, Metric, Objective
 from boosters.data.dataset import Dataset
+from boosters.data.frames import as_frame, frame_library
+from boosters.data.validation import column_names, is_frame
+from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 
 # the GBDTConfig parameters the estimators take (the objective comes from the class)
 CONFIG_PARAMS = tuple(name for name in GBDTConfig._FIELDS if name != "objective")
-IMPORTANCE_TYPES = ("gain", "split")
 
 
-def _is_frame(X) -> bool:
-    """A pandas / polars frame or Arrow table: handed to Dataset as it is, so that its
-    categorical columns and names survive (sklearn's check_array would make it floats)."""
-    return hasattr(X, "columns") and hasattr(X, "shape") and not isinstance(X, np.ndarray)
+# The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
+_CONFIG_PARAMETERS_DOC = """    n_estimators, learning_rate, metric, max_depth, n_leaves, l1, l2, min_gain_to_split, \
+min_child_weight, min_samples_leaf, max_bins, early_stopping_rounds, seed, subsample, \
+colsample_bytree, colsample_bylevel, colsample_bynode, monotone_constraints, \
+interaction_constraints, max_onehot_cats, cat_smooth, cat_l2, max_cat_threshold, \
+min_data_per_group, goss_top_rate, goss_other_rate, histogram_mode, histogram_layout, \
+quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbosity : optional
+        The `boosters.GBDTConfig` parameters of the same names, with its defaults.
+    growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
+        The tree growth strategy, by name (`GrowthStrategy` member names also work).
+    n_threads : int, default 0
+        Threads for training and prediction; 0 uses every available core.
+    importance_type : str, default "gain"
+        The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
+        "average_cover" (or a `boosters.ImportanceType`).
+"""
+
+
+def _with_config_parameters(cls):
+    """Put the shared parameter descriptions into the class docstring."""
+    cls.__doc__ = cls.__doc__.replace("%(config_parameters)s", _CONFIG_PARAMETERS_DOC)
+    return cls
+
 
 
 class _GBDTEstimator(BaseEstimator):
@@ -93,16 +116,48 @@ class _GBDTEstimator(BaseEstimator):
         return tags
 
     def config(self, objective: Objective) -> GBDTConfig:
-        """The GBDTConfig of these parameters (raises ValueError / TypeError naming a bad one)."""
+        """The `GBDTConfig` of these parameters with `objective`.
+
+        Parameters
+        ----------
+        objective : Objective
+            The objective (`fit` picks it from the estimator's class and labels).
+
+        Returns
+        -------
+        GBDTConfig
+            Raises ValueError / TypeError naming a bad parameter.
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> cfg = GBDTRegressor(n_estimators=7, growth_strategy="leafwise").config(bst.Objective.squared())
+        >>> cfg.n_estimators, cfg.growth_strategy
+        (7, <GrowthStrategy.Leafwise: 'leafwise'>)
+        """
         return GBDTConfig(objective=objective, **{name: getattr(self, name) for name in CONFIG_PARAMS})
 
     # -- input checks ------------------------------------------------------------------------
 
     def _check_X(self, X, reset: bool):
-        if _is_frame(X):  # names and width checked by sklearn, values by Dataset / GBDTModel
+        # a frame is handed on as it is, so that its categorical columns and names survive
+        # (sklearn's check_array would make it floats); its values are checked by Dataset / GBDTModel
+        if frame_library(X) == "arrow-stream":  # another library's table: read once, as a pyarrow Table
+            X = as_frame(X).X
+        if is_frame(X):
+            if not reset and self._same_names_reordered(X):
+                return X  # the booster matches the columns by name
             return validate_data(self, X, reset=reset, skip_check_array=True)
         return validate_data(self, X, reset=reset, accept_sparse=["csr", "csc"], ensure_all_finite="allow-nan",
                              dtype=[np.float64, np.float32])
+
+    def _same_names_reordered(self, X) -> bool:
+        """X's columns are the training columns, each once, in another order."""
+        fitted = getattr(self, "feature_names_in_", None)
+        names = column_names(X)
+        return (fitted is not None and len(names) == len(set(names)) == len(fitted)
+                and set(names) == set(fitted) and names != list(fitted))
 
     def _check_y(self, X, y, y_numeric: bool):
         if y is None:
@@ -129,19 +184,24 @@ class _GBDTEstimator(BaseEstimator):
 
     # -- training ------------------------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight, eval_set, categorical_features, objective: Objective, encode_y):
-        """Train on (X, encoded y); `encode_y` maps labels to what the objective reads."""
-        if self.importance_type not in IMPORTANCE_TYPES:
-            raise ValueError(f"importance_type must be 'gain' or 'split', got {self.importance_type!r}")
+    def _fit(self, X, y, sample_weight, eval_set, categorical_features, objective: Objective, encode_y,
+             callbacks=None, group=None, eval_group=None):
+        """Train on (X, encoded y); `encode_y` maps labels to what the objective reads.
+        `group` / `eval_group`: the Dataset keyword arguments of a ranker's query groups."""
+        ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
-        train = Dataset(X, encode_y(y), weights=sample_weight, categorical_features=categorical_features)
+        train = Dataset(X, encode_y(y), weights=sample_weight, categorical_features=categorical_features,
+                        **(group or {}))
         val_set = None
         pair = self._eval_pair(eval_set)
         if pair is not None:
             X_val = self._check_X(pair[0], reset=False)
-            y_val = self._check_y(X_val, pair[1], y_numeric=objective.name == "squared")
-            val_set = Dataset(X_val, encode_y(y_val), categorical_features=categorical_features)
-        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads)
+            y_val = self._check_y(X_val, pair[1], y_numeric=objective.name != "logistic"
+                                  and objective.name != "softmax")
+            val_set = Dataset(X_val, encode_y(y_val), categorical_features=categorical_features,
+                              **(eval_group or {}))
+        train_args = {} if callbacks is None else {"callbacks": callbacks}
+        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, **train_args)
         self.best_iteration_ = self.booster_.best_iteration
         metric = config.metric or Metric.default_for(objective)
         self.evals_result_ = {} if val_set is None else {"valid_0": {metric.name: list(self.booster_.eval_history)}}
@@ -149,40 +209,170 @@ class _GBDTEstimator(BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Per feature, its share of the total `importance_type` ("gain" or "split");
-        all zeros when the trees have no split."""
+        """Per feature, its share of the total importance of kind `importance_type` (see
+        `GBDTModel.feature_importance`): non-negative, summing to 1; all zeros when the
+        trees have no split.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> est = GBDTRegressor(n_estimators=5, max_depth=2).fit(X, 3 * X[:, 0] + X[:, 1])
+        >>> est.feature_importances_.round(2)
+        array([0.96, 0.04, 0.  ])
+        """
         check_is_fitted(self, "booster_")
-        importance = self.booster_.feature_importance(self.importance_type)
-        total = importance.sum()
-        return importance / total if total > 0 else importance
+        return self.booster_.feature_importance(self.importance_type, normalize=True)
 
     def _raw(self, X, method):
         check_is_fitted(self, "booster_")
         return method(self._check_X(X, reset=False), n_threads=self.n_threads)
 
 
+@_with_config_parameters
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):
-    """Gradient boosted trees for regression (squared error), with the GBDTConfig
-    parameters as constructor arguments."""
+    """Gradient boosted trees for regression (squared error), with the `GBDTConfig`
+    parameters as constructor arguments.
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None):
-        """Train. `eval_set`: an (X_val, y_val) pair (or a list with one) scored every
-        round, used for early stopping when `early_stopping_rounds` is set.
-        `categorical_features`: indices or names, as in `Dataset`."""
+    Parameters
+    ----------
+%(config_parameters)s
+    Attributes
+    ----------
+    booster_ : GBDTModel
+        The trained model.
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    feature_names_in_ : ndarray of str
+        Column names of a frame given to `fit` (only then).
+    best_iteration_ : int or None
+        The best round with early stopping, None without.
+    evals_result_ : dict
+        ``{"valid_0": {metric_name: [score per round]}}`` with an `eval_set`, ``{}`` without.
+    feature_importances_ : ndarray of float64
+        Normalised importance of each feature (sums to 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boosters.sklearn import GBDTRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 4))
+    >>> y = X[:, 0] + np.sin(X[:, 1])
+    >>> est = GBDTRegressor(n_estimators=20, learning_rate=0.3).fit(X[:200], y[:200])
+    >>> est.predict(X[:3]).round(2)
+    array([-0.01, -0.19, -1.66])
+    >>> round(est.score(X[200:], y[200:]), 2)  # R^2 on held-out rows
+    0.98
+    """
+
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
+            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        y : array-like of shape (n_samples,)
+            Finite targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Scored every round (`evals_result_`); used for early stopping when
+            `early_stopping_rounds` is set.
+        categorical_features : "auto", list of int or str, optional
+            As in `boosters.Dataset`: a frame's categorical columns by default.
+        callbacks : list, optional
+            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X, X_val = rng.normal(size=(300, 3)), rng.normal(size=(100, 3))
+        >>> est = GBDTRegressor(n_estimators=200, early_stopping_rounds=5)
+        >>> est = est.fit(X, X[:, 0], eval_set=(X_val, X_val[:, 0]))
+        >>> est.best_iteration_ < 199, len(est.evals_result_["valid_0"]["rmse"]) > 0
+        (True, True)
+        """
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, Objective.squared(), lambda v: v)
+        return self._fit(X, y, sample_weight, eval_set, categorical_features, Objective.squared(), lambda v: v,
+                         callbacks)
 
     def predict(self, X):
+        """Predicted values.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+        >>> est = GBDTRegressor(n_estimators=10).fit(df, df["a"] - df["b"])
+        >>> bool((est.predict(df[["b", "a"]]) == est.predict(df)).all())  # columns by name
+        True
+        """
         return self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
 
 
+@_with_config_parameters
 class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     """Gradient boosted trees for classification: logistic loss for two classes, softmax
     for more. Labels may be of any type; `classes_` holds them sorted, and probabilities
-    come in that order. `class_weight`: None, "balanced" or {label: weight}, multiplied
-    into `sample_weight`."""
+    come in that order.
+
+    Parameters
+    ----------
+%(config_parameters)s    class_weight : None, "balanced" or dict, default None
+        Per-class weights ({label: weight}, or "balanced": inversely proportional to the
+        class frequencies), multiplied into `sample_weight`.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen in `fit`, sorted.
+    n_classes_ : int
+        Their number.
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
+feature_importances_
+        As in `GBDTRegressor`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boosters.sklearn import GBDTClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * rng.normal(size=300) > 0, "yes", "no")
+    >>> clf = GBDTClassifier(n_estimators=10).fit(X, y)
+    >>> clf.classes_
+    array(['no', 'yes'], dtype='<U3')
+    >>> clf.predict_proba(X[:2]).round(3)
+    array([[0.753, 0.247],
+           [0.192, 0.808]])
+    >>> clf.predict(X[:2])
+    array(['no', 'yes'], dtype='<U3')
+    """
 
     def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
                  max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
@@ -208,11 +398,41 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
             n_threads=n_threads, importance_type=importance_type)
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None):
-        """Train. `eval_set`: an (X_val, y_val) pair (or a list with one) scored every
-        round, used for early stopping when `early_stopping_rounds` is set; its labels
-        must be among the training labels. `categorical_features`: indices or names, as in
-        `Dataset`."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+        """Train on (X, y); the labels of an `eval_set` must be among the training labels.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
+            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        y : array-like of shape (n_samples,)
+            Class labels of any type (at least two classes).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Scored every round (`evals_result_`); used for early stopping when
+            `early_stopping_rounds` is set.
+        categorical_features : "auto", list of int or str, optional
+            As in `boosters.Dataset`: a frame's categorical columns by default.
+        callbacks : list, optional
+            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2))
+        >>> y = np.digitize(X[:, 0], [-0.5, 0.5])  # three classes
+        >>> clf = GBDTClassifier(n_estimators=5, class_weight="balanced").fit(X, y)
+        >>> clf.n_classes_, clf.predict_proba(X).shape
+        (3, (300, 3))
+        """
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=False)
         check_classification_targets(y)
@@ -225,7 +445,7 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
             by_class = compute_sample_weight(self.class_weight, y)
             sample_weight = by_class if sample_weight is None else sample_weight * by_class
         objective = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, self._encode)
+        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, self._encode, callbacks)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
@@ -237,14 +457,226 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         return codes.astype(np.float64)
 
     def predict_proba(self, X) -> np.ndarray:
-        """(n_rows, n_classes_) probabilities, columns in `classes_` order."""
+        """Class probabilities.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, ``n_classes_``)
+            Columns in `classes_` order; rows sum to 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 2))
+        >>> clf = GBDTClassifier(n_estimators=5).fit(X, X[:, 0] > 0)
+        >>> p = clf.predict_proba(X)
+        >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
+        ((200, 2), True)
+        """
         p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
         return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
     def decision_function(self, X) -> np.ndarray:
-        """Raw margins: (n_rows,) log-odds of classes_[1] for two classes, (n_rows, n_classes_) otherwise."""
+        """Raw margins (before the sigmoid / softmax).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, ``n_classes_``)
+            The log-odds of ``classes_[1]`` for two classes, one margin per class otherwise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 2))
+        >>> clf = GBDTClassifier(n_estimators=5).fit(X, X[:, 0] > 0)
+        >>> margin = clf.decision_function(X)
+        >>> bool(np.allclose(1 / (1 + np.exp(-margin)), clf.predict_proba(X)[:, 1]))
+        True
+        """
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
     def predict(self, X) -> np.ndarray:
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from `classes_`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 2))
+        >>> clf = GBDTClassifier(n_estimators=5).fit(X, np.where(X[:, 0] > 0, "pos", "neg"))
+        >>> clf.predict(X[:4])
+        array(['pos', 'pos', 'neg', 'pos'], dtype='<U3')
+        """
         proba = self.predict_proba(X)  # first: it raises NotFittedError before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+@_with_config_parameters
+class GBDTRanker(_GBDTEstimator):
+    """Gradient boosted trees for learning to rank: LambdaRank
+    (`Objective.lambdarank(ndcg_at)`) on integer relevance labels 0..30, rows grouped into
+    queries by `group` (sizes) or `qid` (one query id per row).
+
+    Parameters
+    ----------
+%(config_parameters)s    ndcg_at : int, default 10
+        The NDCG truncation level the LambdaRank gradients optimise.
+
+    Attributes
+    ----------
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
+feature_importances_
+        As in `GBDTRegressor`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boosters.sklearn import GBDTRanker
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> relevance = np.clip(np.round(X[:, 0] + 1), 0, 3)
+    >>> ranker = GBDTRanker(n_estimators=10).fit(X, relevance, group=[20] * 10)
+    >>> scores = ranker.predict(X[:20])  # one query's rows
+    >>> bool(np.corrcoef(scores, relevance[:20])[0, 1] > 0.8)
+    True
+    """
+
+    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
+                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
+                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
+                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
+                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
+                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
+                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
+                 n_threads=0, importance_type="gain", ndcg_at=10):
+        super().__init__(
+            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
+            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
+            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
+            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
+            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
+            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
+            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
+            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
+            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
+            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
+            n_threads=n_threads, importance_type=importance_type)
+        self.ndcg_at = ndcg_at
+
+    def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None, eval_group=None, eval_qid=None,
+            categorical_features=None, callbacks=None):
+        """Train on (X, y) with the rows grouped into queries.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
+            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        y : array-like of shape (n_samples,)
+            Relevance labels: integers 0..30.
+        group : array-like of int, optional
+            Query sizes, in row order (they sum to n_samples). Give `group` or `qid`;
+            without either, all rows are one query.
+        qid : array-like, optional
+            The query id of each row; a query's rows must be contiguous.
+        eval_group, eval_qid : array-like, optional
+            The queries of `eval_set`, as `group` / `qid` (one query without either).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Scored every round with NDCG (`evals_result_`); early stopping when
+            `early_stopping_rounds` is set.
+        categorical_features : "auto", list of int or str, optional
+            As in `boosters.Dataset`.
+        callbacks : list, optional
+            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRanker
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(120, 2))
+        >>> y = (X[:, 0] > 0).astype(int)
+        >>> qid = np.repeat(np.arange(12), 10)  # 12 queries of 10 rows
+        >>> GBDTRanker(n_estimators=3).fit(X, y, qid=qid).n_features_in_
+        2
+        """
+        X = self._check_X(X, reset=True)
+        y = self._check_y(X, y, y_numeric=True)
+        sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
+        queries = _queries(group, qid, X.shape[0], "group", "qid")
+        eval_set = self._eval_pair(eval_set)
+        eval_queries = None
+        if eval_set is not None:
+            eval_set = (self._check_X(eval_set[0], reset=False), eval_set[1])
+            eval_queries = _queries(eval_group, eval_qid, eval_set[0].shape[0], "eval_group", "eval_qid")
+        objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
+        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
+                         group=queries, eval_group=eval_queries)
+
+    def predict(self, X) -> np.ndarray:
+        """Ranking scores: within a query, a higher score ranks a row higher.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+            A frame's columns are matched to the training columns by name (any order).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRanker
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(100, 2))
+        >>> ranker = GBDTRanker(n_estimators=5).fit(X, (X[:, 1] > 0).astype(int), group=[10] * 10)
+        >>> ranker.predict(X).shape
+        (100,)
+        """
+        return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+
+
+def _queries(group, qid, n_rows: int, group_name: str, qid_name: str) -> dict:
+    """The Dataset keyword argument naming the queries: at most one of group / qid; all
+    rows one query when neither is given."""
+    if group is not None and qid is not None:
+        raise ValueError(f"give {group_name} (query sizes) or {qid_name} (a query id per row), not both")
+    if qid is not None:
+        return {"qid": qid}
+    return {"group": [n_rows] if group is None else group}
+

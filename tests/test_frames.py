@@ -1,9 +1,14 @@
-"""pandas input: frames are read column by column (numeric, bool, nullable dtypes), and at
-prediction a frame's (or a named Dataset's) columns are matched to the model's features
-by name; arrays stay positional."""
+"""Frames (pandas, polars, pyarrow, Arrow C streams) are read column by column (numeric,
+bool, nullable dtypes), and at prediction a frame's (or a named Dataset's) columns are
+matched to the model's features by name, a categorical column's dtype drift being an
+error; arrays stay positional."""
+
+import sys
 
 import numpy as np
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pytest
 
 import boosters as bst
@@ -123,3 +128,125 @@ def test_non_numeric_column_is_named(column):
 def test_empty_frame_is_rejected():
     with pytest.raises(ValueError, match="empty"):
         bst.Dataset(pd.DataFrame({"a": np.zeros(0)}), np.zeros(0))
+
+
+# -- a categorical column's dtype drift is an error ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def colour_model():
+    rng = np.random.default_rng(4)
+    n = 600
+    colour = rng.choice(["red", "green", "blue"], size=n)
+    df = pd.DataFrame({"x": rng.normal(size=n), "colour": pd.Categorical(colour)})
+    y = df["x"].to_numpy() + np.where(colour == "red", 2.0, 0.0)
+    return df, bst.GBDTModel.train(bst.Dataset(df, y), bst.GBDTConfig(n_estimators=5, max_depth=3))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_category_at_fit_numbers_at_predict_is_an_error(colour_model, to_frame):
+    df, model = colour_model
+    codes = df.assign(colour=df["colour"].cat.codes)  # what a careless export gives
+    with pytest.raises(ValueError, match="feature 'colour' .* trained on string categories; got numbers"):
+        model.predict(to_frame(codes))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_categorical_column_for_a_numeric_feature_is_an_error(colour_model, to_frame):
+    df, model = colour_model
+    drifted = df.assign(x=pd.Categorical(np.round(df["x"]).astype(int).astype(str)))  # polars: strings only
+    with pytest.raises(ValueError, match="column 'x' has dtype .* but the model's feature 'x' .* is numeric"):
+        model.predict(to_frame(drifted))
+    with pytest.raises(ValueError, match="column 'x' has dtype .* but the model's feature 'x' .* is numeric"):
+        model.predict(to_frame(df.assign(x=df["x"].astype(str))))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_codes_at_fit_categorical_column_at_predict_is_an_error(to_frame):
+    """Trained on integer codes 0..k-1; a category column of integers at prediction holds
+    values, not those codes: coding them as codes would silently mix up the categories."""
+    rng = np.random.default_rng(5)
+    values = np.array([10, 3, 7])
+    codes = rng.integers(0, 3, size=300)
+    df = pd.DataFrame({"x": rng.normal(size=300), "zone": codes})
+    model = bst.GBDTModel.train(bst.Dataset(df, codes * 1.0, categorical_features=["zone"]),
+                                bst.GBDTConfig(n_estimators=3))
+    assert model.categories[1] is None  # learnt from codes
+    as_category = df.assign(zone=pd.Categorical(values[codes]))
+    as_strings = df.assign(zone=pd.Categorical(values[codes].astype(str)))  # polars categories are strings
+    for drifted in (as_category, as_strings):
+        with pytest.raises(ValueError, match="feature 'zone' .* trained on integer codes .* got a categorical"):
+            model.predict(to_frame(drifted))
+    with pytest.raises(ValueError, match="feature 'zone' .* trained on integer codes .* got a categorical"):
+        model.predict(pl.from_pandas(as_strings))  # a polars Categorical (of strings only)
+    np.testing.assert_array_equal(model.predict(to_frame(df)), model.predict(df.to_numpy(dtype=float)))
+
+
+# -- reading: dtypes, polars, Arrow, the Arrow C stream interface --------------------------------
+
+class ArrowStream:
+    """A table of some other library that exports only the Arrow C stream interface."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def mixed_frame(n=400, seed=6):
+    """Numeric, nullable, bool and categorical columns with missing values."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    k = pd.array(rng.integers(0, 5, n), dtype="Int64")
+    k[rng.random(n) < 0.1] = pd.NA
+    flag = pd.array(rng.random(n) < 0.5, dtype="boolean")
+    flag[rng.random(n) < 0.1] = pd.NA
+    f32 = rng.normal(size=n).astype(np.float32)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue", None], size=n))
+    df = pd.DataFrame({"x": x, "k": k, "flag": flag, "f32": f32, "colour": colour})
+    y = x + np.nan_to_num(k.to_numpy(dtype=float, na_value=np.nan)) + 2.0 * (colour == "red")
+    return df, y
+
+
+def test_every_library_gives_the_same_dataset_and_model():
+    """pandas with nullable (and pyarrow-backed) dtypes, polars, a pyarrow Table and an
+    Arrow C stream hold the same values: the same float matrix (missing = NaN), codes, and so the same model."""
+    df, y = mixed_frame()
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    cfg = bst.GBDTConfig(n_estimators=5, max_depth=3)
+    expected = bst.Dataset(df, y)
+    model = bst.GBDTModel.train(expected, cfg)
+    assert expected.categorical_features == [4] and expected.X.dtype == np.float64
+    assert np.isnan(expected.X[:, 1]).sum() == (df["k"].isna()).sum() > 0  # pd.NA -> NaN
+    for X in (pl.from_pandas(df), table, ArrowStream(table), df.convert_dtypes(dtype_backend="pyarrow")):
+        ds = bst.Dataset(X, y)
+        np.testing.assert_array_equal(ds.X, expected.X)
+        assert ds.feature_names == ["x", "k", "flag", "f32", "colour"]
+        np.testing.assert_array_equal(bst.GBDTModel.train(ds, cfg).predict(X), model.predict(df))
+        np.testing.assert_array_equal(model.predict(X), model.predict(df))
+
+
+def test_arrow_stream_columns_are_matched_by_name():
+    df, y = mixed_frame()
+    model = bst.GBDTModel.train(bst.Dataset(df, y), bst.GBDTConfig(n_estimators=5, max_depth=3))
+    reordered = pa.Table.from_pandas(df[["colour", "f32", "x", "flag", "k"]], preserve_index=False)
+    np.testing.assert_array_equal(model.predict(ArrowStream(reordered)), model.predict(df))
+    with pytest.raises(ValueError, match=r"missing \['k'\]"):
+        model.predict(ArrowStream(reordered.drop_columns(["k"])))
+
+
+@pytest.mark.parametrize("to_frame", [pl.from_pandas, lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_float32_columns_are_read_as_float32(to_frame):
+    df = pd.DataFrame({"a": np.arange(4, dtype=np.float32), "b": pd.array([1, None, 3, 4], dtype="Float32")})
+    got = as_feature_matrix(to_frame(df))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [[0, 1], [1, np.nan], [2, 3], [3, 4]])
+
+
+def test_arrow_stream_without_pyarrow_names_the_extra(monkeypatch):
+    stream = ArrowStream(pa.table({"a": [1.0, 2.0]}))
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError
+    with pytest.raises(ImportError, match=r"ArrowStream .* needs pyarrow: pip install 'boosters\[arrow\]'"):
+        as_feature_matrix(stream)

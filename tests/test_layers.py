@@ -25,11 +25,12 @@ FORBIDDEN = {
     "boosters.io": ("boosters.training", "boosters.explain", "boosters.gbdt_model"),
     "boosters.explain": ("boosters.training", "boosters.io", "boosters.gbdt_model"),
 }
-OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "graphviz")
+OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz")
 # the one module that builds scipy objects (a pandas frame's sparse columns as a CSC
 # matrix) imports scipy inside a function, with an ImportError naming the extra
-LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.plotting": ("matplotlib", "graphviz"),
-                 "boosters.explain.tree_table": ("pandas",)}
+LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.callbacks": ("tqdm",),
+                 "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
+                 "boosters.data.frames": ("pyarrow",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 

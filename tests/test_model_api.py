@@ -1,6 +1,7 @@
 """The public GBDTModel API: prediction shapes and transforms, input adaptation,
 feature importance, persistence round trips, threads, verbosity, pandas."""
 
+import logging
 import pickle
 import re
 
@@ -357,44 +358,48 @@ def test_from_bytes_rejects_garbage():
 # Verbosity
 # ----------------------------------------------------------------------------------
 
-def _round_lines(out):
-    return [ln for ln in out.splitlines() if ln.startswith("[")]
+def _round_lines(messages):
+    return [ln for ln in messages if ln.startswith("[")]
 
 
-def test_verbosity_prints_one_line_per_round(capsys):
+def test_verbosity_logs_one_line_per_round(caplog):
+    # verbose output goes through logging ("boosters" logger, INFO); pytest's handlers catch it
+    caplog.set_level(logging.INFO, logger="boosters")
     X, y = make_data("squared", n=800)
     bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTConfig(n_estimators=7, max_depth=3, verbosity=1))
-    out = capsys.readouterr().out
-    lines = _round_lines(out)
+    lines = _round_lines(caplog.messages)
     assert len(lines) == 7
     for i, line in enumerate(lines, start=1):
         assert re.match(rf"^\[{i}\] train rmse: [0-9.]+$", line), line
-    assert all(ln.startswith(("[", "note:")) for ln in out.splitlines())
+    assert all(ln.startswith(("[", "note:")) for ln in caplog.messages)
+    assert {r.name for r in caplog.records} == {"boosters"} and {r.levelno for r in caplog.records} == {logging.INFO}
 
 
-def test_verbosity_with_val_set_and_early_stopping(capsys):
+def test_verbosity_with_val_set_and_early_stopping(caplog):
+    caplog.set_level(logging.INFO, logger="boosters")
     rng = np.random.default_rng(5)
     X, y = rng.normal(size=(400, 4)), rng.normal(size=400)  # pure noise: stops early
     Xv, yv = rng.normal(size=(300, 4)), rng.normal(size=300)
     model = bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTConfig(
         n_estimators=100, max_depth=3, early_stopping_rounds=3, verbosity=1), val_set=bst.Dataset(Xv, yv))
-    out = capsys.readouterr().out
-    lines = _round_lines(out)
+    lines = _round_lines(caplog.messages)
     assert len(lines) == len(model.eval_history) < 100
     for i, (line, score) in enumerate(zip(lines, model.eval_history), start=1):
         m = re.match(rf"^\[{i}\] valid rmse: ([0-9.]+)$", line)
         assert m, line
         assert abs(float(m.group(1)) - score) < 1e-6
-    assert "early stopping" in out
+    assert caplog.messages[-1] == (f"early stopping: best round {model.best_iteration + 1}, "
+                                   f"valid rmse {model.best_score:.6f}")
 
 
-def test_silent_by_default(capsys):
+def test_silent_by_default(capsys, caplog):
+    caplog.set_level(logging.DEBUG, logger="boosters")
     X, y = make_data("squared", n=500)
     Xv, yv = make_data("squared", n=200, seed=2)
     bst.GBDTModel.train(bst.Dataset(X, y), config=bst.GBDTConfig(n_estimators=5, max_depth=8, cache_size=2),
                         val_set=bst.Dataset(Xv, yv))
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == ""
+    assert captured.out == "" and captured.err == "" and caplog.messages == []
 
 
 # ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import StackingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
@@ -23,14 +24,31 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import boosters as bst
-from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRegressor
+from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRanker, GBDTRegressor
 
 N_THREADS = 2
 
 
-# Every check of the installed scikit-learn passes: no expected failures to list.
+RANKING_WEIGHTS = ("LambdaRank's gradients come from the pairs of rows within a query and are normalised by "
+                   "the query's ideal DCG: repeating a row adds pairs and changes that DCG, so a row weight "
+                   "is not the same as repeating the row")
+
+
+def expected_failed_checks(estimator):
+    """The checks an estimator fails by design, with the reason (none for the regressor
+    and the classifier)."""
+    if isinstance(estimator, GBDTRanker):
+        return {"check_sample_weight_equivalence_on_dense_data": RANKING_WEIGHTS,
+                "check_sample_weight_equivalence_on_sparse_data": RANKING_WEIGHTS}
+    return {}
+
+
+# Every other check of the installed scikit-learn passes (the ranker's rows are one query
+# when no group is given, which is what sklearn's checks fit it on).
 @parametrize_with_checks([GBDTRegressor(n_estimators=5, n_threads=N_THREADS),
-                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS)])
+                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS),
+                          GBDTRanker(n_estimators=5, n_threads=N_THREADS)],
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -58,12 +76,13 @@ def train_model(X, y, objective, weights=None, **params):
 
 # -- parameters ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier])
+@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier, GBDTRanker])
 def test_parameters_are_the_config_ones_with_its_defaults(cls):
     config_defaults = {name: p.default for name, p in inspect.signature(bst.GBDTConfig).parameters.items()
                        if name in CONFIG_PARAMS}
     params = cls().get_params()
-    extra = {"n_threads", "importance_type"} | ({"class_weight"} if cls is GBDTClassifier else set())
+    own = {GBDTRegressor: set(), GBDTClassifier: {"class_weight"}, GBDTRanker: {"ndcg_at"}}[cls]
+    extra = {"n_threads", "importance_type"} | own
     assert set(params) == set(CONFIG_PARAMS) | extra
     # growth_strategy is given by name (sklearn wants plain defaults); the config reads it the same
     config_defaults["growth_strategy"] = "depthwise"
@@ -81,7 +100,7 @@ def test_get_set_params_and_clone_round_trip():
 
 
 @pytest.mark.parametrize("name, value", [("n_estimators", 0), ("learning_rate", -1.0), ("max_bins", 1),
-                                         ("subsample", 1.5), ("importance_type", "cover")])
+                                         ("subsample", 1.5), ("importance_type", "bogus")])
 def test_bad_parameter_raises_at_fit_naming_it(name, value):
     est = GBDTRegressor(**{name: value})  # nothing is checked in __init__
     X, y = regression_data(50)
@@ -184,15 +203,57 @@ def test_eval_set_labels_go_through_classes():
         est.fit(X, labels, eval_set=[(X, labels), (X, labels)])
 
 
-def test_feature_importances_are_normalised_gain_or_split():
+@pytest.mark.parametrize("kind", ["gain", "split", "cover", "average_gain", "average_cover",
+                                  bst.ImportanceType.AverageCover])
+def test_feature_importances_are_normalised_importances_of_each_kind(kind):
+    X, y = regression_data()
+    est = GBDTRegressor(n_estimators=10, importance_type=kind).fit(X, y)
+    raw = est.booster_.feature_importance(kind)
+    assert raw.sum() > 0 and not np.isclose(raw.sum(), 1.0)  # the raw totals are not already shares
+    np.testing.assert_allclose(est.feature_importances_, raw / raw.sum(), rtol=1e-15)
+    np.testing.assert_allclose(est.feature_importances_.sum(), 1.0, rtol=1e-12)
+    if kind in ("gain", "split", "cover"):
+        assert np.argmax(est.feature_importances_) == 0  # y is mostly 2 * x0
+
+
+def test_feature_importances_follow_set_params_without_refitting():
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=10).fit(X, y)
-    gain = est.booster_.feature_importance("gain")
-    np.testing.assert_allclose(est.feature_importances_, gain / gain.sum(), rtol=1e-15)
-    assert np.argmax(est.feature_importances_) == 0  # y is mostly 2 * x0
+    gain = est.feature_importances_
     split = est.set_params(importance_type="split").feature_importances_
     counts = est.booster_.feature_importance("split")
     np.testing.assert_allclose(split, counts / counts.sum(), rtol=1e-15)
+    assert not np.allclose(gain, split)
+
+
+def test_fit_callbacks_are_those_of_gbdt_model_train():
+    """A callback list given to fit reaches GBDTModel.train: the same records, the same
+    stop, the same learning-rate schedule, so the same model."""
+    X, y = regression_data(400)
+    X_val, y_val = regression_data(200, seed=1)
+
+    def stop_after_round_4(env):
+        return env.round >= 3
+
+    class StopAt4:
+        def after_iteration(self, env):
+            return stop_after_round_4(env)
+
+    schedule = [0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+    from_fit, from_train = {}, {}
+    est = GBDTRegressor(n_estimators=10, n_threads=N_THREADS)
+    est.fit(X, y, eval_set=(X_val, y_val), callbacks=[bst.callbacks.record_evaluation(from_fit), StopAt4(),
+                                                       bst.callbacks.learning_rate(schedule)])
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=10), val_set=bst.Dataset(X_val, y_val),
+                                n_threads=N_THREADS,
+                                callbacks=[bst.callbacks.record_evaluation(from_train), StopAt4(),
+                                           bst.callbacks.learning_rate(schedule)])
+    assert est.booster_.n_trees == model.n_trees == 4  # stopped after the 4th round
+    assert from_fit == from_train and len(from_fit["valid"]["rmse"]) == 4
+    assert est.evals_result_["valid_0"]["rmse"] == from_fit["valid"]["rmse"]
+    np.testing.assert_array_equal(est.predict(X_val), model.predict(X_val, n_threads=N_THREADS))
+    plain = GBDTRegressor(n_estimators=4, n_threads=N_THREADS).fit(X, y)
+    assert not np.array_equal(plain.predict(X_val), est.predict(X_val))  # the schedule changed the trees
 
 
 def test_dataframe_names_and_categorical_columns():
@@ -206,12 +267,52 @@ def test_dataframe_names_and_categorical_columns():
     assert est.booster_.categorical_features == [1]
     model = bst.GBDTModel.train(bst.Dataset(frame, y), bst.GBDTConfig(n_estimators=10))
     np.testing.assert_array_equal(est.predict(frame), model.predict(frame))
-    with pytest.raises(ValueError, match="same order"):  # sklearn's rule: names in the fit order
-        est.predict(frame[["colour", "x"]])
+    # columns are matched by name: another order predicts the same (sklearn's own estimators refuse it)
+    np.testing.assert_array_equal(est.predict(frame[["colour", "x"]]), model.predict(frame))
+
+
+@pytest.mark.parametrize("to_frame", [lambda df: df, pl.from_pandas,
+                                      lambda df: pa.Table.from_pandas(df, preserve_index=False)])
+def test_predict_matches_frame_columns_by_name(to_frame):
+    X, codes = classification_data(n_classes=3)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    clf = GBDTClassifier(n_estimators=5, n_threads=N_THREADS).fit(to_frame(df), codes)
+    expected = clf.predict_proba(to_frame(df))
+    reordered = to_frame(df[["d", "b", "a", "c"]])
+    np.testing.assert_array_equal(clf.predict_proba(reordered), expected)
+    np.testing.assert_array_equal(clf.decision_function(reordered), clf.decision_function(to_frame(df)))
+    np.testing.assert_array_equal(clf.predict(reordered), clf.predict(to_frame(df)))
+    # positionally the reordered frame is other data: the name matching is what makes them equal
+    with pytest.warns(UserWarning, match="does not have valid feature names"):  # sklearn's warning for arrays
+        assert not np.array_equal(clf.predict_proba(df[["d", "b", "a", "c"]].to_numpy()), expected)
+    with pytest.raises(ValueError, match="Feature names unseen at fit time:\n- e"):
+        clf.predict(to_frame(df.rename(columns={"d": "e"})))
+    with pytest.raises(ValueError, match="Feature names seen at fit time, yet now missing:\n- c"):
+        clf.predict(to_frame(df[["a", "b", "d"]]))
+
+
+def test_sklearn_column_order_check_is_the_one_deliberate_difference():
+    """sklearn's check_dataframe_column_names_consistency (not among the checks
+    parametrize_with_checks runs here) wants a ValueError for a frame whose columns come in
+    another order; the estimators match them by name instead, as GBDTModel.predict does."""
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+    with pytest.raises(AssertionError, match="predict did not raise"):
+        check_dataframe_column_names_consistency("GBDTRegressor", GBDTRegressor(n_estimators=2))
+
+
+class ArrowStream:
+    """A table of some other library that exports only the Arrow C stream interface."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
 
 
 @pytest.mark.parametrize("to_frame", [lambda X: pl.DataFrame(X, schema=["a", "b", "c", "d", "e"]),
-                                      lambda X: pa.table({name: X[:, i] for i, name in enumerate("abcde")})])
+                                      lambda X: pa.table({name: X[:, i] for i, name in enumerate("abcde")}),
+                                      lambda X: ArrowStream(pa.table({n: X[:, i] for i, n in enumerate("abcde")}))])
 def test_polars_and_arrow_frames_equal_the_array(to_frame):
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=5).fit(to_frame(X), y)
@@ -223,6 +324,80 @@ def test_pickle_round_trip():
     X, y = regression_data()
     est = GBDTRegressor(n_estimators=5).fit(X, y)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X), est.predict(X))
+
+
+# -- the ranker ----------------------------------------------------------------------------------
+
+def ranking_data(n_queries=30, per_query=12, seed=0):
+    """Queries of `per_query` rows; relevance 0..3 from the first two features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_queries * per_query, 4))
+    score = X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=len(X))
+    relevance = np.digitize(score, [-0.5, 0.5, 1.5]).astype(np.float64)
+    return X, relevance, [per_query] * n_queries
+
+
+def test_ranker_equals_gbdt_model_train_with_lambdarank():
+    X, y, group = ranking_data()
+    ranker = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y, group=group)
+    config = bst.GBDTConfig(n_estimators=8, objective=bst.Objective.lambdarank(ndcg_at=5))
+    model = bst.GBDTModel.train(bst.Dataset(X, y, group=group), config, n_threads=N_THREADS)
+    np.testing.assert_array_equal(ranker.predict(X), model.predict_raw(X, n_threads=N_THREADS))
+    qid = np.repeat(np.arange(len(group)), group) * 7 + 3  # any ids, contiguous runs
+    by_qid = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(by_qid.predict(X), ranker.predict(X))
+    # the groups matter: one big query is another model
+    one_query = GBDTRanker(n_estimators=8, ndcg_at=5, n_threads=N_THREADS).fit(X, y)
+    assert not np.array_equal(one_query.predict(X), ranker.predict(X))
+
+
+def test_ranker_eval_set_with_its_queries():
+    X, y, group = ranking_data(40)
+    X_val, y_val, group_val = ranking_data(20, seed=1)
+    ranker = GBDTRanker(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5, n_threads=N_THREADS)
+    ranker.fit(X, y, group=group, eval_set=[(X_val, y_val)], eval_group=group_val)
+    config = bst.GBDTConfig(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5,
+                            objective=bst.Objective.lambdarank())
+    model = bst.GBDTModel.train(bst.Dataset(X, y, group=group), config,
+                                val_set=bst.Dataset(X_val, y_val, group=group_val), n_threads=N_THREADS)
+    metric = bst.Metric.default_for(bst.Objective.lambdarank()).name
+    assert ranker.evals_result_ == {"valid_0": {metric: model.eval_history}}
+    assert ranker.best_iteration_ == model.best_iteration < 199  # it stopped early
+    with pytest.raises(ValueError, match="not both"):
+        ranker.fit(X, y, group=group, qid=np.zeros(len(y)))
+    with pytest.raises(ValueError, match="eval_group.*not both"):
+        ranker.fit(X, y, group=group, eval_set=(X_val, y_val), eval_group=group_val, eval_qid=np.zeros(len(y_val)))
+
+
+def test_ranker_on_frames_with_a_categorical_column():
+    X, y, group = ranking_data()
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(
+        kind=pd.Categorical(np.where(X[:, 2] > 0, "news", "shop")))
+    qid = np.repeat(np.arange(len(group)), group)
+    val = pa.Table.from_pandas(df.iloc[:120], preserve_index=False)
+    ranker = GBDTRanker(n_estimators=6, n_threads=N_THREADS).fit(df, y, qid=qid, eval_set=(val, y[:120]),
+                                                                eval_qid=qid[:120])
+    assert ranker.booster_.categorical_features == [4] and list(ranker.feature_names_in_) == list(df.columns)
+    config = bst.GBDTConfig(n_estimators=6, objective=bst.Objective.lambdarank())
+    model = bst.GBDTModel.train(bst.Dataset(df, y, qid=qid), config, n_threads=N_THREADS,
+                                val_set=bst.Dataset(df.iloc[:120], y[:120], qid=qid[:120]))
+    assert list(ranker.evals_result_["valid_0"].values()) == [model.eval_history]  # one metric: NDCG
+    np.testing.assert_array_equal(ranker.predict(df[["kind", "d", "c", "b", "a"]]), model.predict_raw(df))
+
+
+def test_ranker_learns_the_order_in_a_pipeline():
+    X, y, group = ranking_data()
+    X_test, y_test, group_test = ranking_data(10, seed=2)
+    pipe = make_pipeline(StandardScaler(), GBDTRanker(n_estimators=20, n_threads=N_THREADS))
+    pipe.fit(X, y, gbdtranker__group=group)
+    scores = pipe.predict(X_test)
+    bounds = np.cumsum([0] + group_test)
+    from sklearn.metrics import ndcg_score
+    ndcg = np.mean([ndcg_score([y_test[a:b]], [scores[a:b]], k=10) for a, b in zip(bounds[:-1], bounds[1:])])
+    shuffled = np.mean([ndcg_score([y_test[a:b]], [np.random.default_rng(a).permutation(scores[a:b])], k=10)
+                        for a, b in zip(bounds[:-1], bounds[1:])])
+    # the relevance is a noisy function of two features: a learnt order is far above a random one
+    assert ndcg > 0.85 and ndcg > shuffled + 0.1
 
 
 # -- inside scikit-learn's tools -----------------------------------------------------------------
@@ -242,6 +417,28 @@ def test_pipeline_with_pandas_output_keeps_names():
     pipe = make_pipeline(StandardScaler(), GBDTRegressor(n_estimators=5)).set_output(transform="pandas").fit(X, y)
     assert list(pipe[-1].feature_names_in_) == list(X.columns)
     assert pipe[-1].booster_.feature_names == list(X.columns)
+
+
+def test_column_transformer_with_pandas_output_keeps_categories():
+    """A ColumnTransformer set to pandas output hands the estimator a frame whose category
+    column is still a category: a categorical feature, named after the transformer."""
+    rng = np.random.default_rng(4)
+    n = 400
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "colour": pd.Categorical(rng.choice(["red", "green", "blue"], size=n))})
+    y = df["x1"].to_numpy() + np.where(df["colour"] == "red", 3.0, 0.0)
+    columns = ColumnTransformer([("num", StandardScaler(), ["x1", "x2"]), ("cat", "passthrough", ["colour"])])
+    pipe = make_pipeline(columns, GBDTRegressor(n_estimators=8, n_threads=N_THREADS)).set_output(transform="pandas")
+    pipe.fit(df, y)
+    booster = pipe[-1].booster_
+    assert booster.feature_names == ["num__x1", "num__x2", "cat__colour"]
+    assert booster.categorical_features == [2]
+    assert booster.categories[2].tolist() == ["blue", "green", "red"]
+    Z = clone(columns).set_output(transform="pandas").fit_transform(df)
+    model = bst.GBDTModel.train(bst.Dataset(Z, y), bst.GBDTConfig(n_estimators=8), n_threads=N_THREADS)
+    np.testing.assert_array_equal(pipe.predict(df), model.predict(Z, n_threads=N_THREADS))
+    # the raw frame's columns in another order go through the transformer by name too
+    np.testing.assert_array_equal(pipe.predict(df[["colour", "x2", "x1"]]), pipe.predict(df))
 
 
 def test_cross_val_score_equals_manual_folds():

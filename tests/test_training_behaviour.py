@@ -1,6 +1,7 @@
 """Training behaviour of GBDTModel.train, checked against independent NumPy references
 (tree traversal, gradients, Newton steps) and, for missing values, against XGBoost."""
 
+import logging
 import re
 
 import numpy as np
@@ -715,10 +716,11 @@ def test_val_set_equal_to_train_scores_the_predictions():
     assert np.all(np.diff(model.eval_history) < 0)  # training error falls every round
 
 
-def test_verbose_train_metric_uses_the_training_predictions(capsys):
+def test_verbose_train_metric_uses_the_training_predictions(caplog):
+    caplog.set_level(logging.INFO, logger="boosters")  # verbose lines go through logging
     X, y = binary_data(n=3000, nan_share=0.05)
     model = train(X, y, objective=bst.Objective.logistic(), n_estimators=6, verbosity=1)
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("[")]
+    lines = [ln for ln in caplog.messages if ln.startswith("[")]
     assert len(lines) == 6
     last = float(re.search(r"train logloss: ([0-9.]+)", lines[-1]).group(1))
     np.testing.assert_allclose(last, _score("logloss", y, model.predict(X)), atol=2e-6)

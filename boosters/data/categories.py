@@ -210,10 +210,25 @@ def learn_frame(frame: Frame, categorical: list[int], names: list[str]) -> tuple
 def frame_codes(frame: Frame, order, categories: dict, names: list[str] | None) -> np.ndarray:
     """A frame at prediction: feature j is column `order[j]` (column j without `order`);
     a categorical feature is coded by value with the model's `categories` (see
-    `map_codes`, `map_numbers`)."""
+    `map_codes`, `map_numbers`). A column whose dtype drifted is a ValueError: a
+    categorical dtype (pandas `category`, Arrow dictionary, polars `Categorical`/`Enum`)
+    or strings for a numeric feature, or a categorical dtype for a feature the model
+    learnt from integer codes (its values are not those codes)."""
+    sources = range(frame.shape[1]) if order is None else [int(c) for c in order]
+    for f, c in enumerate(sources):
+        if f not in categories:
+            column = frame.column(c)
+            if not column.numeric:
+                raise ValueError(f"X: column {column.name!r} has dtype {column.dtype} but the model's feature "
+                                 f"{feature_label(f, names)} is numeric; give it as numbers, as in training")
+
     def encoder(f):
         def encode(column):
             label = feature_label(f, names)
+            if categories[f] is None and column.categorical:
+                raise ValueError(f"categorical feature {label} was trained on integer codes (a numeric column); "
+                                 f"got a categorical column (dtype {column.dtype}) whose values are not those "
+                                 f"codes: give the codes as numbers, or train on the categorical column")
             if column.numeric:
                 return map_numbers(column.floats(np.float64), categories[f], label, column.dtype)
             return map_codes(*column.encoded()[:2], categories[f], label)

@@ -1,5 +1,14 @@
 """Data frames read column by column: pandas DataFrames, pyarrow Tables and polars
-DataFrames, recognised by their type's module (none of those libraries is imported here).
+DataFrames, recognised by their type's module (none of those libraries is imported here),
+and any other table that exports the Arrow C stream interface (`__arrow_c_stream__`: DuckDB
+relations, ...), read through pyarrow.
+
+Why three small adapters rather than one (narwhals): a categorical column must give its
+dictionary codes and say whether its category order is declared (pandas `category`,
+polars `Enum`) or not (polars `Categorical`, Arrow dictionaries); narwhals maps pandas
+`category` and polars `Categorical` to the same dtype and gives neither the codes nor the
+declared order, so the per-library code would stay. The Arrow C stream interface is the
+common adapter for everything else.
 
 Each adapter gives a column's name, whether it is numeric (numbers and bools, read as
 floats with NaN for missing) and whether its dtype is categorical (pandas `category`, an
@@ -19,7 +28,8 @@ _FLOAT32_NAMES = {"float32", "Float32", "float16", "halffloat", "float", "Float1
 
 
 def frame_library(X) -> str | None:
-    """"pandas", "pyarrow" or "polars" when X is a DataFrame / Table of that library."""
+    """"pandas", "pyarrow" or "polars" when X is a DataFrame / Table of that library,
+    "arrow-stream" for another table exporting the Arrow C stream interface."""
     library = type(X).__module__.partition(".")[0]
     if library == "pandas" and hasattr(X, "columns") and hasattr(X, "iloc"):
         return library
@@ -27,7 +37,20 @@ def frame_library(X) -> str | None:
         return library
     if library == "polars" and hasattr(X, "columns") and hasattr(X, "to_series"):
         return library
+    if hasattr(type(X), "__arrow_c_stream__") and library not in ("pandas", "pyarrow", "polars"):
+        return "arrow-stream"
     return None
+
+
+def _arrow_table(X):
+    """A table exporting the Arrow C stream interface, as a pyarrow Table (its columns
+    are referenced, not copied)."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise ImportError(f"reading a {type(X).__name__} (an Arrow C stream) needs pyarrow: "
+                          f"pip install 'boosters[arrow]'") from None
+    return pyarrow.table(X)
 
 
 class Column:
@@ -97,7 +120,9 @@ class _PolarsColumn(Column):
         self.float32 = kind in ("Float32", "Float16")
 
     def floats(self, dtype):
-        return self.series.cast(float).to_numpy().astype(dtype, copy=False)  # null -> NaN
+        # a float32 column is read as it is; anything else through Float64 (null -> NaN)
+        series = self.series if self.float32 and dtype == np.float32 else self.series.cast(float)
+        return series.to_numpy().astype(dtype, copy=False)
 
     def encoded(self):
         series = self.series
@@ -138,6 +163,8 @@ class Frame:
 def as_frame(X) -> Frame | None:
     """X's columns when X is a pandas/polars DataFrame or a pyarrow Table; None otherwise."""
     library = frame_library(X)
+    if library == "arrow-stream":
+        return Frame(_arrow_table(X), "pyarrow")
     return None if library is None else Frame(X, library)
 
 

@@ -30,7 +30,8 @@ cdef class BoostingRounds:
     cdef double[:, ::1] margins                # (n_outputs, n_rows), what the gradients read
     cdef const double[::1] edges               # every feature's upper bin edges, concatenated
     cdef const int64_t[::1] edge_offsets       # feature f's edges start at edge_offsets[f]
-    cdef double l1, l2, learning_rate
+    cdef double l1, l2
+    cdef public double learning_rate           # of the rounds grown next (a schedule changes it between rounds)
     cdef readonly Py_ssize_t n_outputs, max_rounds
     cdef readonly object trees                 # {Tree array name: (max_rounds * n_outputs, max_nodes) array}
     cdef readonly object n_nodes               # (max_rounds * n_outputs,) int64: each tree's size

@@ -1,26 +1,27 @@
-"""The boosting loop (RFC-0008): gradients -> tree -> margins, evaluation, early stopping."""
+"""The boosting loop (RFC-0008): gradients -> tree -> margins, evaluation, callbacks (early
+stopping, logging, progress), Ctrl-C."""
 
 from __future__ import annotations
 
 import time
-import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
+from boosters.callbacks import CallbackEnv, EarlyStopping, call_hook, check_learning_rate, training_callbacks
 from boosters.config import GBDTConfig
-from boosters.data.categories import recode
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
-from boosters.model.tree import Forest, predict_tree
+from boosters.model.tree import Forest
 from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.grower import TreeGrower
-from boosters.training.metrics import check_groups, evaluate
+from boosters.training.interrupt import InterruptGuard
+from boosters.training.metrics import check_groups
 from boosters.training.objectives import make_objective
-
-# why a validation metric can be NaN, for its error message
-_NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}
+from boosters.training.scores import RoundScores
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -46,91 +47,98 @@ class GBDTTrainer:
         self.config = config
         self.n_threads = effective_n_threads(n_threads)
 
-    def train(self, train: Dataset, val_set: Dataset | None = None) -> TrainingResult:
+    def train(self, train: Dataset, val_set: Dataset | None = None, callbacks=None,
+              as_model=None) -> TrainingResult:
+        """Boost `config.n_estimators` rounds (fewer when a callback, early stopping or
+        Ctrl-C stops it). `callbacks`: see `boosters.callbacks`; `as_model` wraps the
+        result into what they see as `env.model` (GBDTModel.train passes GBDTModel)."""
         start = time.perf_counter()
         cfg = self.config
         self._check_inputs(train, val_set)
+        callbacks = training_callbacks(cfg, callbacks)
         objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
         if val_set is not None:
             objective.check_labels(val_set.y)
-        metric = cfg.resolved_metric
-        n_out = objective.n_outputs
 
         mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
         base = objective.init_scores(train.y, train.weights)
-        forest = Forest(n_out, base)
+        forest = Forest(objective.n_outputs, base)
         margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
         gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights,
-                                                    np.empty((n_out, train.n_rows, 2), dtype=np.float32),
-                                                    self.n_threads)
+                                                    np.empty((objective.n_outputs, train.n_rows, 2),
+                                                             dtype=np.float32), self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
                             resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
                             query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
-        val_margins = None if val_set is None else np.tile(base, (val_set.n_rows, 1))
-        # the validation codes by value with the training's mapping, as at prediction
-        val_X = None if val_set is None else recode(val_set.X, val_set.categories, train.categories,
-                                                    train.feature_names, "val_set")
-
-        history: list[float] = []
-        best_round, best_score = None, None
-        nan_warned = False
-        # with nothing to do between rounds, many grow in one nogil block (see grower.py)
-        one_at_a_time = val_set is not None or cfg.verbosity >= 1
-        for round_, trees in enumerate(self._rounds(grower, cfg.n_estimators, one_at_a_time)):
-            for k, tree in enumerate(trees):
-                forest.add(tree, k)
-                if val_margins is not None:
-                    val_margins[:, k] += predict_tree(tree, val_X, self.n_threads, check=False)
-            if val_set is None:
-                if cfg.verbosity >= 1:
-                    score = evaluate(metric, train.y, margins.T, train.weights, train.group_boundaries)
-                    print(f"[{round_ + 1}] train {metric.name}: {score:.6f}")
-                continue
-            score = evaluate(metric, val_set.y, val_margins, val_set.weights, val_set.group_boundaries)
-            history.append(score)
-            if np.isnan(score):  # never a best round; early stopping cannot work without a score
-                if cfg.early_stopping_rounds is not None:
-                    raise ValueError(f"val_set: the validation {metric.name} is NaN at round {round_ + 1} "
-                                     f"({_NAN_HINTS.get(metric.name, 'no defined value on this data')}); "
-                                     f"early stopping cannot select a round from it")
-                if not nan_warned:
-                    nan_warned = True
-                    warnings.warn(f"val_set: the validation {metric.name} is NaN from round {round_ + 1} "
-                                  f"({_NAN_HINTS.get(metric.name, 'no defined value on this data')})",
-                                  RuntimeWarning, stacklevel=3)
-            elif best_score is None or (score > best_score if metric.higher_is_better else score < best_score):
-                best_round, best_score = round_, score
-            if cfg.verbosity >= 1:
-                print(f"[{round_ + 1}] valid {metric.name}: {score:.6f}")
-            if cfg.early_stopping_rounds is not None and round_ - best_round >= cfg.early_stopping_rounds:
-                if cfg.verbosity >= 1:
-                    print(f"early stopping: best round {best_round + 1}, valid {metric.name} {best_score:.6f}")
-                break
-
-        if cfg.early_stopping_rounds is not None:
-            forest.truncate((best_round + 1) * n_out)
-            best_iteration = best_round
-        else:
-            best_iteration = forest.n_trees // n_out - 1
-            best_score = history[-1] if history else None
+        result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
+                                categories=dict(train.categories))
+        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, bool(callbacks),
+                              any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
+        env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
+                          evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
+        with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
+            try:
+                call_hook(callbacks, "before_training", env)
+                self._boost(grower, result, env, callbacks, scores, interrupt)
+                self._finish(result, env, interrupt.requested)
+            except BaseException as error:
+                env.error = error
+                raise
+            finally:
+                call_hook(callbacks, "after_training", env)
         if grower.n_evictions and cfg.verbosity >= 1:
-            print(f"note: {grower.n_evictions} histograms were evicted and rebuilt; "
-                  f"a larger cache_size avoids that")
-        return TrainingResult(
-            forest, cfg.objective, train.n_features, train.feature_names, cfg, best_iteration, best_score,
-            history, categories=dict(train.categories), n_evictions=grower.n_evictions,
-            seconds=time.perf_counter() - start, kernel_timings=grower.loop.timings)
+            logger.info("note: %d histograms were evicted and rebuilt; a larger cache_size avoids that",
+                        grower.n_evictions)
+        result.n_evictions, result.kernel_timings = grower.n_evictions, grower.loop.timings
+        result.seconds = time.perf_counter() - start
+        return result
 
     @staticmethod
-    def _rounds(grower: TreeGrower, n_rounds: int, one_at_a_time: bool):
-        """The trees of each round, round by round; grown one round at a time or in blocks."""
+    def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
+               scores: RoundScores, interrupt: InterruptGuard) -> None:
+        """The rounds. With callbacks or a validation set, one at a time, each evaluated;
+        with neither, many grow in one nogil block (see grower.py). Ctrl-C is seen
+        between rounds (between blocks in the fast path)."""
+        one_at_a_time = bool(callbacks) or scores.val_set is not None
         round_ = 0
-        while round_ < n_rounds:
-            block = grower.grow_rounds(round_, 1 if one_at_a_time else n_rounds - round_)
-            yield from block
+        while round_ < env.n_rounds and not interrupt.requested:
+            env.round = round_
+            if call_hook(callbacks, "before_iteration", env):
+                break
+            if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
+                grower.rounds.learning_rate = check_learning_rate("env.learning_rate", env.learning_rate)
+            block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
+            for trees in block:
+                for k, tree in enumerate(trees):
+                    result.forest.add(tree, k)
             round_ += len(block)
+            if one_at_a_time:
+                scores.add(env.round, block[0])
+                # what env.model reports while training: the best round so far, or the last
+                result.best_iteration = env.round if env.best_iteration is None else env.best_iteration
+                result.best_score = (env.best_score if env.best_iteration is not None
+                                     else result.eval_history[-1] if result.eval_history else None)
+                if call_hook(callbacks, "after_iteration", env):
+                    break
+
+    @staticmethod
+    def _finish(result: TrainingResult, env: CallbackEnv, interrupted: bool) -> None:
+        """Cut the forest back to the best round when early stopping chose one; the best
+        iteration and score of the model."""
+        forest, n_out = result.forest, result.forest.n_groups
+        n_rounds = forest.n_trees // n_out
+        if env.best_iteration is not None:
+            forest.truncate((env.best_iteration + 1) * n_out)
+            result.best_iteration, result.best_score = env.best_iteration, env.best_score
+        else:
+            result.best_iteration = n_rounds - 1 if n_rounds else None
+            result.best_score = result.eval_history[-1] if result.eval_history else None
+        if interrupted:
+            kept = "" if env.best_iteration is None else f", cut back to the best round {env.best_iteration + 1}"
+            logger.warning("training interrupted (Ctrl-C): the model keeps the %d completed rounds%s",
+                           n_rounds, kept)
 
     def _check_inputs(self, train: Dataset, val_set: Dataset | None) -> None:
         if not isinstance(train, Dataset):
