@@ -237,12 +237,12 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         return codes.astype(np.float64)
 
     def predict_proba(self, X) -> np.ndarray:
-        """(n_rows, n_classes_) probabilities, columns in `classes_` order."""
+        """(n_rows, ``n_classes_``) probabilities, columns in ``classes_`` order."""
         p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
         return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
     def decision_function(self, X) -> np.ndarray:
-        """Raw margins: (n_rows,) log-odds of classes_[1] for two classes, (n_rows, n_classes_) otherwise."""
+        """Raw margins: (n_rows,) log-odds of ``classes_[1]`` for two classes, (n_rows, ``n_classes_``) otherwise."""
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
     def predict(self, X) -> np.ndarray:

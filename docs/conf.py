@@ -14,6 +14,7 @@ extensions = [
     "numpydoc",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx_design",  # grids: code side by side on the migration page
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -81,3 +82,15 @@ html_theme = "pydata_sphinx_theme"
 html_title = "boosters"
 html_static_path = ["_static"]
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+
+
+def _skip_sklearn_plumbing(app, what, name, obj, skip, options):
+    """scikit-learn adds set_*_request / get_metadata_routing to every estimator; its own
+    docs describe them."""
+    if name == "get_metadata_routing" or (name.startswith("set_") and name.endswith("_request")):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_sklearn_plumbing)
