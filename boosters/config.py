@@ -85,7 +85,7 @@ class Objective:
         --------
         >>> X = np.random.default_rng(0).normal(size=(100, 2))
         >>> model = bst.GBDTModel.train(bst.Dataset(X, 3 * X[:, 0]),
-        ...                             bst.GBDTConfig(objective=bst.Objective.squared()))
+        ...                             bst.GBDTConfig(n_estimators=5, objective=bst.Objective.squared()))
         >>> model.objective
         Objective.squared()
         """
