@@ -15,7 +15,21 @@ from boosters.data.binning import MAX_BINS_LIMIT
 
 
 class GrowthStrategy(enum.Enum):
-    """How a tree grows: level by level (XGBoost) or best leaf first (LightGBM)."""
+    """How a tree grows: level by level (XGBoost) or best leaf first (LightGBM).
+
+    ``Depthwise`` splits every leaf of a level before the next level, up to
+    ``max_depth`` (XGBoost's ``grow_policy="depthwise"``). ``Leafwise`` always splits the
+    leaf of largest gain, up to ``n_leaves`` leaves (LightGBM; XGBoost's
+    ``"lossguide"``). `GBDTConfig` also takes the names ``"depthwise"`` and
+    ``"leafwise"``.
+
+    Examples
+    --------
+    >>> bst.GrowthStrategy("leafwise")
+    <GrowthStrategy.Leafwise: 'leafwise'>
+    >>> bst.GBDTConfig(growth_strategy="leafwise").max_depth is None  # no depth limit
+    True
+    """
 
     Depthwise = "depthwise"
     Leafwise = "leafwise"
@@ -26,7 +40,28 @@ _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise")
 
 class Objective:
     """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
-    and for ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`."""
+    and for ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`.
+
+    Make one with the static methods; the constructor takes the name.
+
+    Parameters
+    ----------
+    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise"}
+        The loss.
+    n_classes : int, optional
+        The number of classes (>= 2), for softmax only.
+    ndcg_at : int, optional
+        The NDCG truncation, for lambdarank only (default 10).
+
+    Examples
+    --------
+    >>> bst.Objective.softmax(3)
+    Objective.softmax(3)
+    >>> bst.Objective.softmax(3).n_outputs, bst.Objective.logistic().n_outputs
+    (3, 1)
+    >>> bst.Objective("logistic") == bst.Objective.logistic()
+    True
+    """
 
     __slots__ = ("name", "n_classes", "ndcg_at")
 
@@ -51,17 +86,65 @@ class Objective:
 
     @staticmethod
     def squared() -> "Objective":
-        """Squared error regression; starts from the (weighted) mean label."""
+        """Squared error regression; starts from the (weighted) mean label.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(100, 2))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, 3 * X[:, 0]),
+        ...                             bst.GBDTConfig(n_estimators=5, objective=bst.Objective.squared()))
+        >>> model.objective
+        Objective.squared()
+        """
         return Objective("squared")
 
     @staticmethod
     def logistic() -> "Objective":
-        """Binary classification with labels 0/1; starts from the log-odds of the labels."""
+        """Binary classification with labels 0/1; starts from the log-odds of the labels.
+
+        `GBDTModel.predict` gives P(y=1), `GBDTModel.predict_raw` the log-odds.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = (X[:, 0] > 0).astype(float)
+        >>> model = bst.GBDTModel.train(
+        ...     bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic()))
+        >>> model.predict(np.array([[2.0, 0.0], [-2.0, 0.0]])).round(2)
+        array([0.88, 0.1 ])
+        """
         return Objective("logistic")
 
     @staticmethod
     def softmax(n_classes: int) -> "Objective":
-        """Multiclass classification with labels 0..n_classes-1, one tree per class per round."""
+        """Multiclass classification with labels 0..n_classes-1, one tree per class per round.
+
+        Parameters
+        ----------
+        n_classes : int
+            The number of classes, >= 2.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(300, 2))
+        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)  # classes 0, 1, 2
+        >>> config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.softmax(3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+        >>> model.n_trees, model.predict(X[:2]).shape
+        (15, (2, 3))
+        """
         return Objective("softmax", n_classes)
 
     @staticmethod
@@ -131,6 +214,7 @@ class Objective:
 
     @property
     def n_outputs(self) -> int:
+        """The number of margins per row: n_classes for softmax, else 1."""
         return self.n_classes if self.name == "softmax" else 1
 
     @property
@@ -172,7 +256,27 @@ _RANKING_METRICS = ("ndcg", "map")
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
     `.multiclass_logloss()`, `.multiclass_accuracy()`, and for query groups `.ndcg(k)`,
-    `.map(k)`. `logloss` and `accuracy` also score softmax models."""
+    `.map(k)`.
+
+    `logloss` and `accuracy` also score softmax models. Make one with the static methods;
+    the constructor takes the name. With a ``val_set``, training scores the validation set
+    with it every round (`GBDTModel.eval_history`) and early stopping follows it.
+
+    Parameters
+    ----------
+    name : str
+        One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
+        "multiclass_accuracy", "ndcg", "map" (or "ndcg@k", "map@k", as LightGBM names them).
+    k : int, optional
+        The truncation of "ndcg" and "map" (default 10).
+
+    Examples
+    --------
+    >>> bst.Metric.auc(), bst.Metric.auc().higher_is_better
+    (Metric.auc(), True)
+    >>> bst.Metric("rmse") == bst.Metric.rmse()
+    True
+    """
 
     __slots__ = ("name", "k")
 
@@ -193,35 +297,142 @@ class Metric:
 
     @staticmethod
     def rmse() -> "Metric":
-        """Root mean squared error (regression)."""
+        """Root mean squared error (regression).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = X[:, 0]
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.squared(),
+        ...                         metric=bst.Metric.rmse())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one rmse score per round
+        3
+        """
         return Metric("rmse")
 
     @staticmethod
     def mae() -> "Metric":
-        """Mean absolute error (regression)."""
+        """Mean absolute error (regression).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = X[:, 0]
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.squared(),
+        ...                         metric=bst.Metric.mae())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one mae score per round
+        3
+        """
         return Metric("mae")
 
     @staticmethod
     def logloss() -> "Metric":
-        """Binary (logistic) or multiclass (softmax) log loss."""
+        """Binary (logistic) or multiclass (softmax) log loss.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = (X[:, 0] > 0).astype(float)
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
+        ...                         metric=bst.Metric.logloss())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one logloss score per round
+        3
+        """
         return Metric("logloss")
 
     @staticmethod
     def auc() -> "Metric":
-        """Area under the ROC curve (binary)."""
+        """Area under the ROC curve (binary).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = (X[:, 0] > 0).astype(float)
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
+        ...                         metric=bst.Metric.auc())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one auc score per round
+        3
+        """
         return Metric("auc")
 
     @staticmethod
     def accuracy() -> "Metric":
-        """Share of rows whose predicted class is the label (binary or multiclass)."""
+        """Share of rows whose predicted class is the label (binary or multiclass).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = (X[:, 0] > 0).astype(float)
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
+        ...                         metric=bst.Metric.accuracy())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one accuracy score per round
+        3
+        """
         return Metric("accuracy")
 
     @staticmethod
     def multiclass_logloss() -> "Metric":
+        """Multiclass log loss (softmax; the default metric for it).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.softmax(3),
+        ...                         metric=bst.Metric.multiclass_logloss())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one multiclass_logloss score per round
+        3
+        """
         return Metric("multiclass_logloss")
 
     @staticmethod
     def multiclass_accuracy() -> "Metric":
+        """Share of rows whose most probable class is the label (softmax).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)
+        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.softmax(3),
+        ...                         metric=bst.Metric.multiclass_accuracy())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
+        >>> len(model.eval_history)  # one multiclass_accuracy score per round
+        3
+        """
         return Metric("multiclass_accuracy")
 
     @staticmethod
@@ -289,13 +500,49 @@ class Metric:
 
     @property
     def higher_is_better(self) -> bool:
+        """True for AUC, accuracies, NDCG and MAP; False for losses (what early stopping maximises)."""
         return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map")
 
     def supports(self, objective: Objective) -> bool:
+        """Whether this metric can score a model trained for `objective`.
+
+        Parameters
+        ----------
+        objective : Objective
+            The training objective.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> bst.Metric.auc().supports(bst.Objective.logistic())
+        True
+        >>> bst.Metric.auc().supports(bst.Objective.squared())
+        False
+        """
         return objective.name in _METRIC_OBJECTIVES[self.name]
 
     @staticmethod
     def default_for(objective: Objective) -> "Metric":
+        """The metric used when `GBDTConfig.metric` is None: RMSE, log loss,
+        multiclass log loss, or NDCG@k for ranking.
+
+        Parameters
+        ----------
+        objective : Objective
+            The training objective.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.softmax(3))
+        Metric.multiclass_logloss()
+        """
         if objective.name == "lambdarank":
             return Metric("ndcg", objective.ndcg_at)
         if objective.name == "pairwise":
@@ -406,58 +653,129 @@ def _require_fraction(name, value, allow_none=False):
 class GBDTConfig:
     """Everything that defines a GBDT training run.
 
-    Gain (RFC-0008): 1/2 [G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2)] - min_gain_to_split,
-    with G soft-thresholded by l1; so `min_gain_to_split=g` equals LightGBM's
-    `min_gain_to_split=2g`. `max_bins` counts the missing-value bin: 256 = LightGBM's
-    `max_bin=255`. `max_depth="auto"` (the default) is 6 for depth-wise growth and no
-    limit for leaf-wise growth (RFC-0008's LeafWise has none; LightGBM's default too);
-    `max_depth=None` (or -1) means no depth limit (leaf-wise only). The attribute holds
-    the limit in effect; `to_dict()` keeps what was asked, so `replace(growth_strategy=...)`
-    resolves "auto" again.
-    `cache_size` is the number of histogram slots; a tree needs at most `n_leaves`
-    (leaf-wise) or 2**max_depth (depth-wise) to never rebuild an evicted parent.
-    `enable_bundling` stores mutually exclusive sparse features (one-hot groups) in shared
-    columns (EFB); the trees are the same, only faster to grow.
-    `histogram_mode`: "f64" float64 histograms; "i16" / "i8" quantize each tree's
-    gradients to 16 / 8-bit integers (stochastic rounding, seeded) and accumulate exact
-    integer histograms; "auto" = "f64" below 100k rows, "i16" above (measured crossover). With quantized
-    histograms `renew_leaves` recomputes leaf values from full-precision gradients.
-    `quantization_levels` (LightGBM's `num_grad_quant_bins`): quantized gradients take
-    integer values in [-levels, levels], hessians in [0, levels]; None = as many as the
-    mode allows (32767 for "i16", 127 for "i8", and at most 2**31 / n_rows so that no sum
-    can overflow). Each node's histogram uses the narrowest bins its rows cannot
-    overflow (n_rows * levels below 2**7 / 2**15: 16- / 32-bit bins, else 64-bit), so
-    fewer levels put more nodes in narrow bins (faster row-wise builds), at the cost of
-    coarser gradients.
-    `histogram_layout`: "column" builds histograms column by column, "row" updates every
-    (uint8) column of a row in one pass over a row-major copy; "auto" picks by a measured
-    cost model (see training/layout.py).
-    `colsample_bytree`, `colsample_bylevel`, `colsample_bynode` (in (0, 1]): column
-    sampling composed as XGBoost does: each tree draws max(1, floor(fraction * n)) of the
-    n usable features, each level (node depth, leaf-wise too) that share of the tree's,
-    each node that share of its level's; seeded by (seed, tree, depth / node).
-    `monotone_constraints`: -1 / 0 / +1 per feature (decreasing, none, increasing), as a
-    sequence of one per feature or a dict {feature index or name: direction};
-    `interaction_constraints`: groups (lists of feature indices or names) of features
-    that may appear together on a root-to-leaf path; a feature in no group only
-    appears on paths of its own (XGBoost's rule). Names are matched to the training
-    data's feature names at training.
-    Row sampling (RFC-0008 RowSamplingParams; the sampled rows are the only rows a
-    round's trees see, every row's margin follows every tree): `subsample` in (0, 1]
-    draws round(subsample * n_rows) rows per round uniformly without replacement, shared
-    by the round's trees (LightGBM's bagging with bagging_freq=1); GOSS is on when
-    `goss_top_rate` a and `goss_other_rate` b are both set (LightGBM's defaults are 0.2
-    and 0.1): each round keeps the a * n_rows rows with the largest |grad * hess|
-    (summed over outputs), draws b * n_rows of the others and multiplies their gradients
-    and hessians by (1 - a) / b; the first int(1 / learning_rate) rounds use every row,
-    as in LightGBM. Samples are seeded by `seed` and the round (see training/sampling.py).
-    Categorical splits (features in `Dataset.categorical_features`), as LightGBM's: a
-    feature with at most `max_onehot_cats` categories (LightGBM's `max_cat_to_onehot`)
-    tries each category alone against the rest; a larger one orders its categories of
-    at least `cat_smooth` rows by G / (H + cat_smooth) and scans both ends for the
-    best left set of at most `max_cat_threshold` categories, with `cat_l2` added to l2
-    in those candidates' children and `min_data_per_group` rows at least per scanned
-    group and on the right side.
+    Every value is checked here: a bad one raises ValueError (TypeError for a wrong type)
+    naming the parameter; an unknown name suggests the closest one. The attributes hold
+    the values in effect. :doc:`/parameters` lists each parameter's LightGBM and XGBoost
+    equivalent.
+
+    Split gain (RFC-0008): ``1/2 [T(G_L)^2/(H_L+l2) + T(G_R)^2/(H_R+l2) - T(G)^2/(H+l2)]
+    - min_gain_to_split``, with ``T`` the soft threshold by ``l1``; a leaf's value is
+    ``-T(G)/(H+l2) * learning_rate``.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Boosting rounds (softmax: one tree per class per round).
+    learning_rate : float, default 0.3
+        Shrinkage of every leaf value, > 0.
+    objective : Objective, optional
+        The loss; None is `Objective.squared()`.
+    metric : Metric, optional
+        The validation metric; None is the objective's default (`Metric.default_for`).
+    growth_strategy : GrowthStrategy or {"depthwise", "leafwise"}, default Depthwise
+        Level by level (XGBoost) or best leaf first (LightGBM).
+    max_depth : int, None or "auto", default "auto"
+        Depth limit. "auto" is 6 depth-wise and no limit leaf-wise (LightGBM's default);
+        None or -1 is no limit (leaf-wise only). The attribute holds the limit in
+        effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
+    n_leaves : int, default 31
+        Leaf limit of leaf-wise trees.
+    l1 : float, default 0
+        L1 regularization of leaf values and gains.
+    l2 : float, default 1
+        L2 regularization of leaf values and gains.
+    min_gain_to_split : float, default 0
+        A split must gain more than this. The gain carries the factor 1/2, so ``g`` is
+        LightGBM's ``min_gain_to_split=2g`` and XGBoost's ``gamma=2g``.
+    min_child_weight : float, default 1
+        Minimum hessian sum of a child.
+    min_samples_leaf : int, default 1
+        Minimum rows of a child, estimated from hessians during the search (exact for
+        squared error).
+    max_bins : int, default 256
+        Bins per feature, the missing-value bin included (2..65535): 256 is LightGBM's
+        ``max_bin=255``; 256 keeps bins in one byte.
+    cache_size : int, default 8
+        Histogram slots. A tree needs at most ``n_leaves`` (leaf-wise) or ``2**max_depth``
+        (depth-wise) to never rebuild an evicted parent; fewer is slower, same model.
+    early_stopping_rounds : int, optional
+        Stop when the validation metric has not improved for this many rounds and keep the
+        trees up to the best round; needs a ``val_set``.
+    seed : int, default 42
+        Fixes all randomness: the binning sample, quantized rounding, row and column samples.
+    histogram_mode : {"auto", "f64", "i16", "i8"}, default "auto"
+        "f64": float64 histograms; "i16" / "i8": gradients quantized to 16 / 8-bit integers
+        (stochastic rounding, seeded) summed in exact integer histograms; "auto": "f64"
+        below 100k rows, "i16" above.
+    prefetch : bool, default True
+        Software prefetch in the gathered histogram kernels.
+    enable_bundling : bool, default True
+        Store mutually exclusive sparse features (one-hot groups) in shared columns (EFB);
+        the same trees, grown faster.
+    renew_leaves : bool, default True
+        Quantized modes: leaf values from the full-precision gradients.
+    quantization_levels : int, optional
+        Quantized modes: gradients become integers in [-levels, levels] (LightGBM's
+        ``num_grad_quant_bins``); None is as many as the mode allows. Fewer levels let more
+        nodes use narrow histogram bins (faster), with coarser gradients.
+    histogram_layout : {"auto", "column", "row"}, default "auto"
+        Histograms built column by column, row by row over a row-major copy of the uint8
+        columns, or chosen by a measured cost model.
+    verbosity : int, default 0
+        1: one log line per round.
+    colsample_bytree : float, default 1.0
+        Share in (0, 1] of the usable features each tree may split on:
+        ``max(1, floor(share * n))``, as XGBoost.
+    colsample_bylevel : float, default 1.0
+        Share of the tree's features each level (node depth, leaf-wise too) may split on.
+    colsample_bynode : float, default 1.0
+        Share of the level's features each node may split on.
+    monotone_constraints : sequence or dict, optional
+        -1 / 0 / +1 per feature (decreasing, none, increasing): one per feature, or
+        ``{feature index or name: direction}``. Names are matched to the training data.
+    interaction_constraints : list of lists, optional
+        Groups of features (indices or names) that may appear together on a root-to-leaf
+        path; a feature in no group only appears on paths of its own (XGBoost's rule).
+    subsample : float, default 1.0
+        Share in (0, 1] of the rows each round's trees see: ``round(subsample * n_rows)``
+        drawn without replacement per round (LightGBM's bagging with ``bagging_freq=1``).
+    goss_top_rate : float, optional
+        GOSS (set with `goss_other_rate`, not with `subsample`): the share ``a`` of rows
+        kept each round for their largest ``|gradient * hessian|``.
+    goss_other_rate : float, optional
+        GOSS: the share ``b`` of rows drawn from the rest, their gradients and hessians
+        multiplied by ``(1 - a) / b``; ``a + b <= 1``. The first ``int(1 / learning_rate)``
+        rounds use every row, as in LightGBM.
+    max_onehot_cats : int, default 4
+        Categorical features with at most this many categories try each category alone
+        against the rest (LightGBM's ``max_cat_to_onehot``).
+    cat_smooth : float, default 10
+        Sorted categorical partition: categories with at least this many rows take part,
+        ordered by ``G / (H + cat_smooth)``.
+    cat_l2 : float, default 10
+        Sorted categorical partition: added to `l2` in the children's gain.
+    max_cat_threshold : int, default 32
+        Sorted categorical partition: at most this many categories on the left side.
+    min_data_per_group : int, default 100
+        Sorted categorical partition: rows at least on the right side and in each group of
+        categories between two tried splits.
+    **unknown
+        Any other keyword is an error: ValueError naming it (and the closest parameter).
+
+    See Also
+    --------
+    GBDTModel.train : trains with a config.
+
+    Examples
+    --------
+    >>> config = bst.GBDTConfig(n_estimators=200, learning_rate=0.05,
+    ...                         growth_strategy="leafwise", n_leaves=63)
+    >>> config.max_depth is None, config.growth_strategy
+    (True, <GrowthStrategy.Leafwise: 'leafwise'>)
+    >>> bst.GBDTConfig(n_estimator=10)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown GBDTConfig parameter(s): 'n_estimator' (did you mean 'n_estimators'?)
     """
 
     _FIELDS = (
@@ -604,18 +922,52 @@ class GBDTConfig:
 
     @property
     def resolved_metric(self) -> Metric:
-        """The metric used for evaluation: the given one, or the objective's default."""
+        """The metric used for evaluation: the given one, or the objective's default.
+
+        Examples
+        --------
+        >>> bst.GBDTConfig(objective=bst.Objective.logistic()).resolved_metric
+        Metric.logloss()
+        """
         return self.metric if self.metric is not None else Metric.default_for(self.objective)
 
     def to_dict(self) -> dict:
-        """The parameters as given (max_depth "auto" stays "auto")."""
+        """The parameters as given (max_depth "auto" stays "auto").
+
+        Returns
+        -------
+        dict
+            Parameter name -> value; ``GBDTConfig(**config.to_dict()) == config``.
+
+        Examples
+        --------
+        >>> d = bst.GBDTConfig(learning_rate=0.1).to_dict()
+        >>> d["learning_rate"], d["max_depth"]
+        (0.1, 'auto')
+        """
         out = {name: getattr(self, name) for name in self._FIELDS}
         if isinstance(self._max_depth_asked, str):
             out["max_depth"] = self._max_depth_asked
         return out
 
     def replace(self, **changes) -> "GBDTConfig":
-        """A copy with some parameters changed (validated again)."""
+        """A copy with some parameters changed (validated again).
+
+        Parameters
+        ----------
+        **changes
+            Parameters to change, by name.
+
+        Returns
+        -------
+        GBDTConfig
+
+        Examples
+        --------
+        >>> config = bst.GBDTConfig(max_depth="auto")
+        >>> config.max_depth, config.replace(growth_strategy="leafwise").max_depth
+        (6, None)
+        """
         return GBDTConfig(**{**self.to_dict(), **changes})
 
     def __eq__(self, other):

@@ -24,11 +24,29 @@ from boosters.training.trainer import GBDTTrainer
 
 
 class GBDTModel:
-    """A trained gradient boosted tree ensemble. Make one with `GBDTModel.train`, or
-    `GBDTModel.load` / `from_bytes` / pickle.
+    """A trained gradient boosted tree ensemble.
 
-    `model.ensemble` is what the training produced (a `TrainingResult`: the Ensemble and
-    how the run went) or the loaded Ensemble; the attributes below read through it.
+    Make one with `GBDTModel.train`, or `GBDTModel.load` / `from_bytes` / pickle.
+
+    Parameters
+    ----------
+    ensemble : boosters.model.ensemble.Ensemble
+        What the training produced (a ``TrainingResult``: the Ensemble and how the run
+        went) or a loaded Ensemble, kept as ``model.ensemble``; the properties read
+        through it.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3))
+    >>> y = X[:, 0] + 0.5 * X[:, 1] ** 2
+    >>> config = bst.GBDTConfig(n_estimators=50, learning_rate=0.1, early_stopping_rounds=5)
+    >>> model = bst.GBDTModel.train(bst.Dataset(X[:400], y[:400]), config,
+    ...                             val_set=bst.Dataset(X[400:], y[400:]))
+    >>> model.n_trees == model.best_iteration + 1, round(model.best_score, 3)
+    (True, 0.139)
+    >>> model.predict(X[:3]).round(3)
+    array([0.13 , 0.207, 1.695])
     """
 
     def __init__(self, ensemble: Ensemble):
@@ -195,15 +213,63 @@ class GBDTModel:
             raise ValueError(f"X has {n_columns} features but the model was trained on {self.n_features}")
 
     def predict_raw(self, X, n_threads: int = 0) -> np.ndarray:
-        """Margins: (n_rows,) for one output, (n_rows, n_classes) for softmax."""
+        """The raw margins: before the objective's link (log-odds for logistic).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, pyarrow.Table, scipy.sparse matrix or Dataset
+            The rows to predict, as for `predict`.
+        n_threads : int, default 0
+            Threads; 0 uses every available core.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_rows,)`` for one output, ``(n_rows, n_classes)`` for softmax.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> model = bst.GBDTModel.train(
+        ...     bst.Dataset(X, X[:, 0] > 0),
+        ...     bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic()))
+        >>> margin = model.predict_raw(X[:2])
+        >>> np.allclose(1 / (1 + np.exp(-margin)), model.predict(X[:2]))
+        True
+        """
         margins = self.ensemble.predict_margins(self._features(X), effective_n_threads(n_threads))
         return margins[:, 0] if margins.shape[1] == 1 else margins
 
     def predict(self, X, n_threads: int = 0) -> np.ndarray:
-        """Values for squared error, P(y=1) for logistic, class probabilities
-        (n_rows, n_classes) for softmax. X: array, pandas frame, scipy.sparse CSR/CSC matrix
-        (never densified; a stored or implicit zero is 0) or Dataset; NaN = missing.
-        A frame's columns are matched to the model's feature names (any order)."""
+        """Predictions: values (squared error), P(y=1) (logistic) or class probabilities.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, pyarrow.Table, scipy.sparse matrix or Dataset
+            The rows to predict, with the training features; NaN is missing. A frame's
+            columns (or a named Dataset's) are matched to the model's feature names in any
+            order, missing or extra columns raise ValueError naming them; an array's are
+            taken by position. Categorical features are coded with the model's categories
+            by value. A scipy.sparse CSR/CSC matrix is never densified (a stored or
+            implicit zero is 0).
+        n_threads : int, default 0
+            Threads; 0 uses every available core. The result does not depend on it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_rows,)``; ``(n_rows, n_classes)`` for softmax.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+        >>> model = bst.GBDTModel.train(bst.Dataset(df, 2 * df["a"]), bst.GBDTConfig(n_estimators=5))
+        >>> p = model.predict(df)
+        >>> p.shape, np.array_equal(model.predict(df[["b", "a"]]), p)  # matched by name
+        ((200,), True)
+        """
         return self.ensemble.predict(self._features(X), effective_n_threads(n_threads))
 
     # -- inspection ----------------------------------------------------------------------
@@ -403,21 +469,95 @@ class GBDTModel:
     # -- persistence -------------------------------------------------------------------------
 
     def to_bytes(self) -> bytes:
-        """The model as .npz bytes (tree arrays + a JSON header); no pickle involved."""
+        """The model as .npz bytes (tree arrays + a JSON header); no pickle involved.
+
+        Returns
+        -------
+        bytes
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> copy = bst.GBDTModel.from_bytes(model.to_bytes())
+        >>> np.array_equal(copy.predict(X), model.predict(X))
+        True
+        """
         return npz_format.to_bytes(self.ensemble)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "GBDTModel":
-        """A model from `to_bytes` output; every array is checked, and anything else raises
-        ValueError("not a valid boosters model: ...")."""
+        """A model from `to_bytes` output.
+
+        Every array is checked before a tree is used; anything that is not a valid model
+        raises ``ValueError("not a valid boosters model: ...")``.
+
+        Parameters
+        ----------
+        data : bytes
+            What `to_bytes` returned.
+
+        Returns
+        -------
+        GBDTModel
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> bst.GBDTModel.from_bytes(model.to_bytes()).n_trees
+        5
+        >>> bst.GBDTModel.from_bytes(b"junk")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a valid boosters model: ...
+        """
         return cls(npz_format.from_bytes(data))
 
     def save(self, path) -> None:
+        """Write the model to a file (the `to_bytes` format).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+        >>> model.save(path)
+        >>> np.array_equal(bst.GBDTModel.load(path).predict(X), model.predict(X))
+        True
+        """
         with open(path, "wb") as f:
             f.write(self.to_bytes())
 
     @classmethod
     def load(cls, path) -> "GBDTModel":
+        """Read a model written by `save`, checked as `from_bytes` checks it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to read.
+
+        Returns
+        -------
+        GBDTModel
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+        >>> model.save(path)
+        >>> bst.GBDTModel.load(path)
+        GBDTModel(Objective.squared(), n_trees=5, n_features=3, best_iteration=4)
+        """
         with open(path, "rb") as f:
             return cls.from_bytes(f.read())
 

@@ -28,7 +28,19 @@ def config_dict() -> dict:
 
 
 def show_config() -> None:
-    """Print version, compiler flags, OpenMP on/off and the thread count n_threads=0 uses."""
+    """Print how this installation was built and what it will use.
+
+    The version, Python and platform, the compiler and its flags, whether OpenMP is on,
+    and the thread count ``n_threads=0`` uses (``OMP_NUM_THREADS``, the CPU affinity mask
+    and container CPU quotas are respected). Worth pasting into a bug report.
+
+    Examples
+    --------
+    >>> bst.show_config()  # doctest: +ELLIPSIS
+    boosters build and runtime configuration
+      version           : ...
+      threads_in_effect : ...
+    """
     info = config_dict()
     width = max(len(k) for k in info)
     print("boosters build and runtime configuration")

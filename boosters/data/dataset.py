@@ -18,37 +18,76 @@ from boosters.data.validation import as_feature_matrix, as_vector
 
 
 class Dataset:
-    """Training or evaluation data.
+    """Training or evaluation data: features, labels and weights, checked once.
 
-    `X`: any 2-D numeric array (float32/float64/int/bool, C or Fortran order), a pandas or
-    polars DataFrame or a pyarrow Table; NaN (None, null, pd.NA) means missing. An array is
-    referenced, not copied, when it is already float32/float64, and never modified.
-    scipy.sparse CSR/CSC matrices (and pandas frames with sparse columns) are kept sparse
-    and never densified: a stored or implicit zero is the value 0, NaN is missing (see
-    `boosters.data.sparse`); their features are numeric (no categorical features).
+    Nothing passed in is modified. Training bins ``X`` once per binning setting and keeps
+    the bins (`binned`), so a Dataset reused for several trainings is binned once. ``X``
+    and the weights are referenced, not copied, so the caller may change them in place
+    afterwards: the cached bins are kept only while a fingerprint of their contents (a
+    CRC-32 per 4 MiB, a few GB/s) is unchanged, and are rebuilt otherwise.
 
-    `categorical_features`: the categorical features, as indices or names, or "auto" (the
-    default for a frame: its pandas `category`, Arrow dictionary and polars
-    `Categorical`/`Enum` columns); None (the default for an array) for none. Raw values
-    (strings, integers, categories) are mapped to codes 0..k-1 (`X` then holds the codes,
-    NaN for missing) and `categories[f]` keeps the values in code order; a numeric column
-    is taken as the codes themselves (`categories[f]` None), integers in
-    [0, MAX_CATEGORIES). `boosters.data.categories` documents the order of the codes.
+    Parameters
+    ----------
+    X : array-like, DataFrame, pyarrow.Table or scipy.sparse matrix
+        The features, ``(n_rows, n_features)``; NaN (None, null, ``pd.NA``) is missing.
+        Any 2-D numeric array (float32/float64/int/bool, C or Fortran order; referenced,
+        not copied, when already float32/float64); a pandas or polars DataFrame or a
+        pyarrow Table, read column by column; a scipy.sparse CSR/CSC matrix (or a pandas
+        frame with sparse columns), kept sparse and never densified: a stored or implicit
+        zero is the value 0, and its features are numeric.
+    y : array-like, optional
+        One finite label per row (needed to train).
+    weights : array-like, optional
+        One finite, non-negative weight per row, not all zero.
+    feature_names : sequence of str, optional
+        One unique name per feature; a frame's column names by default.
+    categorical_features : "auto", list of int or str, optional
+        The categorical features, as indices or names; "auto" (the default for a frame)
+        takes its pandas ``category``, Arrow dictionary and polars ``Categorical``/``Enum``
+        columns; None (the default for an array) or ``[]`` for none. Raw values (strings,
+        integers, categories) are mapped to codes 0..k-1 (`X` then holds the codes, NaN
+        for missing) and ``categories[f]`` keeps the values in code order; a numeric column
+        is taken as the codes themselves (``categories[f]`` None), integers in
+        [0, 65534).
+    group : array-like of int, optional
+        For ranking: the sizes of consecutive query groups (positive integers summing to
+        the number of rows), as LightGBM's ``group``. At most one of `group` and `qid`.
+    qid : array-like, optional
+        For ranking: one query id per row, each query's rows contiguous, as XGBoost's
+        ``qid``.
 
-    `y`: one label per row (finite). `weights`: one non-negative finite weight per row,
-    not all zero.
+    Attributes
+    ----------
+    X : numpy.ndarray or scipy.sparse matrix
+        The features as trained on (categorical columns as codes).
+    y, weights : numpy.ndarray or None
+        As given, as float arrays.
+    feature_names : list of str or None
+        The feature names.
+    categorical_features : list of int
+        The sorted indices of the categorical features.
+    categories : dict
+        Categorical feature index -> its raw values in code order (None: given as codes).
+    group_boundaries : numpy.ndarray or None
+        With query groups: their row boundaries (int64, n_groups + 1; group q is rows
+        ``group_boundaries[q]:group_boundaries[q + 1]``); None without groups.
 
-    `group` or `qid` (at most one) makes the rows query groups, for ranking: `group`
-    the sizes of consecutive groups (positive integers summing to the number of rows,
-    LightGBM's `group`), `qid` one query id per row, each query's rows contiguous
-    (XGBoost's `qid`). `group_boundaries` then holds the groups' row boundaries (int64,
-    n_groups + 1; group q is rows boundaries[q]:boundaries[q + 1]); None without groups.
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> bst.Dataset(X, X[:, 0] > 0)
+    Dataset(100 rows, 3 features, dtype=float64, labels)
 
-    Training bins X once per binning setting and keeps the bins (`binned`), so a
-    Dataset reused for several trainings is binned once. X and the weights are
-    referenced, not copied, so the caller may change them in place afterwards: the cached
-    bins are kept only while a fingerprint of their contents (a CRC-32 per 4 MiB, a few
-    GB/s) is unchanged, and are rebuilt otherwise.
+    A frame's category columns are categorical features:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"size": [1.5, 2.0, None, 3.1],
+    ...                    "city": pd.Categorical(["Oslo", "Rome", "Oslo", None])})
+    >>> data = bst.Dataset(df, y=[1.0, 2.0, 3.0, 4.0])
+    >>> data.feature_names, data.categorical_features, list(data.categories[1])
+    (['size', 'city'], [1], ['Oslo', 'Rome'])
+    >>> data.X[:, 1]  # the codes, NaN for missing
+    array([ 0.,  1.,  0., nan])
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None,
@@ -106,10 +145,39 @@ class Dataset:
 
     def binned(self, max_bins: int = 256, seed: int = 42, bundling: bool = True,
                n_threads: int = 0) -> tuple[BinMapper, BinnedMatrix]:
-        """X in bins: the BinMapper (edges from a row sample drawn with `seed`, at most
-        `max_bins` bins per feature, bin 0 for missing) and the BinnedMatrix, with mutually
-        exclusive sparse features sharing columns when `bundling`. Cached per setting and
-        rebuilt when X or the weights changed since (see the class notes)."""
+        """X in bins, as a training with these settings bins it.
+
+        Cached per setting, and rebuilt when X or the weights changed since (see the
+        class notes).
+
+        Parameters
+        ----------
+        max_bins : int, default 256
+            At most this many bins per feature, bin 0 (missing) included.
+        seed : int, default 42
+            Seeds the row sample the bin edges come from.
+        bundling : bool, default True
+            Mutually exclusive sparse features share columns.
+        n_threads : int, default 0
+            Threads; 0 uses every available core.
+
+        Returns
+        -------
+        mapper : boosters.data.binning.BinMapper
+            The bin edges per feature (``mapper.n_bins``: bins per feature).
+        binned : boosters.data.binned.BinnedMatrix
+            The bins of every row.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(1000, 2))
+        >>> data = bst.Dataset(X)
+        >>> mapper, binned = data.binned(max_bins=16)
+        >>> mapper.n_bins, binned.n_rows
+        (array([16, 16], dtype=int32), 1000)
+        >>> data.binned(max_bins=16)[1] is binned  # cached
+        True
+        """
         if not isinstance(bundling, bool):
             raise TypeError(f"bundling must be True or False, got {bundling!r}")
         n_threads = effective_n_threads(n_threads)
@@ -145,14 +213,17 @@ class Dataset:
 
     @property
     def n_rows(self) -> int:
+        """The number of rows."""
         return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
+        """The number of features."""
         return self.X.shape[1]
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(n_rows, n_features)."""
         return self.X.shape
 
     @property
@@ -175,6 +246,7 @@ class Dataset:
 
     @property
     def has_labels(self) -> bool:
+        """Whether labels (`y`) were given."""
         return self.y is not None
 
     def __repr__(self):
