@@ -34,36 +34,13 @@ numpydoc_attributes_as_param_list = False
 # error): a docstring with a summary line, every parameter documented, none that does not
 # exist. tests/test_docstrings.py checks more (Examples, Returns) and runs the examples.
 numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02"}
-# ---- At merge (issue 12) --------------------------------------------------------------
-# Docstrings other branches bring (sklearn: frames; train: callbacks; feature_importance:
-# explainplot). tests/test_docstrings.py fails for an entry once its docstring passes:
-# then delete the entry.
-DOCSTRINGS_FROM_OTHER_BRANCHES = [
-    "boosters.GBDTModel.train",
-    "boosters.GBDTModel.feature_importance",
-    "boosters.sklearn.GBDTRegressor",
-    "boosters.sklearn.GBDTRegressor.fit",
-    "boosters.sklearn.GBDTRegressor.predict",
-    "boosters.sklearn.GBDTRegressor.config",
-    "boosters.sklearn.GBDTClassifier",
-    "boosters.sklearn.GBDTClassifier.fit",
-    "boosters.sklearn.GBDTClassifier.predict",
-    "boosters.sklearn.GBDTClassifier.predict_proba",
-    "boosters.sklearn.GBDTClassifier.decision_function",
-    "boosters.sklearn.GBDTClassifier.config",
-]
-# Public modules other branches add. tests/test_docstrings.py fails once one of them
-# imports: then move it to PUBLIC_MODULES and give it a section in api.rst.
-MODULES_FROM_OTHER_BRANCHES = ["boosters.callbacks", "boosters.plotting"]
-# -----------------------------------------------------------------------------------------
 # The public modules: api.rst documents every public name of each (tests/test_docstrings.py
 # checks that, and the docstrings).
-PUBLIC_MODULES = ["boosters", "boosters.sklearn"]
+PUBLIC_MODULES = ["boosters", "boosters.sklearn", "boosters.callbacks", "boosters.plotting"]
 
 numpydoc_validation_exclude = {
     r"\.__init__$",  # documented in the class docstring
     r"\.GrowthStrategy$", r"\.ImportanceType$",  # enums: no constructor to document
-    *(name.replace(".", r"\.") + "$" for name in DOCSTRINGS_FROM_OTHER_BRANCHES),
 }
 
 sphinx_gallery_conf = {

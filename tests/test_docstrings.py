@@ -23,7 +23,6 @@ import boosters as bst
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 CONF = runpy.run_path(str(DOCS / "conf.py"))
 PUBLIC_MODULES = CONF["PUBLIC_MODULES"]
-FROM_OTHER_BRANCHES = set(CONF["DOCSTRINGS_FROM_OTHER_BRANCHES"])
 
 # numpydoc's checks (numpydoc.readthedocs.io, "Validation"): GL08 no docstring, SS01 no
 # summary, PR01 a parameter not documented, PR02 a documented parameter that does not
@@ -43,8 +42,9 @@ def module_public_names(module_name: str) -> list[str]:
     """The module's __all__ (less dunders), else the classes and functions it defines
     whose names do not start with an underscore."""
     module = importlib.import_module(module_name)
-    if hasattr(module, "__all__"):
-        return [name for name in module.__all__ if not name.startswith("__")]
+    if hasattr(module, "__all__"):  # less submodules (boosters.callbacks has its own section)
+        return [name for name in module.__all__
+                if not name.startswith("__") and not inspect.ismodule(getattr(module, name))]
     return [name for name, obj in vars(module).items()
             if not name.startswith("_") and (inspect.isclass(obj) or inspect.isfunction(obj))
             and obj.__module__ == module_name]
@@ -114,28 +114,10 @@ def test_public_names_are_found():
             "boosters.show_config", "boosters.sklearn.GBDTClassifier.predict_proba"} <= names
 
 
-@pytest.mark.parametrize("qualified, kind", [p for p in PUBLIC if p[0] not in FROM_OTHER_BRANCHES],
-                         ids=[p[0] for p in PUBLIC if p[0] not in FROM_OTHER_BRANCHES])
+@pytest.mark.parametrize("qualified, kind", PUBLIC, ids=[p[0] for p in PUBLIC])
 def test_docstring(qualified, kind):
     errors = failed_checks(qualified, kind)
     assert not errors, f"{qualified}:\n" + "\n".join(errors)
-
-
-@pytest.mark.parametrize("qualified", sorted(FROM_OTHER_BRANCHES))
-def test_docstrings_other_branches_bring(qualified):
-    """The names docs/conf.py lists as coming from other branches still need their
-    docstrings; this fails once one has it (or is gone), so the list gets shorter."""
-    kinds = dict(PUBLIC)
-    assert qualified in kinds, f"{qualified} is no longer public: delete it from docs/conf.py"
-    assert failed_checks(qualified, kinds[qualified]), (
-        f"{qualified} has its docstring now: delete it from DOCSTRINGS_FROM_OTHER_BRANCHES in docs/conf.py")
-
-
-@pytest.mark.parametrize("module_name", CONF["MODULES_FROM_OTHER_BRANCHES"])
-def test_modules_other_branches_bring(module_name):
-    assert importlib.util.find_spec(module_name) is None, (
-        f"{module_name} exists now: move it from MODULES_FROM_OTHER_BRANCHES to PUBLIC_MODULES in "
-        "docs/conf.py and give it a section in docs/api.rst")
 
 
 def doctests():
