@@ -17,6 +17,7 @@ from boosters import callbacks
 from boosters._lib.show_config import show_config
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
+from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "GBDTConfig",
     "GBDTModel",
     "GrowthStrategy",
+    "ImportanceType",
     "Metric",
     "Objective",
     "show_config",

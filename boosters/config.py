@@ -21,14 +21,23 @@ class GrowthStrategy(enum.Enum):
     Leafwise = "leafwise"
 
 
+_OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise")
+
+
 class Objective:
-    """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`."""
+    """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
+    and for ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`."""
 
-    __slots__ = ("name", "n_classes")
+    __slots__ = ("name", "n_classes", "ndcg_at")
 
-    def __init__(self, name: str, n_classes: int | None = None):
-        if name not in ("squared", "logistic", "softmax"):
-            raise ValueError(f"objective must be 'squared', 'logistic' or 'softmax', got {name!r}")
+    def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None):
+        if name not in _OBJECTIVE_NAMES:
+            raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
+        if name == "lambdarank":
+            ndcg_at = _require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
+        elif ndcg_at is not None:
+            raise ValueError(f"ndcg_at only applies to lambdarank, not {name}")
+        self.ndcg_at = ndcg_at
         if name == "softmax":
             if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
                 raise TypeError(f"n_classes must be an int >= 2, got {type(n_classes).__name__} {n_classes!r}")
@@ -55,18 +64,93 @@ class Objective:
         """Multiclass classification with labels 0..n_classes-1, one tree per class per round."""
         return Objective("softmax", n_classes)
 
+    @staticmethod
+    def lambdarank(ndcg_at: int = 10) -> "Objective":
+        """Learning to rank: LambdaRank optimising NDCG@`ndcg_at`, as LightGBM's `lambdarank`.
+
+        Needs query groups (``Dataset(..., group=sizes)`` or ``qid=ids``) and integer
+        relevance labels 0..30 (gain 2^label - 1). Each pair of rows of a query with
+        different labels, one of them among the top `ndcg_at` by the current scores,
+        pushes the better one up by sigmoid(score gap) times the NDCG change of swapping
+        them (normalised by the query's ideal DCG and by the score gap, as LightGBM's
+        ``lambdarank_norm``). Starts from margin 0; predictions are the raw scores.
+
+        Parameters
+        ----------
+        ndcg_at : int, default 10
+            Truncation: only pairs with a row among the current top `ndcg_at` count
+            (LightGBM's ``lambdarank_truncation_level``).
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> y = np.clip(np.round(X[:, 0] + 1), 0, 3)
+        >>> data = bst.Dataset(X, y, group=[20] * 10)
+        >>> config = bst.GBDTConfig(objective=bst.Objective.lambdarank(ndcg_at=5), n_estimators=10)
+        >>> model = bst.GBDTModel.train(data, config)
+        >>> bst.Objective.lambdarank(ndcg_at=5)
+        Objective.lambdarank(ndcg_at=5)
+        """
+        return Objective("lambdarank", ndcg_at=ndcg_at)
+
+    @staticmethod
+    def pairwise() -> "Objective":
+        """Learning to rank with the pairwise logistic loss (RankNet), over every pair of
+        rows of a query with different labels.
+
+        Each such pair (i more relevant than j) adds log(1 + exp(-(s_i - s_j))) to the
+        loss: unlike lambdarank, all pairs weigh the same, wherever they are ranked. Needs
+        query groups; labels are any numbers (only their order within a query matters).
+        Starts from margin 0; predictions are the raw scores. The validation metric
+        defaults to NDCG@10.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(100, 2))
+        >>> data = bst.Dataset(X, (X[:, 0] > 0).astype(float), group=[10] * 10)
+        >>> config = bst.GBDTConfig(objective=bst.Objective.pairwise(), n_estimators=5)
+        >>> scores = bst.GBDTModel.train(data, config).predict(X)
+        >>> bool(scores[X[:, 0] > 0].mean() > scores[X[:, 0] <= 0].mean())
+        True
+        """
+        return Objective("pairwise")
+
     @property
     def n_outputs(self) -> int:
         return self.n_classes if self.name == "softmax" else 1
 
+    @property
+    def needs_groups(self) -> bool:
+        """The objective ranks rows within query groups (the Dataset must have groups)."""
+        return self.name in ("lambdarank", "pairwise")
+
     def __eq__(self, other):
-        return isinstance(other, Objective) and (self.name, self.n_classes) == (other.name, other.n_classes)
+        return isinstance(other, Objective) and \
+            (self.name, self.n_classes, self.ndcg_at) == (other.name, other.n_classes, other.ndcg_at)
 
     def __hash__(self):
-        return hash((self.name, self.n_classes))
+        return hash((self.name, self.n_classes, self.ndcg_at))
 
     def __repr__(self):
-        return f"Objective.softmax({self.n_classes})" if self.name == "softmax" else f"Objective.{self.name}()"
+        if self.name == "softmax":
+            return f"Objective.softmax({self.n_classes})"
+        if self.name == "lambdarank":
+            return f"Objective.lambdarank(ndcg_at={self.ndcg_at})"
+        return f"Objective.{self.name}()"
 
 
 # metric name -> objectives it can score
@@ -78,20 +162,34 @@ _METRIC_OBJECTIVES = {
     "accuracy": ("logistic", "softmax"),
     "multiclass_logloss": ("softmax",),
     "multiclass_accuracy": ("softmax",),
+    # ranking metrics order each query's rows by any single score
+    "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
+    "map": ("lambdarank", "pairwise", "squared", "logistic"),
 }
+_RANKING_METRICS = ("ndcg", "map")
 
 
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
-    `.multiclass_logloss()`, `.multiclass_accuracy()`. `logloss` and `accuracy` also
-    score softmax models."""
+    `.multiclass_logloss()`, `.multiclass_accuracy()`, and for query groups `.ndcg(k)`,
+    `.map(k)`. `logloss` and `accuracy` also score softmax models."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "k")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, k: int | None = None):
+        if isinstance(name, str) and "@" in name and k is None:  # "ndcg@10", as LightGBM names it
+            name, _, k_text = name.partition("@")
+            if not k_text.isdigit():
+                raise ValueError(f"metric {name}@k needs an integer k, got {k_text!r}")
+            k = int(k_text)
         if name not in _METRIC_OBJECTIVES:
             raise ValueError(f"metric must be one of {sorted(_METRIC_OBJECTIVES)}, got {name!r}")
+        if name in _RANKING_METRICS:
+            k = _require_int("k", 10 if k is None else k, 1)
+        elif k is not None:
+            raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
         self.name = name
+        self.k = k
 
     @staticmethod
     def rmse() -> "Metric":
@@ -126,26 +224,93 @@ class Metric:
     def multiclass_accuracy() -> "Metric":
         return Metric("multiclass_accuracy")
 
+    @staticmethod
+    def ndcg(k: int = 10) -> "Metric":
+        """Mean NDCG@k over the query groups, as LightGBM's ``ndcg`` (gain 2^label - 1).
+
+        Rows of each query are ordered by score (ties keep the row order); a query's DCG@k
+        sums gain / log2(2 + position) over its top k, divided by the best possible
+        DCG@k. A query with no relevant row (ideal DCG 0) counts as 1. With weights, a
+        query weighs the mean weight of its rows. Needs query groups.
+
+        Parameters
+        ----------
+        k : int, default 10
+            How many top positions of each query count.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> bst.Metric.ndcg(5)
+        Metric.ndcg(5)
+        >>> bst.Metric.ndcg(5).label
+        'ndcg@5'
+        """
+        return Metric("ndcg", k)
+
+    @staticmethod
+    def map(k: int = 10) -> "Metric":
+        """Mean average precision at k over the query groups, as LightGBM's ``map``.
+
+        A row is relevant when its label is > 0.5. A query's AP@k sums precision@i over
+        the positions i <= k holding a relevant row, divided by min(k, relevant rows of
+        the query); a query with no relevant row counts as 1. Needs query groups.
+
+        Parameters
+        ----------
+        k : int, default 10
+            How many top positions of each query count.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> bst.Metric.map(3)
+        Metric.map(3)
+        """
+        return Metric("map", k)
+
+    @property
+    def label(self) -> str:
+        """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name)."""
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+    @property
+    def needs_groups(self) -> bool:
+        """The metric scores the rows of each query group (the Dataset must have groups)."""
+        return self.name in _RANKING_METRICS
+
     @property
     def higher_is_better(self) -> bool:
-        return self.name in ("auc", "accuracy", "multiclass_accuracy")
+        return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map")
 
     def supports(self, objective: Objective) -> bool:
         return objective.name in _METRIC_OBJECTIVES[self.name]
 
     @staticmethod
     def default_for(objective: Objective) -> "Metric":
+        if objective.name == "lambdarank":
+            return Metric("ndcg", objective.ndcg_at)
+        if objective.name == "pairwise":
+            return Metric("ndcg", 10)
         return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
                 "softmax": Metric("multiclass_logloss")}[objective.name]
 
     def __eq__(self, other):
-        return isinstance(other, Metric) and self.name == other.name
+        return isinstance(other, Metric) and (self.name, self.k) == (other.name, other.k)
 
     def __hash__(self):
-        return hash(self.name)
+        return hash((self.name, self.k))
 
     def __repr__(self):
-        return f"Metric.{self.name}()"
+        return f"Metric.{self.name}({'' if self.k is None else self.k})"
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")

@@ -14,7 +14,9 @@ from boosters.data.categories import frame_codes, recode
 from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
 from boosters.data.validation import as_feature_matrix, column_names, match_columns
-from boosters.explain.importance import feature_importance
+from boosters.explain import shap as _shap
+from boosters.explain.importance import ImportanceType, feature_importance
+from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import npz_format
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, Tree
@@ -206,9 +208,197 @@ class GBDTModel:
 
     # -- inspection ----------------------------------------------------------------------
 
-    def feature_importance(self, importance_type: str = "split") -> np.ndarray:
-        """Per feature: number of splits ("split") or total split gain ("gain")."""
-        return feature_importance(self.forest, self.n_features, importance_type)
+    def feature_importance(self, importance_type: ImportanceType | str = "split", normalize: bool = False) -> np.ndarray:
+        """Per feature, how much the trees use it.
+
+        Parameters
+        ----------
+        importance_type : ImportanceType or str, default "split"
+            ``"split"`` (number of splits on the feature), ``"gain"`` (their total gain),
+            ``"cover"`` (their total cover, the hessian sum reaching them),
+            ``"average_gain"`` or ``"average_cover"`` (per split); see `ImportanceType`.
+        normalize : bool, default False
+            Scale to sum 1 (as scikit-learn's ``feature_importances_``).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, shape (n_features,); 0 for a feature never split on.
+
+        Examples
+        --------
+        >>> import numpy as np, boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3)); y = 2 * X[:, 0] + X[:, 1]
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5, max_depth=2))
+        >>> model.feature_importance("split")
+        array([10.,  5.,  0.])
+        >>> model.feature_importance(bst.ImportanceType.AverageCover).round(1)
+        array([145.8, 108.4,   0. ])
+        """
+        return feature_importance(self.forest, self.n_features, importance_type, normalize)
+
+    def predict_leaf(self, X, n_threads: int = 0) -> np.ndarray:
+        """The leaf each row reaches in every tree (LightGBM's ``pred_leaf``).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, scipy.sparse matrix or Dataset
+            As for `predict`; NaN means missing.
+        n_threads : int, default 0
+            Threads to use (0: all available cores).
+
+        Returns
+        -------
+        numpy.ndarray
+            int32, shape (n_rows, n_trees): the leaf's node index within its tree
+            (``model.trees[t].value[leaf]`` is its value; the ``node_index`` of
+            `trees_to_dataframe`). Trees are in boosting order (for softmax: round by
+            round, one tree per class).
+
+        Examples
+        --------
+        >>> import numpy as np, boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3)); y = 2 * X[:, 0] + X[:, 1]
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3, max_depth=2))
+        >>> leaves = model.predict_leaf(X[:2])
+        >>> leaves
+        array([[5, 5, 4],
+               [5, 5, 4]], dtype=int32)
+        >>> margin = model.forest.base_scores[0] + sum(t.value[leaves[:, i]] for i, t in enumerate(model.trees))
+        >>> bool(np.allclose(margin, model.predict_raw(X[:2])))
+        True
+        """
+        return self.forest.predict_leaves(self._features(X), effective_n_threads(n_threads))
+
+    def trees_to_dataframe(self):
+        """Every node of every tree as a pandas DataFrame, one row per node.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: ``tree_index``, ``node_index`` (within the tree, as `predict_leaf`),
+            ``node_depth`` (root 0), ``parent_index``, ``left_child``, ``right_child``
+            (nullable ints: missing at the root / at leaves), ``split_feature`` (the
+            feature's name, ``"f<i>"`` without names; None at leaves), ``split_gain``,
+            ``threshold`` (a numeric split sends ``x <= threshold`` left; NaN at leaves and
+            categorical splits), ``decision_type`` (``"<="``, or ``"in"`` for a
+            categorical split), ``categories`` (the category values a categorical split
+            sends left, their codes for a model trained on codes), ``missing_direction``
+            (``"left"`` or ``"right"``), ``value`` (the node's output; the prediction at
+            leaves), ``cover`` (hessian sum) and ``count`` (training rows).
+
+        Examples
+        --------
+        >>> import numpy as np, boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 2)); y = 2 * X[:, 0] + X[:, 1]
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y, feature_names=["a", "b"]),
+        ...                             bst.GBDTConfig(n_estimators=2, max_depth=1))
+        >>> df = model.trees_to_dataframe()
+        >>> len(df)  # two trees of one split and two leaves
+        6
+        >>> df[["tree_index", "node_index", "left_child", "right_child", "node_depth", "count"]]
+           tree_index  node_index  left_child  right_child  node_depth  count
+        0           0           0           1            2           0    200
+        1           0           1        <NA>         <NA>           1    106
+        2           0           2        <NA>         <NA>           1     94
+        3           1           0           1            2           0    200
+        4           1           1        <NA>         <NA>           1    153
+        5           1           2        <NA>         <NA>           1     47
+        >>> df["value"].iloc[[1, 2, 4, 5]].round(2).tolist()  # leaf values
+        [-0.45, 0.51, -0.21, 0.66]
+        >>> df.loc[0, ["split_feature", "decision_type", "missing_direction"]].tolist()
+        ['a', '<=', 'left']
+        """
+        return trees_to_dataframe(self.trees, self.feature_names, self.categories)
+
+    # -- SHAP values -------------------------------------------------------------------------
+
+    def shap_values(self, X, n_threads: int = 0) -> np.ndarray:
+        """Exact SHAP values (path-dependent TreeSHAP): each feature's contribution to each
+        row's raw margin.
+
+        Computed from the trees alone, with the node covers (hessian sums of the training
+        rows) as the distribution of the features, like XGBoost's ``pred_contribs`` and
+        LightGBM's ``pred_contrib``. Missing values follow each split's default direction
+        and categorical features their split's category set, exactly as in prediction.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, scipy.sparse matrix or Dataset
+            The rows to explain, as for `predict` (frame columns matched by name).
+        n_threads : int, default 0
+            Threads (0 = all available cores); the result does not depend on it.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, ``(n_rows, n_features + 1)``, or ``(n_rows, n_classes, n_features + 1)``
+            for softmax: the contributions of the features, then (last column) the bias,
+            the model's expected margin. A row sums to its `predict_raw` margin.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> y = 2 * X[:, 0] + X[:, 1] * X[:, 2]
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, max_depth=3))
+        >>> phi = model.shap_values(X[:2])
+        >>> phi.shape
+        (2, 4)
+        >>> bool(np.allclose(phi.sum(axis=1), model.predict_raw(X[:2])))
+        True
+        """
+        values = _shap.shap_values(self.forest, self._features(X), effective_n_threads(n_threads))
+        return values[:, 0] if values.shape[1] == 1 else values
+
+    def shap_interaction_values(self, X, n_threads: int = 0) -> np.ndarray:
+        """Exact SHAP interaction values (path-dependent TreeSHAP): each pair of features'
+        joint contribution to each row's raw margin.
+
+        Laid out as XGBoost's ``pred_interactions``: entry ``[i, j]`` (i != j) is half of
+        the interaction effect of features i and j (the matrix is symmetric), ``[i, i]`` the
+        main effect of feature i, ``[n_features, n_features]`` the bias (expected margin),
+        and the rest of the last row and column 0. Summing over the last axis gives
+        `shap_values`; summing everything gives the margin. The cost grows with the number
+        of distinct features per tree: about 2 x that many times `shap_values`.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, scipy.sparse matrix or Dataset
+            The rows to explain, as for `predict` (frame columns matched by name).
+        n_threads : int, default 0
+            Threads (0 = all available cores); the result does not depend on it.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, ``(n_rows, n_features + 1, n_features + 1)``, or
+            ``(n_rows, n_classes, n_features + 1, n_features + 1)`` for softmax.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> y = X[:, 1] * X[:, 2]
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, max_depth=3))
+        >>> inter = model.shap_interaction_values(X[:2])
+        >>> inter.shape
+        (2, 4, 4)
+        >>> bool(np.allclose(inter.sum(axis=2), model.shap_values(X[:2])))
+        True
+        >>> bool(np.allclose(inter, inter.transpose(0, 2, 1)))
+        True
+        """
+        values = _shap.shap_interaction_values(self.forest, self._features(X),
+                                               effective_n_threads(n_threads))
+        return values[:, 0] if values.shape[1] == 1 else values
 
     # -- persistence -------------------------------------------------------------------------
 

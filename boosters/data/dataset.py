@@ -12,6 +12,7 @@ from boosters.data.sparse_binning import bin_sparse, fit_sparse
 from boosters.data.fingerprint import fingerprint
 from boosters.data.categories import categorical_indices, check_codes, feature_label, learn_frame
 from boosters.data.frames import as_frame
+from boosters.data.groups import query_boundaries
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
 from boosters.data.validation import as_feature_matrix, as_vector
 
@@ -37,6 +38,12 @@ class Dataset:
     `y`: one label per row (finite). `weights`: one non-negative finite weight per row,
     not all zero.
 
+    `group` or `qid` (at most one) makes the rows query groups, for ranking: `group`
+    the sizes of consecutive groups (positive integers summing to the number of rows,
+    LightGBM's `group`), `qid` one query id per row, each query's rows contiguous
+    (XGBoost's `qid`). `group_boundaries` then holds the groups' row boundaries (int64,
+    n_groups + 1; group q is rows boundaries[q]:boundaries[q + 1]); None without groups.
+
     Training bins X once per binning setting and keeps the bins (`binned`), so a
     Dataset reused for several trainings is binned once. X and the weights are
     referenced, not copied, so the caller may change them in place afterwards: the cached
@@ -44,7 +51,8 @@ class Dataset:
     GB/s) is unchanged, and are rebuilt otherwise.
     """
 
-    def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None):
+    def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None,
+                 group=None, qid=None):
         sparse_columns = has_sparse_columns(X)
         frame = None if is_sparse(X) or sparse_columns else as_frame(X)
         if is_sparse(X):
@@ -92,6 +100,7 @@ class Dataset:
             if not np.any(w > 0):
                 raise ValueError("weights must not all be zero")
             self.weights = w
+        self.group_boundaries = query_boundaries(group, qid, n_rows)
         self._binned_cache: dict = {}  # (max_bins, seed, bundling) -> (BinMapper, BinnedMatrix)
         self._binned_from = None        # fingerprints of X and weights the cache was built from
 
@@ -147,6 +156,24 @@ class Dataset:
         return self.X.shape
 
     @property
+    def n_groups(self) -> int | None:
+        """The number of query groups (None without groups).
+
+        Returns
+        -------
+        int or None
+            ``len(group_boundaries) - 1``, or None when the Dataset has no groups.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> bst.Dataset(np.zeros((5, 2)), np.zeros(5), group=[2, 3]).n_groups
+        2
+        """
+        return None if self.group_boundaries is None else len(self.group_boundaries) - 1
+
+    @property
     def has_labels(self) -> bool:
         return self.y is not None
 
@@ -158,6 +185,8 @@ class Dataset:
             parts.append("labels")
         if self.weights is not None:
             parts.append("weights")
+        if self.group_boundaries is not None:
+            parts.append(f"{self.n_groups} query groups")
         if self.categorical_features:
             parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"

@@ -19,7 +19,7 @@ import zipfile
 
 import numpy as np
 
-from boosters.io.validation import (ARRAY_NAMES, FORMAT_VERSION, categories_to_json, config_to_json,
+from boosters.io.validation import (ARRAY_NAMES, FORMAT_VERSION, categories_to_json, config_to_json, objective_to_json,
                                    ensemble_from_parts)
 from boosters.model.ensemble import Ensemble
 
@@ -32,7 +32,7 @@ def to_bytes(ensemble: Ensemble) -> bytes:
     objective = ensemble.objective
     header = {
         "format_version": FORMAT_VERSION,
-        "objective": {"name": objective.name, "n_classes": objective.n_classes},
+        "objective": objective_to_json(objective),
         "n_features": ensemble.n_features,
         "feature_names": ensemble.feature_names,
         "best_iteration": ensemble.best_iteration,

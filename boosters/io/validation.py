@@ -27,8 +27,8 @@ CATEGORY_FIELDS = ("categorical_features", "categories")
 
 def config_to_json(config: GBDTConfig) -> dict:
     out = config.to_dict()
-    out["objective"] = {"name": config.objective.name, "n_classes": config.objective.n_classes}
-    out["metric"] = None if config.metric is None else config.metric.name
+    out["objective"] = objective_to_json(config.objective)
+    out["metric"] = None if config.metric is None else config.metric.label
     out["growth_strategy"] = config.growth_strategy.value
     if isinstance(config.monotone_constraints, dict):  # JSON keys are strings: keep indices apart from names
         out["monotone_constraints"] = {"by_feature": [[key, d] for key, d in config.monotone_constraints.items()]}
@@ -54,10 +54,17 @@ def config_from_json(data) -> GBDTConfig:
     return GBDTConfig(**data)
 
 
+def objective_to_json(objective: Objective) -> dict:
+    out = {"name": objective.name, "n_classes": objective.n_classes}
+    if objective.ndcg_at is not None:  # only ranking objectives have it: older files stay as they were
+        out["ndcg_at"] = objective.ndcg_at
+    return out
+
+
 def objective_from_json(data) -> Objective:
-    if not isinstance(data, dict) or set(data) != {"name", "n_classes"}:
+    if not isinstance(data, dict) or set(data) not in ({"name", "n_classes"}, {"name", "n_classes", "ndcg_at"}):
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
-    return Objective(data["name"], data["n_classes"])
+    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"))
 
 
 def categories_to_json(categories: dict) -> dict:

@@ -29,6 +29,8 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "squared": identity,
     "logistic": sigmoid,
     "softmax": softmax,
+    "lambdarank": identity,  # ranking scores
+    "pairwise": identity,
 }
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
-from boosters.model._predict import predict_forest, predict_forest_csr
+from boosters.model._predict import predict_forest, predict_forest_csr, predict_leaves, predict_leaves_csr
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES,
                                        check_categories, check_forest)
 
@@ -259,6 +259,31 @@ class Forest:
                            *_category_args(a, flat.categories))
         return out
 
+
+    def predict_leaves(self, X: np.ndarray, n_threads: int) -> np.ndarray:
+        """(n_rows, n_trees) int32: the leaf (node index within its tree) each row reaches
+        in every tree; X as for `predict_margins` (checked, dense or scipy.sparse)."""
+        n_threads = effective_n_threads(n_threads)
+        flat = self.flat()
+        _check_width(X, flat.n_features)
+        out = np.zeros((X.shape[0], self.n_trees), dtype=np.int32)
+        if self.n_trees == 0:
+            return out
+        a = flat.arrays
+        rows = max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // self.n_trees)  # blocks: Ctrl-C between them
+        trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
+                 flat.tree_offsets)
+        if _is_sparse(X):
+            _no_categories_for_sparse(flat.categories)
+            for start, indptr, indices, data in _csr_blocks(X, rows):
+                if len(indices) == 0:  # as _predict_csr: the kernel reads through the first element
+                    data, indices = np.zeros(1, dtype=data.dtype), np.zeros(1, dtype=indptr.dtype)
+                predict_leaves_csr(data, indices, indptr, *trees, out[start:start + len(indptr) - 1], n_threads)
+            return out
+        for start in range(0, X.shape[0], rows):
+            predict_leaves(X[start:start + rows], *trees, out[start:start + rows], n_threads,
+                           *_category_args(a, flat.categories))
+        return out
 
 PREDICT_BLOCK_VISITS = 1 << 24  # ~0.05-0.2 s of kernel time per block
 _MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks

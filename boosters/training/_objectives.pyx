@@ -4,8 +4,12 @@ Margins are laid out (n_outputs, n_rows); gradients (n_outputs, n_rows, 2). Samp
 weights scale both the gradient and the hessian.
 """
 
+import numpy as np
+
 from cython.parallel cimport prange
-from libc.math cimport exp
+from libc.math cimport exp, fabs, log2
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy
 
 cdef double MIN_HESSIAN = 1e-16  # keeps Newton steps finite where p(1-p) underflows
 
@@ -20,9 +24,10 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE
 
-OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX}
+OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
+              "pairwise": PAIRWISE}
 
 
 cdef class GradientKernel:
@@ -35,7 +40,9 @@ cdef class GradientKernel:
                  const double[::1] y,             # IN
                  const double[::1] w,             # IN: weights, or empty
                  float[:, :, ::1] out,            # OUT: (n_outputs, n_rows, 2) (grad, hess)
-                 int n_threads=1):
+                 int n_threads=1,
+                 groups=None,                     # IN: lambdarank's query boundaries (int64, n_groups + 1)
+                 int ndcg_at=10):                 # IN: lambdarank's truncation
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
@@ -50,6 +57,32 @@ cdef class GradientKernel:
             raise ValueError("weights must be empty or have one value per row")
         self.margins, self.y, self.w, self.out = margins, y, w, out
         self.n_threads = n_threads
+        if self.objective in (LAMBDARANK, PAIRWISE):
+            self._set_queries(objective, groups, ndcg_at)
+
+    def _set_queries(self, str objective, groups, int ndcg_at):
+        """The ranking objectives' per-query constants (the labels do not change) and scratch."""
+        if groups is None:
+            raise ValueError(f"{objective} needs query groups: Dataset(..., group=sizes) or qid=ids")
+        bounds = np.ascontiguousarray(groups, dtype=np.int64)
+        n_rows = self.y.shape[0]
+        if bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 or bounds[len(bounds) - 1] != n_rows \
+                or np.any(np.diff(bounds) <= 0):
+            raise ValueError(f"groups must be increasing query boundaries from 0 to {n_rows}")
+        self.groups = bounds
+        self.sums = np.empty((n_rows, 2))
+        if self.objective == PAIRWISE:
+            return
+        if ndcg_at < 1:
+            raise ValueError(f"ndcg_at must be >= 1, got {ndcg_at}")
+        labels = np.asarray(self.y)
+        if np.any((labels != np.floor(labels)) | (labels < 0) | (labels > MAX_LABEL)):
+            raise ValueError(f"lambdarank needs integer labels in 0..{MAX_LABEL}")
+        self.ndcg_at = ndcg_at
+        self.inverse_max_dcg = inverse_ideal_dcg(labels, bounds, ndcg_at)
+        self.discounts = 1.0 / np.log2(2.0 + np.arange(np.diff(bounds).max()))
+        self.order = np.empty(n_rows, dtype=np.int64)
+        self.order_scratch = np.empty(n_rows, dtype=np.int64)
 
     def run(self):
         with nogil:
@@ -61,6 +94,10 @@ cdef class GradientKernel:
             squared_error_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == LOGISTIC:
             logistic_rows(self.margins, self.y, wp, self.out, self.n_threads)
+        elif self.objective == LAMBDARANK:
+            lambdarank_queries(self, wp)
+        elif self.objective == PAIRWISE:
+            pairwise_queries(self, wp)
         else:
             softmax_rows(self.margins, self.y, wp, self.out, self.n_threads)
 
@@ -126,3 +163,176 @@ cdef void softmax_rows(
             p = exp(margins[k, i] - top) / total
             out[k, i, 0] = <float> (wi * (p - (1.0 if k == label else 0.0)))
             out[k, i, 1] = <float> (wi * larger(factor * p * (1.0 - p), MIN_HESSIAN))
+
+
+# -- lambdarank ---------------------------------------------------------------------------
+# LightGBM's lambdarank (Burges 2010, "From RankNet to LambdaRank to LambdaMART"), with its
+# defaults: gain 2^label - 1, discount 1/log2(2 + position), sigmoid 1, pair weights
+# |delta NDCG| / (0.01 + |score gap|) and the per-query log2(1 + S)/S normalisation.
+
+MAX_LABEL = 30  # gains 2^label - 1 stay exact in float64; LightGBM's default label_gain has 31 entries
+
+
+cdef inline double gain(double label) noexcept nogil:
+    return (<double> (<int64_t> 1 << <int> label)) - 1.0
+
+
+cdef inline double discount(Py_ssize_t position) noexcept nogil:  # position: 0-based rank
+    return 1.0 / log2(2.0 + position)
+
+
+def inverse_ideal_dcg(const double[::1] y, const int64_t[::1] groups, int k):
+    """Per query: 1 / (DCG@k of its rows in the best order), 0 when that DCG is 0."""
+    cdef Py_ssize_t n_groups = groups.shape[0] - 1
+    out = np.zeros(n_groups)
+    labels = np.asarray(y)
+    cdef Py_ssize_t q, i
+    cdef double dcg
+    for q in range(n_groups):
+        best = -np.sort(-labels[groups[q]:groups[q + 1]])[:k]
+        dcg = 0.0
+        for i in range(best.shape[0]):
+            dcg += gain(best[i]) * discount(i)
+        out[q] = 1.0 / dcg if dcg > 0.0 else 0.0
+    return out
+
+
+cdef void sort_by_score(int64_t* order, int64_t* scratch, const double* score, Py_ssize_t n) noexcept nogil:
+    """order[0:n] = 0..n-1 by score, highest first, ties in row order (a stable bottom-up
+    merge sort; the same order for any thread count)."""
+    cdef Py_ssize_t i, width = 1, lo, mid, hi, a, b
+    cdef int64_t* src = order
+    cdef int64_t* dst = scratch
+    cdef int64_t* swap
+    for i in range(n):
+        order[i] = i
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a, b, i = lo, mid, lo
+            while i < hi:  # the left run wins ties: stable
+                if b >= hi or (a < mid and score[src[a]] >= score[src[b]]):
+                    dst[i] = src[a]
+                    a += 1
+                else:
+                    dst[i] = src[b]
+                    b += 1
+                i += 1
+            lo = hi
+        swap, src, dst = src, dst, src
+        width *= 2
+    if src != order:
+        memcpy(order, src, n * sizeof(int64_t))
+
+
+cdef void lambdarank_queries(GradientKernel kernel, const double* w) noexcept nogil:
+    """Every query's lambdas, one query per thread at a time (disjoint rows and scratch)."""
+    cdef Py_ssize_t q, start, n
+    for q in prange(kernel.groups.shape[0] - 1, schedule="dynamic", num_threads=kernel.n_threads):
+        start = kernel.groups[q]
+        n = kernel.groups[q + 1] - start
+        lambdarank_query(&kernel.margins[0, start], &kernel.y[start], w + start if w != NULL else NULL,
+                         n, kernel.ndcg_at, kernel.inverse_max_dcg[q], &kernel.discounts[0], &kernel.order[start],
+                         &kernel.order_scratch[start], &kernel.sums[start, 0], &kernel.out[0, start, 0])
+
+
+cdef void lambdarank_query(
+    const double* score,        # IN: the query's n margins
+    const double* y,            # IN: its labels (integers 0..30)
+    const double* w,            # IN: its weights, NULL for unit weights
+    Py_ssize_t n, int ndcg_at,
+    double inverse_max_dcg,     # IN: 1 / ideal DCG@ndcg_at (0: no relevant row, no gradient)
+    const double* discounts,    # IN: discount(position) for positions 0..n-1
+    int64_t* order,             # scratch: n
+    int64_t* order_scratch,     # scratch: n
+    double* sums,               # scratch: (n, 2)
+    float* out,                 # OUT: (n, 2) (grad, hess)
+) noexcept nogil:
+    """For each pair (i, j) of rows with labels l_i > l_j, one of them among the top
+    ndcg_at by score: rho = 1 / (1 + exp(s_i - s_j)), dNDCG = |gain_i - gain_j|
+    |discount(rank_i) - discount(rank_j)| / ideal DCG, divided by 0.01 + |s_i - s_j|
+    unless all scores are equal; g_i -= rho dNDCG, g_j += rho dNDCG, both h +=
+    rho (1 - rho) dNDCG. Then g and h are scaled by log2(1 + S) / S, S the sum of
+    2 rho dNDCG over the pairs, and by the row weights."""
+    cdef Py_ssize_t i, j, r, a, b, high, low
+    cdef double delta_score, delta_ndcg, rho, lam, hess, total = 0.0, factor = 1.0
+    cdef bint scaled_by_gap
+    for r in range(2 * n):
+        sums[r] = 0.0
+    if inverse_max_dcg == 0.0:  # every label 0: nothing to order
+        for r in range(2 * n):
+            out[r] = 0.0
+        return
+    sort_by_score(order, order_scratch, score, n)
+    scaled_by_gap = score[order[0]] != score[order[n - 1]]
+    for i in range(min(n - 1, <Py_ssize_t> ndcg_at)):
+        a = order[i]
+        for j in range(i + 1, n):
+            b = order[j]
+            if y[a] == y[b]:
+                continue
+            high, low = (a, b) if y[a] > y[b] else (b, a)  # the more relevant row of the pair first
+            delta_score = score[high] - score[low]
+            # |gain difference| * |discount difference| / ideal DCG
+            delta_ndcg = fabs(gain(y[a]) - gain(y[b])) * (discounts[i] - discounts[j]) * inverse_max_dcg
+            if scaled_by_gap:
+                delta_ndcg /= 0.01 + fabs(delta_score)
+            rho = 1.0 / (1.0 + exp(delta_score))
+            lam = rho * delta_ndcg
+            hess = rho * (1.0 - rho) * delta_ndcg
+            sums[2 * high] -= lam
+            sums[2 * low] += lam
+            sums[2 * high + 1] += hess
+            sums[2 * low + 1] += hess
+            total += 2.0 * lam
+    if total > 0.0:
+        factor = log2(1.0 + total) / total
+    for r in range(n):
+        out[2 * r] = <float> (sums[2 * r] * factor * weight_at(w, r))
+        out[2 * r + 1] = <float> (sums[2 * r + 1] * factor * weight_at(w, r))
+
+
+# -- pairwise (RankNet) -------------------------------------------------------------------
+
+cdef void pairwise_queries(GradientKernel kernel, const double* w) noexcept nogil:
+    """Every query's RankNet gradients, one query per thread at a time."""
+    cdef Py_ssize_t q, start, n
+    for q in prange(kernel.groups.shape[0] - 1, schedule="dynamic", num_threads=kernel.n_threads):
+        start = kernel.groups[q]
+        n = kernel.groups[q + 1] - start
+        pairwise_query(&kernel.margins[0, start], &kernel.y[start], w + start if w != NULL else NULL, n,
+                       &kernel.sums[start, 0], &kernel.out[0, start, 0])
+
+
+cdef void pairwise_query(
+    const double* score,        # IN: the query's n margins
+    const double* y,            # IN: its labels (any order-able values)
+    const double* w,            # IN: its weights, NULL for unit weights
+    Py_ssize_t n,
+    double* sums,               # scratch: (n, 2)
+    float* out,                 # OUT: (n, 2) (grad, hess)
+) noexcept nogil:
+    """The logistic loss log(1 + exp(-(s_i - s_j))) of every pair with l_i > l_j (Burges
+    et al. 2005): rho = 1 / (1 + exp(s_i - s_j)); g_i -= rho, g_j += rho, both
+    h += rho (1 - rho); then times the row weights. Pairs in row order: the same sums
+    for any thread count."""
+    cdef Py_ssize_t i, j, r, high, low
+    cdef double rho, hess
+    for r in range(2 * n):
+        sums[r] = 0.0
+    for i in range(n - 1):
+        for j in range(i + 1, n):
+            if y[i] == y[j]:
+                continue
+            high, low = (i, j) if y[i] > y[j] else (j, i)
+            rho = 1.0 / (1.0 + exp(score[high] - score[low]))
+            hess = rho * (1.0 - rho)
+            sums[2 * high] -= rho
+            sums[2 * low] += rho
+            sums[2 * high + 1] += hess
+            sums[2 * low + 1] += hess
+    for r in range(n):
+        out[2 * r] = <float> (sums[2 * r] * weight_at(w, r))
+        out[2 * r + 1] = <float> (larger(sums[2 * r + 1], 0.0) * weight_at(w, r))

@@ -1,4 +1,4 @@
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 from boosters._lib.types cimport row_t
 
@@ -14,6 +14,9 @@ cdef class RowSampler:
     cdef int n_threads
     cdef double[::1] scores                 # GOSS: |g h| by row
     cdef uint64_t[::1] keys                 # GOSS: the scores' bit patterns, overwritten by the selection
+    cdef const int64_t[::1] groups          # QUERIES: query q is rows groups[q]:groups[q + 1]
+    cdef uint32_t[::1] query_order          # QUERIES: the drawn queries, then the others
 
     cdef Py_ssize_t sample(self, uint64_t round_, float* gh, row_t* out) noexcept nogil
+    cdef Py_ssize_t _queries(self, uint64_t key, row_t* out) noexcept nogil
     cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil

@@ -11,6 +11,9 @@ of that size equally likely, and comes out in increasing row order.
 
 - uniform (`subsample`): n_sample rows, shared by the round's trees (one per output),
   as LightGBM's bagging with bagging_freq=1.
+- queries (`subsample` with a ranking objective): n_sample whole query groups drawn
+  uniformly (algorithm S over the queries), so a query's rows stay together; the
+  sample's size in rows varies by round. As LightGBM's bagging_by_query.
 - GOSS (LightGBM's gradient-based one-side sampling): the top_k rows with the largest
   sum over outputs of |grad * hess| (ties: lower rows first), plus other_k rows drawn
   uniformly from the rest, whose gradients and hessians (every output's) are multiplied
@@ -19,7 +22,7 @@ of that size equally likely, and comes out in increasing row order.
 
 from cython.parallel cimport prange
 from libc.math cimport fabs
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -30,8 +33,9 @@ from boosters._lib.types cimport row_t
 cdef enum:
     UNIFORM = 1
     GOSS = 2
+    QUERIES = 3
 
-KINDS = {"uniform": UNIFORM, "goss": GOSS}
+KINDS = {"uniform": UNIFORM, "goss": GOSS, "queries": QUERIES}
 # the streams of the row samples (one per round); the quantizer's streams have their own salt
 cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
 
@@ -113,11 +117,20 @@ cdef class RowSampler:
 
     def __init__(self, str kind, Py_ssize_t n_rows, Py_ssize_t n_outputs, uint64_t seed, int n_threads=1, *,
                  Py_ssize_t n_sample=0, Py_ssize_t top_k=0, Py_ssize_t other_k=0, double weight=1.0,
-                 Py_ssize_t warmup_rounds=0):
+                 Py_ssize_t warmup_rounds=0, groups=None):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
         self.kind = KINDS[kind]
-        if self.kind == GOSS:
+        if self.kind == QUERIES:  # n_sample counts queries
+            bounds = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
+            if bounds is None or bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 \
+                    or bounds[len(bounds) - 1] != n_rows or np.any(np.diff(bounds) <= 0):
+                raise ValueError(f"queries sampling needs groups: increasing query boundaries from 0 to {n_rows}")
+            if not 0 <= n_sample <= bounds.shape[0] - 1:
+                raise ValueError(f"n_sample must be in [0, {bounds.shape[0] - 1}] queries, got {n_sample}")
+            self.groups = bounds
+            self.query_order = np.empty(bounds.shape[0] - 1, dtype=np.uint32)
+        elif self.kind == GOSS:
             if not (1 <= top_k <= n_rows and 0 <= other_k <= n_rows - top_k) or not weight > 0:
                 raise ValueError(f"GOSS needs 1 <= top_k <= {n_rows}, 0 <= other_k <= n_rows - top_k, "
                                  f"weight > 0; got {top_k}, {other_k}, {weight}")
@@ -143,7 +156,24 @@ cdef class RowSampler:
             return -1
         if self.kind == UNIFORM:
             return uniform_rows(key, self.n_rows, self.n_sample, out)
+        if self.kind == QUERIES:
+            return self._queries(key, out)
         return self._goss(key, gh, out)
+
+    cdef Py_ssize_t _queries(self, uint64_t key, row_t* out) noexcept nogil:
+        """n_sample queries drawn uniformly; their rows, then the other queries' rows
+        (both increasing, as the queries' rows are contiguous and in order)."""
+        cdef Py_ssize_t n_queries = self.groups.shape[0] - 1, t, n_out = 0, n_taken = 0
+        cdef int64_t row, q
+        uniform_rows(key, n_queries, self.n_sample, <row_t*> &self.query_order[0])
+        for t in range(n_queries):
+            q = self.query_order[t]
+            for row in range(self.groups[q], self.groups[q + 1]):
+                out[n_out] = <row_t> row
+                n_out += 1
+            if t == self.n_sample - 1:
+                n_taken = n_out
+        return n_taken
 
     cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil:
         cdef Py_ssize_t i, k, n = self.n_rows, m = self.top_k + self.other_k

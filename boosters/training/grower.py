@@ -55,7 +55,7 @@ class TreeGrower:
     """
 
     def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, gradients: GradientKernel,
-                 margins: np.ndarray, histogram_mode: str = "f64", feature_names=None):
+                 margins: np.ndarray, histogram_mode: str = "f64", feature_names=None, query_groups=None):
         leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
         columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
@@ -72,7 +72,7 @@ class TreeGrower:
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
         self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
-        sampler = make_row_sampler(config, binned.n_rows, len(margins), n_threads)
+        sampler = make_row_sampler(config, binned.n_rows, len(margins), n_threads, query_groups)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads, sampling=sampler is not None)
         self.layout = choose_layout(binned, columns, config.histogram_layout)
         params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,

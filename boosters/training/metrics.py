@@ -55,6 +55,57 @@ def auc(y, margins, w):
     return float(np.sum(pos_in_group * (neg_below + 0.5 * neg_in_group)) / (total_pos * total_neg))
 
 
+def _query_positions(groups: np.ndarray, key: np.ndarray):
+    """Rows ordered by `key` descending within each query (ties in row order), the query
+    of each ordered row and its 0-based position in its query."""
+    query = np.repeat(np.arange(len(groups) - 1), np.diff(groups))
+    order = np.lexsort((-key, query))  # stable: by query, then by key descending
+    position = np.arange(len(key)) - groups[query]
+    return order, query, position
+
+
+def _query_mean(per_query: np.ndarray, groups: np.ndarray, w) -> float:
+    """Mean over the queries; with weights, each query weighs its rows' mean weight (as LightGBM)."""
+    if w is None:
+        return float(per_query.mean())
+    query_weight = np.add.reduceat(w, groups[:-1]) / np.diff(groups)
+    return float(np.sum(per_query * query_weight) / np.sum(query_weight))
+
+
+def ndcg(y, margins, w, groups, k):
+    """Mean NDCG@k over the queries (gain 2^label - 1, discount 1/log2(2 + position);
+    a query whose ideal DCG is 0 scores 1), as LightGBM."""
+    gain = np.exp2(y) - 1.0
+
+    def dcg(key):
+        order, _, position = _query_positions(groups, key)
+        contribution = np.where(position < k, gain[order] / np.log2(2.0 + position), 0.0)
+        return np.add.reduceat(contribution, groups[:-1])
+
+    ideal = dcg(y)
+    actual = dcg(margins[:, 0])
+    per_query = np.ones(len(ideal))
+    np.divide(actual, ideal, out=per_query, where=ideal > 0)
+    return _query_mean(per_query, groups, w)
+
+
+def average_precision(y, margins, w, groups, k):
+    """Mean AP@k over the queries (relevant: label > 0.5; a query's sum of precision@i at
+    the relevant positions i <= k over min(k, its relevant rows); 1 without any), as LightGBM."""
+    order, _, position = _query_positions(groups, margins[:, 0])
+    relevant = (y[order] > 0.5).astype(np.float64)
+    hits = np.cumsum(relevant)
+    hits -= np.repeat(hits[groups[:-1]] - relevant[groups[:-1]], np.diff(groups))  # per query
+    precision = np.where((position < k) & (relevant > 0), hits / (position + 1.0), 0.0)
+    n_relevant = np.add.reduceat(relevant, groups[:-1])
+    per_query = np.ones(len(n_relevant))
+    np.divide(np.add.reduceat(precision, groups[:-1]), np.minimum(n_relevant, k), out=per_query,
+              where=n_relevant > 0)
+    return _query_mean(per_query, groups, w)
+
+
+_RANKING = {"ndcg": ndcg, "map": average_precision}
+
 _METRICS = {
     "rmse": rmse,
     "mae": mae,
@@ -66,6 +117,28 @@ _METRICS = {
 }
 
 
-def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Score (n_rows, n_outputs) margins against labels."""
+def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.ndarray | None = None,
+             groups: np.ndarray | None = None) -> float:
+    """Score (n_rows, n_outputs) margins against labels; ranking metrics per query group
+    (`groups`: the query boundaries, Dataset.group_boundaries)."""
+    if metric.needs_groups:
+        if groups is None:
+            raise ValueError(f"metric {metric.label} scores query groups: the evaluated Dataset needs group= or qid=")
+        return _RANKING[metric.name](y, margins, weights, groups, metric.k)
     return _METRICS[metric.name](y, margins, weights)
+
+
+def check_groups(config, train, val_set) -> None:
+    """The datasets have the query groups that the objective and metric need; GOSS would
+    split queries, so it is refused with a ranking objective (subsample draws whole queries)."""
+    objective, metric = config.objective, config.resolved_metric
+    if objective.needs_groups and train.group_boundaries is None:
+        raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
+                         f"ids) to Dataset")
+    if metric.needs_groups:
+        scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
+        if scored.group_boundaries is None and (val_set is not None or config.verbosity >= 1):
+            raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")
+    if objective.needs_groups and config.goss_top_rate is not None:
+        raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "
+                         f"groups that {objective!r} ranks; use subsample (it draws whole queries)")

@@ -97,5 +97,51 @@ class Softmax(ObjectiveFunction):
     transform = staticmethod(transforms.softmax)
 
 
-def make_objective(spec: Objective) -> ObjectiveFunction:
+class LambdaRank(ObjectiveFunction):
+    """LambdaRank (NDCG@ndcg_at) within the query groups given at construction."""
+
+    def __init__(self, spec: Objective, groups: np.ndarray | None):
+        super().__init__(spec)
+        if groups is None:
+            raise ValueError(f"{spec.name} needs query groups: pass group= (sizes) or qid= (per-row query ids) "
+                             "to the training Dataset")
+        self.groups = groups
+
+    def check_labels(self, y):
+        bad = (y != np.floor(y)) | (y < 0) | (y > _objectives.MAX_LABEL)
+        if np.any(bad):
+            raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_objectives.MAX_LABEL}, "
+                             f"found {y[np.argmax(bad)]}")
+
+    def gradient_bound(self, y):
+        # per pair at most 1/0.01 (an NDCG change <= 1 over the score gap's floor), times the pairs of a row
+        return 100.0 * float(np.diff(self.groups).max())
+
+    def init_scores(self, y, weights):
+        return np.zeros(1)  # scores only order the rows of a query: no constant helps (as LightGBM)
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        return _objectives.GradientKernel("lambdarank", margins, y, w, out, n_threads,
+                                          groups=self.groups, ndcg_at=self.spec.ndcg_at)
+
+
+class Pairwise(LambdaRank):
+    """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
+
+    def check_labels(self, y):
+        pass  # finite, as Dataset checks
+
+    def gradient_bound(self, y):
+        return float(np.diff(self.groups).max())  # rho <= 1 per pair, one pair per other row
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        return _objectives.GradientKernel("pairwise", margins, y, w, out, n_threads, groups=self.groups)
+
+
+def make_objective(spec: Objective, groups: np.ndarray | None = None) -> ObjectiveFunction:
+    """The objective's functions; `groups`: the training rows' query boundaries (ranking)."""
+    if spec.needs_groups:
+        return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax}[spec.name](spec)

@@ -3,7 +3,9 @@
 - `subsample` < 1: each round's trees see round(subsample * n_rows) rows (at least one)
   drawn uniformly without replacement, one sample per round shared by its trees (one
   per output), as LightGBM's bagging with bagging_freq=1 (which draws each row with
-  probability bagging_fraction, so its sample size varies a little).
+  probability bagging_fraction, so its sample size varies a little). With a ranking
+  objective (query groups), whole queries are drawn instead: round(subsample *
+  n_queries) of them (at least one), as LightGBM's bagging_by_query.
 - GOSS (`goss_top_rate` a, `goss_other_rate` b): top_k = round(a * n_rows) (at least
   one) rows with the largest sum over outputs of |grad * hess| (LightGBM's score), plus
   other_k = round(b * n_rows) rows drawn uniformly from the rest, whose gradients and
@@ -26,14 +28,23 @@ def goss_warmup_rounds(learning_rate: float) -> int:
     return int(1.0 / learning_rate)
 
 
-def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads: int) -> RowSampler | None:
-    """The training's row sampler, None when every round uses every row."""
+def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads: int,
+                     query_groups=None) -> RowSampler | None:
+    """The training's row sampler, None when every round uses every row; `query_groups`
+    (the query boundaries of a ranking objective): whole queries are sampled."""
     if config.goss_top_rate is not None:
         a, b = config.goss_top_rate, config.goss_other_rate
         top_k = min(n_rows, max(1, round(a * n_rows)))
         other_k = min(n_rows - top_k, round(b * n_rows))
         return RowSampler("goss", n_rows, n_outputs, config.seed, n_threads, top_k=top_k, other_k=other_k,
                           weight=(1.0 - a) / b, warmup_rounds=goss_warmup_rounds(config.learning_rate))
+    if query_groups is not None:
+        n_queries = len(query_groups) - 1
+        n_sample = max(1, round(config.subsample * n_queries))
+        if n_sample >= n_queries:
+            return None
+        return RowSampler("queries", n_rows, n_outputs, config.seed, n_threads, n_sample=n_sample,
+                          groups=query_groups)
     n_sample = max(1, round(config.subsample * n_rows))
     if n_sample >= n_rows:
         return None

@@ -42,11 +42,13 @@ class RoundScores:
         """Score round `round_`, whose trees (one per output) were just grown."""
         if self.val_set is None:
             if self._scores is not None:
-                self._scores.append(evaluate(self.metric, self.train.y, self.margins.T, self.train.weights))
+                self._scores.append(evaluate(self.metric, self.train.y, self.margins.T, self.train.weights,
+                                             self.train.group_boundaries))
             return
         for k, tree in enumerate(trees):
             self.val_margins[:, k] += predict_tree(tree, self.val_X, self.n_threads, check=False)
-        score = evaluate(self.metric, self.val_set.y, self.val_margins, self.val_set.weights)
+        score = evaluate(self.metric, self.val_set.y, self.val_margins, self.val_set.weights,
+                         self.val_set.group_boundaries)
         self._scores.append(score)
         if np.isnan(score):  # never a best round; early stopping cannot work without a score
             name, hint = self.metric.name, _NAN_HINTS.get(self.metric.name, "no defined value on this data")

@@ -19,6 +19,7 @@ from boosters.model.tree import Forest
 from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
+from boosters.training.metrics import check_groups
 from boosters.training.objectives import make_objective
 from boosters.training.scores import RoundScores
 
@@ -55,7 +56,7 @@ class GBDTTrainer:
         cfg = self.config
         self._check_inputs(train, val_set)
         callbacks = training_callbacks(cfg, callbacks)
-        objective = make_objective(cfg.objective)
+        objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
         if val_set is not None:
@@ -69,7 +70,8 @@ class GBDTTrainer:
                                                     np.empty((objective.n_outputs, train.n_rows, 2),
                                                              dtype=np.float32), self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
-                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names)
+                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
+                            query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
         scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, bool(callbacks),
@@ -152,6 +154,7 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
+        check_groups(self.config, train, val_set)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)

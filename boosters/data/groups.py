@@ -1,0 +1,77 @@
+"""Query groups of a ranking dataset: group sizes or per-row query ids -> row boundaries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def query_boundaries(group, qid, n_rows: int) -> np.ndarray | None:
+    """The row boundaries of the query groups given by `group` (sizes) or `qid` (ids).
+
+    Parameters
+    ----------
+    group : array-like of int or None
+        Sizes of consecutive query groups: positive integers summing to `n_rows`.
+    qid : array-like or None
+        One query id per row; the rows of a query must be contiguous.
+    n_rows : int
+        The number of rows of the dataset.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 boundaries, n_groups + 1 of them from 0 to `n_rows` (group q is rows
+        ``boundaries[q]:boundaries[q + 1]``); None when neither is given.
+
+    Examples
+    --------
+    >>> query_boundaries([2, 3], None, 5)
+    array([0, 2, 5])
+    >>> query_boundaries(None, [7, 7, 1, 1, 1], 5)
+    array([0, 2, 5])
+    """
+    if group is not None and qid is not None:
+        raise ValueError("group and qid: give one of them (group sizes or per-row query ids), not both")
+    if group is not None:
+        return _from_sizes(group, n_rows)
+    if qid is not None:
+        return _from_ids(qid, n_rows)
+    return None
+
+
+def _from_sizes(group, n_rows: int) -> np.ndarray:
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"group must be a non-empty 1-D sequence of group sizes, got shape {sizes.shape}")
+    if sizes.dtype.kind not in "iuf" or sizes.dtype.kind == "f" and not np.all(sizes == np.floor(sizes)):
+        raise TypeError(f"group must hold integer group sizes, got dtype {sizes.dtype}")
+    if np.any(sizes <= 0):
+        raise ValueError(f"group sizes must be positive, found {sizes[np.argmax(sizes <= 0)]}")
+    sizes = sizes.astype(np.int64)
+    if int(sizes.sum()) != n_rows:
+        raise ValueError(f"group sizes sum to {int(sizes.sum())} but X has {n_rows} rows")
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def _from_ids(qid, n_rows: int) -> np.ndarray:
+    ids = np.asarray(qid)
+    if ids.ndim != 1 or len(ids) != n_rows:
+        raise ValueError(f"qid must have one query id per row ({n_rows}), got shape {ids.shape}")
+    if ids.dtype.kind == "f" and np.any(np.isnan(ids)):
+        raise ValueError("qid must not contain NaN")
+    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1  # where a new run of equal ids begins
+    run_ids = ids[np.concatenate([[0], starts])]
+    if len(np.unique(run_ids)) != len(run_ids):
+        repeated = _first_repeated(run_ids)
+        raise ValueError(f"qid: the rows of query {repeated!r} are not contiguous; sort the rows by query id "
+                         f"(keeping each query's rows together)")
+    return np.concatenate([[0], starts, [n_rows]]).astype(np.int64)
+
+
+def _first_repeated(values: np.ndarray):
+    seen = set()
+    for value in values.tolist():
+        if value in seen:
+            return value
+        seen.add(value)
+    return None

@@ -1,0 +1,344 @@
+"""TreeSHAP: SHAP values and interaction values against a brute-force Shapley computation
+(every subset of the features, conditional expectations by cover-weighted traversal) and
+against the `shap` package's TreeExplainer on the same trees."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+import shap
+
+import boosters as bst
+from boosters.explain import shap as shap_module
+
+# The brute force and the kernel add the same terms in different orders: float64
+# round-off of sums of a few hundred terms of size ~1.
+EXACT = dict(rtol=1e-9, atol=1e-9)
+
+
+def goes_left(tree, node, x):
+    """The split rule as prediction applies it: a categorical split sends the codes of
+    its set left (NaN, negative, fractional, past its words: the default way); a numeric
+    one x <= threshold; NaN the default way."""
+    v = x[tree.split_feature[node]]
+    s = tree.category_set[node]
+    if s >= 0:
+        n_words = tree.cat_boundaries[s + 1] - tree.cat_boundaries[s]
+        if np.isnan(v) or v < 0 or v != np.floor(v) or v >= 32 * n_words:
+            return bool(tree.default_left[node])
+        return int(v) in set(tree.category_codes(node).tolist())
+    if np.isnan(v):
+        return bool(tree.default_left[node])
+    return bool(v <= tree.threshold[node])
+
+
+def conditional_expectation(tree, x, known, node=0):
+    """E[tree(x) | the features in `known` fixed to x's values], the others following the
+    training data's cover at every split (the path-dependent TreeSHAP game)."""
+    if tree.split_feature[node] < 0:
+        return tree.value[node]
+    left, right = tree.left_child[node], tree.right_child[node]
+    if tree.split_feature[node] in known:
+        return conditional_expectation(tree, x, known, left if goes_left(tree, node, x) else right)
+    return (tree.cover[left] * conditional_expectation(tree, x, known, left)
+            + tree.cover[right] * conditional_expectation(tree, x, known, right)) / tree.cover[node]
+
+
+def game(model, x):
+    """v(S) per output group for every subset S of the features (a frozenset)."""
+    n_features, n_groups = model.n_features, model.forest.n_groups
+    values = {}
+    for size in range(n_features + 1):
+        for subset in itertools.combinations(range(n_features), size):
+            v = np.array(model.forest.base_scores, dtype=np.float64)
+            for tree, group in zip(model.trees, model.forest.tree_group):
+                v[group] += conditional_expectation(tree, x, set(subset))
+            values[frozenset(subset)] = v
+    return values
+
+
+def brute_force_shap(model, x):
+    """(n_groups, n_features + 1): the Shapley values of the game, then v(empty set)."""
+    m = model.n_features
+    v = game(model, x)
+    phi = np.zeros((model.forest.n_groups, m + 1))
+    for i in range(m):
+        others = [f for f in range(m) if f != i]
+        for size in range(m):
+            weight = math.factorial(size) * math.factorial(m - size - 1) / math.factorial(m)
+            for subset in itertools.combinations(others, size):
+                s = frozenset(subset)
+                phi[:, i] += weight * (v[s | {i}] - v[s])
+    phi[:, m] = v[frozenset()]
+    return phi
+
+
+def brute_force_interactions(model, x):
+    """(n_groups, m + 1, m + 1): the Shapley interaction index (Lundberg et al. 2020),
+    halved between [i, j] and [j, i]; the diagonal keeps the rest of the SHAP value."""
+    m = model.n_features
+    v = game(model, x)
+    phi = brute_force_shap(model, x)
+    out = np.zeros((model.forest.n_groups, m + 1, m + 1))
+    for i, j in itertools.permutations(range(m), 2):
+        others = [f for f in range(m) if f not in (i, j)]
+        for size in range(m - 1):
+            weight = math.factorial(size) * math.factorial(m - size - 2) / (2 * math.factorial(m - 1))
+            for subset in itertools.combinations(others, size):
+                s = frozenset(subset)
+                out[:, i, j] += weight * (v[s | {i, j}] - v[s | {i}] - v[s | {j}] + v[s])
+    for i in range(m):
+        out[:, i, i] = phi[:, i] - out[:, i, :m].sum(axis=1) + out[:, i, i]
+    out[:, m, m] = phi[:, m]
+    return out
+
+
+def per_group(values, model):
+    """The public result with the group axis kept: (n_rows, n_groups, ...)."""
+    return values[:, None] if model.forest.n_groups == 1 else values
+
+
+def numeric_model(seed=0, missing=0.15, n=400, **params):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = X[:, 0] + 2 * X[:, 1] * X[:, 2] + np.sin(X[:, 3])
+    X[rng.random(X.shape) < missing] = np.nan
+    cfg = bst.GBDTConfig(**{"n_estimators": 8, "max_depth": 4, "learning_rate": 0.5, **params})
+    return bst.GBDTModel.train(bst.Dataset(X, y), cfg, n_threads=1), X
+
+
+def categorical_model(seed=0):
+    """Column 0: codes of 9 categories (partition splits, some NaN); 1-2 numeric."""
+    rng = np.random.default_rng(seed)
+    n = 600
+    codes = rng.integers(0, 9, n).astype(float)
+    effect = rng.normal(size=9) * 2
+    numeric = rng.normal(size=(n, 2))
+    y = effect[codes.astype(int)] + numeric[:, 0] * numeric[:, 1]
+    codes[rng.random(n) < 0.1] = np.nan
+    X = np.column_stack([codes, numeric])
+    cfg = bst.GBDTConfig(n_estimators=6, max_depth=4, learning_rate=0.5, max_onehot_cats=2)
+    model = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[0]), cfg, n_threads=1)
+    assert any(np.any(t.category_set >= 0) for t in model.trees)  # the case under test
+    return model, X
+
+
+def multiclass_model():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] * X[:, 2] > 0.3)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    cfg = bst.GBDTConfig(n_estimators=4, max_depth=3, objective=bst.Objective.softmax(3))
+    return bst.GBDTModel.train(bst.Dataset(X, y), cfg, n_threads=1), X
+
+
+MODELS = {"numeric_missing": numeric_model, "categorical": categorical_model, "multiclass": multiclass_model}
+
+
+def test_split_rule_of_the_reference_is_prediction():
+    """The brute force's split rule reproduces predict_raw (so it plays the same trees)."""
+    for make in MODELS.values():
+        model, X = make()
+        for x, margin in zip(X[:40], per_group(model.predict_raw(X[:40]), model)):
+            walked = game(model, x)[frozenset(range(model.n_features))]
+            np.testing.assert_allclose(walked, margin, **EXACT)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_shap_values_match_brute_force_shapley(name):
+    model, X = MODELS[name]()
+    rows = X[:12]
+    got = per_group(model.shap_values(rows), model)
+    for r, x in enumerate(rows):
+        np.testing.assert_allclose(got[r], brute_force_shap(model, x), **EXACT)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_interaction_values_match_brute_force(name):
+    model, X = MODELS[name]()
+    rows = X[:6]
+    got = per_group(model.shap_interaction_values(rows), model)
+    for r, x in enumerate(rows):
+        np.testing.assert_allclose(got[r], brute_force_interactions(model, x), **EXACT)
+
+
+def test_rows_with_every_value_missing_and_unseen_categories():
+    """All-NaN rows follow every default direction; codes the training never saw (and
+    negative or fractional ones) go the default way too."""
+    model, X = categorical_model()
+    rows = np.array([[np.nan, np.nan, np.nan], [50.0, 0.1, -0.2], [-1.0, 0.0, 0.0], [2.5, 1.0, 1.0]])
+    got = model.shap_values(rows)
+    for r, x in enumerate(rows):
+        np.testing.assert_allclose(got[r], brute_force_shap(model, x)[0], **EXACT)
+    np.testing.assert_allclose(got.sum(axis=1), model.predict_raw(rows), rtol=1e-12, atol=1e-12)
+
+
+def shap_package_model(model):
+    """Our trees in the shap package's dict format; internal nodes carry the cover-weighted
+    mean of their leaves (what TreeExplainer's expected value reads)."""
+    trees = []
+    n_groups = model.forest.n_groups
+    for tree, group in zip(model.trees, model.forest.tree_group):
+        leaf = tree.split_feature < 0
+        values = np.array(tree.value, dtype=np.float64)
+        for node in range(tree.n_nodes - 1, -1, -1):  # children after parents
+            if not leaf[node]:
+                lc, rc = tree.left_child[node], tree.right_child[node]
+                values[node] = (tree.cover[lc] * values[lc] + tree.cover[rc] * values[rc]) / tree.cover[node]
+        per_output = np.zeros((tree.n_nodes, n_groups))
+        per_output[:, group] = values
+        trees.append({
+            "children_left": np.where(leaf, -1, tree.left_child).astype(np.int32),
+            "children_right": np.where(leaf, -1, tree.right_child).astype(np.int32),
+            "children_default": np.where(leaf, -1, np.where(tree.default_left == 1, tree.left_child,
+                                                           tree.right_child)).astype(np.int32),
+            "features": np.where(leaf, -2, tree.split_feature).astype(np.int32),
+            "thresholds": np.where(leaf, 0.0, tree.threshold),
+            "values": per_output,
+            "node_sample_weight": np.array(tree.cover, dtype=np.float64),
+        })
+    return {"trees": trees, "base_offset": np.array(model.forest.base_scores), "tree_output": "raw_value",
+            "input_dtype": np.float64, "internal_dtype": np.float64}
+
+
+@pytest.mark.parametrize("params", [{}, {"max_depth": 7, "n_estimators": 30, "learning_rate": 0.2},
+                                    {"growth_strategy": bst.GrowthStrategy.Leafwise, "n_leaves": 24,
+                                     "max_depth": None, "n_estimators": 10}])
+def test_shap_values_match_the_shap_package(params):
+    """Depth-7 and leaf-wise trees repeat features on a path: the UNWIND case."""
+    model, X = numeric_model(seed=1, n=2000, **params)
+    explainer = shap.TreeExplainer(shap_package_model(model))
+    rows = X[:200]
+    expected = explainer.shap_values(rows, check_additivity=False)
+    got = model.shap_values(rows)
+    # shap's C++ kernel runs the same algorithm in float64 in another order of operations
+    np.testing.assert_allclose(got[:, :-1], expected, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got[:, -1], np.ravel(explainer.expected_value)[0], rtol=1e-12)
+
+
+def test_interaction_values_match_the_shap_package():
+    model, X = numeric_model(seed=2, n=1000, max_depth=5, n_estimators=10)
+    explainer = shap.TreeExplainer(shap_package_model(model))
+    rows = X[:50]
+    expected = explainer.shap_interaction_values(rows)
+    got = model.shap_interaction_values(rows)
+    np.testing.assert_allclose(got[:, :-1, :-1], expected, rtol=1e-9, atol=1e-9)
+
+
+def test_multiclass_matches_the_shap_package():
+    model, X = multiclass_model()
+    explainer = shap.TreeExplainer(shap_package_model(model))
+    expected = np.asarray(explainer.shap_values(X[:30], check_additivity=False))  # (rows, features, classes)
+    got = model.shap_values(X[:30])
+    assert got.shape == (30, 3, 4)
+    np.testing.assert_allclose(got[:, :, :-1], expected.transpose(0, 2, 1), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("objective", [bst.Objective.squared(), bst.Objective.logistic(), bst.Objective.softmax(4)])
+def test_rows_sum_to_the_margin(objective):
+    """Efficiency on deeper trees and every output shape, within 1e-6 relative (the
+    promise; float64 sums of ~1000 terms are far inside it)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1000, 8))
+    y = X[:, 0] + X[:, 1] * X[:, 2] - X[:, 3] ** 2
+    if objective.name != "squared":  # classes: quantile bins of y
+        n_classes = max(objective.n_outputs, 2)
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    cfg = bst.GBDTConfig(n_estimators=10, max_depth=8, objective=objective)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), cfg)
+    margins = per_group(model.predict_raw(X), model)
+    values = per_group(model.shap_values(X), model)
+    assert values.shape == (1000, objective.n_outputs, 9)
+    np.testing.assert_allclose(values.sum(axis=2), margins, rtol=1e-6, atol=1e-9)
+    inter = per_group(model.shap_interaction_values(X[:50]), model)
+    np.testing.assert_allclose(inter.sum(axis=3), values[:50], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(inter, inter.transpose(0, 1, 3, 2), rtol=1e-9, atol=1e-9)
+    assert np.all(inter[:, :, -1, :-1] == 0) and np.all(inter[:, :, :-1, -1] == 0)
+
+
+def test_thread_count_and_blocks_do_not_change_results(monkeypatch):
+    model, X = numeric_model(n=1500, max_depth=6, n_estimators=20)
+    one = model.shap_values(X, n_threads=1)
+    np.testing.assert_array_equal(model.shap_values(X, n_threads=2), one)
+    inter = model.shap_interaction_values(X[:300], n_threads=1)
+    np.testing.assert_array_equal(model.shap_interaction_values(X[:300], n_threads=2), inter)
+    monkeypatch.setattr(shap_module, "_MIN_BLOCK_ROWS", 7)
+    monkeypatch.setattr(shap_module, "SHAP_BLOCK_WORK", 1)  # blocks of 7 rows per thread
+    np.testing.assert_array_equal(model.shap_values(X, n_threads=2), one)
+    np.testing.assert_array_equal(model.shap_interaction_values(X[:300], n_threads=2), inter)
+
+
+def test_float32_frames_and_sparse_input_give_the_array_result():
+    model, X = categorical_model()
+    expected = model.shap_values(X)
+    np.testing.assert_allclose(model.shap_values(X.astype(np.float32)),
+                               model.shap_values(X.astype(np.float32).astype(np.float64)), rtol=0, atol=0)
+    frame = pd.DataFrame(X, columns=["f0", "f1", "f2"])
+    named = bst.GBDTModel.train(bst.Dataset(frame, np.nan_to_num(X[:, 0]), categorical_features=[0]),
+                                bst.GBDTConfig(n_estimators=3, max_depth=3), n_threads=1)
+    reordered = frame[["f2", "f0", "f1"]]
+    np.testing.assert_array_equal(named.shap_values(reordered), named.shap_values(frame))
+    dense = np.nan_to_num(X)
+    dense[:, 1:][np.abs(dense[:, 1:]) < 0.5] = 0.0  # implicit zeros in the sparse matrix
+    for matrix in (sp.csr_matrix(dense), sp.csc_matrix(dense)):
+        np.testing.assert_array_equal(model.shap_values(matrix), model.shap_values(dense))
+        np.testing.assert_array_equal(model.shap_interaction_values(matrix[:20]),
+                                      model.shap_interaction_values(dense[:20]))
+    assert expected.shape == (len(X), 4)
+
+
+def test_stumps_only_model_gives_the_bias():
+    X = np.zeros((50, 2))
+    y = np.arange(50, dtype=float)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3), n_threads=1)
+    assert all(t.n_nodes == 1 for t in model.trees)
+    phi = model.shap_values(X[:3])
+    np.testing.assert_allclose(phi[:, :2], 0.0, atol=0)
+    np.testing.assert_allclose(phi[:, 2], model.predict_raw(X[:3]), rtol=1e-12)
+    inter = model.shap_interaction_values(X[:3])
+    np.testing.assert_allclose(inter[:, 2, 2], model.predict_raw(X[:3]), rtol=1e-12)
+    assert np.count_nonzero(inter[:, :2, :]) == 0
+
+
+def test_bad_input_is_rejected():
+    model, X = numeric_model()
+    with pytest.raises(ValueError, match="features"):
+        model.shap_values(X[:, :3])
+    with pytest.raises(ValueError, match="n_threads"):
+        model.shap_values(X, n_threads=-1)
+    bad = model.trees[0]
+    bad.cover = np.where(bad.split_feature >= 0, 0.0, bad.cover)  # a loaded model without covers
+    with pytest.raises(ValueError, match="cover"):
+        model.shap_values(X)
+    with pytest.raises(ValueError, match="cover"):
+        model.shap_interaction_values(X)
+
+
+@pytest.mark.parametrize("method", ["shap_values", "shap_interaction_values"])
+def test_ctrl_c_interrupts_between_row_blocks(monkeypatch, method):
+    """The kernel runs without the GIL, so Python acts on Ctrl-C only between kernel calls:
+    with SIGINT arriving during the first block, no later block may run."""
+    import os
+    import signal
+
+    model, X = numeric_model()
+    X = np.tile(X, (10, 1))  # 4000 rows
+    monkeypatch.setattr(shap_module, "_MIN_BLOCK_ROWS", 500)
+    monkeypatch.setattr(shap_module, "SHAP_BLOCK_WORK", 1)  # blocks of 500 rows on one thread
+    name = "_shap_kernel" if method == "shap_values" else "_interaction_kernel"
+    kernel, block_rows = getattr(shap_module, name), []
+
+    def first_block_interrupted(forest, block, *args):
+        kernel(forest, block, *args)
+        block_rows.append(block.shape[0])
+        if len(block_rows) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the first block
+
+    monkeypatch.setattr(shap_module, name, first_block_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        getattr(model, method)(X, n_threads=1)
+    assert block_rows == [500]
