@@ -26,8 +26,8 @@ FORBIDDEN = {
     "boosters.explain": ("boosters.training", "boosters.io", "boosters.gbdt_model"),
 }
 OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz")
-# the one module that builds scipy objects (a pandas frame's sparse columns as a CSC
-# matrix) imports scipy inside a function, with an ImportError naming the extra
+# modules that import an optional library inside the function that needs it, with an
+# ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.callbacks": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
                  "boosters.data.frames": ("pyarrow",)}
