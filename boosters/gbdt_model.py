@@ -18,6 +18,7 @@ from boosters.explain import shap as _shap
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import npz_format
+from boosters.io.atomic import write_atomically
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, Tree
 from boosters.training.trainer import GBDTTrainer
@@ -517,6 +518,10 @@ class GBDTModel:
     def save(self, path) -> None:
         """Write the model to a file (the `to_bytes` format).
 
+        The file is replaced atomically (a temporary file beside it, then a rename): it
+        holds the old model or the new one, never part of one, even after Ctrl-C or a
+        crash mid-write.
+
         Parameters
         ----------
         path : str or os.PathLike
@@ -532,8 +537,7 @@ class GBDTModel:
         >>> np.array_equal(bst.GBDTModel.load(path).predict(X), model.predict(X))
         True
         """
-        with open(path, "wb") as f:
-            f.write(self.to_bytes())
+        write_atomically(path, self.to_bytes())
 
     @classmethod
     def load(cls, path) -> "GBDTModel":

@@ -18,6 +18,8 @@ import pytest
 
 import boosters as bst
 from boosters import callbacks as cb
+from boosters.io.atomic import write_atomically
+from boosters.training import progress
 from boosters.training.interrupt import InterruptGuard
 from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
 
@@ -210,7 +212,7 @@ def test_early_stopping_min_delta_against_a_naive_rule(objective, metric):
 
 @pytest.mark.parametrize("args, error, match", [
     ((0,), ValueError, "rounds must be >= 1"), ((2.5,), TypeError, "rounds must be an int"),
-    ((3, -0.1), ValueError, "min_delta must be a finite number >= 0"), ((3, "x"), TypeError, "min_delta"),
+    ((3, -0.1), ValueError, "min_delta must be finite and >= 0"), ((3, "x"), TypeError, "min_delta"),
 ])
 def test_early_stopping_arguments(args, error, match):
     with pytest.raises(error, match=match):
@@ -289,7 +291,7 @@ def test_schedule_scales_each_round_by_its_rate(as_callable):
 
 @pytest.mark.parametrize("schedule, error, match", [
     ("0.1", TypeError, "schedule must be a list"), (0.1, TypeError, "schedule must be a list"),
-    ([0.1, -0.2], ValueError, r"schedule\[1\] must be a finite number > 0"),
+    ([0.1, -0.2], ValueError, r"schedule\[1\] must be finite and > 0"),
     ([0.1, float("nan")], ValueError, r"schedule\[1\]"),
 ])
 def test_schedule_arguments(schedule, error, match):
@@ -300,7 +302,7 @@ def test_schedule_arguments(schedule, error, match):
 def test_schedule_checked_against_the_run():
     with pytest.raises(ValueError, match="schedule has 3 learning rates but the training has 5 rounds"):
         train(n_estimators=5, callbacks=[cb.learning_rate([0.1] * 3)])
-    with pytest.raises(ValueError, match=r"schedule\(2\) must be a finite number > 0, got 0.0"):
+    with pytest.raises(ValueError, match=r"schedule\(2\) must be finite and > 0.0, got 0.0"):
         train(n_estimators=5, callbacks=[cb.learning_rate(lambda r: 0.1 if r < 2 else 0.0)])
     with pytest.raises(TypeError, match=r"schedule\(0\) must be a number, got str"):
         train(n_estimators=5, callbacks=[cb.learning_rate(lambda r: "fast")])
@@ -358,14 +360,14 @@ def test_checkpoint_keeps_the_last_save_when_training_fails(tmp_path):
 @pytest.mark.parametrize("failing", ["fsync", "replace"])
 def test_interrupted_save_leaves_the_old_file_whole(tmp_path, monkeypatch, failing):
     path = str(tmp_path / "model.npz")
-    cb.write_atomically(path, b"old model")
+    write_atomically(path, b"old model")
 
     def interrupted(*args):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, failing, interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cb.write_atomically(path, b"new model, half written")
+        write_atomically(path, b"new model, half written")
     monkeypatch.undo()
     with open(path, "rb") as f:
         assert f.read() == b"old model"
@@ -375,7 +377,7 @@ def test_interrupted_save_leaves_the_old_file_whole(tmp_path, monkeypatch, faili
 def test_checkpoint_file_mode_follows_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
-        cb.write_atomically(str(tmp_path / "m.npz"), b"x")
+        write_atomically(str(tmp_path / "m.npz"), b"x")
     finally:
         os.umask(old)
     assert (os.stat(tmp_path / "m.npz").st_mode & 0o777) == 0o644  # as open() makes it, not mkstemp's 0600
@@ -442,7 +444,7 @@ def test_no_default_bar_without_tqdm(monkeypatch, caplog):
     for name in [m for m in sys.modules if m == "tqdm" or m.startswith("tqdm.")] + ["tqdm"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed: importing it raises ImportError
     monkeypatch.delenv("TERM", raising=False)
-    assert not cb.progress_bar_wanted(FakeTerminal())
+    assert not progress.progress_bar_wanted(FakeTerminal())
     train(n_estimators=3, verbosity=1)
     assert len([m for m in caplog.messages if m.startswith("[")]) == 3
     with pytest.raises(ImportError, match=r"pip install 'boosters\[progress\]'"):
@@ -458,11 +460,11 @@ def test_notebook_gets_a_bar(monkeypatch, capsys):
 
     for shell in (ZMQInteractiveShell, ColabShell):
         monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=shell))
-        assert cb._in_notebook() and cb.progress_bar_wanted(io.StringIO())
+        assert progress._in_notebook() and progress.progress_bar_wanted(io.StringIO())
     train(n_estimators=4, callbacks=[cb.ProgressBar()])  # no ipywidgets here: the text bar, on stderr
     assert "4/4" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
-    assert not cb._in_notebook()
+    assert not progress._in_notebook()
 
 
 def test_progress_bar_disable_argument():
@@ -656,5 +658,5 @@ def test_a_callback_may_set_the_learning_rate_itself():
         def before_iteration(self, env):
             env.learning_rate = 0.0 if env.round == 2 else 0.3
 
-    with pytest.raises(ValueError, match="env.learning_rate must be a finite number > 0, got 0.0"):
+    with pytest.raises(ValueError, match="env.learning_rate must be finite and > 0.0, got 0.0"):
         train(n_estimators=4, callbacks=[Zero()])
