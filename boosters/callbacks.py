@@ -14,6 +14,10 @@ A callback is any object with some of these methods, each taking the training's
 current round; the model keeps the completed rounds (cut back to ``env.best_iteration``
 when early stopping set it). A plain function is an ``after_iteration`` callback.
 
+Without a validation set, the training rows are scored every round (``env.evals_result
+["train"]``) only when a callback reads the scores: every callback does, unless its
+class says ``reads_scores = False`` (as `learning_rate` and `checkpoint` do).
+
 Built-ins: `early_stopping`, `log_evaluation`, `record_evaluation`, `learning_rate`,
 `checkpoint` and `ProgressBar` (tqdm; shown by default at ``verbosity >= 1`` in an
 interactive terminal or a notebook).
@@ -58,8 +62,9 @@ class _RecordEvaluation:
 def record_evaluation(result: dict) -> _RecordEvaluation:
     """Record every round's scores into `result` (cleared first).
 
-    `result` becomes ``{"valid": {metric_name: [score per round]}}`` (``"train"``
-    without a validation set), the form `boosters.plotting.plot_metric` reads.
+    `result` becomes ``{"valid": {metric_label: [score per round]}}`` (``"train"``
+    without a validation set; the label as `Metric.label` writes it, ``"ndcg@10"``), the
+    form `boosters.plotting.plot_metric` reads.
 
     Parameters
     ----------
@@ -146,6 +151,15 @@ def learning_rate(schedule) -> _LearningRate:
     >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=30), callbacks=[decay])
     >>> model.n_trees
     30
+
+    The rate scales the leaf values: rates 0.3 then 0.6 grow round 0 as a constant 0.3
+    does, and round 1 (the same gradients, so the same tree) with twice its leaf values:
+
+    >>> config = bst.GBDTConfig(n_estimators=2, learning_rate=0.3)
+    >>> scheduled = bst.GBDTModel.train(bst.Dataset(X, y), config, callbacks=[learning_rate([0.3, 0.6])])
+    >>> constant = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    >>> [np.allclose(scheduled.trees[r].value, ratio * constant.trees[r].value) for r, ratio in [(0, 1), (1, 2)]]
+    [True, True]
     """
     return _LearningRate(schedule)
 

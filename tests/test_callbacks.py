@@ -19,8 +19,9 @@ import pytest
 import boosters as bst
 from boosters import callbacks as cb
 from boosters.io.atomic import write_atomically
-from boosters.training import progress
+from boosters.training import progress, scores
 from boosters.training.interrupt import InterruptGuard
+from boosters.training.metrics import evaluate
 from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
 
 
@@ -156,6 +157,47 @@ def test_training_without_val_set_scores_the_training_rows_for_callbacks():
     assert model.eval_history == [] and model.best_score is None
 
 
+def test_training_rows_are_scored_only_for_callbacks_that_read_scores(monkeypatch, tmp_path):
+    """Without a val_set, learning_rate, checkpoint and a callback that says
+    reads_scores = False cost no evaluation of the training rows; a plain one does."""
+    n_evaluations = []
+    real_evaluate = scores.evaluate
+    monkeypatch.setattr(scores, "evaluate", lambda *args: n_evaluations.append(1) or real_evaluate(*args))
+
+    class Quiet:
+        reads_scores = False
+
+        def __init__(self):
+            self.seen = []
+
+        def after_iteration(self, env):
+            self.seen.append(dict(env.evals_result))
+
+    quiet = Quiet()
+    no_scores = [cb.learning_rate([0.3] * 4), cb.checkpoint(tmp_path / "m.npz", every=2), quiet]
+    model = train(val=False, n_estimators=4, callbacks=no_scores)
+    assert n_evaluations == [] and quiet.seen == [{}] * 4 and model.n_trees == 4
+    seen = []
+    train(val=False, n_estimators=4, callbacks=no_scores + [lambda env: seen.append(env.evals_result["train"])])
+    assert len(n_evaluations) == 4 and len(seen[-1]["rmse"]) == 4
+
+
+def test_scores_are_keyed_by_the_metric_label():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 4))
+    y = np.clip(np.round(X[:, 0] + 0.5 * rng.normal(size=600) + 1), 0, 3)  # relevance 0..3
+    train_set = bst.Dataset(X[:400], y[:400], group=[20] * 20)
+    val_set = bst.Dataset(X[400:], y[400:], group=[20] * 10)
+    config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.lambdarank(), metric=bst.Metric.ndcg(5))
+    result = {}
+    model = bst.GBDTModel.train(train_set, config, val_set=val_set, n_threads=1,
+                                callbacks=[cb.record_evaluation(result)])
+    assert result == {"valid": {"ndcg@5": model.eval_history}} and len(model.eval_history) == 5
+    expected = evaluate(bst.Metric.ndcg(5), y[400:], model.predict_raw(X[400:]).reshape(-1, 1), None,
+                        val_set.group_boundaries)
+    np.testing.assert_allclose(result["valid"]["ndcg@5"][-1], expected, rtol=1e-10)  # summation order only
+
+
 @pytest.mark.parametrize("bad, error, match", [
     (5, TypeError, "callbacks must be a list"),
     ("early", TypeError, "callbacks must be a list"),
@@ -208,6 +250,23 @@ def test_early_stopping_min_delta_against_a_naive_rule(objective, metric):
         model = train(n_estimators=60, callbacks=[cb.early_stopping(5, min_delta=delta)], **params)
         assert len(model.eval_history) == last + 1 and model.eval_history == history[:last + 1]
         assert model.best_iteration == best and model.n_trees == best + 1 and model.best_score == history[best]
+
+
+def test_early_stopping_callback_and_config_option_together():
+    """Both rules run: the training stops at the first that fires, and the model is cut
+    back to the best score (the config's rule, min_delta 0), not the callback's best."""
+    X, y = regression(n=900, noise=2.0)
+    params = dict(data=(X, y), n_train=500, learning_rate=0.5)
+    history = train(n_estimators=60, **params).eval_history
+    callback_best, callback_last = naive_early_stopping(history, 3, 0.03, False)
+    config_last = naive_early_stopping(history, 8, 0.0, False)[1]
+    last = min(callback_last, config_last)
+    best = naive_early_stopping(history[:last + 1], 8, 0.0, False)[0]
+    assert callback_last < config_last and callback_best != best  # the case where the two differ
+    model = train(n_estimators=60, early_stopping_rounds=8, callbacks=[cb.early_stopping(3, min_delta=0.03)],
+                  **params)
+    assert model.eval_history == history[:last + 1]
+    assert model.best_iteration == best and model.n_trees == best + 1 and model.best_score == history[best]
 
 
 @pytest.mark.parametrize("args, error, match", [
@@ -372,6 +431,25 @@ def test_interrupted_save_leaves_the_old_file_whole(tmp_path, monkeypatch, faili
     with open(path, "rb") as f:
         assert f.read() == b"old model"
     assert os.listdir(tmp_path) == ["model.npz"]
+
+
+def test_save_replaces_the_file_atomically(tmp_path, monkeypatch):
+    model, old = train(n_estimators=3), train(n_estimators=2)
+    path = tmp_path / "model.npz"
+    old.save(path)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)  # Ctrl-C after the write, before the rename
+    with pytest.raises(KeyboardInterrupt):
+        model.save(path)
+    monkeypatch.undo()
+    assert bst.GBDTModel.load(path).n_trees == 2 and os.listdir(tmp_path) == ["model.npz"]
+    model.save(str(path))
+    assert_same_trees(bst.GBDTModel.load(path), model)
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike, got int"):
+        model.save(3)
 
 
 def test_checkpoint_file_mode_follows_the_umask(tmp_path):
