@@ -64,8 +64,11 @@ class GBDTModel:
         ``config.early_stopping_rounds`` stops the training when the score stops
         improving. Ctrl-C stops the training at the end of the current round and returns
         the model of the completed rounds (a warning is logged); a second Ctrl-C raises
-        KeyboardInterrupt. At ``config.verbosity >= 1`` the scores are shown: a progress
-        bar in a terminal or notebook, a line per round (``logging``) elsewhere.
+        KeyboardInterrupt when the kernel running returns: within the round, or, when
+        rounds grow in blocks without the GIL (no callbacks, no `val_set`), after the
+        current block (about 0.1 s, or one round if a round takes longer). At
+        ``config.verbosity >= 1`` the scores are shown: a progress bar in a terminal or
+        notebook, a line per round (``logging``) elsewhere.
 
         Parameters
         ----------
