@@ -57,6 +57,8 @@ class GBDTTrainer:
         cfg = self.config
         self._check_inputs(train, val_set)
         callbacks = training_callbacks(cfg, callbacks)
+        # the training rows are scored every round only for callbacks that read the scores
+        train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
         objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
@@ -75,9 +77,8 @@ class GBDTTrainer:
                             query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
-        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history,
-                             any(reads_scores(c) for c in callbacks),
-                             any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
+        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
+                              any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
