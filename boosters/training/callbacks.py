@@ -84,9 +84,9 @@ def call_hook(callbacks: list, hook: str, env: CallbackEnv) -> bool:
 
 
 def reads_scores(callback) -> bool:
-    """Does `callback` read ``env.evals_result``? The built-ins say so in a class attribute
-    `reads_scores`; any other callback is taken to read them. Without a validation set the
-    training rows are scored every round only for callbacks that read the scores."""
+    """Does `callback` read ``env.evals_result``? A callback says so in a class attribute
+    `reads_scores` (every built-in does); one without it is taken to read them. Without a
+    validation set the training rows are scored every round only for callbacks that do."""
     return getattr(callback, "reads_scores", True)
 
 
