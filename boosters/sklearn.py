@@ -11,6 +11,8 @@ scikit-learn is an optional dependency: `pip install 'boosters[sklearn]'`.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 try:
@@ -32,14 +34,36 @@ from boosters.gbdt_model import GBDTModel
 # the GBDTConfig parameters the estimators take (the objective comes from the class)
 CONFIG_PARAMS = tuple(name for name in GBDTConfig._FIELDS if name != "objective")
 
+# Every estimator's constructor parameters with their defaults: GBDTConfig's (growth_strategy
+# by name: scikit-learn wants plain defaults) and two of its own.
+_PARAMETERS = {**{name: parameter.default for name, parameter in inspect.signature(GBDTConfig).parameters.items()
+                  if name in CONFIG_PARAMS},
+               "growth_strategy": "depthwise", "n_threads": 0, "importance_type": "gain"}
+
+
+def _storing_init(defaults: dict):
+    """An `__init__` taking the keyword arguments `defaults` (name -> default) and storing
+    each as an attribute, as scikit-learn asks. Its `__signature__` lists them: sklearn's
+    `get_params`, `clone` and `repr` read the parameters from `inspect.signature`."""
+    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([self_parameter] + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                                                        default=default)
+                                                      for name, default in defaults.items()])
+
+    def __init__(self, **params):
+        bound = signature.bind(self, **params)  # a TypeError naming an unknown parameter
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            if name != "self":
+                setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__
+
 
 # The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
-_CONFIG_PARAMETERS_DOC = """    n_estimators, learning_rate, metric, max_depth, n_leaves, l1, l2, min_gain_to_split, \
-min_child_weight, min_samples_leaf, max_bins, early_stopping_rounds, seed, subsample, \
-colsample_bytree, colsample_bylevel, colsample_bynode, monotone_constraints, \
-interaction_constraints, max_onehot_cats, cat_smooth, cat_l2, max_cat_threshold, \
-min_data_per_group, goss_top_rate, goss_other_rate, histogram_mode, histogram_layout, \
-quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbosity : optional
+# (numpydoc reads a parameter's names from one line)
+_CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS if name != "growth_strategy") + """ : optional
         The `boosters.GBDTConfig` parameters of the same names, with its defaults.
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
@@ -57,56 +81,9 @@ def _with_config_parameters(cls):
     return cls
 
 
-
 class _GBDTEstimator(BaseEstimator):
-    """What the regressor and the classifier share: parameters, input checks, fitting."""
-
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain"):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.metric = metric
-        self.growth_strategy = growth_strategy
-        self.max_depth = max_depth
-        self.n_leaves = n_leaves
-        self.l1 = l1
-        self.l2 = l2
-        self.min_gain_to_split = min_gain_to_split
-        self.min_child_weight = min_child_weight
-        self.min_samples_leaf = min_samples_leaf
-        self.max_bins = max_bins
-        self.cache_size = cache_size
-        self.early_stopping_rounds = early_stopping_rounds
-        self.seed = seed
-        self.histogram_mode = histogram_mode
-        self.prefetch = prefetch
-        self.enable_bundling = enable_bundling
-        self.renew_leaves = renew_leaves
-        self.quantization_levels = quantization_levels
-        self.histogram_layout = histogram_layout
-        self.verbosity = verbosity
-        self.colsample_bytree = colsample_bytree
-        self.colsample_bylevel = colsample_bylevel
-        self.colsample_bynode = colsample_bynode
-        self.monotone_constraints = monotone_constraints
-        self.interaction_constraints = interaction_constraints
-        self.subsample = subsample
-        self.goss_top_rate = goss_top_rate
-        self.goss_other_rate = goss_other_rate
-        self.max_onehot_cats = max_onehot_cats
-        self.cat_smooth = cat_smooth
-        self.cat_l2 = cat_l2
-        self.max_cat_threshold = max_cat_threshold
-        self.min_data_per_group = min_data_per_group
-        self.n_threads = n_threads
-        self.importance_type = importance_type
+    """What the three estimators share: input checks, fitting, importances. Each sets its
+    `__init__` with `_storing_init` (all parameters keyword-only)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -268,6 +245,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     0.98
     """
 
+    __init__ = _storing_init(_PARAMETERS)
+
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
         """Train on (X, y).
 
@@ -374,29 +353,7 @@ feature_importances_
     array(['no', 'yes'], dtype='<U3')
     """
 
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain", class_weight=None):
-        super().__init__(
-            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
-            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
-            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
-            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
-            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
-            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
-            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
-            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
-            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
-            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
-            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
-            n_threads=n_threads, importance_type=importance_type)
-        self.class_weight = class_weight
+    __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
         """Train on (X, y); the labels of an `eval_set` must be among the training labels.
@@ -566,29 +523,7 @@ feature_importances_
     True
     """
 
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain", ndcg_at=10):
-        super().__init__(
-            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
-            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
-            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
-            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
-            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
-            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
-            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
-            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
-            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
-            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
-            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
-            n_threads=n_threads, importance_type=importance_type)
-        self.ndcg_at = ndcg_at
+    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
     def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None, eval_group=None, eval_qid=None,
             categorical_features=None, callbacks=None):

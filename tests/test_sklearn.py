@@ -113,6 +113,16 @@ def test_unknown_parameter_is_a_type_error():
         GBDTRegressor(n_estimator=5)
 
 
+@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier, GBDTRanker])
+def test_parameters_are_keyword_only(cls):
+    """One __init__ built from the parameter list: every parameter keyword-only (a value
+    given by position, which of 38 parameters it meant is a guess, is a TypeError)."""
+    kinds = {p.kind for p in inspect.signature(cls).parameters.values()}
+    assert kinds == {inspect.Parameter.KEYWORD_ONLY}
+    with pytest.raises(TypeError, match="positional"):
+        cls(5)
+
+
 # -- the numbers are GBDTModel.train's --------------------------------------------------------
 
 def test_regressor_equals_gbdt_model_train_exactly():
