@@ -24,7 +24,7 @@ try:
 except ImportError as exc:  # the module is the adapter: nothing to offer without sklearn
     raise ImportError("boosters.sklearn needs scikit-learn >= 1.6: pip install 'boosters[sklearn]'") from exc
 
-from boosters.config import GBDTConfig, Metric, Objective
+from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
@@ -147,8 +147,8 @@ class _GBDTEstimator(BaseEstimator):
         check_consistent_length(X, y)
         return y
 
-    def _eval_pair(self, eval_set):
-        """eval_set as one (X_val, y_val) pair, or None."""
+    def _checked_eval_set(self, eval_set, y_numeric: bool):
+        """eval_set as one checked (X_val, y_val) pair, or None."""
         if eval_set is None:
             return None
         if isinstance(eval_set, list):
@@ -157,31 +157,29 @@ class _GBDTEstimator(BaseEstimator):
             eval_set = eval_set[0]
         if not isinstance(eval_set, tuple) or len(eval_set) != 2:
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        return eval_set
+        X_val = self._check_X(eval_set[0], reset=False)
+        return X_val, self._check_y(X_val, eval_set[1], y_numeric)
 
     # -- training ------------------------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight, eval_set, categorical_features, objective: Objective, encode_y,
-             callbacks=None, group=None, eval_group=None):
-        """Train on (X, encoded y); `encode_y` maps labels to what the objective reads.
-        `group` / `eval_group`: the Dataset keyword arguments of a ranker's query groups."""
+    def _fit(self, X, y, sample_weight, eval_pair, categorical_features, objective: Objective, callbacks,
+             queries=None, eval_queries=None):
+        """Train on checked (X, y), with y (and eval_pair's) as the objective reads it.
+        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
-        train = Dataset(X, encode_y(y), weights=sample_weight, categorical_features=categorical_features,
-                        **(group or {}))
+        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, **(queries or {}))
         val_set = None
-        pair = self._eval_pair(eval_set)
-        if pair is not None:
-            X_val = self._check_X(pair[0], reset=False)
-            y_val = self._check_y(X_val, pair[1], y_numeric=objective.name != "logistic"
-                                  and objective.name != "softmax")
-            val_set = Dataset(X_val, encode_y(y_val), categorical_features=categorical_features,
-                              **(eval_group or {}))
-        train_args = {} if callbacks is None else {"callbacks": callbacks}
-        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, **train_args)
+        if eval_pair is not None:
+            try:
+                val_set = Dataset(*eval_pair, categorical_features=categorical_features, **(eval_queries or {}))
+            except (TypeError, ValueError) as exc:  # Dataset names its own arguments: say which data it is
+                raise type(exc)(f"eval_set: {exc}") from exc
+        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, callbacks=callbacks)
         self.best_iteration_ = self.booster_.best_iteration
-        metric = config.metric or Metric.default_for(objective)
-        self.evals_result_ = {} if val_set is None else {"valid_0": {metric.name: list(self.booster_.eval_history)}}
+        # named as the trainer names them for callbacks (record_evaluation, CallbackEnv.evals_result)
+        self.evals_result_ = ({} if val_set is None else
+                              {"valid": {config.resolved_metric.label: list(self.booster_.eval_history)}})
         return self
 
     @property
@@ -224,10 +222,15 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         Number of features seen in `fit`.
     feature_names_in_ : ndarray of str
         Column names of a frame given to `fit` (only then).
-    best_iteration_ : int or None
-        The best round with early stopping, None without.
+    best_iteration_ : int
+        The 0-based round the model ends at: with early stopping (`early_stopping_rounds`
+        or an `early_stopping` callback) the best validation round, the trees after it
+        dropped; otherwise the last round, even with an `eval_set`.
     evals_result_ : dict
-        ``{"valid_0": {metric_name: [score per round]}}`` with an `eval_set`, ``{}`` without.
+        ``{"valid": {metric_label: [score per round]}}`` with an `eval_set` (the metric is
+        `GBDTConfig.resolved_metric`, by its label such as ``"ndcg@10"``; the form of
+        `boosters.callbacks.record_evaluation`, read by `boosters.plotting.plot_metric`),
+        ``{}`` without.
     feature_importances_ : ndarray of float64
         Normalised importance of each feature (sums to 1).
 
@@ -279,14 +282,14 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         >>> X, X_val = rng.normal(size=(300, 3)), rng.normal(size=(100, 3))
         >>> est = GBDTRegressor(n_estimators=200, early_stopping_rounds=5)
         >>> est = est.fit(X, X[:, 0], eval_set=(X_val, X_val[:, 0]))
-        >>> est.best_iteration_ < 199, len(est.evals_result_["valid_0"]["rmse"]) > 0
+        >>> est.best_iteration_ < 199, len(est.evals_result_["valid"]["rmse"]) > 0
         (True, True)
         """
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, Objective.squared(), lambda v: v,
-                         callbacks)
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, Objective.squared(), callbacks)
 
     def predict(self, X):
         """Predicted values.
@@ -401,8 +404,11 @@ feature_importances_
         if self.class_weight is not None:
             by_class = compute_sample_weight(self.class_weight, y)
             sample_weight = by_class if sample_weight is None else sample_weight * by_class
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=False)
+        if eval_pair is not None:
+            eval_pair = (eval_pair[0], self._encode(eval_pair[1]))
         objective = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, self._encode, callbacks)
+        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
@@ -525,8 +531,8 @@ feature_importances_
 
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
-    def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None, eval_group=None, eval_qid=None,
-            categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            group=None, qid=None, eval_group=None, eval_qid=None):
         """Train on (X, y) with the rows grouped into queries.
 
         Parameters
@@ -536,13 +542,6 @@ feature_importances_
             pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
         y : array-like of shape (n_samples,)
             Relevance labels: integers 0..30.
-        group : array-like of int, optional
-            Query sizes, in row order (they sum to n_samples). Give `group` or `qid`;
-            without either, all rows are one query.
-        qid : array-like, optional
-            The query id of each row; a query's rows must be contiguous.
-        eval_group, eval_qid : array-like, optional
-            The queries of `eval_set`, as `group` / `qid` (one query without either).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights.
         eval_set : (X_val, y_val) or list of one such pair, optional
@@ -552,6 +551,14 @@ feature_importances_
             As in `boosters.Dataset`.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        group : array-like of int, optional
+            Keyword-only, as are `qid`, `eval_group` and `eval_qid`. Query sizes, in row
+            order (they sum to n_samples), as LightGBM's. Give `group` or `qid`; without
+            either, all rows are one query.
+        qid : array-like, optional
+            The query id of each row, as XGBoost's; a query's rows must be contiguous.
+        eval_group, eval_qid : array-like, optional
+            The queries of `eval_set`, as `group` / `qid` (one query without either).
 
         Returns
         -------
@@ -571,15 +578,11 @@ feature_importances_
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        queries = _queries(group, qid, X.shape[0], "group", "qid")
-        eval_set = self._eval_pair(eval_set)
-        eval_queries = None
-        if eval_set is not None:
-            eval_set = (self._check_X(eval_set[0], reset=False), eval_set[1])
-            eval_queries = _queries(eval_group, eval_qid, eval_set[0].shape[0], "eval_group", "eval_qid")
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
+        eval_queries = None if eval_pair is None else _queries(eval_group, eval_qid, eval_pair[0].shape[0])
         objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
-                         group=queries, eval_group=eval_queries)
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries)
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores: within a query, a higher score ranks a row higher.
@@ -606,12 +609,9 @@ feature_importances_
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
 
-def _queries(group, qid, n_rows: int, group_name: str, qid_name: str) -> dict:
-    """The Dataset keyword argument naming the queries: at most one of group / qid; all
-    rows one query when neither is given."""
-    if group is not None and qid is not None:
-        raise ValueError(f"give {group_name} (query sizes) or {qid_name} (a query id per row), not both")
-    if qid is not None:
-        return {"qid": qid}
-    return {"group": [n_rows] if group is None else group}
-
+def _queries(group, qid, n_rows: int) -> dict:
+    """The Dataset keyword arguments of the queries (Dataset checks them): all rows one
+    query when neither `group` nor `qid` is given."""
+    if group is None and qid is None:
+        return {"group": [n_rows]}
+    return {"group": group, "qid": qid}
