@@ -1,8 +1,9 @@
 """scikit-learn estimators: `GBDTRegressor`, `GBDTClassifier` and `GBDTRanker`.
 
-They take every `GBDTConfig` parameter as a constructor argument, with the same defaults
-(the objective is chosen by the class; `growth_strategy` is given by name), plus
-`n_threads` and `importance_type`. As scikit-learn asks, `__init__` only stores them;
+They take every `GBDTConfig` parameter as a keyword-only constructor argument, with the
+same defaults (the objective is chosen by the class; `growth_strategy` is given by name),
+plus `n_threads` and `importance_type`: one `__init__`, built from `GBDTConfig`'s
+signature, for the three. As scikit-learn asks, `__init__` only stores them;
 `fit` builds the `GBDTConfig`, so a bad value raises there, naming the parameter.
 A frame given to `predict` is matched to the training columns by name, in any order
 (scikit-learn's own estimators ask for the fit order; see `docs/guide/sklearn.md`).
