@@ -56,6 +56,8 @@ class GBDTTrainer:
         cfg = self.config
         self._check_inputs(train, val_set)
         callbacks = training_callbacks(cfg, callbacks)
+        train_scored = val_set is None and bool(callbacks)  # RoundScores scores the training rows for them
+        check_groups(cfg, train, val_set, train_scored)
         objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
@@ -74,7 +76,7 @@ class GBDTTrainer:
                             query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
-        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, bool(callbacks),
+        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
                               any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
@@ -154,7 +156,6 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
-        check_groups(self.config, train, val_set)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
