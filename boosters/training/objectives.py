@@ -109,6 +109,7 @@ class LambdaRank(ObjectiveFunction):
         self.groups = groups
 
     def check_labels(self, y):
+        # the only check: the kernel's gains 2^label - 1 trust it
         bad = (y != np.floor(y)) | (y < 0) | (y > _objectives.MAX_LABEL)
         if np.any(bad):
             raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_objectives.MAX_LABEL}, "
