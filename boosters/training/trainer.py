@@ -59,6 +59,7 @@ class GBDTTrainer:
         callbacks = training_callbacks(cfg, callbacks)
         # the training rows are scored every round only for callbacks that read the scores
         train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
+        check_groups(cfg, train, val_set, train_scored)
         objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
@@ -158,7 +159,6 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
-        check_groups(self.config, train, val_set)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
