@@ -152,12 +152,14 @@ class GBDTModel:
 
     @property
     def best_iteration(self) -> int | None:
-        """The 0-based round with the best validation score (the last round without a val_set)."""
+        """The 0-based round the model ends with: with early stopping the round with the
+        best validation score (later rounds dropped), otherwise the last round."""
         return self.ensemble.best_iteration
 
     @property
     def best_score(self) -> float | None:
-        """The validation score of `best_iteration` (None without a val_set)."""
+        """The validation score of `best_iteration` (None without a val_set): the best one
+        with early stopping, otherwise the last round's."""
         return self.ensemble.best_score
 
     @property
