@@ -1,6 +1,9 @@
 """boosters.plotting: each plot rendered to PNG with Agg, and its drawn elements (bars,
 tick labels, lines, boxes, points) checked against the model they show."""
 
+import re
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -338,3 +341,15 @@ def test_shap_summary_errors():
         plot_shap_summary(np.zeros((5, 2)), X, feature_names=["a"])
     with pytest.raises(ValueError, match="max_display"):
         plot_shap_summary(np.zeros((5, 2)), X, max_display=0)
+
+
+def test_every_extra_an_import_error_names_exists():
+    """`pip install 'boosters[name]'` in an ImportError (plotting's, trees_to_dataframe's
+    pandas, ...) must name an extra of pyproject.toml, or pip installs nothing."""
+    root = Path(__file__).resolve().parents[1]
+    pyproject = (root / "pyproject.toml").read_text()
+    section = pyproject.split("[project.optional-dependencies]")[1].split("\n[")[0]
+    extras = set(re.findall(r"^([\w-]+)\s*=", section, flags=re.M))
+    named = {m for path in (root / "boosters").rglob("*.py") for m in re.findall(r"boosters\[(\w+)\]", path.read_text())}
+    assert {"plot", "pandas"} <= named
+    assert named <= extras, f"extras named but not defined: {sorted(named - extras)}"
