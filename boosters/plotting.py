@@ -397,14 +397,21 @@ def _colour_values(X) -> tuple[np.ndarray, list[str] | None]:
 
 
 def _colour_column(column, n_rows: int) -> np.ndarray:
-    """A numeric column's values (missing = NaN), a categorical column's codes (missing =
-    NaN), NaN (grey) for anything else (text)."""
+    """A numeric column's values (missing = NaN), a categorical column's category ranks
+    (missing = NaN), NaN (grey) for anything else (text)."""
     if column.numeric:
         return column.floats(np.float64)
-    if column.categorical:
-        codes = column.encoded()[0].astype(np.float64)
-        return np.where(codes < 0, np.nan, codes)
-    return np.full(n_rows, np.nan)
+    if not column.categorical:
+        return np.full(n_rows, np.nan)
+    codes, categories, declared = column.encoded()
+    if not declared and len(categories):
+        # an arbitrary order (polars Categorical, Arrow dictionaries: first seen or hashed)
+        # would change the colours from run to run: rank the categories by value instead
+        try:
+            codes = np.where(codes < 0, -1, np.argsort(np.argsort(categories, kind="stable"))[codes])
+        except TypeError:  # values that do not sort (mixed types): keep the frame's order
+            pass
+    return np.where(codes < 0, np.nan, codes.astype(np.float64))
 
 
 def _beeswarm_offsets(values: np.ndarray, n_bins: int = 100, width: float = 0.4) -> np.ndarray:
@@ -440,7 +447,7 @@ def plot_shap_summary(shap_values, X, feature_names: list[str] | None = None, ma
     X : array-like, scipy.sparse matrix or frame of shape (n_rows, n_features)
         The rows the SHAP values explain, for the colours (and the names of a frame: a
         pandas or polars DataFrame, a pyarrow Table). Numeric columns colour by value,
-        categorical ones by their category code, text columns grey.
+        categorical ones by category (declared order, else sorted), text columns grey.
     feature_names : list of str, optional
         Names of the features (default: X's column names, else "f0", "f1", ...).
     max_display : int, default 20

@@ -311,7 +311,7 @@ def test_shap_summary_of_any_frame_colours_by_value_code_or_grey(library):
     rng = np.random.default_rng(2)
     size = rng.normal(size=40)
     size[:4] = np.nan
-    colour = ["u"] + list(rng.choice(["u", "v"], 39))  # "u" first: code 0 in every library
+    colour = ["v"] + list(rng.choice(["u", "v"], 39))  # "v" seen first; undeclared order: sorted, u low
     X = _columns_frame(library, size, colour, ["text"] * 40)
     shap_values = np.column_stack([3 * np.nan_to_num(size), np.where(np.array(colour) == "v", 2.0, -2.0),
                                    np.full(40, 0.1), np.zeros(40)])  # with the bias column
@@ -323,8 +323,20 @@ def test_shap_summary_of_any_frame_colours_by_value_code_or_grey(library):
     assert np.allclose(numeric[:4], 0.6) and not np.any(np.all(np.isclose(numeric[4:], 0.6), axis=1))
     lo, hi = np.percentile(size[4:], [5, 95])
     np.testing.assert_allclose(numeric[4:], cmap(np.clip((size[4:] - lo) / (hi - lo), 0, 1))[:, :3], atol=1e-12)
-    codes = (np.array(colour) == "v").astype(float)  # the category codes, u = 0 (low), v = 1 (high)
+    codes = (np.array(colour) == "v").astype(float)  # the categories' ranks, u = 0 (low), v = 1 (high)
     np.testing.assert_allclose(categorical, cmap(codes)[:, :3], atol=1e-12)
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_shap_summary_colours_categories_in_their_declared_order(library):
+    # declared order w, v, u: w low (code 0, the 5th percentile), u high (code 2, the 95th)
+    colour = ["u", "v", "u", "w", None, "v"] * 10
+    X = (pd.DataFrame({"c": pd.Categorical(colour, categories=["w", "v", "u"])}) if library == "pandas"
+         else pl.DataFrame({"c": pl.Series(colour, dtype=pl.Enum(["w", "v", "u"]))}))
+    ax = plot_shap_summary(np.arange(60.0).reshape(60, 1), X)
+    expected = matplotlib.colormaps["coolwarm"](np.tile([1.0, 0.5, 1.0, 0.0, 0.0, 0.5], 10))[:, :3]
+    expected[4::6] = 0.6  # missing: grey
+    np.testing.assert_allclose(ax.collections[0].get_facecolors()[:, :3], expected, atol=1e-12)
 
 
 def test_shap_summary_errors():
