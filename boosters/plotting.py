@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters.data.frames import as_frame
+from boosters.data.sparse import is_sparse
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import feature_label, split_categories
 from boosters.gbdt_model import GBDTModel
@@ -254,7 +256,7 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     model : GBDTModel or fitted boosters estimator
         The model whose tree to draw.
     tree_index : int, default 0
-        The tree, in boosting order (``model.trees[tree_index]``).
+        The tree, in boosting order (``model.trees[tree_index]``; -1: the last).
     show_info : sequence of str, default ("count",)
         Extra lines per box among "gain" (splits only), "cover" and "count".
     precision : int, default 3
@@ -283,7 +285,7 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     (7, 'a <= -0.00654')
     """
     model = _model(model)
-    _check_tree_args(model, tree_index, show_info)
+    tree_index = _check_tree_args(model, tree_index, show_info)
     tree = model.trees[tree_index]
     x, y = _tree_layout(tree)
     n_leaves, depth = int(x.max()) + 1, int(-y.min())
@@ -308,12 +310,17 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     return ax
 
 
-def _check_tree_args(model: GBDTModel, tree_index, show_info) -> None:
-    if not isinstance(tree_index, (int, np.integer)) or not -model.n_trees <= tree_index < model.n_trees:
-        raise ValueError(f"tree_index must be an int in [0, {model.n_trees}), got {tree_index!r}")
+def _check_tree_args(model: GBDTModel, tree_index, show_info) -> int:
+    """The tree's index in [0, n_trees) (a negative one counts from the last tree, as in
+    ``model.trees[-1]``), after checking both arguments."""
+    n = model.n_trees
+    if isinstance(tree_index, bool) or not isinstance(tree_index, (int, np.integer)) or not -n <= tree_index < n:
+        raise ValueError(f"tree_index must be an int in [-{n}, {n}) (negative: counted from the last tree), "
+                         f"got {tree_index!r}")
     unknown = [s for s in show_info if s not in TREE_INFO]
     if unknown:
         raise ValueError(f"show_info: unknown {unknown}; choose among {list(TREE_INFO)}")
+    return int(tree_index) % n
 
 
 def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int = 3, max_categories: int = 8):
@@ -325,7 +332,7 @@ def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int
     model : GBDTModel or fitted boosters estimator
         The model whose tree to draw.
     tree_index : int, default 0
-        The tree, in boosting order.
+        The tree, in boosting order (``model.trees[tree_index]``; -1: the last).
     show_info : sequence of str, default ("count",)
         Extra lines per node among "gain", "cover" and "count".
     precision : int, default 3
@@ -358,7 +365,7 @@ def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int
     except ImportError as exc:
         raise ImportError("to_graphviz needs the graphviz package: pip install 'boosters[plot]'") from exc
     model = _model(model)
-    _check_tree_args(model, tree_index, show_info)
+    tree_index = _check_tree_args(model, tree_index, show_info)
     tree = model.trees[tree_index]
     graph = graphviz.Digraph(name=f"tree {tree_index}")
     for node in range(tree.n_nodes):
@@ -376,30 +383,35 @@ def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int
 
 # -- SHAP summary -------------------------------------------------------------------------
 
-def _feature_values(X, n_features: int) -> tuple[np.ndarray, list[str] | None]:
-    """X as float columns for colouring (categorical columns as their codes, anything
-    non-numeric as NaN) and its column names, if it has them."""
-    if hasattr(X, "columns"):
-        names = [str(c) for c in X.columns]
-        columns = []
-        for c in X.columns:
-            col = X[c]
-            if hasattr(col, "cat"):  # pandas categorical: codes, -1 (missing) as NaN
-                codes = np.asarray(col.cat.codes, dtype=np.float64)
-                columns.append(np.where(codes < 0, np.nan, codes))
-                continue
-            try:
-                columns.append(np.asarray(col.to_numpy(), dtype=np.float64))
-            except (TypeError, ValueError):
-                columns.append(np.full(len(col), np.nan))
-        values = np.column_stack(columns) if columns else np.zeros((len(X), 0))
-    else:
-        if hasattr(X, "toarray"):
+def _colour_values(X) -> tuple[np.ndarray, list[str] | None]:
+    """X as float columns for the colours and its column names when it is a frame
+    (pandas, polars, pyarrow: read through `boosters.data.frames`, as training reads them)."""
+    frame = as_frame(X)
+    if frame is None:
+        if is_sparse(X):
             X = X.toarray()
-        values, names = np.asarray(X, dtype=np.float64), None
-    if values.ndim != 2 or values.shape[1] != n_features:
-        raise ValueError(f"X must be 2-D with {n_features} columns (one per SHAP value), got shape {values.shape}")
-    return values, names
+        return np.asarray(X, dtype=np.float64), None
+    columns = [_colour_column(frame.column(j), frame.shape[0]) for j in range(frame.shape[1])]
+    values = np.column_stack(columns) if columns else np.zeros((frame.shape[0], 0))
+    return values, frame.names
+
+
+def _colour_column(column, n_rows: int) -> np.ndarray:
+    """A numeric column's values (missing = NaN), a categorical column's category ranks
+    (missing = NaN), NaN (grey) for anything else (text)."""
+    if column.numeric:
+        return column.floats(np.float64)
+    if not column.categorical:
+        return np.full(n_rows, np.nan)
+    codes, categories, declared = column.encoded()
+    if not declared and len(categories):
+        # an arbitrary order (polars Categorical, Arrow dictionaries: first seen or hashed)
+        # would change the colours from run to run: rank the categories by value instead
+        try:
+            codes = np.where(codes < 0, -1, np.argsort(np.argsort(categories, kind="stable"))[codes])
+        except TypeError:  # values that do not sort (mixed types): keep the frame's order
+            pass
+    return np.where(codes < 0, np.nan, codes.astype(np.float64))
 
 
 def _beeswarm_offsets(values: np.ndarray, n_bins: int = 100, width: float = 0.4) -> np.ndarray:
@@ -432,8 +444,10 @@ def plot_shap_summary(shap_values, X, feature_names: list[str] | None = None, ma
     shap_values : array of shape (n_rows, n_features) or (n_rows, n_features + 1)
         One output's SHAP values; a last bias column (``model.shap_values(X)``) is
         dropped. For softmax, pass one class: ``shap_values[:, k]``.
-    X : array-like or DataFrame of shape (n_rows, n_features)
-        The rows the SHAP values explain, for the colours (and the names of a frame).
+    X : array-like, scipy.sparse matrix or frame of shape (n_rows, n_features)
+        The rows the SHAP values explain, for the colours (and the names of a frame: a
+        pandas or polars DataFrame, a pyarrow Table). Numeric columns colour by value,
+        categorical ones by category (declared order, else sorted), text columns grey.
     feature_names : list of str, optional
         Names of the features (default: X's column names, else "f0", "f1", ...).
     max_display : int, default 20
@@ -466,12 +480,14 @@ def plot_shap_summary(shap_values, X, feature_names: list[str] | None = None, ma
     if not np.all(np.isfinite(shap_values)):
         raise ValueError("shap_values must be finite (SHAP values of a model are)")
     n_rows = shap_values.shape[0]
-    if getattr(X, "shape", (None,))[0] != n_rows:
-        raise ValueError(f"X must have one row per row of shap_values ({n_rows}), got {getattr(X, 'shape', None)}")
-    width = X.shape[1] if len(X.shape) == 2 else -1
-    if shap_values.shape[1] == width + 1:
+    values, names = _colour_values(X)
+    if values.ndim != 2 or values.shape[0] != n_rows:
+        raise ValueError(f"X must be 2-D with one row per row of shap_values ({n_rows}), got shape {values.shape}")
+    if shap_values.shape[1] == values.shape[1] + 1:
         shap_values = shap_values[:, :-1]  # the bias column
-    values, names = _feature_values(X, shap_values.shape[1])
+    if values.shape[1] != shap_values.shape[1]:
+        raise ValueError(f"X must be 2-D with {shap_values.shape[1]} columns (one per SHAP value), "
+                         f"got shape {values.shape}")
     names = feature_names if feature_names is not None else names
     names = [f"f{i}" for i in range(values.shape[1])] if names is None else list(names)
     if len(names) != values.shape[1]:

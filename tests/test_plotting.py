@@ -1,6 +1,9 @@
 """boosters.plotting: each plot rendered to PNG with Agg, and its drawn elements (bars,
 tick labels, lines, boxes, points) checked against the model they show."""
 
+import re
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,6 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import polars as pl  # noqa: E402
+import pyarrow as pa  # noqa: E402
 import pytest  # noqa: E402
 
 import boosters as bst  # noqa: E402
@@ -236,6 +241,14 @@ def test_tree_errors(frame_model):
         plot_tree(model, 0, show_info=("depth",))
     with pytest.raises(ValueError, match="tree_index must be an int in"):
         to_graphviz(model, 1.5)
+    for index in (-model.n_trees - 1, True, np.bool_(False)):  # out of [-n, n), or a bool
+        with pytest.raises(ValueError, match=rf"tree_index must be an int in \[-{model.n_trees}, {model.n_trees}\)"):
+            plot_tree(model, index)
+        with pytest.raises(ValueError, match=r"tree_index must be an int in"):
+            to_graphviz(model, index)
+    last = model.n_trees - 1  # a negative index counts from the last tree, as model.trees[-1]
+    assert plot_tree(model, -1).get_title() == plot_tree(model, np.int64(last)).get_title() == f"Tree {last}"
+    assert to_graphviz(model, -1).name == f"tree {last}"
 
 
 # -- plot_shap_summary --------------------------------------------------------------------
@@ -280,6 +293,52 @@ def test_shap_summary_of_a_frame_uses_its_names_and_category_codes():
     assert np.allclose(text_colours[:, :3], 0.6)  # non-numeric values: grey
 
 
+def _columns_frame(library: str, size, colour, text):
+    """A frame of `library` with a numeric column (missing where size is NaN), a
+    categorical one and a text one."""
+    size_or_null = [None if np.isnan(v) else float(v) for v in size]
+    if library == "pandas":
+        return pd.DataFrame({"size": size, "colour": pd.Categorical(colour), "text": text})
+    if library == "polars":
+        return pl.DataFrame({"size": pl.Series(size_or_null, dtype=pl.Float64),
+                             "colour": pl.Series(colour, dtype=pl.Categorical), "text": text})
+    return pa.table({"size": pa.array(size_or_null, pa.float64()),
+                     "colour": pa.array(colour).dictionary_encode(), "text": text})
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "pyarrow"])
+def test_shap_summary_of_any_frame_colours_by_value_code_or_grey(library):
+    rng = np.random.default_rng(2)
+    size = rng.normal(size=40)
+    size[:4] = np.nan
+    colour = ["v"] + list(rng.choice(["u", "v"], 39))  # "v" seen first; undeclared order: sorted, u low
+    X = _columns_frame(library, size, colour, ["text"] * 40)
+    shap_values = np.column_stack([3 * np.nan_to_num(size), np.where(np.array(colour) == "v", 2.0, -2.0),
+                                   np.full(40, 0.1), np.zeros(40)])  # with the bias column
+    ax = plot_shap_summary(shap_values, X)
+    assert tick_labels(ax) == ["text", "size", "colour"]  # the frame's names, by mean |SHAP|
+    text, numeric, categorical = (c.get_facecolors()[:, :3] for c in ax.collections)
+    cmap = matplotlib.colormaps["coolwarm"]
+    assert np.allclose(text, 0.6)  # text: grey
+    assert np.allclose(numeric[:4], 0.6) and not np.any(np.all(np.isclose(numeric[4:], 0.6), axis=1))
+    lo, hi = np.percentile(size[4:], [5, 95])
+    np.testing.assert_allclose(numeric[4:], cmap(np.clip((size[4:] - lo) / (hi - lo), 0, 1))[:, :3], atol=1e-12)
+    codes = (np.array(colour) == "v").astype(float)  # the categories' ranks, u = 0 (low), v = 1 (high)
+    np.testing.assert_allclose(categorical, cmap(codes)[:, :3], atol=1e-12)
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_shap_summary_colours_categories_in_their_declared_order(library):
+    # declared order w, v, u: w low (code 0, the 5th percentile), u high (code 2, the 95th)
+    colour = ["u", "v", "u", "w", None, "v"] * 10
+    X = (pd.DataFrame({"c": pd.Categorical(colour, categories=["w", "v", "u"])}) if library == "pandas"
+         else pl.DataFrame({"c": pl.Series(colour, dtype=pl.Enum(["w", "v", "u"]))}))
+    ax = plot_shap_summary(np.arange(60.0).reshape(60, 1), X)
+    expected = matplotlib.colormaps["coolwarm"](np.tile([1.0, 0.5, 1.0, 0.0, 0.0, 0.5], 10))[:, :3]
+    expected[4::6] = 0.6  # missing: grey
+    np.testing.assert_allclose(ax.collections[0].get_facecolors()[:, :3], expected, atol=1e-12)
+
+
 def test_shap_summary_errors():
     X = np.zeros((5, 2))
     with pytest.raises(ValueError, match="shap_values must be 2-D"):
@@ -294,3 +353,15 @@ def test_shap_summary_errors():
         plot_shap_summary(np.zeros((5, 2)), X, feature_names=["a"])
     with pytest.raises(ValueError, match="max_display"):
         plot_shap_summary(np.zeros((5, 2)), X, max_display=0)
+
+
+def test_every_extra_an_import_error_names_exists():
+    """`pip install 'boosters[name]'` in an ImportError (plotting's, trees_to_dataframe's
+    pandas, ...) must name an extra of pyproject.toml, or pip installs nothing."""
+    root = Path(__file__).resolve().parents[1]
+    pyproject = (root / "pyproject.toml").read_text()
+    section = pyproject.split("[project.optional-dependencies]")[1].split("\n[")[0]
+    extras = set(re.findall(r"^([\w-]+)\s*=", section, flags=re.M))
+    named = {m for path in (root / "boosters").rglob("*.py") for m in re.findall(r"boosters\[(\w+)\]", path.read_text())}
+    assert {"plot", "pandas"} <= named
+    assert named <= extras, f"extras named but not defined: {sorted(named - extras)}"

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import boosters as bst
+from boosters.model import tree as tree_module
 
 
 def naive_leaf(tree, x) -> int:
@@ -98,6 +99,30 @@ def test_sparse_input_gives_the_dense_leaves(model_and_data):
     assert np.array_equal(model.predict_leaf(sp.csr_matrix(Xz)), expected)
     assert np.array_equal(model.predict_leaf(sp.csc_matrix(Xz)), expected)
     assert np.array_equal(model.predict_leaf(sp.csr_matrix(np.zeros((4, 5)))), model.predict_leaf(np.zeros((4, 5))))
+
+
+def test_row_blocks_do_not_change_leaves_or_margins(model_and_data, monkeypatch):
+    """Dense, CSR and CSC input through blocks of 3 rows (the shared row-block generator)
+    give exactly the one-block result, also for a block whose rows are all implicit zeros."""
+    model, X, _ = model_and_data
+    Xz = np.where(np.abs(X) < 0.7, 0.0, X)[:50]
+    Xz[3:6] = 0.0  # rows 3-5: one whole CSR block without a stored entry
+    leaves, margins = model.predict_leaf(Xz), model.predict_raw(Xz)
+    np.testing.assert_array_equal(leaves, naive_leaves(model, Xz))
+    monkeypatch.setattr(tree_module, "_MIN_BLOCK_ROWS", 3)
+    monkeypatch.setattr(tree_module, "PREDICT_BLOCK_VISITS", 1)
+    for matrix in (Xz, sp.csr_matrix(Xz), sp.csc_matrix(Xz)):
+        np.testing.assert_array_equal(model.predict_leaf(matrix, n_threads=1), leaves)
+        np.testing.assert_array_equal(model.predict_raw(matrix, n_threads=1), margins)
+
+
+def test_sparse_input_of_a_categorical_model_is_refused():
+    X, y = data(categorical=True, missing=False)
+    model = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[3]),
+                                bst.GBDTConfig(n_estimators=3, max_depth=3, max_onehot_cats=2))
+    assert any(np.any(t.category_set >= 0) for t in model.trees)  # the case under test
+    with pytest.raises(ValueError, match="categorical splits predicts dense input"):
+        model.predict_leaf(sp.csr_matrix(X))
 
 
 def test_frames_are_matched_by_name(model_and_data):

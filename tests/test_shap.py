@@ -282,13 +282,27 @@ def test_float32_frames_and_sparse_input_give_the_array_result():
                                 bst.GBDTConfig(n_estimators=3, max_depth=3), n_threads=1)
     reordered = frame[["f2", "f0", "f1"]]
     np.testing.assert_array_equal(named.shap_values(reordered), named.shap_values(frame))
-    dense = np.nan_to_num(X)
-    dense[:, 1:][np.abs(dense[:, 1:]) < 0.5] = 0.0  # implicit zeros in the sparse matrix
-    for matrix in (sp.csr_matrix(dense), sp.csc_matrix(dense)):
-        np.testing.assert_array_equal(model.shap_values(matrix), model.shap_values(dense))
-        np.testing.assert_array_equal(model.shap_interaction_values(matrix[:20]),
-                                      model.shap_interaction_values(dense[:20]))
     assert expected.shape == (len(X), 4)
+
+
+def test_sparse_input_gives_the_dense_result(monkeypatch):
+    model, X = numeric_model()
+    dense = np.nan_to_num(X)
+    dense[np.abs(dense) < 0.5] = 0.0  # implicit zeros in the sparse matrix (0.0, as in prediction)
+    expected, expected_inter = model.shap_values(dense), model.shap_interaction_values(dense[:60])
+    monkeypatch.setattr(shap_module, "_MIN_BLOCK_ROWS", 7)
+    monkeypatch.setattr(shap_module, "SHAP_BLOCK_WORK", 1)  # blocks of 7 rows: densified block by block
+    for matrix in (sp.csr_matrix(dense), sp.csc_matrix(dense)):
+        np.testing.assert_array_equal(model.shap_values(matrix, n_threads=1), expected)
+        np.testing.assert_array_equal(model.shap_interaction_values(matrix[:60], n_threads=1), expected_inter)
+
+
+def test_sparse_input_of_a_categorical_model_is_refused_as_predict_refuses_it():
+    model, X = categorical_model()
+    matrix = sp.csr_matrix(np.nan_to_num(X))
+    for method in (model.predict_raw, model.shap_values, model.shap_interaction_values):
+        with pytest.raises(ValueError, match="categorical splits predicts dense input"):
+            method(matrix)
 
 
 def test_stumps_only_model_gives_the_bias():

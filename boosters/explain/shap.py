@@ -14,7 +14,7 @@ import numpy as np
 from boosters.explain._shap import ShapForest
 from boosters.explain._shap import shap_interaction_values as _interaction_kernel
 from boosters.explain._shap import shap_values as _shap_kernel
-from boosters.model.tree import Forest
+from boosters.model.tree import Forest, check_sparse_input, row_blocks
 
 __all__ = ["shap_values", "shap_interaction_values"]
 
@@ -60,7 +60,7 @@ def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     out[:, :, n_features] = forest.base_scores
     if forest.n_trees == 0:
         return out
-    shap_forest = _shap_forest(forest, n_features)
+    shap_forest = _shap_forest(forest, X)
     out[:, :, n_features] += _expected_margins(forest, shap_forest)
     paths = np.zeros((n_threads, shap_forest.path_bytes()), dtype=np.uint8)
     rows = np.zeros((n_threads, n_features), dtype=np.float64)
@@ -110,7 +110,7 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     out[:, :, n_features, n_features] = forest.base_scores
     if forest.n_trees == 0:
         return out
-    shap_forest = _shap_forest(forest, n_features)
+    shap_forest = _shap_forest(forest, X)
     out[:, :, n_features, n_features] += _expected_margins(forest, shap_forest)
     offsets, features = _tree_features(forest.flat())
     paths = np.zeros((n_threads, shap_forest.path_bytes()), dtype=np.uint8)
@@ -126,9 +126,12 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     return out
 
 
-def _shap_forest(forest: Forest, n_features: int) -> ShapForest:
+def _shap_forest(forest: Forest, X) -> ShapForest:
+    """The kernels' view of the forest, after checking X against it (as prediction does)."""
     flat = forest.flat()
     a = flat.arrays
+    n_features = X.shape[1]
+    check_sparse_input(X, flat.categories)  # prediction refuses it: no SHAP values of margins it cannot give
     if flat.n_features > n_features:
         raise ValueError(f"X has {n_features} features but the trees split on feature {flat.n_features - 1}")
     split = a["split_feature"] >= 0
@@ -168,10 +171,7 @@ def _row_work(forest: Forest, shap_forest: ShapForest) -> float:
 
 
 def _row_blocks(X, work_per_row: float, n_threads: int):
-    """(start, dense block) of about SHAP_BLOCK_WORK work each; a sparse matrix is
-    densified one block at a time (an implicit zero is 0.0, as in prediction)."""
+    """(start, dense block) of about SHAP_BLOCK_WORK work each (`row_blocks`, a sparse
+    matrix densified one block at a time)."""
     rows = max(_MIN_BLOCK_ROWS * n_threads, int(SHAP_BLOCK_WORK / max(work_per_row, 1.0)))
-    sparse = hasattr(X, "format") and hasattr(X, "indptr")
-    for start in range(0, X.shape[0], rows):
-        block = X[start:start + rows]
-        yield start, block.toarray() if sparse else block
+    return row_blocks(X, rows, densify=True)

@@ -20,7 +20,8 @@ from boosters.model._predict import predict_forest, predict_forest_csr, predict_
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES,
                                        check_categories, check_forest)
 
-__all__ = ["TREE_ARRAY_NAMES", "FlatForest", "Forest", "Tree", "predict_tree"]
+__all__ = ["TREE_ARRAY_NAMES", "CsrRows", "FlatForest", "Forest", "Tree", "check_sparse_input", "predict_tree",
+           "row_blocks"]
 
 _STAMPS = itertools.count()  # a new stamp on every change of a tree's arrays
 
@@ -243,22 +244,12 @@ class Forest:
         if n_trees == 0:
             return out
         a = flat.arrays
-        # Row blocks of about PREDICT_BLOCK_VISITS row-tree visits: the kernel runs
-        # without the GIL and Python cannot act on Ctrl-C inside it, so a long predict
-        # returns to the interpreter (which raises KeyboardInterrupt) between blocks.
-        rows = max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // n_trees)
         trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
                  a["value"], flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees])
-        if _is_sparse(X):
-            _no_categories_for_sparse(flat.categories)
-            for start, indptr, indices, data in _csr_blocks(X, rows):
-                _predict_csr(data, indices, indptr, trees, out[start:start + len(indptr) - 1], n_threads)
-            return out
-        for start in range(0, X.shape[0], rows):
-            predict_forest(X[start:start + rows], *trees, out[start:start + rows], n_threads,
-                           *_category_args(a, flat.categories))
+        check_sparse_input(X, flat.categories)
+        _run_in_blocks(predict_forest, predict_forest_csr, X, _block_rows(n_trees), trees,
+                       _category_args(a, flat.categories), out, n_threads)
         return out
-
 
     def predict_leaves(self, X: np.ndarray, n_threads: int) -> np.ndarray:
         """(n_rows, n_trees) int32: the leaf (node index within its tree) each row reaches
@@ -270,23 +261,34 @@ class Forest:
         if self.n_trees == 0:
             return out
         a = flat.arrays
-        rows = max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // self.n_trees)  # blocks: Ctrl-C between them
         trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
                  flat.tree_offsets)
-        if _is_sparse(X):
-            _no_categories_for_sparse(flat.categories)
-            for start, indptr, indices, data in _csr_blocks(X, rows):
-                if len(indices) == 0:  # as _predict_csr: the kernel reads through the first element
-                    data, indices = np.zeros(1, dtype=data.dtype), np.zeros(1, dtype=indptr.dtype)
-                predict_leaves_csr(data, indices, indptr, *trees, out[start:start + len(indptr) - 1], n_threads)
-            return out
-        for start in range(0, X.shape[0], rows):
-            predict_leaves(X[start:start + rows], *trees, out[start:start + rows], n_threads,
-                           *_category_args(a, flat.categories))
+        check_sparse_input(X, flat.categories)
+        _run_in_blocks(predict_leaves, predict_leaves_csr, X, _block_rows(self.n_trees), trees,
+                       _category_args(a, flat.categories), out, n_threads)
         return out
+
 
 PREDICT_BLOCK_VISITS = 1 << 24  # ~0.05-0.2 s of kernel time per block
 _MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks
+
+
+def _block_rows(n_trees: int) -> int:
+    """Rows per prediction block: about PREDICT_BLOCK_VISITS row-tree visits."""
+    return max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // max(n_trees, 1))
+
+
+def _run_in_blocks(dense_kernel, csr_kernel, X, rows: int, trees: tuple, category_args: tuple, out: np.ndarray,
+                   n_threads: int) -> None:
+    """A prediction kernel over X's row blocks (`row_blocks`), each writing its rows of `out`:
+    `dense_kernel(block, *trees, out_rows, n_threads, *category_args)` or
+    `csr_kernel(data, indices, indptr, *trees, out_rows, n_threads)`."""
+    for start, block in row_blocks(X, rows):
+        part = out[start:start + block.shape[0]]
+        if isinstance(block, CsrRows):
+            csr_kernel(*block.kernel_arrays(), *trees, part, n_threads)
+        else:
+            dense_kernel(block, *trees, part, n_threads, *category_args)
 
 
 def _check_width(X: np.ndarray, n_features: int) -> None:
@@ -312,12 +314,9 @@ def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) 
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
     trees = (tree.split_feature, tree.threshold, tree.default_left, tree.left_child, tree.right_child,
              tree.value, offsets, group)
-    if _is_sparse(X):
-        _no_categories_for_sparse(categories)
-        for start, indptr, indices, data in _csr_blocks(X, PREDICT_SPARSE_BLOCK_ROWS):
-            _predict_csr(data, indices, indptr, trees, out[start:start + len(indptr) - 1], n_threads)
-    else:
-        predict_forest(X, *trees, out, n_threads, *_category_args(tree.arrays(), categories))
+    check_sparse_input(X, categories)
+    _run_in_blocks(predict_forest, predict_forest_csr, X, PREDICT_SPARSE_BLOCK_ROWS, trees,
+                   _category_args(tree.arrays(), categories), out, n_threads)
     return out[:, 0]
 
 
@@ -344,13 +343,15 @@ def _split_sets(n_sets: np.ndarray, boundaries: np.ndarray, bitsets: np.ndarray,
     return per_tree_b, per_tree_w
 
 
-def _no_categories_for_sparse(categories) -> None:
-    if categories is not None:
+def check_sparse_input(X, categories) -> None:
+    """ValueError for a scipy.sparse X when the trees have categorical splits (`categories`
+    not None): the CSR kernels have no category sets, so such a model reads dense input."""
+    if categories is not None and _is_sparse(X):
         raise ValueError("X: a model with categorical splits predicts dense input (an array or a frame), "
                          "not a scipy.sparse matrix")
 
 
-PREDICT_SPARSE_BLOCK_ROWS = 1 << 16  # a CSC block converted to CSR at a time
+PREDICT_SPARSE_BLOCK_ROWS = 1 << 16  # predict_tree's blocks (a CSC block converted to CSR at a time)
 
 
 def _is_sparse(X) -> bool:
@@ -358,20 +359,45 @@ def _is_sparse(X) -> bool:
     return hasattr(X, "format") and hasattr(X, "indptr")
 
 
-def _csr_blocks(X, rows: int):
-    """(start, indptr, indices, data) of blocks of at most `rows` rows: a CSR's own arrays
-    (row ranges of indptr, no copy), a CSC converted to CSR one block at a time."""
+class CsrRows(NamedTuple):
+    """Consecutive rows of a sparse matrix as CSR arrays: row i's entries are
+    data[indptr[i]:indptr[i + 1]] (indptr may be a slice of the whole matrix's, its
+    offsets then index the whole matrix's data and indices: no copy)."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    n_columns: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.indptr) - 1, self.n_columns
+
+    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(data, indices, indptr) for the CSR kernels, which read through the first element
+        of data and indices: a one-element pair that no row owns when there is none."""
+        if len(self.indices) == 0:
+            return np.zeros(1, dtype=self.data.dtype), np.zeros(1, dtype=self.indptr.dtype), self.indptr
+        return self.data, self.indices, self.indptr
+
+
+def row_blocks(X, rows: int, densify: bool = False):
+    """(start, block) for X's rows in blocks of at most `rows`, in order. A dense X gives
+    row slices (views); a scipy.sparse X gives `CsrRows` (a CSR's own arrays; a CSC
+    converted to CSR one block at a time), or with `densify` dense blocks (for kernels
+    without a CSR form; an implicit zero is 0.0, as in prediction). The kernels run
+    without the GIL, so Python acts on Ctrl-C between blocks: keep a block ~0.1 s."""
+    sparse = _is_sparse(X)
+    rows = max(int(rows), 1)
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
-        if X.format == "csr":
-            yield start, X.indptr[start:stop + 1], X.indices, X.data
+        if not sparse:
+            yield start, X[start:stop]
+        elif densify:
+            yield start, X[start:stop].toarray()
+        elif X.format == "csr":
+            yield start, CsrRows(X.data, X.indices, X.indptr[start:stop + 1], X.shape[1])
         else:
             block = X[start:stop].tocsr()
             block.sort_indices()
-            yield start, block.indptr, block.indices, block.data
-
-
-def _predict_csr(data, indices, indptr, trees, out, n_threads: int) -> None:
-    if len(indices) == 0:  # the kernel reads through the first element: one that no row owns
-        data, indices = np.zeros(1, dtype=data.dtype), np.zeros(1, dtype=indptr.dtype)
-    predict_forest_csr(data, indices, indptr, *trees, out, n_threads)
+            yield start, CsrRows(block.data, block.indices, block.indptr, X.shape[1])
