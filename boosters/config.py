@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import difflib
 import enum
-import math
 import numbers
 
+from boosters._lib.checks import require_float, require_int
 from boosters.data.binning import MAX_BINS_LIMIT
 
 
@@ -69,7 +69,7 @@ class Objective:
         if name not in _OBJECTIVE_NAMES:
             raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
         if name == "lambdarank":
-            ndcg_at = _require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
+            ndcg_at = require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
         elif ndcg_at is not None:
             raise ValueError(f"ndcg_at only applies to lambdarank, not {name}")
         self.ndcg_at = ndcg_at
@@ -302,7 +302,7 @@ class Metric:
         if name not in _METRIC_OBJECTIVES:
             raise ValueError(f"metric must be one of {sorted(_METRIC_OBJECTIVES)}, got {name!r}")
         if name in _RANKING_METRICS:
-            k = _require_int("k", 10 if k is None else k, 1)
+            k = require_int("k", 10 if k is None else k, 1)
         elif k is not None:
             raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
         self.name = name
@@ -543,17 +543,6 @@ DEFAULT_DEPTHWISE_MAX_DEPTH = 6
 HISTOGRAM_LAYOUTS = ("auto", "column", "row")
 
 
-def _require_int(name, value, lo, hi=None, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        bound = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {bound}, got {value}")
-    return int(value)
-
-
 def _is_feature_key(key):
     """A feature index (int, not bool) or name (str)."""
     return isinstance(key, str) or (isinstance(key, numbers.Integral) and not isinstance(key, bool))
@@ -608,21 +597,11 @@ def _interaction_constraints(value):
     return tuple(groups)
 
 
-def _require_float(name, value, lo, strictly_above=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value < lo or (strictly_above and value == lo):
-        bound = f"> {lo}" if strictly_above else f">= {lo}"
-        raise ValueError(f"{name} must be finite and {bound}, got {value}")
-    return value
-
-
 def _require_fraction(name, value, allow_none=False):
     """A number in (0, 1]."""
     if value is None and allow_none:
         return None
-    value = _require_float(name, value, 0.0, strictly_above=True)
+    value = require_float(name, value, 0.0, strictly_above=True)
     if value > 1.0:
         raise ValueError(f"{name} must be in (0, 1], got {value}")
     return value
@@ -813,8 +792,8 @@ class GBDTConfig:
                 close = difflib.get_close_matches(name, self._FIELDS, n=1)
                 hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
             raise ValueError(f"unknown GBDTConfig parameter(s): {', '.join(hints)}")
-        self.n_estimators = _require_int("n_estimators", n_estimators, 1)
-        self.learning_rate = _require_float("learning_rate", learning_rate, 0.0, strictly_above=True)
+        self.n_estimators = require_int("n_estimators", n_estimators, 1)
+        self.learning_rate = require_float("learning_rate", learning_rate, 0.0, strictly_above=True)
         objective = Objective.squared() if objective is None else objective
         if not isinstance(objective, Objective):
             raise TypeError(f"objective must be an Objective (e.g. Objective.squared()), got {objective!r}")
@@ -840,19 +819,19 @@ class GBDTConfig:
             max_depth = None
         if isinstance(max_depth, str):
             raise TypeError(f"max_depth must be an int, None or 'auto', got {max_depth!r}")
-        self.max_depth = _require_int("max_depth", max_depth, 1, allow_none=True)
+        self.max_depth = require_int("max_depth", max_depth, 1, allow_none=True)
         if self.max_depth is None and growth_strategy is GrowthStrategy.Depthwise:
             raise ValueError("max_depth must be set (>= 1) for GrowthStrategy.Depthwise")
-        self.n_leaves = _require_int("n_leaves", n_leaves, 2)
-        self.l1 = _require_float("l1", l1, 0.0)
-        self.l2 = _require_float("l2", l2, 0.0)
-        self.min_gain_to_split = _require_float("min_gain_to_split", min_gain_to_split, 0.0)
-        self.min_child_weight = _require_float("min_child_weight", min_child_weight, 0.0)
-        self.min_samples_leaf = _require_int("min_samples_leaf", min_samples_leaf, 1)
-        self.max_bins = _require_int("max_bins", max_bins, 2, MAX_BINS_LIMIT)
-        self.cache_size = _require_int("cache_size", cache_size, 2)
-        self.early_stopping_rounds = _require_int("early_stopping_rounds", early_stopping_rounds, 1, allow_none=True)
-        self.seed = _require_int("seed", seed, 0, 2**64 - 1)  # a uint64 in the kernels
+        self.n_leaves = require_int("n_leaves", n_leaves, 2)
+        self.l1 = require_float("l1", l1, 0.0)
+        self.l2 = require_float("l2", l2, 0.0)
+        self.min_gain_to_split = require_float("min_gain_to_split", min_gain_to_split, 0.0)
+        self.min_child_weight = require_float("min_child_weight", min_child_weight, 0.0)
+        self.min_samples_leaf = require_int("min_samples_leaf", min_samples_leaf, 1)
+        self.max_bins = require_int("max_bins", max_bins, 2, MAX_BINS_LIMIT)
+        self.cache_size = require_int("cache_size", cache_size, 2)
+        self.early_stopping_rounds = require_int("early_stopping_rounds", early_stopping_rounds, 1, allow_none=True)
+        self.seed = require_int("seed", seed, 0, 2**64 - 1)  # a uint64 in the kernels
         if histogram_mode not in HISTOGRAM_MODES:
             raise ValueError(f"histogram_mode must be one of {HISTOGRAM_MODES}, got {histogram_mode!r}")
         self.histogram_mode = histogram_mode
@@ -865,21 +844,21 @@ class GBDTConfig:
         if not isinstance(renew_leaves, bool):
             raise TypeError(f"renew_leaves must be True or False, got {renew_leaves!r}")
         self.renew_leaves = renew_leaves
-        self.quantization_levels = _require_int("quantization_levels", quantization_levels, 1, 32767, allow_none=True)
+        self.quantization_levels = require_int("quantization_levels", quantization_levels, 1, 32767, allow_none=True)
         if histogram_layout not in HISTOGRAM_LAYOUTS:
             raise ValueError(f"histogram_layout must be one of {HISTOGRAM_LAYOUTS}, got {histogram_layout!r}")
         self.histogram_layout = histogram_layout
-        self.verbosity = _require_int("verbosity", verbosity, 0)
+        self.verbosity = require_int("verbosity", verbosity, 0)
         self.colsample_bytree = _require_fraction("colsample_bytree", colsample_bytree)
         self.colsample_bylevel = _require_fraction("colsample_bylevel", colsample_bylevel)
         self.colsample_bynode = _require_fraction("colsample_bynode", colsample_bynode)
         self.monotone_constraints = _monotone_constraints(monotone_constraints)
         self.interaction_constraints = _interaction_constraints(interaction_constraints)
-        self.max_onehot_cats = _require_int("max_onehot_cats", max_onehot_cats, 0)
-        self.cat_smooth = _require_float("cat_smooth", cat_smooth, 0.0)
-        self.cat_l2 = _require_float("cat_l2", cat_l2, 0.0)
-        self.max_cat_threshold = _require_int("max_cat_threshold", max_cat_threshold, 1)
-        self.min_data_per_group = _require_int("min_data_per_group", min_data_per_group, 1)
+        self.max_onehot_cats = require_int("max_onehot_cats", max_onehot_cats, 0)
+        self.cat_smooth = require_float("cat_smooth", cat_smooth, 0.0)
+        self.cat_l2 = require_float("cat_l2", cat_l2, 0.0)
+        self.max_cat_threshold = require_int("max_cat_threshold", max_cat_threshold, 1)
+        self.min_data_per_group = require_int("min_data_per_group", min_data_per_group, 1)
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
 
     def _set_row_sampling(self, subsample, goss_top_rate, goss_other_rate):

@@ -18,6 +18,7 @@ from boosters.explain import shap as _shap
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import npz_format
+from boosters.io.atomic import write_atomically
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, Tree
 from boosters.training.trainer import GBDTTrainer
@@ -63,8 +64,11 @@ class GBDTModel:
         ``config.early_stopping_rounds`` stops the training when the score stops
         improving. Ctrl-C stops the training at the end of the current round and returns
         the model of the completed rounds (a warning is logged); a second Ctrl-C raises
-        KeyboardInterrupt. At ``config.verbosity >= 1`` the scores are shown: a progress
-        bar in a terminal or notebook, a line per round (``logging``) elsewhere.
+        KeyboardInterrupt when the kernel running returns: within the round, or, when
+        rounds grow in blocks without the GIL (no callbacks, no `val_set`), after the
+        current block (about 0.1 s, or one round if a round takes longer). At
+        ``config.verbosity >= 1`` the scores are shown: a progress bar in a terminal or
+        notebook, a line per round (``logging``) elsewhere.
 
         Parameters
         ----------
@@ -148,12 +152,14 @@ class GBDTModel:
 
     @property
     def best_iteration(self) -> int | None:
-        """The 0-based round with the best validation score (the last round without a val_set)."""
+        """The 0-based round the model ends with: with early stopping the round with the
+        best validation score (later rounds dropped), otherwise the last round."""
         return self.ensemble.best_iteration
 
     @property
     def best_score(self) -> float | None:
-        """The validation score of `best_iteration` (None without a val_set)."""
+        """The validation score of `best_iteration` (None without a val_set): the best one
+        with early stopping, otherwise the last round's."""
         return self.ensemble.best_score
 
     @property
@@ -517,6 +523,10 @@ class GBDTModel:
     def save(self, path) -> None:
         """Write the model to a file (the `to_bytes` format).
 
+        The file is replaced atomically (a temporary file beside it, then a rename): it
+        holds the old model or the new one, never part of one, even after Ctrl-C or a
+        crash mid-write.
+
         Parameters
         ----------
         path : str or os.PathLike
@@ -532,8 +542,7 @@ class GBDTModel:
         >>> np.array_equal(bst.GBDTModel.load(path).predict(X), model.predict(X))
         True
         """
-        with open(path, "wb") as f:
-            f.write(self.to_bytes())
+        write_atomically(path, self.to_bytes())
 
     @classmethod
     def load(cls, path) -> "GBDTModel":

@@ -1,8 +1,9 @@
 """scikit-learn estimators: `GBDTRegressor`, `GBDTClassifier` and `GBDTRanker`.
 
-They take every `GBDTConfig` parameter as a constructor argument, with the same defaults
-(the objective is chosen by the class; `growth_strategy` is given by name), plus
-`n_threads` and `importance_type`. As scikit-learn asks, `__init__` only stores them;
+They take every `GBDTConfig` parameter as a keyword-only constructor argument, with the
+same defaults (the objective is chosen by the class; `growth_strategy` is given by name),
+plus `n_threads` and `importance_type`: one `__init__`, built from `GBDTConfig`'s
+signature, for the three. As scikit-learn asks, `__init__` only stores them;
 `fit` builds the `GBDTConfig`, so a bad value raises there, naming the parameter.
 A frame given to `predict` is matched to the training columns by name, in any order
 (scikit-learn's own estimators ask for the fit order; see `docs/guide/sklearn.md`).
@@ -10,6 +11,8 @@ scikit-learn is an optional dependency: `pip install 'boosters[sklearn]'`.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -22,7 +25,7 @@ try:
 except ImportError as exc:  # the module is the adapter: nothing to offer without sklearn
     raise ImportError("boosters.sklearn needs scikit-learn >= 1.6: pip install 'boosters[sklearn]'") from exc
 
-from boosters.config import GBDTConfig, Metric, Objective
+from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
@@ -32,14 +35,36 @@ from boosters.gbdt_model import GBDTModel
 # the GBDTConfig parameters the estimators take (the objective comes from the class)
 CONFIG_PARAMS = tuple(name for name in GBDTConfig._FIELDS if name != "objective")
 
+# Every estimator's constructor parameters with their defaults: GBDTConfig's (growth_strategy
+# by name: scikit-learn wants plain defaults) and two of its own.
+_PARAMETERS = {**{name: parameter.default for name, parameter in inspect.signature(GBDTConfig).parameters.items()
+                  if name in CONFIG_PARAMS},
+               "growth_strategy": "depthwise", "n_threads": 0, "importance_type": "gain"}
+
+
+def _storing_init(defaults: dict):
+    """An `__init__` taking the keyword arguments `defaults` (name -> default) and storing
+    each as an attribute, as scikit-learn asks. Its `__signature__` lists them: sklearn's
+    `get_params`, `clone` and `repr` read the parameters from `inspect.signature`."""
+    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([self_parameter] + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                                                        default=default)
+                                                      for name, default in defaults.items()])
+
+    def __init__(self, **params):
+        bound = signature.bind(self, **params)  # a TypeError naming an unknown parameter
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            if name != "self":
+                setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__
+
 
 # The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
-_CONFIG_PARAMETERS_DOC = """    n_estimators, learning_rate, metric, max_depth, n_leaves, l1, l2, min_gain_to_split, \
-min_child_weight, min_samples_leaf, max_bins, early_stopping_rounds, seed, subsample, \
-colsample_bytree, colsample_bylevel, colsample_bynode, monotone_constraints, \
-interaction_constraints, max_onehot_cats, cat_smooth, cat_l2, max_cat_threshold, \
-min_data_per_group, goss_top_rate, goss_other_rate, histogram_mode, histogram_layout, \
-quantization_levels, cache_size, prefetch, enable_bundling, renew_leaves, verbosity : optional
+# (numpydoc reads a parameter's names from one line)
+_CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS if name != "growth_strategy") + """ : optional
         The `boosters.GBDTConfig` parameters of the same names, with its defaults.
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
@@ -57,56 +82,9 @@ def _with_config_parameters(cls):
     return cls
 
 
-
 class _GBDTEstimator(BaseEstimator):
-    """What the regressor and the classifier share: parameters, input checks, fitting."""
-
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain"):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.metric = metric
-        self.growth_strategy = growth_strategy
-        self.max_depth = max_depth
-        self.n_leaves = n_leaves
-        self.l1 = l1
-        self.l2 = l2
-        self.min_gain_to_split = min_gain_to_split
-        self.min_child_weight = min_child_weight
-        self.min_samples_leaf = min_samples_leaf
-        self.max_bins = max_bins
-        self.cache_size = cache_size
-        self.early_stopping_rounds = early_stopping_rounds
-        self.seed = seed
-        self.histogram_mode = histogram_mode
-        self.prefetch = prefetch
-        self.enable_bundling = enable_bundling
-        self.renew_leaves = renew_leaves
-        self.quantization_levels = quantization_levels
-        self.histogram_layout = histogram_layout
-        self.verbosity = verbosity
-        self.colsample_bytree = colsample_bytree
-        self.colsample_bylevel = colsample_bylevel
-        self.colsample_bynode = colsample_bynode
-        self.monotone_constraints = monotone_constraints
-        self.interaction_constraints = interaction_constraints
-        self.subsample = subsample
-        self.goss_top_rate = goss_top_rate
-        self.goss_other_rate = goss_other_rate
-        self.max_onehot_cats = max_onehot_cats
-        self.cat_smooth = cat_smooth
-        self.cat_l2 = cat_l2
-        self.max_cat_threshold = max_cat_threshold
-        self.min_data_per_group = min_data_per_group
-        self.n_threads = n_threads
-        self.importance_type = importance_type
+    """What the three estimators share: input checks, fitting, importances. Each sets its
+    `__init__` with `_storing_init` (all parameters keyword-only)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -170,8 +148,8 @@ class _GBDTEstimator(BaseEstimator):
         check_consistent_length(X, y)
         return y
 
-    def _eval_pair(self, eval_set):
-        """eval_set as one (X_val, y_val) pair, or None."""
+    def _checked_eval_set(self, eval_set, y_numeric: bool):
+        """eval_set as one checked (X_val, y_val) pair, or None."""
         if eval_set is None:
             return None
         if isinstance(eval_set, list):
@@ -180,31 +158,29 @@ class _GBDTEstimator(BaseEstimator):
             eval_set = eval_set[0]
         if not isinstance(eval_set, tuple) or len(eval_set) != 2:
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        return eval_set
+        X_val = self._check_X(eval_set[0], reset=False)
+        return X_val, self._check_y(X_val, eval_set[1], y_numeric)
 
     # -- training ------------------------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight, eval_set, categorical_features, objective: Objective, encode_y,
-             callbacks=None, group=None, eval_group=None):
-        """Train on (X, encoded y); `encode_y` maps labels to what the objective reads.
-        `group` / `eval_group`: the Dataset keyword arguments of a ranker's query groups."""
+    def _fit(self, X, y, sample_weight, eval_pair, categorical_features, objective: Objective, callbacks,
+             queries=None, eval_queries=None):
+        """Train on checked (X, y), with y (and eval_pair's) as the objective reads it.
+        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
-        train = Dataset(X, encode_y(y), weights=sample_weight, categorical_features=categorical_features,
-                        **(group or {}))
+        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, **(queries or {}))
         val_set = None
-        pair = self._eval_pair(eval_set)
-        if pair is not None:
-            X_val = self._check_X(pair[0], reset=False)
-            y_val = self._check_y(X_val, pair[1], y_numeric=objective.name != "logistic"
-                                  and objective.name != "softmax")
-            val_set = Dataset(X_val, encode_y(y_val), categorical_features=categorical_features,
-                              **(eval_group or {}))
-        train_args = {} if callbacks is None else {"callbacks": callbacks}
-        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, **train_args)
+        if eval_pair is not None:
+            try:
+                val_set = Dataset(*eval_pair, categorical_features=categorical_features, **(eval_queries or {}))
+            except (TypeError, ValueError) as exc:  # Dataset names its own arguments: say which data it is
+                raise type(exc)(f"eval_set: {exc}") from exc
+        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, callbacks=callbacks)
         self.best_iteration_ = self.booster_.best_iteration
-        metric = config.metric or Metric.default_for(objective)
-        self.evals_result_ = {} if val_set is None else {"valid_0": {metric.name: list(self.booster_.eval_history)}}
+        # named as the trainer names them for callbacks (record_evaluation, CallbackEnv.evals_result)
+        self.evals_result_ = ({} if val_set is None else
+                              {"valid": {config.resolved_metric.label: list(self.booster_.eval_history)}})
         return self
 
     @property
@@ -247,10 +223,15 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         Number of features seen in `fit`.
     feature_names_in_ : ndarray of str
         Column names of a frame given to `fit` (only then).
-    best_iteration_ : int or None
-        The best round with early stopping, None without.
+    best_iteration_ : int
+        The 0-based round the model ends at: with early stopping (`early_stopping_rounds`
+        or an `early_stopping` callback) the best validation round, the trees after it
+        dropped; otherwise the last round, even with an `eval_set`.
     evals_result_ : dict
-        ``{"valid_0": {metric_name: [score per round]}}`` with an `eval_set`, ``{}`` without.
+        ``{"valid": {metric_label: [score per round]}}`` with an `eval_set` (the metric is
+        `GBDTConfig.resolved_metric`, by its label such as ``"ndcg@10"``; the form of
+        `boosters.callbacks.record_evaluation`, read by `boosters.plotting.plot_metric`),
+        ``{}`` without.
     feature_importances_ : ndarray of float64
         Normalised importance of each feature (sums to 1).
 
@@ -267,6 +248,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     >>> round(est.score(X[200:], y[200:]), 2)  # R^2 on held-out rows
     0.98
     """
+
+    __init__ = _storing_init(_PARAMETERS)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
         """Train on (X, y).
@@ -300,14 +283,14 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         >>> X, X_val = rng.normal(size=(300, 3)), rng.normal(size=(100, 3))
         >>> est = GBDTRegressor(n_estimators=200, early_stopping_rounds=5)
         >>> est = est.fit(X, X[:, 0], eval_set=(X_val, X_val[:, 0]))
-        >>> est.best_iteration_ < 199, len(est.evals_result_["valid_0"]["rmse"]) > 0
+        >>> est.best_iteration_ < 199, len(est.evals_result_["valid"]["rmse"]) > 0
         (True, True)
         """
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, Objective.squared(), lambda v: v,
-                         callbacks)
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, Objective.squared(), callbacks)
 
     def predict(self, X):
         """Predicted values.
@@ -374,29 +357,7 @@ feature_importances_
     array(['no', 'yes'], dtype='<U3')
     """
 
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain", class_weight=None):
-        super().__init__(
-            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
-            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
-            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
-            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
-            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
-            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
-            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
-            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
-            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
-            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
-            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
-            n_threads=n_threads, importance_type=importance_type)
-        self.class_weight = class_weight
+    __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
         """Train on (X, y); the labels of an `eval_set` must be among the training labels.
@@ -444,8 +405,11 @@ feature_importances_
         if self.class_weight is not None:
             by_class = compute_sample_weight(self.class_weight, y)
             sample_weight = by_class if sample_weight is None else sample_weight * by_class
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=False)
+        if eval_pair is not None:
+            eval_pair = (eval_pair[0], self._encode(eval_pair[1]))
         objective = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, self._encode, callbacks)
+        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
@@ -566,32 +530,10 @@ feature_importances_
     True
     """
 
-    def __init__(self, n_estimators=100, learning_rate=0.3, metric=None, growth_strategy="depthwise",
-                 max_depth="auto", n_leaves=31, l1=0.0, l2=1.0, min_gain_to_split=0.0, min_child_weight=1.0,
-                 min_samples_leaf=1, max_bins=256, cache_size=8, early_stopping_rounds=None, seed=42,
-                 histogram_mode="auto", prefetch=True, enable_bundling=True, renew_leaves=True,
-                 quantization_levels=None, histogram_layout="auto", verbosity=0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, monotone_constraints=None,
-                 interaction_constraints=None, subsample=1.0, goss_top_rate=None, goss_other_rate=None,
-                 max_onehot_cats=4, cat_smooth=10.0, cat_l2=10.0, max_cat_threshold=32, min_data_per_group=100,
-                 n_threads=0, importance_type="gain", ndcg_at=10):
-        super().__init__(
-            n_estimators=n_estimators, learning_rate=learning_rate, metric=metric, growth_strategy=growth_strategy,
-            max_depth=max_depth, n_leaves=n_leaves, l1=l1, l2=l2, min_gain_to_split=min_gain_to_split,
-            min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, max_bins=max_bins,
-            cache_size=cache_size, early_stopping_rounds=early_stopping_rounds, seed=seed,
-            histogram_mode=histogram_mode, prefetch=prefetch, enable_bundling=enable_bundling,
-            renew_leaves=renew_leaves, quantization_levels=quantization_levels, histogram_layout=histogram_layout,
-            verbosity=verbosity, colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
-            colsample_bynode=colsample_bynode, monotone_constraints=monotone_constraints,
-            interaction_constraints=interaction_constraints, subsample=subsample, goss_top_rate=goss_top_rate,
-            goss_other_rate=goss_other_rate, max_onehot_cats=max_onehot_cats, cat_smooth=cat_smooth,
-            cat_l2=cat_l2, max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
-            n_threads=n_threads, importance_type=importance_type)
-        self.ndcg_at = ndcg_at
+    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
-    def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None, eval_group=None, eval_qid=None,
-            categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            group=None, qid=None, eval_group=None, eval_qid=None):
         """Train on (X, y) with the rows grouped into queries.
 
         Parameters
@@ -601,13 +543,6 @@ feature_importances_
             pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
         y : array-like of shape (n_samples,)
             Relevance labels: integers 0..30.
-        group : array-like of int, optional
-            Query sizes, in row order (they sum to n_samples). Give `group` or `qid`;
-            without either, all rows are one query.
-        qid : array-like, optional
-            The query id of each row; a query's rows must be contiguous.
-        eval_group, eval_qid : array-like, optional
-            The queries of `eval_set`, as `group` / `qid` (one query without either).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights.
         eval_set : (X_val, y_val) or list of one such pair, optional
@@ -617,6 +552,14 @@ feature_importances_
             As in `boosters.Dataset`.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        group : array-like of int, optional
+            Keyword-only, as are `qid`, `eval_group` and `eval_qid`. Query sizes, in row
+            order (they sum to n_samples), as LightGBM's. Give `group` or `qid`; without
+            either, all rows are one query.
+        qid : array-like, optional
+            The query id of each row, as XGBoost's; a query's rows must be contiguous.
+        eval_group, eval_qid : array-like, optional
+            The queries of `eval_set`, as `group` / `qid` (one query without either).
 
         Returns
         -------
@@ -636,15 +579,11 @@ feature_importances_
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        queries = _queries(group, qid, X.shape[0], "group", "qid")
-        eval_set = self._eval_pair(eval_set)
-        eval_queries = None
-        if eval_set is not None:
-            eval_set = (self._check_X(eval_set[0], reset=False), eval_set[1])
-            eval_queries = _queries(eval_group, eval_qid, eval_set[0].shape[0], "eval_group", "eval_qid")
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
+        eval_queries = None if eval_pair is None else _queries(eval_group, eval_qid, eval_pair[0].shape[0])
         objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
-        return self._fit(X, y, sample_weight, eval_set, categorical_features, objective, lambda v: v, callbacks,
-                         group=queries, eval_group=eval_queries)
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries)
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores: within a query, a higher score ranks a row higher.
@@ -671,12 +610,9 @@ feature_importances_
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
 
-def _queries(group, qid, n_rows: int, group_name: str, qid_name: str) -> dict:
-    """The Dataset keyword argument naming the queries: at most one of group / qid; all
-    rows one query when neither is given."""
-    if group is not None and qid is not None:
-        raise ValueError(f"give {group_name} (query sizes) or {qid_name} (a query id per row), not both")
-    if qid is not None:
-        return {"qid": qid}
-    return {"group": [n_rows] if group is None else group}
-
+def _queries(group, qid, n_rows: int) -> dict:
+    """The Dataset keyword arguments of the queries (Dataset checks them): all rows one
+    query when neither `group` nor `qid` is given."""
+    if group is None and qid is None:
+        return {"group": [n_rows]}
+    return {"group": group, "qid": qid}

@@ -18,7 +18,10 @@ import pytest
 
 import boosters as bst
 from boosters import callbacks as cb
+from boosters.io.atomic import write_atomically
+from boosters.training import progress, scores
 from boosters.training.interrupt import InterruptGuard
+from boosters.training.metrics import evaluate
 from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
 
 
@@ -154,6 +157,47 @@ def test_training_without_val_set_scores_the_training_rows_for_callbacks():
     assert model.eval_history == [] and model.best_score is None
 
 
+def test_training_rows_are_scored_only_for_callbacks_that_read_scores(monkeypatch, tmp_path):
+    """Without a val_set, learning_rate, checkpoint and a callback that says
+    reads_scores = False cost no evaluation of the training rows; a plain one does."""
+    n_evaluations = []
+    real_evaluate = scores.evaluate
+    monkeypatch.setattr(scores, "evaluate", lambda *args: n_evaluations.append(1) or real_evaluate(*args))
+
+    class Quiet:
+        reads_scores = False
+
+        def __init__(self):
+            self.seen = []
+
+        def after_iteration(self, env):
+            self.seen.append(dict(env.evals_result))
+
+    quiet = Quiet()
+    no_scores = [cb.learning_rate([0.3] * 4), cb.checkpoint(tmp_path / "m.npz", every=2), quiet]
+    model = train(val=False, n_estimators=4, callbacks=no_scores)
+    assert n_evaluations == [] and quiet.seen == [{}] * 4 and model.n_trees == 4
+    seen = []
+    train(val=False, n_estimators=4, callbacks=no_scores + [lambda env: seen.append(env.evals_result["train"])])
+    assert len(n_evaluations) == 4 and len(seen[-1]["rmse"]) == 4
+
+
+def test_scores_are_keyed_by_the_metric_label():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 4))
+    y = np.clip(np.round(X[:, 0] + 0.5 * rng.normal(size=600) + 1), 0, 3)  # relevance 0..3
+    train_set = bst.Dataset(X[:400], y[:400], group=[20] * 20)
+    val_set = bst.Dataset(X[400:], y[400:], group=[20] * 10)
+    config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.lambdarank(), metric=bst.Metric.ndcg(5))
+    result = {}
+    model = bst.GBDTModel.train(train_set, config, val_set=val_set, n_threads=1,
+                                callbacks=[cb.record_evaluation(result)])
+    assert result == {"valid": {"ndcg@5": model.eval_history}} and len(model.eval_history) == 5
+    expected = evaluate(bst.Metric.ndcg(5), y[400:], model.predict_raw(X[400:]).reshape(-1, 1), None,
+                        val_set.group_boundaries)
+    np.testing.assert_allclose(result["valid"]["ndcg@5"][-1], expected, rtol=1e-10)  # summation order only
+
+
 @pytest.mark.parametrize("bad, error, match", [
     (5, TypeError, "callbacks must be a list"),
     ("early", TypeError, "callbacks must be a list"),
@@ -208,9 +252,26 @@ def test_early_stopping_min_delta_against_a_naive_rule(objective, metric):
         assert model.best_iteration == best and model.n_trees == best + 1 and model.best_score == history[best]
 
 
+def test_early_stopping_callback_and_config_option_together():
+    """Both rules run: the training stops at the first that fires, and the model is cut
+    back to the best score (the config's rule, min_delta 0), not the callback's best."""
+    X, y = regression(n=900, noise=2.0)
+    params = dict(data=(X, y), n_train=500, learning_rate=0.5)
+    history = train(n_estimators=60, **params).eval_history
+    callback_best, callback_last = naive_early_stopping(history, 3, 0.03, False)
+    config_last = naive_early_stopping(history, 8, 0.0, False)[1]
+    last = min(callback_last, config_last)
+    best = naive_early_stopping(history[:last + 1], 8, 0.0, False)[0]
+    assert callback_last < config_last and callback_best != best  # the case where the two differ
+    model = train(n_estimators=60, early_stopping_rounds=8, callbacks=[cb.early_stopping(3, min_delta=0.03)],
+                  **params)
+    assert model.eval_history == history[:last + 1]
+    assert model.best_iteration == best and model.n_trees == best + 1 and model.best_score == history[best]
+
+
 @pytest.mark.parametrize("args, error, match", [
     ((0,), ValueError, "rounds must be >= 1"), ((2.5,), TypeError, "rounds must be an int"),
-    ((3, -0.1), ValueError, "min_delta must be a finite number >= 0"), ((3, "x"), TypeError, "min_delta"),
+    ((3, -0.1), ValueError, "min_delta must be finite and >= 0"), ((3, "x"), TypeError, "min_delta"),
 ])
 def test_early_stopping_arguments(args, error, match):
     with pytest.raises(error, match=match):
@@ -289,7 +350,7 @@ def test_schedule_scales_each_round_by_its_rate(as_callable):
 
 @pytest.mark.parametrize("schedule, error, match", [
     ("0.1", TypeError, "schedule must be a list"), (0.1, TypeError, "schedule must be a list"),
-    ([0.1, -0.2], ValueError, r"schedule\[1\] must be a finite number > 0"),
+    ([0.1, -0.2], ValueError, r"schedule\[1\] must be finite and > 0"),
     ([0.1, float("nan")], ValueError, r"schedule\[1\]"),
 ])
 def test_schedule_arguments(schedule, error, match):
@@ -300,7 +361,7 @@ def test_schedule_arguments(schedule, error, match):
 def test_schedule_checked_against_the_run():
     with pytest.raises(ValueError, match="schedule has 3 learning rates but the training has 5 rounds"):
         train(n_estimators=5, callbacks=[cb.learning_rate([0.1] * 3)])
-    with pytest.raises(ValueError, match=r"schedule\(2\) must be a finite number > 0, got 0.0"):
+    with pytest.raises(ValueError, match=r"schedule\(2\) must be finite and > 0.0, got 0.0"):
         train(n_estimators=5, callbacks=[cb.learning_rate(lambda r: 0.1 if r < 2 else 0.0)])
     with pytest.raises(TypeError, match=r"schedule\(0\) must be a number, got str"):
         train(n_estimators=5, callbacks=[cb.learning_rate(lambda r: "fast")])
@@ -358,24 +419,43 @@ def test_checkpoint_keeps_the_last_save_when_training_fails(tmp_path):
 @pytest.mark.parametrize("failing", ["fsync", "replace"])
 def test_interrupted_save_leaves_the_old_file_whole(tmp_path, monkeypatch, failing):
     path = str(tmp_path / "model.npz")
-    cb.write_atomically(path, b"old model")
+    write_atomically(path, b"old model")
 
     def interrupted(*args):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, failing, interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cb.write_atomically(path, b"new model, half written")
+        write_atomically(path, b"new model, half written")
     monkeypatch.undo()
     with open(path, "rb") as f:
         assert f.read() == b"old model"
     assert os.listdir(tmp_path) == ["model.npz"]
 
 
+def test_save_replaces_the_file_atomically(tmp_path, monkeypatch):
+    model, old = train(n_estimators=3), train(n_estimators=2)
+    path = tmp_path / "model.npz"
+    old.save(path)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)  # Ctrl-C after the write, before the rename
+    with pytest.raises(KeyboardInterrupt):
+        model.save(path)
+    monkeypatch.undo()
+    assert bst.GBDTModel.load(path).n_trees == 2 and os.listdir(tmp_path) == ["model.npz"]
+    model.save(str(path))
+    assert_same_trees(bst.GBDTModel.load(path), model)
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike, got int"):
+        model.save(3)
+
+
 def test_checkpoint_file_mode_follows_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
-        cb.write_atomically(str(tmp_path / "m.npz"), b"x")
+        write_atomically(str(tmp_path / "m.npz"), b"x")
     finally:
         os.umask(old)
     assert (os.stat(tmp_path / "m.npz").st_mode & 0o777) == 0o644  # as open() makes it, not mkstemp's 0600
@@ -442,7 +522,7 @@ def test_no_default_bar_without_tqdm(monkeypatch, caplog):
     for name in [m for m in sys.modules if m == "tqdm" or m.startswith("tqdm.")] + ["tqdm"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed: importing it raises ImportError
     monkeypatch.delenv("TERM", raising=False)
-    assert not cb.progress_bar_wanted(FakeTerminal())
+    assert not progress.progress_bar_wanted(FakeTerminal())
     train(n_estimators=3, verbosity=1)
     assert len([m for m in caplog.messages if m.startswith("[")]) == 3
     with pytest.raises(ImportError, match=r"pip install 'boosters\[progress\]'"):
@@ -458,11 +538,11 @@ def test_notebook_gets_a_bar(monkeypatch, capsys):
 
     for shell in (ZMQInteractiveShell, ColabShell):
         monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=shell))
-        assert cb._in_notebook() and cb.progress_bar_wanted(io.StringIO())
+        assert progress._in_notebook() and progress.progress_bar_wanted(io.StringIO())
     train(n_estimators=4, callbacks=[cb.ProgressBar()])  # no ipywidgets here: the text bar, on stderr
     assert "4/4" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
-    assert not cb._in_notebook()
+    assert not progress._in_notebook()
 
 
 def test_progress_bar_disable_argument():
@@ -656,5 +736,5 @@ def test_a_callback_may_set_the_learning_rate_itself():
         def before_iteration(self, env):
             env.learning_rate = 0.0 if env.round == 2 else 0.3
 
-    with pytest.raises(ValueError, match="env.learning_rate must be a finite number > 0, got 0.0"):
+    with pytest.raises(ValueError, match="env.learning_rate must be finite and > 0.0, got 0.0"):
         train(n_estimators=4, callbacks=[Zero()])

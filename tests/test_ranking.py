@@ -13,7 +13,8 @@ import boosters as bst
 from boosters._testing.kernels import sample_rows
 from boosters.training import _objectives
 from boosters.training._sampling import RowSampler
-from boosters.training.metrics import average_precision, ndcg
+from boosters.training.metrics import average_precision, ideal_dcg, ndcg
+from boosters.training.objectives import make_objective
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -102,9 +103,10 @@ def naive_lambdarank(scores, y, w, groups, k):
 
 
 def kernel_gradients(scores, y, w, groups, k, n_threads=1):
+    """The kernel as the trainer makes it (its ideal DCGs from training.objectives)."""
     out = np.full((1, len(y), 2), np.nan, dtype=np.float32)
-    _objectives.GradientKernel("lambdarank", scores[None, :].copy(), y, np.empty(0) if w is None else w, out,
-                               n_threads, groups=groups, ndcg_at=k).run()
+    objective = make_objective(bst.Objective.lambdarank(ndcg_at=k), groups)
+    objective.gradient_kernel(scores[None, :].copy(), y, w, out, n_threads).run()
     return out[0, :, 0], out[0, :, 1]
 
 
@@ -142,15 +144,33 @@ def test_lambdarank_gradients_do_not_depend_on_the_thread_count():
     np.testing.assert_array_equal(one[1], two[1])
 
 
-def test_kernel_rejects_bad_groups_and_labels():
+def test_kernels_check_the_shape_of_the_groups():
+    """The kernels make only the O(1) checks that keep their indices in range: Dataset
+    validated the boundaries and the objective the labels (test_lambdarank_rejects_labels_out_of_range)."""
     y, out = np.array([0.0, 1.0, 2.0]), np.empty((1, 3, 2), dtype=np.float32)
-    m, w = np.zeros((1, 3)), np.empty(0)
-    with pytest.raises(ValueError, match="needs query groups"):
-        _objectives.GradientKernel("lambdarank", m, y, w, out)
-    with pytest.raises(ValueError, match="boundaries from 0 to 3"):
-        _objectives.GradientKernel("lambdarank", m, y, w, out, groups=np.array([0, 2]))
-    with pytest.raises(ValueError, match="integer labels in 0..30"):
-        _objectives.GradientKernel("lambdarank", m, np.array([0.0, 0.5, 31.0]), w, out, groups=np.array([0, 3]))
+    m, w, inverse = np.zeros((1, 3)), np.empty(0), np.array([1.0])
+    with pytest.raises(ValueError, match="lambdarank needs query groups"):
+        _objectives.GradientKernel("lambdarank", m, y, w, out, inverse_max_dcg=inverse)
+    with pytest.raises(ValueError, match="pairwise: groups must be 1-D query boundaries from 0 to 3"):
+        _objectives.GradientKernel("pairwise", m, y, w, out, groups=np.array([0, 2]))
+    with pytest.raises(ValueError, match=r"needs inverse_max_dcg: one 1 / ideal DCG@ndcg_at per query \(1\)"):
+        _objectives.GradientKernel("lambdarank", m, y, w, out, groups=np.array([0, 3]), inverse_max_dcg=np.ones(2))
+    with pytest.raises(ValueError, match="queries sampling: groups must be 1-D query boundaries from 0 to 3"):
+        RowSampler("queries", 3, 1, 7, n_sample=1, groups=np.array([[0, 3]]))
+
+
+@pytest.mark.parametrize("k", [1, 3, 100])
+def test_ideal_dcg_matches_its_definition(k):
+    rng = np.random.default_rng(k)
+    groups = boundaries(rng.integers(1, 25, 60))
+    y = rng.integers(0, 5, groups[-1]).astype(np.float64)
+    y[groups[3]:groups[4]] = 0  # no relevant row: 0
+    expected = [sum((2.0 ** label - 1) / math.log2(2 + i)
+                    for i, label in enumerate(sorted(y[groups[q]:groups[q + 1]], reverse=True)[:k]))
+                for q in range(len(groups) - 1)]
+    # float64 sums of the same terms in the same order, up to the discount's rounding
+    np.testing.assert_allclose(ideal_dcg(y, groups, k), expected, rtol=1e-14)
+    assert ideal_dcg(y, groups, k)[3] == 0
 
 
 # -- metrics ------------------------------------------------------------------------------
@@ -350,6 +370,24 @@ def test_missing_groups_and_goss_are_rejected(config, train_groups, val_groups, 
         bst.GBDTModel.train(train, bst.GBDTConfig(n_estimators=2, **config), val_set=val)
 
 
+def test_a_ranking_metric_on_the_training_rows_needs_their_groups_before_round_one():
+    """Without a val_set, callbacks read the training rows' score: ndcg needs the training
+    groups, an error before any round (no callback hook runs); without callbacks nothing is
+    scored, so nothing is needed."""
+    X, y, sizes = synthetic_queries(20, seed=0)
+    config = bst.GBDTConfig(n_estimators=2, metric=bst.Metric.ndcg(5), verbosity=0)
+    hooks = []
+    with pytest.raises(ValueError, match="train: metric ndcg@5 scores query groups"):
+        bst.GBDTModel.train(bst.Dataset(X, y), config, callbacks=[lambda env: hooks.append(env)])
+    assert hooks == []
+    with pytest.raises(ValueError, match="train: metric ndcg@5 scores query groups"):
+        bst.GBDTModel.train(bst.Dataset(X, y), config.replace(verbosity=1))  # a log line per round
+    assert bst.GBDTModel.train(bst.Dataset(X, y), config).n_trees == 2
+    history = {}
+    bst.GBDTModel.train(bst.Dataset(X, y, group=sizes), config, callbacks=[bst.callbacks.record_evaluation(history)])
+    assert [len(scores) for scores in history["train"].values()] == [2]  # one score per round
+
+
 def test_lambdarank_rejects_labels_out_of_range():
     X, y, sizes = synthetic_queries(10, seed=0)
     config = bst.GBDTConfig(objective=bst.Objective.lambdarank(), n_estimators=2)
@@ -383,7 +421,7 @@ def test_query_sampling_draws_whole_queries_uniformly():
     first = sample_rows(sampler, 3, gh)[0]
     np.testing.assert_array_equal(sample_rows(RowSampler("queries", n, 1, 7, 2, n_sample=20, groups=groups), 3,
                                               gh)[0], first)  # seeded, thread-independent
-    with pytest.raises(ValueError, match="needs groups"):
+    with pytest.raises(ValueError, match="queries sampling needs query groups"):
         RowSampler("queries", n, 1, 7, n_sample=3)
     with pytest.raises(ValueError, match=r"n_sample must be in \[0, 50\] queries"):
         RowSampler("queries", n, 1, 7, n_sample=51, groups=groups)

@@ -113,6 +113,16 @@ def test_unknown_parameter_is_a_type_error():
         GBDTRegressor(n_estimator=5)
 
 
+@pytest.mark.parametrize("cls", [GBDTRegressor, GBDTClassifier, GBDTRanker])
+def test_parameters_are_keyword_only(cls):
+    """One __init__ built from the parameter list: every parameter keyword-only (a value
+    given by position, which of 38 parameters it meant is a guess, is a TypeError)."""
+    kinds = {p.kind for p in inspect.signature(cls).parameters.values()}
+    assert kinds == {inspect.Parameter.KEYWORD_ONLY}
+    with pytest.raises(TypeError, match="positional"):
+        cls(5)
+
+
 # -- the numbers are GBDTModel.train's --------------------------------------------------------
 
 def test_regressor_equals_gbdt_model_train_exactly():
@@ -184,7 +194,7 @@ def test_eval_set_early_stopping_and_history():
     config = bst.GBDTConfig(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5)
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X_val, y_val), n_threads=N_THREADS)
     assert est.best_iteration_ == model.best_iteration < 199  # it stopped early
-    assert est.evals_result_ == {"valid_0": {"rmse": model.eval_history}}
+    assert est.evals_result_ == {"valid": {"rmse": model.eval_history}}
     np.testing.assert_array_equal(est.predict(X_val), model.predict(X_val, n_threads=N_THREADS))
     same = GBDTRegressor(n_estimators=200, learning_rate=0.5, early_stopping_rounds=5, n_threads=N_THREADS)
     np.testing.assert_array_equal(same.fit(X, y, eval_set=(X_val, y_val)).predict(X_val), est.predict(X_val))
@@ -196,7 +206,7 @@ def test_eval_set_labels_go_through_classes():
     est = GBDTClassifier(n_estimators=5).fit(X[:200], labels[:200], eval_set=(X[200:], labels[200:]))
     model = bst.GBDTModel.train(bst.Dataset(X[:200], codes[:200]), bst.GBDTConfig(
         n_estimators=5, objective=bst.Objective.logistic()), val_set=bst.Dataset(X[200:], codes[200:]))
-    assert est.evals_result_["valid_0"]["logloss"] == model.eval_history
+    assert est.evals_result_ == {"valid": {"logloss": model.eval_history}}
     with pytest.raises(ValueError, match="not seen in training"):
         est.fit(X[:200], labels[:200], eval_set=(X[200:], np.full(100, "maybe")))
     with pytest.raises(ValueError, match="eval_set"):
@@ -250,7 +260,7 @@ def test_fit_callbacks_are_those_of_gbdt_model_train():
                                            bst.callbacks.learning_rate(schedule)])
     assert est.booster_.n_trees == model.n_trees == 4  # stopped after the 4th round
     assert from_fit == from_train and len(from_fit["valid"]["rmse"]) == 4
-    assert est.evals_result_["valid_0"]["rmse"] == from_fit["valid"]["rmse"]
+    assert est.evals_result_ == from_fit  # record_evaluation's form: {"valid": {"rmse": [...]}}
     np.testing.assert_array_equal(est.predict(X_val), model.predict(X_val, n_threads=N_THREADS))
     plain = GBDTRegressor(n_estimators=4, n_threads=N_THREADS).fit(X, y)
     assert not np.array_equal(plain.predict(X_val), est.predict(X_val))  # the schedule changed the trees
@@ -360,13 +370,39 @@ def test_ranker_eval_set_with_its_queries():
                             objective=bst.Objective.lambdarank())
     model = bst.GBDTModel.train(bst.Dataset(X, y, group=group), config,
                                 val_set=bst.Dataset(X_val, y_val, group=group_val), n_threads=N_THREADS)
-    metric = bst.Metric.default_for(bst.Objective.lambdarank()).name
-    assert ranker.evals_result_ == {"valid_0": {metric: model.eval_history}}
+    assert ranker.evals_result_ == {"valid": {"ndcg@10": model.eval_history}}  # the metric's label
     assert ranker.best_iteration_ == model.best_iteration < 199  # it stopped early
     with pytest.raises(ValueError, match="not both"):
         ranker.fit(X, y, group=group, qid=np.zeros(len(y)))
-    with pytest.raises(ValueError, match="eval_group.*not both"):
+    with pytest.raises(ValueError, match="eval_set: .*not both"):
         ranker.fit(X, y, group=group, eval_set=(X_val, y_val), eval_group=group_val, eval_qid=np.zeros(len(y_val)))
+
+
+def test_ranker_fit_arguments_are_those_of_the_other_estimators_then_the_queries():
+    """fit(X, y, sample_weight, eval_set, categorical_features, callbacks) as the regressor
+    and the classifier; the query arguments come after, keyword-only."""
+    fit_parameters = [list(inspect.signature(cls.fit).parameters.items()) for cls in
+                      (GBDTRegressor, GBDTClassifier, GBDTRanker)]
+    assert fit_parameters[0] == fit_parameters[1] == fit_parameters[2][:7]
+    assert [(name, p.kind) for name, p in fit_parameters[2][7:]] == [
+        (name, inspect.Parameter.KEYWORD_ONLY) for name in ("group", "qid", "eval_group", "eval_qid")]
+    X, y, group = ranking_data()
+    w = np.random.default_rng(5).uniform(0.5, 2.0, size=len(y))
+    by_position = GBDTRanker(n_estimators=4, n_threads=N_THREADS).fit(X, y, w, group=group)
+    by_name = GBDTRanker(n_estimators=4, n_threads=N_THREADS).fit(X, y, sample_weight=w, group=group)
+    unweighted = GBDTRanker(n_estimators=4, n_threads=N_THREADS).fit(X, y, group=group)
+    np.testing.assert_array_equal(by_position.predict(X), by_name.predict(X))
+    assert not np.array_equal(by_position.predict(X), unweighted.predict(X))  # the third argument is the weights
+
+
+def test_ranker_checks_the_eval_rows_once(monkeypatch):
+    X, y, group = ranking_data()
+    checked = []
+    check_X = GBDTRanker._check_X
+    monkeypatch.setattr(GBDTRanker, "_check_X", lambda self, X, reset: checked.append(reset) or check_X(self, X, reset))
+    GBDTRanker(n_estimators=2, n_threads=N_THREADS).fit(X, y, group=group, eval_set=(X[:60], y[:60]),
+                                                        eval_group=group[:5])
+    assert checked == [True, False]  # the training rows, then the validation rows
 
 
 def test_ranker_on_frames_with_a_categorical_column():
@@ -381,7 +417,7 @@ def test_ranker_on_frames_with_a_categorical_column():
     config = bst.GBDTConfig(n_estimators=6, objective=bst.Objective.lambdarank())
     model = bst.GBDTModel.train(bst.Dataset(df, y, qid=qid), config, n_threads=N_THREADS,
                                 val_set=bst.Dataset(df.iloc[:120], y[:120], qid=qid[:120]))
-    assert list(ranker.evals_result_["valid_0"].values()) == [model.eval_history]  # one metric: NDCG
+    assert ranker.evals_result_ == {"valid": {"ndcg@10": model.eval_history}}
     np.testing.assert_array_equal(ranker.predict(df[["kind", "d", "c", "b", "a"]]), model.predict_raw(df))
 
 

@@ -75,3 +75,25 @@ def _first_repeated(values: np.ndarray):
             return value
         seen.add(value)
     return None
+
+
+def kernel_boundaries(groups, n_rows: int, user: str) -> np.ndarray:
+    """`groups` as contiguous int64 query boundaries for a kernel, after the O(1) checks that
+    keep its indices in 0..n_rows (1-D, from 0 to `n_rows`). That they increase is not
+    checked again: `query_boundaries` made them, and a Dataset's are never changed.
+
+    Examples
+    --------
+    >>> kernel_boundaries([0, 2, 5], 5, "lambdarank")
+    array([0, 2, 5])
+    >>> kernel_boundaries([0, 2], 5, "lambdarank")
+    Traceback (most recent call last):
+      ...
+    ValueError: lambdarank: groups must be 1-D query boundaries from 0 to 5 (Dataset.group_boundaries)
+    """
+    if groups is None:
+        raise ValueError(f"{user} needs query groups: Dataset(..., group=sizes) or qid=ids")
+    bounds = np.ascontiguousarray(groups, dtype=np.int64)
+    if bounds.ndim != 1 or len(bounds) < 2 or bounds[0] != 0 or bounds[-1] != n_rows:
+        raise ValueError(f"{user}: groups must be 1-D query boundaries from 0 to {n_rows} (Dataset.group_boundaries)")
+    return bounds

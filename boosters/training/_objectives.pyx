@@ -6,6 +6,8 @@ weights scale both the gradient and the hessian.
 
 import numpy as np
 
+from boosters.data.groups import kernel_boundaries
+
 from cython.parallel cimport prange
 from libc.math cimport exp, fabs, log2
 from libc.stdint cimport int64_t
@@ -41,8 +43,9 @@ cdef class GradientKernel:
                  const double[::1] w,             # IN: weights, or empty
                  float[:, :, ::1] out,            # OUT: (n_outputs, n_rows, 2) (grad, hess)
                  int n_threads=1,
-                 groups=None,                     # IN: lambdarank's query boundaries (int64, n_groups + 1)
-                 int ndcg_at=10):                 # IN: lambdarank's truncation
+                 groups=None,                     # IN: ranking's query boundaries (int64, n_groups + 1)
+                 int ndcg_at=10,                  # IN: lambdarank's truncation
+                 inverse_max_dcg=None):           # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
@@ -58,29 +61,25 @@ cdef class GradientKernel:
         self.margins, self.y, self.w, self.out = margins, y, w, out
         self.n_threads = n_threads
         if self.objective in (LAMBDARANK, PAIRWISE):
-            self._set_queries(objective, groups, ndcg_at)
+            self._set_queries(objective, groups, ndcg_at, inverse_max_dcg)
 
-    def _set_queries(self, str objective, groups, int ndcg_at):
-        """The ranking objectives' per-query constants (the labels do not change) and scratch."""
-        if groups is None:
-            raise ValueError(f"{objective} needs query groups: Dataset(..., group=sizes) or qid=ids")
-        bounds = np.ascontiguousarray(groups, dtype=np.int64)
+    def _set_queries(self, str objective, groups, int ndcg_at, inverse_max_dcg):
+        """The ranking objectives' queries, per-query constants and scratch. The boundaries
+        and lambdarank's labels were validated by the caller (data.groups, objectives.py):
+        only the O(1) shape checks that keep the indices in range are made here."""
         n_rows = self.y.shape[0]
-        if bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 or bounds[len(bounds) - 1] != n_rows \
-                or np.any(np.diff(bounds) <= 0):
-            raise ValueError(f"groups must be increasing query boundaries from 0 to {n_rows}")
-        self.groups = bounds
+        self.groups = kernel_boundaries(groups, n_rows, objective)
         self.sums = np.empty((n_rows, 2))
         if self.objective == PAIRWISE:
             return
         if ndcg_at < 1:
             raise ValueError(f"ndcg_at must be >= 1, got {ndcg_at}")
-        labels = np.asarray(self.y)
-        if np.any((labels != np.floor(labels)) | (labels < 0) | (labels > MAX_LABEL)):
-            raise ValueError(f"lambdarank needs integer labels in 0..{MAX_LABEL}")
+        if inverse_max_dcg is None or np.shape(inverse_max_dcg) != (self.groups.shape[0] - 1,):
+            raise ValueError(f"lambdarank needs inverse_max_dcg: one 1 / ideal DCG@ndcg_at per query "
+                             f"({self.groups.shape[0] - 1})")
         self.ndcg_at = ndcg_at
-        self.inverse_max_dcg = inverse_ideal_dcg(labels, bounds, ndcg_at)
-        self.discounts = 1.0 / np.log2(2.0 + np.arange(np.diff(bounds).max()))
+        self.inverse_max_dcg = np.ascontiguousarray(inverse_max_dcg, dtype=np.float64)
+        self.discounts = 1.0 / np.log2(2.0 + np.arange(np.diff(self.groups).max()))
         self.order = np.empty(n_rows, dtype=np.int64)
         self.order_scratch = np.empty(n_rows, dtype=np.int64)
 
@@ -175,26 +174,6 @@ MAX_LABEL = 30  # gains 2^label - 1 stay exact in float64; LightGBM's default la
 
 cdef inline double gain(double label) noexcept nogil:
     return (<double> (<int64_t> 1 << <int> label)) - 1.0
-
-
-cdef inline double discount(Py_ssize_t position) noexcept nogil:  # position: 0-based rank
-    return 1.0 / log2(2.0 + position)
-
-
-def inverse_ideal_dcg(const double[::1] y, const int64_t[::1] groups, int k):
-    """Per query: 1 / (DCG@k of its rows in the best order), 0 when that DCG is 0."""
-    cdef Py_ssize_t n_groups = groups.shape[0] - 1
-    out = np.zeros(n_groups)
-    labels = np.asarray(y)
-    cdef Py_ssize_t q, i
-    cdef double dcg
-    for q in range(n_groups):
-        best = -np.sort(-labels[groups[q]:groups[q + 1]])[:k]
-        dcg = 0.0
-        for i in range(best.shape[0]):
-            dcg += gain(best[i]) * discount(i)
-        out[q] = 1.0 / dcg if dcg > 0.0 else 0.0
-    return out
 
 
 cdef void sort_by_score(int64_t* order, int64_t* scratch, const double* score, Py_ssize_t n) noexcept nogil:

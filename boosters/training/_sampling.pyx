@@ -27,6 +27,8 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from boosters.data.groups import kernel_boundaries
+
 from boosters._lib.random cimport stream_key, uniform01
 from boosters._lib.types cimport row_t
 
@@ -122,10 +124,7 @@ cdef class RowSampler:
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
         self.kind = KINDS[kind]
         if self.kind == QUERIES:  # n_sample counts queries
-            bounds = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
-            if bounds is None or bounds.ndim != 1 or bounds.shape[0] < 2 or bounds[0] != 0 \
-                    or bounds[len(bounds) - 1] != n_rows or np.any(np.diff(bounds) <= 0):
-                raise ValueError(f"queries sampling needs groups: increasing query boundaries from 0 to {n_rows}")
+            bounds = kernel_boundaries(groups, n_rows, "queries sampling")  # O(1) checks: data.groups validated them
             if not 0 <= n_sample <= bounds.shape[0] - 1:
                 raise ValueError(f"n_sample must be in [0, {bounds.shape[0] - 1}] queries, got {n_sample}")
             self.groups = bounds

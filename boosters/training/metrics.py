@@ -72,18 +72,25 @@ def _query_mean(per_query: np.ndarray, groups: np.ndarray, w) -> float:
     return float(np.sum(per_query * query_weight) / np.sum(query_weight))
 
 
+def _dcg(gain, key, groups, k):
+    """Per query: DCG@k of its rows ordered by `key` descending (ties in row order)."""
+    order, _, position = _query_positions(groups, key)
+    contribution = np.where(position < k, gain[order] / np.log2(2.0 + position), 0.0)
+    return np.add.reduceat(contribution, groups[:-1])
+
+
+def ideal_dcg(y, groups, k):
+    """Per query: the best DCG@k of its labels `y` (gain 2^label - 1, discount
+    1/log2(2 + position)), the rows sorted by label; 0 without a relevant row.
+    NDCG's denominator, and lambdarank's (computed once per training)."""
+    return _dcg(np.exp2(y) - 1.0, y, groups, k)
+
+
 def ndcg(y, margins, w, groups, k):
     """Mean NDCG@k over the queries (gain 2^label - 1, discount 1/log2(2 + position);
     a query whose ideal DCG is 0 scores 1), as LightGBM."""
-    gain = np.exp2(y) - 1.0
-
-    def dcg(key):
-        order, _, position = _query_positions(groups, key)
-        contribution = np.where(position < k, gain[order] / np.log2(2.0 + position), 0.0)
-        return np.add.reduceat(contribution, groups[:-1])
-
-    ideal = dcg(y)
-    actual = dcg(margins[:, 0])
+    ideal = ideal_dcg(y, groups, k)
+    actual = _dcg(np.exp2(y) - 1.0, margins[:, 0], groups, k)
     per_query = np.ones(len(ideal))
     np.divide(actual, ideal, out=per_query, where=ideal > 0)
     return _query_mean(per_query, groups, w)
@@ -128,16 +135,19 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
     return _METRICS[metric.name](y, margins, weights)
 
 
-def check_groups(config, train, val_set) -> None:
-    """The datasets have the query groups that the objective and metric need; GOSS would
-    split queries, so it is refused with a ranking objective (subsample draws whole queries)."""
+def check_groups(config, train, val_set, train_scored: bool) -> None:
+    """The datasets have the query groups that the objective and metric need, before the
+    first round; GOSS would split queries, so it is refused with a ranking objective
+    (subsample draws whole queries). `train_scored`: the training rows are scored each
+    round (no val_set, and callbacks that read the scores), so a ranking metric needs
+    the training set's groups."""
     objective, metric = config.objective, config.resolved_metric
     if objective.needs_groups and train.group_boundaries is None:
         raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
                          f"ids) to Dataset")
     if metric.needs_groups:
         scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
-        if scored.group_boundaries is None and (val_set is not None or config.verbosity >= 1):
+        if scored.group_boundaries is None and (val_set is not None or train_scored):
             raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")
     if objective.needs_groups and config.goss_top_rate is not None:
         raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "

@@ -8,6 +8,7 @@ import numpy as np
 from boosters.config import Objective
 from boosters.model import transforms
 from boosters.training import _objectives
+from boosters.training.metrics import ideal_dcg
 
 _EPS = 1e-15
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -108,6 +109,7 @@ class LambdaRank(ObjectiveFunction):
         self.groups = groups
 
     def check_labels(self, y):
+        # the only check: the kernel's gains 2^label - 1 trust it
         bad = (y != np.floor(y)) | (y < 0) | (y > _objectives.MAX_LABEL)
         if np.any(bad):
             raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_objectives.MAX_LABEL}, "
@@ -121,9 +123,12 @@ class LambdaRank(ObjectiveFunction):
         return np.zeros(1)  # scores only order the rows of a query: no constant helps (as LightGBM)
 
     def gradient_kernel(self, margins, y, weights, out, n_threads):
+        """The kernel, with each query's ideal DCG computed here once (the labels do not change)."""
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel("lambdarank", margins, y, w, out, n_threads,
-                                          groups=self.groups, ndcg_at=self.spec.ndcg_at)
+        ideal = ideal_dcg(y, self.groups, self.spec.ndcg_at)
+        inverse_max_dcg = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)  # 0: no gradient
+        return _objectives.GradientKernel("lambdarank", margins, y, w, out, n_threads, groups=self.groups,
+                                          ndcg_at=self.spec.ndcg_at, inverse_max_dcg=inverse_max_dcg)
 
 
 class Pairwise(LambdaRank):

@@ -19,9 +19,10 @@ _NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}
 class RoundScores:
     """The metric after each round: on the validation set (its margins updated tree by
     tree, coded with the training's categories as at prediction), or, without one and
-    when callbacks read scores, on the training rows (`margins`, which the grower
-    updates). `evals_result` holds them, as callbacks see them: {"valid": {metric:
-    history}} or {"train": {metric: [...]}}; `history` is the model's eval_history."""
+    when a callback reads scores (`train_scores`), on the training rows (`margins`, which
+    the grower updates). `evals_result` holds them, as callbacks see them, keyed by the
+    metric's label ("ndcg@10"): {"valid": {label: history}} or {"train": {label: [...]}};
+    `history` is the model's eval_history."""
 
     def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, margins: np.ndarray,
                  base: np.ndarray, history: list, train_scores: bool, early_stopping: bool, n_threads: int):
@@ -33,10 +34,13 @@ class RoundScores:
         if val_set is not None:
             self.val_margins = np.tile(base, (val_set.n_rows, 1))
             self.val_X = recode(val_set.X, val_set.categories, train.categories, train.feature_names, "val_set")
-            self.evals_result["valid"] = {self.metric.name: history}
+            self._scores = history
+            self.evals_result["valid"] = {self.metric.label: history}
         elif train_scores:
-            self.evals_result["train"] = {self.metric.name: []}
-        self._scores = next(iter(self.evals_result.values()))[self.metric.name] if self.evals_result else None
+            self._scores = []
+            self.evals_result["train"] = {self.metric.label: self._scores}
+        else:
+            self._scores = None
 
     def add(self, round_: int, trees: list) -> None:
         """Score round `round_`, whose trees (one per output) were just grown."""
@@ -51,7 +55,7 @@ class RoundScores:
                          self.val_set.group_boundaries)
         self._scores.append(score)
         if np.isnan(score):  # never a best round; early stopping cannot work without a score
-            name, hint = self.metric.name, _NAN_HINTS.get(self.metric.name, "no defined value on this data")
+            name, hint = self.metric.label, _NAN_HINTS.get(self.metric.name, "no defined value on this data")
             if self.early_stopping:
                 raise ValueError(f"val_set: the validation {name} is NaN at round {round_ + 1} ({hint}); "
                                  f"early stopping cannot select a round from it")

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from boosters._lib.checks import require_float
 from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
-from boosters.callbacks import CallbackEnv, EarlyStopping, call_hook, check_learning_rate, training_callbacks
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
+from boosters.training.callbacks import CallbackEnv, EarlyStopping, call_hook, reads_scores, training_callbacks
 from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
@@ -56,6 +57,9 @@ class GBDTTrainer:
         cfg = self.config
         self._check_inputs(train, val_set)
         callbacks = training_callbacks(cfg, callbacks)
+        # the training rows are scored every round only for callbacks that read the scores
+        train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
+        check_groups(cfg, train, val_set, train_scored)
         objective = make_objective(cfg.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
@@ -74,7 +78,7 @@ class GBDTTrainer:
                             query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
-        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, bool(callbacks),
+        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
                               any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
@@ -108,7 +112,8 @@ class GBDTTrainer:
             if call_hook(callbacks, "before_iteration", env):
                 break
             if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
-                grower.rounds.learning_rate = check_learning_rate("env.learning_rate", env.learning_rate)
+                grower.rounds.learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0,
+                                                             strictly_above=True)
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
             for trees in block:
                 for k, tree in enumerate(trees):
@@ -154,7 +159,6 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
-        check_groups(self.config, train, val_set)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)

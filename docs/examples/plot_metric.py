@@ -36,6 +36,7 @@ fig, ax = plt.subplots(figsize=(6, 3.5))
 for rate in (0.3, 0.05):
     est = GBDTClassifier(n_estimators=200, learning_rate=rate, max_depth=5)
     est.fit(X[train], y[train], eval_set=[(X[valid], y[valid])])
-    plot_metric({f"learning_rate={rate}": {"logloss": est.booster_.eval_history}}, ax=ax)
+    (scores,) = est.evals_result_["valid"].values()
+    plot_metric({f"learning_rate={rate}": {"logloss": scores}}, ax=ax)
 plot_metric(model)
 plt.show()

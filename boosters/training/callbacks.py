@@ -1,0 +1,197 @@
+"""The callback protocol as the trainer runs it: what callbacks see (`CallbackEnv`), how
+their hooks are called, which callbacks a run has (the user's, the verbose output,
+early stopping from the config), and early stopping itself. The public module is
+`boosters.callbacks`, which re-exports these with the other built-ins."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from boosters._lib.checks import require_float, require_int
+from boosters._lib.logs import logger
+from boosters.training.progress import LogEvaluation, ProgressBar, log_evaluation, progress_bar_wanted
+
+HOOKS = ("before_training", "before_iteration", "after_iteration", "after_training")
+
+
+@dataclass(eq=False)
+class CallbackEnv:
+    """What a callback sees of the training; one object per run, updated every round.
+
+    Parameters
+    ----------
+    model : GBDTModel
+        The model of the trees grown so far (a view: it grows with the training).
+    config : GBDTConfig
+        The training configuration.
+    n_rounds : int
+        The number of rounds asked for (``config.n_estimators``).
+    round : int
+        The 0-based round: about to grow in ``before_iteration``, just grown in
+        ``after_iteration``.
+    evals_result : dict
+        ``{"valid": {metric_label: [score per round]}}`` with a validation set (the
+        label as `Metric.label` writes it: ``"rmse"``, ``"ndcg@10"``); without one,
+        ``{"train": {...}}`` scores of the training rows, when a callback reads scores.
+        Read it, do not modify it.
+    learning_rate : float
+        The learning rate of the next round grown; ``before_iteration`` may change it.
+    best_iteration : int or None
+        The round the model is cut back to at the end (early stopping sets it).
+    best_score : float or None
+        The validation score of ``best_iteration``.
+    error : BaseException or None
+        In ``after_training``: the exception that ended the training, if any.
+
+    Examples
+    --------
+    A callback that stops the training once the validation RMSE is below 0.5:
+
+    >>> import numpy as np
+    >>> import boosters as bst
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = X[:, 0] + 0.1 * rng.normal(size=300)
+    >>> def good_enough(env):
+    ...     return env.evals_result["valid"]["rmse"][-1] < 0.5
+    >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), bst.GBDTConfig(n_estimators=100),
+    ...                             val_set=bst.Dataset(X[200:], y[200:]), callbacks=[good_enough])
+    >>> model.n_trees < 100, model.eval_history[-1] < 0.5 <= model.eval_history[-2]
+    (True, True)
+    """
+
+    model: Any
+    config: Any
+    n_rounds: int
+    round: int = 0
+    evals_result: dict = field(default_factory=dict)
+    learning_rate: float = 0.0
+    best_iteration: int | None = None
+    best_score: float | None = None
+    error: BaseException | None = None
+
+
+def call_hook(callbacks: list, hook: str, env: CallbackEnv) -> bool:
+    """Call `hook` of every callback that has it (all of them, in order); True if any asked to stop."""
+    stop = False
+    for callback in callbacks:
+        method = getattr(callback, hook, None)
+        if method is not None and method(env) is True:
+            stop = True
+    return stop
+
+
+def reads_scores(callback) -> bool:
+    """Does `callback` read ``env.evals_result``? A callback says so in a class attribute
+    `reads_scores` (every built-in does); one without it is taken to read them. Without a
+    validation set the training rows are scored every round only for callbacks that do."""
+    return getattr(callback, "reads_scores", True)
+
+
+class _Function:
+    """A plain function as an after_iteration callback."""
+
+    def __init__(self, function: Callable):
+        self.after_iteration = function
+
+
+def training_callbacks(config, callbacks) -> list:
+    """The callbacks of a training: the user's (checked), early stopping from
+    `config.early_stopping_rounds`, and at verbosity >= 1 the progress bar (interactive
+    terminal or notebook with tqdm installed) or a log line per round, unless the user
+    passed one of those."""
+    if callbacks is None:
+        callbacks = []
+    elif isinstance(callbacks, (str, bytes)) or not hasattr(callbacks, "__iter__"):
+        raise TypeError(f"callbacks must be a list of callbacks or None, got {type(callbacks).__name__}")
+    out = []
+    for callback in callbacks:
+        if not any(hasattr(callback, hook) for hook in HOOKS):
+            if not callable(callback):
+                raise TypeError(f"callbacks: {callback!r} is neither callable nor has any of the methods "
+                                f"{', '.join(HOOKS)}")
+            callback = _Function(callback)
+        out.append(callback)
+    if config.verbosity >= 1 and not any(isinstance(c, (LogEvaluation, ProgressBar)) for c in out):
+        out.append(ProgressBar() if progress_bar_wanted() else log_evaluation(1))
+    if config.early_stopping_rounds is not None:  # last: its message follows the round's line
+        out.append(EarlyStopping(config.early_stopping_rounds, 0.0))
+    return out
+
+
+class EarlyStopping:
+    """Stops when the validation score has not improved for `rounds` rounds (made by
+    `early_stopping`; the trainer recognises it to reject NaN scores)."""
+
+    reads_scores = True
+
+    def __init__(self, rounds: int, min_delta: float):
+        self.rounds = require_int("rounds", rounds, 1)
+        self.min_delta = require_float("min_delta", min_delta, 0.0)
+
+    def before_training(self, env: CallbackEnv) -> None:
+        if "valid" not in env.evals_result:
+            raise ValueError("early stopping needs a val_set to monitor")
+        self._name = next(iter(env.evals_result["valid"]))
+        self._higher_is_better = env.config.resolved_metric.higher_is_better
+        self._best_round = self._best = None
+
+    def _improves(self, score: float) -> bool:
+        if math.isnan(score):
+            return False
+        if self._best is None:
+            return True
+        if self._higher_is_better:
+            return score > self._best + self.min_delta
+        return score < self._best - self.min_delta
+
+    def after_iteration(self, env: CallbackEnv) -> bool:
+        score = env.evals_result["valid"][self._name][-1]
+        if self._improves(score):
+            self._best_round, self._best = env.round, score
+            env.best_iteration, env.best_score = env.round, score
+        if self._best_round is None or env.round - self._best_round < self.rounds:
+            return False
+        if env.config.verbosity >= 1:
+            logger.info("early stopping: best round %d, valid %s %.6f", self._best_round + 1, self._name, self._best)
+        return True
+
+
+def early_stopping(rounds: int, min_delta: float = 0.0) -> EarlyStopping:
+    """Stop when the validation score has not improved for `rounds` rounds.
+
+    The model is cut back to the best round (`best_iteration`). Needs a `val_set`; the
+    same as ``GBDTConfig(early_stopping_rounds=rounds)`` when ``min_delta`` is 0.
+
+    With ``early_stopping_rounds`` in the config as well, both rules run: the training
+    stops at the first of them that fires, and the model is cut back to the round of
+    the best validation score (the config's rule, which counts any improvement, runs
+    last and has the final say on ``best_iteration``).
+
+    Parameters
+    ----------
+    rounds : int
+        Rounds without improvement before stopping (>= 1).
+    min_delta : float, default 0.0
+        The least change of the score that counts as an improvement (>= 0).
+
+    Returns
+    -------
+    callback
+        The callback, to pass in ``callbacks=[...]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import boosters as bst
+    >>> from boosters.callbacks import early_stopping
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(400, 4)), rng.normal(size=400)  # noise: nothing to learn
+    >>> model = bst.GBDTModel.train(bst.Dataset(X[:300], y[:300]), bst.GBDTConfig(n_estimators=100),
+    ...                             val_set=bst.Dataset(X[300:], y[300:]), callbacks=[early_stopping(5)])
+    >>> model.n_trees == model.best_iteration + 1 < 100
+    True
+    """
+    return EarlyStopping(rounds, min_delta)
