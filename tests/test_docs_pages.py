@@ -24,10 +24,10 @@ matplotlib.use("Agg")  # the pages draw plots; no window
 import matplotlib.pyplot as plt  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-# Pages whose ```python blocks are complete programs together. Left out for time (a block
-# trains for ~10 s): guide/sklearn.md, guide/ranking.md.
+# Pages whose ```python blocks are complete programs together (a few seconds each).
 RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/shap.md",
-                  "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md"]
+                  "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md",
+                  "guide/sklearn.md", "guide/ranking.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"
