@@ -96,8 +96,10 @@ def run_page(page: str):
         name = f"{page} block {i + 1}"
         if code.lstrip().startswith(">>>"):
             test = doctest.DocTestParser().get_doctest(code, namespace, name, page, 0)
-            result = doctest.DocTestRunner(optionflags=OUTPUT_FLAGS).run(test, clear_globs=False)
-            assert result.failed == 0, name
+            report = []
+            result = doctest.DocTestRunner(optionflags=OUTPUT_FLAGS).run(test, out=report.append,
+                                                                          clear_globs=False)
+            assert result.failed == 0, "".join(report)
             continue
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), boosters_log_to(printed):
