@@ -170,16 +170,17 @@ class Objective:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> import boosters as bst
         >>> rng = np.random.default_rng(0)
-        >>> X = rng.normal(size=(200, 3))
-        >>> y = np.clip(np.round(X[:, 0] + 1), 0, 3)
-        >>> data = bst.Dataset(X, y, group=[20] * 10)
+        >>> def queries(n_queries):  # 20 rows per query, relevance 0..3 grows with column 0
+        ...     X = rng.normal(size=(20 * n_queries, 3))
+        ...     return bst.Dataset(X, np.clip(np.round(X[:, 0] + 1), 0, 3), group=[20] * n_queries)
         >>> config = bst.GBDTConfig(objective=bst.Objective.lambdarank(ndcg_at=5), n_estimators=10)
-        >>> model = bst.GBDTModel.train(data, config)
-        >>> bst.Objective.lambdarank(ndcg_at=5)
-        Objective.lambdarank(ndcg_at=5)
+        >>> model = bst.GBDTModel.train(queries(10), config, val_set=queries(10))
+        >>> config.resolved_metric, bool(model.eval_history[-1] > 0.9)  # validation NDCG@5
+        (Metric.ndcg(5), True)
+        >>> high, low = model.predict(np.array([[2.0, 0.0, 0.0], [-2.0, 0.0, 0.0]]))
+        >>> bool(high > low)  # the row with the larger column 0 ranks higher
+        True
         """
         return Objective("lambdarank", ndcg_at=ndcg_at)
 
@@ -274,8 +275,20 @@ class Metric:
     --------
     >>> bst.Metric.auc(), bst.Metric.auc().higher_is_better
     (Metric.auc(), True)
-    >>> bst.Metric("rmse") == bst.Metric.rmse()
-    True
+    >>> bst.Metric("rmse") == bst.Metric.rmse(), bst.Metric("ndcg@5") == bst.Metric.ndcg(5)
+    (True, True)
+
+    One validation score per round; early stopping keeps the round with the highest AUC
+    (round 0 here: two rounds without a better AUC stop the training after round 2):
+
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(float)
+    >>> config = bst.GBDTConfig(n_estimators=10, objective=bst.Objective.logistic(),
+    ...                         metric=bst.Metric.auc(), early_stopping_rounds=2)
+    >>> model = bst.GBDTModel.train(bst.Dataset(X[:150], y[:150]), config,
+    ...                             val_set=bst.Dataset(X[150:], y[150:]))
+    >>> np.round(model.eval_history, 3), model.best_iteration, model.n_trees
+    (array([0.977, 0.972, 0.976]), 0, 1)
     """
 
     __slots__ = ("name", "k")
@@ -305,13 +318,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = X[:, 0]
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.squared(),
-        ...                         metric=bst.Metric.rmse())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one rmse score per round
-        3
+        >>> bst.Metric.rmse()
+        Metric.rmse()
         """
         return Metric("rmse")
 
@@ -325,13 +333,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = X[:, 0]
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.squared(),
-        ...                         metric=bst.Metric.mae())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one mae score per round
-        3
+        >>> bst.Metric.mae()
+        Metric.mae()
         """
         return Metric("mae")
 
@@ -345,13 +348,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = (X[:, 0] > 0).astype(float)
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
-        ...                         metric=bst.Metric.logloss())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one logloss score per round
-        3
+        >>> bst.Metric.logloss()
+        Metric.logloss()
         """
         return Metric("logloss")
 
@@ -365,13 +363,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = (X[:, 0] > 0).astype(float)
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
-        ...                         metric=bst.Metric.auc())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one auc score per round
-        3
+        >>> bst.Metric.auc()
+        Metric.auc()
         """
         return Metric("auc")
 
@@ -385,13 +378,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = (X[:, 0] > 0).astype(float)
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic(),
-        ...                         metric=bst.Metric.accuracy())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one accuracy score per round
-        3
+        >>> bst.Metric.accuracy()
+        Metric.accuracy()
         """
         return Metric("accuracy")
 
@@ -405,13 +393,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.softmax(3),
-        ...                         metric=bst.Metric.multiclass_logloss())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one multiclass_logloss score per round
-        3
+        >>> bst.Metric.multiclass_logloss()
+        Metric.multiclass_logloss()
         """
         return Metric("multiclass_logloss")
 
@@ -425,13 +408,8 @@ class Metric:
 
         Examples
         --------
-        >>> X = np.random.default_rng(0).normal(size=(200, 2))
-        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)
-        >>> config = bst.GBDTConfig(n_estimators=3, objective=bst.Objective.softmax(3),
-        ...                         metric=bst.Metric.multiclass_accuracy())
-        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(X, y))
-        >>> len(model.eval_history)  # one multiclass_accuracy score per round
-        3
+        >>> bst.Metric.multiclass_accuracy()
+        Metric.multiclass_accuracy()
         """
         return Metric("multiclass_accuracy")
 

@@ -1,8 +1,8 @@
 """Every public name has a numpydoc docstring with its parameters and an example, the
 examples run (doctest), and the API reference (docs/api.rst) lists every public name.
 
-The public modules and what other branches still bring are listed in docs/conf.py (one
-place, read here and by the Sphinx build).
+The public modules are listed in docs/conf.py (PUBLIC_MODULES: one place, read here and
+by the Sphinx build); docs/parameters.md must have a row for every GBDTConfig parameter.
 """
 
 import doctest
