@@ -35,23 +35,35 @@ class GrowthStrategy(enum.Enum):
     Leafwise = "leafwise"
 
 
-_OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise")
+_OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
+_LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
+
+
+def _require_variance_power(value) -> float:
+    """Tweedie's variance power: a float strictly between 1 and 2 (the compound Poisson-gamma range)."""
+    value = require_float("variance_power", value, 1.0, strictly_above=True)
+    if value >= 2.0:
+        raise ValueError(f"variance_power must be < 2 (use Objective.gamma() for 2), got {value}")
+    return value
 
 
 class Objective:
     """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
-    and for ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`.
+    the log-link regressions `.poisson()`, `.gamma()`, `.tweedie(variance_power)`, and for
+    ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`.
 
     Make one with the static methods; the constructor takes the name.
 
     Parameters
     ----------
-    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise"}
+    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie"}
         The loss.
     n_classes : int, optional
         The number of classes (>= 2), for softmax only.
     ndcg_at : int, optional
         The NDCG truncation, for lambdarank only (default 10).
+    variance_power : float, optional
+        The Tweedie variance power in (1, 2), for tweedie only (default 1.5).
 
     Examples
     --------
@@ -63,11 +75,17 @@ class Objective:
     True
     """
 
-    __slots__ = ("name", "n_classes", "ndcg_at")
+    __slots__ = ("name", "n_classes", "ndcg_at", "variance_power")
 
-    def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None):
+    def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
+                 variance_power: float | None = None):
         if name not in _OBJECTIVE_NAMES:
             raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
+        if name == "tweedie":
+            variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
+        elif variance_power is not None:
+            raise ValueError(f"variance_power only applies to tweedie, not {name}")
+        self.variance_power = variance_power
         if name == "lambdarank":
             ndcg_at = require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
         elif ndcg_at is not None:
@@ -213,6 +231,88 @@ class Objective:
         """
         return Objective("pairwise")
 
+    @staticmethod
+    def poisson() -> "Objective":
+        """Poisson regression of counts y >= 0 (not all 0) with a log link, as LightGBM's
+        ``poisson`` (XGBoost's ``count:poisson``).
+
+        Margins are log-means and `GBDTModel.predict` gives exp(margin). The loss is
+        exp(f) - y f; the hessian is taken at f + 0.7 (LightGBM's ``poisson_max_delta_step``),
+        which damps the steps of leaves whose rows are all 0. Starts from log of the
+        (weighted) mean label. The validation metric defaults to the Poisson deviance.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(500, 2))
+        >>> y = rng.poisson(np.exp(1 + X[:, 0])).astype(float)
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y),
+        ...                             bst.GBDTConfig(n_estimators=50, objective=bst.Objective.poisson()))
+        >>> low, high = model.predict(np.array([[-1.0, 0.0], [1.0, 0.0]]))
+        >>> bool(0 < low < 2 < 5 < high)  # near exp(0) = 1 and exp(2) = 7.4
+        True
+        """
+        return Objective("poisson")
+
+    @staticmethod
+    def gamma() -> "Objective":
+        """Gamma regression of positive y with a log link, as LightGBM's ``gamma``
+        (XGBoost's ``reg:gamma``).
+
+        Margins are log-means and `GBDTModel.predict` gives exp(margin). The loss is
+        y exp(-f) + f (the gamma negative log-likelihood up to constants). Starts from log
+        of the (weighted) mean label. The validation metric defaults to the gamma deviance.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(500, 2))
+        >>> y = rng.gamma(2.0, np.exp(X[:, 0]) / 2.0)  # mean exp(x0)
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y),
+        ...                             bst.GBDTConfig(n_estimators=50, objective=bst.Objective.gamma()))
+        >>> low, high = model.predict(np.array([[-1.0, 0.0], [1.0, 0.0]]))
+        >>> bool(low < 1 < high)  # near exp(-1) = 0.37 and exp(1) = 2.7
+        True
+        """
+        return Objective("gamma")
+
+    @staticmethod
+    def tweedie(variance_power: float = 1.5) -> "Objective":
+        """Tweedie regression of y >= 0 (not all 0; typically many zeros and a skewed
+        positive tail) with a log link, as LightGBM's ``tweedie`` (XGBoost's ``reg:tweedie``).
+
+        Margins are log-means and `GBDTModel.predict` gives exp(margin). With p the
+        variance power, the loss is exp((2-p) f)/(2-p) - y exp((1-p) f)/(1-p). Starts
+        from log of the (weighted) mean label. The validation metric defaults to the
+        Tweedie deviance with the same power.
+
+        Parameters
+        ----------
+        variance_power : float, default 1.5
+            p in (1, 2): near 1 Poisson-like, near 2 gamma-like (LightGBM's
+            ``tweedie_variance_power``).
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> bst.Objective.tweedie(1.2)
+        Objective.tweedie(1.2)
+        >>> bst.Metric.default_for(bst.Objective.tweedie(1.2))
+        Metric.tweedie_deviance(1.2)
+        """
+        return Objective("tweedie", variance_power=variance_power)
+
     @property
     def n_outputs(self) -> int:
         """The number of margins per row: n_classes for softmax, else 1."""
@@ -223,14 +323,18 @@ class Objective:
         """The objective ranks rows within query groups (the Dataset must have groups)."""
         return self.name in ("lambdarank", "pairwise")
 
+    def _key(self):
+        return self.name, self.n_classes, self.ndcg_at, self.variance_power
+
     def __eq__(self, other):
-        return isinstance(other, Objective) and \
-            (self.name, self.n_classes, self.ndcg_at) == (other.name, other.n_classes, other.ndcg_at)
+        return isinstance(other, Objective) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.name, self.n_classes, self.ndcg_at))
+        return hash(self._key())
 
     def __repr__(self):
+        if self.name == "tweedie":
+            return f"Objective.tweedie({self.variance_power})"
         if self.name == "softmax":
             return f"Objective.softmax({self.n_classes})"
         if self.name == "lambdarank":
@@ -247,6 +351,10 @@ _METRIC_OBJECTIVES = {
     "accuracy": ("logistic", "softmax"),
     "multiclass_logloss": ("softmax",),
     "multiclass_accuracy": ("softmax",),
+    # mean unit deviances of the log-link regressions (any of them: all predict a positive mean)
+    "poisson_deviance": _LOG_LINK,
+    "gamma_deviance": _LOG_LINK,
+    "tweedie_deviance": _LOG_LINK,
     # ranking metrics order each query's rows by any single score
     "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
     "map": ("lambdarank", "pairwise", "squared", "logistic"),
@@ -256,8 +364,9 @@ _RANKING_METRICS = ("ndcg", "map")
 
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
-    `.multiclass_logloss()`, `.multiclass_accuracy()`, and for query groups `.ndcg(k)`,
-    `.map(k)`.
+    `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
+    `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, and for query groups
+    `.ndcg(k)`, `.map(k)`.
 
     `logloss` and `accuracy` also score softmax models. Make one with the static methods;
     the constructor takes the name. With a ``val_set``, training scores the validation set
@@ -267,9 +376,12 @@ class Metric:
     ----------
     name : str
         One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
-        "multiclass_accuracy", "ndcg", "map" (or "ndcg@k", "map@k", as LightGBM names them).
+        "multiclass_accuracy", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
+        "ndcg", "map" (or "ndcg@k", "map@k", as LightGBM names them; "tweedie_deviance@p").
     k : int, optional
         The truncation of "ndcg" and "map" (default 10).
+    variance_power : float, optional
+        The power of "tweedie_deviance", in (1, 2) (default 1.5).
 
     Examples
     --------
@@ -291,9 +403,15 @@ class Metric:
     (array([0.977, 0.972, 0.976]), 0, 1)
     """
 
-    __slots__ = ("name", "k")
+    __slots__ = ("name", "k", "variance_power")
 
-    def __init__(self, name: str, k: int | None = None):
+    def __init__(self, name: str, k: int | None = None, variance_power: float | None = None):
+        if isinstance(name, str) and name.startswith("tweedie_deviance@") and variance_power is None:
+            name, _, power_text = name.partition("@")  # the label written to model files
+            try:
+                variance_power = float(power_text)
+            except ValueError:
+                raise ValueError(f"metric tweedie_deviance@p needs a number p, got {power_text!r}") from None
         if isinstance(name, str) and "@" in name and k is None:  # "ndcg@10", as LightGBM names it
             name, _, k_text = name.partition("@")
             if not k_text.isdigit():
@@ -305,8 +423,13 @@ class Metric:
             k = require_int("k", 10 if k is None else k, 1)
         elif k is not None:
             raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
+        if name == "tweedie_deviance":
+            variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
+        elif variance_power is not None:
+            raise ValueError(f"variance_power only applies to tweedie_deviance, not {name}")
         self.name = name
         self.k = k
+        self.variance_power = variance_power
 
     @staticmethod
     def rmse() -> "Metric":
@@ -466,9 +589,66 @@ class Metric:
         """
         return Metric("map", k)
 
+    @staticmethod
+    def poisson_deviance() -> "Metric":
+        """Mean Poisson deviance 2 (y log(y / mu) - (y - mu)) (0 log 0 = 0), mu = exp(margin),
+        as scikit-learn's ``mean_poisson_deviance``; weighted when weights are given.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.poisson_deviance(), bst.Metric.poisson_deviance().higher_is_better
+        (Metric.poisson_deviance(), False)
+        """
+        return Metric("poisson_deviance")
+
+    @staticmethod
+    def gamma_deviance() -> "Metric":
+        """Mean gamma deviance 2 (log(mu / y) + y / mu - 1), mu = exp(margin), y > 0, as
+        scikit-learn's ``mean_gamma_deviance``; weighted when weights are given.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.gamma())
+        Metric.gamma_deviance()
+        """
+        return Metric("gamma_deviance")
+
+    @staticmethod
+    def tweedie_deviance(variance_power: float = 1.5) -> "Metric":
+        """Mean Tweedie deviance with power p, mu = exp(margin):
+        2 (y^(2-p) / ((1-p)(2-p)) - y mu^(1-p) / (1-p) + mu^(2-p) / (2-p)),
+        as scikit-learn's ``mean_tweedie_deviance(power=p)``; weighted when weights are given.
+
+        Parameters
+        ----------
+        variance_power : float, default 1.5
+            p, in (1, 2).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.tweedie_deviance(1.3).label
+        'tweedie_deviance@1.3'
+        """
+        return Metric("tweedie_deviance", variance_power=variance_power)
+
     @property
     def label(self) -> str:
-        """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name)."""
+        """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name);
+        the Tweedie deviance's with its power ("tweedie_deviance@1.5")."""
+        if self.variance_power is not None:
+            return f"{self.name}@{self.variance_power!r}"
         return self.name if self.k is None else f"{self.name}@{self.k}"
 
     @property
@@ -505,7 +685,8 @@ class Metric:
     @staticmethod
     def default_for(objective: Objective) -> "Metric":
         """The metric used when `GBDTConfig.metric` is None: RMSE, log loss,
-        multiclass log loss, or NDCG@k for ranking.
+        multiclass log loss, the objective's deviance for the log-link regressions (the
+        Tweedie deviance with the objective's power), or NDCG@k for ranking.
 
         Parameters
         ----------
@@ -525,17 +706,23 @@ class Metric:
             return Metric("ndcg", objective.ndcg_at)
         if objective.name == "pairwise":
             return Metric("ndcg", 10)
+        if objective.name == "tweedie":
+            return Metric("tweedie_deviance", variance_power=objective.variance_power)
+        if objective.name in _LOG_LINK:
+            return Metric(f"{objective.name}_deviance")
         return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
                 "softmax": Metric("multiclass_logloss")}[objective.name]
 
     def __eq__(self, other):
-        return isinstance(other, Metric) and (self.name, self.k) == (other.name, other.k)
+        return isinstance(other, Metric) and (self.name, self.k, self.variance_power) == \
+            (other.name, other.k, other.variance_power)
 
     def __hash__(self):
-        return hash((self.name, self.k))
+        return hash((self.name, self.k, self.variance_power))
 
     def __repr__(self):
-        return f"Metric.{self.name}({'' if self.k is None else self.k})"
+        argument = self.variance_power if self.variance_power is not None else self.k
+        return f"Metric.{self.name}({'' if argument is None else argument})"
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")

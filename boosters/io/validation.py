@@ -58,13 +58,16 @@ def objective_to_json(objective: Objective) -> dict:
     out = {"name": objective.name, "n_classes": objective.n_classes}
     if objective.ndcg_at is not None:  # only ranking objectives have it: older files stay as they were
         out["ndcg_at"] = objective.ndcg_at
+    if objective.variance_power is not None:  # tweedie only
+        out["variance_power"] = objective.variance_power
     return out
 
 
 def objective_from_json(data) -> Objective:
-    if not isinstance(data, dict) or set(data) not in ({"name", "n_classes"}, {"name", "n_classes", "ndcg_at"}):
+    optional = ({}, {"ndcg_at"}, {"variance_power"})
+    if not isinstance(data, dict) or set(data) not in [{"name", "n_classes", *extra} for extra in optional]:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
-    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"))
+    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"))
 
 
 def categories_to_json(categories: dict) -> dict:

@@ -18,6 +18,12 @@ def sigmoid(margins: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-margins[:, 0]))
 
 
+def exponential(margins: np.ndarray) -> np.ndarray:
+    """Poisson, gamma, Tweedie: the mean exp(margin) (margins are log-means)."""
+    with np.errstate(over="ignore"):  # margins > 709 give inf, as the mean they stand for
+        return np.exp(margins[:, 0])
+
+
 def softmax(margins: np.ndarray) -> np.ndarray:
     """Softmax: class probabilities, (n_rows, n_classes)."""
     shifted = margins - margins.max(axis=1, keepdims=True)
@@ -31,6 +37,9 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "softmax": softmax,
     "lambdarank": identity,  # ranking scores
     "pairwise": identity,
+    "poisson": exponential,
+    "gamma": exponential,
+    "tweedie": exponential,
 }
 
 

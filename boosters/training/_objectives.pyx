@@ -26,10 +26,10 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
-              "pairwise": PAIRWISE}
+              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
 
 
 cdef class GradientKernel:
@@ -45,7 +45,8 @@ cdef class GradientKernel:
                  int n_threads=1,
                  groups=None,                     # IN: ranking's query boundaries (int64, n_groups + 1)
                  int ndcg_at=10,                  # IN: lambdarank's truncation
-                 inverse_max_dcg=None):           # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
+                 inverse_max_dcg=None,            # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
+                 double parameter=0.0):           # IN: poisson's max_delta_step, tweedie's variance power
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
@@ -60,6 +61,7 @@ cdef class GradientKernel:
             raise ValueError("weights must be empty or have one value per row")
         self.margins, self.y, self.w, self.out = margins, y, w, out
         self.n_threads = n_threads
+        self.parameter = parameter
         if self.objective in (LAMBDARANK, PAIRWISE):
             self._set_queries(objective, groups, ndcg_at, inverse_max_dcg)
 
@@ -93,6 +95,12 @@ cdef class GradientKernel:
             squared_error_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == LOGISTIC:
             logistic_rows(self.margins, self.y, wp, self.out, self.n_threads)
+        elif self.objective == POISSON:
+            poisson_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
+        elif self.objective == GAMMA:
+            gamma_rows(self.margins, self.y, wp, self.out, self.n_threads)
+        elif self.objective == TWEEDIE:
+            tweedie_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
         elif self.objective == LAMBDARANK:
             lambdarank_queries(self, wp)
         elif self.objective == PAIRWISE:
@@ -162,6 +170,63 @@ cdef void softmax_rows(
             p = exp(margins[k, i] - top) / total
             out[k, i, 0] = <float> (wi * (p - (1.0 if k == label else 0.0)))
             out[k, i, 1] = <float> (wi * larger(factor * p * (1.0 - p), MIN_HESSIAN))
+
+
+# -- log-link regression: margins are log-means (LightGBM's poisson, gamma, tweedie) --------
+
+cdef void poisson_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN: counts >= 0
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+    double max_delta_step,           # IN: the hessian is taken this far above the margin
+) noexcept nogil:
+    """Loss exp(f) - y f: g = w (exp(f) - y), h = w exp(f + max_delta_step). The inflated
+    hessian damps the Newton steps of leaves whose rows are all 0 (their exact step is -inf)."""
+    cdef Py_ssize_t i
+    cdef double wi
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        out[0, i, 0] = <float> (wi * (exp(margins[0, i]) - y[i]))
+        out[0, i, 1] = <float> (wi * exp(margins[0, i] + max_delta_step))
+
+
+cdef void gamma_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN: > 0
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+) noexcept nogil:
+    """Loss y exp(-f) + f: g = w (1 - y exp(-f)), h = w y exp(-f)."""
+    cdef Py_ssize_t i
+    cdef double wi, ratio
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        ratio = y[i] * exp(-margins[0, i])
+        out[0, i, 0] = <float> (wi * (1.0 - ratio))
+        out[0, i, 1] = <float> (wi * ratio)
+
+
+cdef void tweedie_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN: >= 0
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+    double p,                        # IN: the variance power, 1 < p < 2
+) noexcept nogil:
+    """Loss exp((2-p) f)/(2-p) - y exp((1-p) f)/(1-p):
+    g = w (exp((2-p) f) - y exp((1-p) f)), h = w ((2-p) exp((2-p) f) - (1-p) y exp((1-p) f))."""
+    cdef Py_ssize_t i
+    cdef double wi, a, b
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        a = exp((2.0 - p) * margins[0, i])
+        b = y[i] * exp((1.0 - p) * margins[0, i])
+        out[0, i, 0] = <float> (wi * (a - b))
+        out[0, i, 1] = <float> (wi * ((2.0 - p) * a - (1.0 - p) * b))
 
 
 # -- lambdarank ---------------------------------------------------------------------------

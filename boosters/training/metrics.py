@@ -55,6 +55,24 @@ def auc(y, margins, w):
     return float(np.sum(pos_in_group * (neg_below + 0.5 * neg_in_group)) / (total_pos * total_neg))
 
 
+def poisson_deviance(y, margins, w):
+    mu = np.exp(margins[:, 0])
+    y_log_ratio = np.where(y > 0, y * (np.log(np.where(y > 0, y, 1.0)) - margins[:, 0]), 0.0)  # 0 log 0 = 0
+    return _mean(2.0 * (y_log_ratio - (y - mu)), w)
+
+
+def gamma_deviance(y, margins, w):
+    log_ratio = np.log(y) - margins[:, 0]  # log(y / mu)
+    return _mean(2.0 * (np.exp(log_ratio) - log_ratio - 1.0), w)
+
+
+def tweedie_deviance(y, margins, w, p):
+    f = margins[:, 0]
+    unit = (np.power(y, 2.0 - p) / ((1.0 - p) * (2.0 - p)) - y * np.exp((1.0 - p) * f) / (1.0 - p)
+            + np.exp((2.0 - p) * f) / (2.0 - p))
+    return _mean(2.0 * unit, w)
+
+
 def _query_positions(groups: np.ndarray, key: np.ndarray):
     """Rows ordered by `key` descending within each query (ties in row order), the query
     of each ordered row and its 0-based position in its query."""
@@ -121,6 +139,8 @@ _METRICS = {
     "accuracy": accuracy,
     "multiclass_logloss": logloss,
     "multiclass_accuracy": accuracy,
+    "poisson_deviance": poisson_deviance,
+    "gamma_deviance": gamma_deviance,
 }
 
 
@@ -132,6 +152,8 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         if groups is None:
             raise ValueError(f"metric {metric.label} scores query groups: the evaluated Dataset needs group= or qid=")
         return _RANKING[metric.name](y, margins, weights, groups, metric.k)
+    if metric.name == "tweedie_deviance":
+        return tweedie_deviance(y, margins, weights, metric.variance_power)
     return _METRICS[metric.name](y, margins, weights)
 
 

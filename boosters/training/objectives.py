@@ -83,6 +83,42 @@ class Logistic(ObjectiveFunction):
     transform = staticmethod(transforms.sigmoid)
 
 
+POISSON_MAX_DELTA_STEP = 0.7  # LightGBM's poisson_max_delta_step default
+
+
+class LogLink(ObjectiveFunction):
+    """Poisson, gamma and Tweedie regression: margins are log-means, predictions exp(margin);
+    the start is log of the (weighted) mean label (LightGBM's boost_from_average)."""
+
+    def check_labels(self, y):
+        name = self.spec.name
+        if name == "gamma":
+            if np.any(y <= 0):
+                raise ValueError(f"y: gamma objective needs labels > 0, found {float(y.min())}")
+            return
+        if np.any(y < 0):
+            raise ValueError(f"y: {name} objective needs labels >= 0, found {float(y.min())}")
+        if y.size and not np.any(y > 0):
+            raise ValueError(f"y: {name} objective needs some label > 0 (all are 0: the mean's log is -inf)")
+
+    def gradient_bound(self, y):
+        # mean and label near each other: |gradient| about max(y) (gamma: about max(y) / min(y))
+        if not y.size:
+            return 0.0
+        return float(y.max() / y.min()) if self.spec.name == "gamma" else float(y.max())
+
+    def init_scores(self, y, weights):
+        return np.array([np.log(_weighted_mean(y, weights))])
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        parameter = {"poisson": POISSON_MAX_DELTA_STEP, "gamma": 0.0, "tweedie": self.spec.variance_power}
+        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
+                                          parameter=parameter[self.spec.name])
+
+    transform = staticmethod(transforms.exponential)
+
+
 class Softmax(ObjectiveFunction):
     def check_labels(self, y):
         k = self.n_outputs
@@ -149,4 +185,5 @@ def make_objective(spec: Objective, groups: np.ndarray | None = None) -> Objecti
     """The objective's functions; `groups`: the training rows' query boundaries (ranking)."""
     if spec.needs_groups:
         return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
-    return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax}[spec.name](spec)
+    return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax, "poisson": LogLink,
+            "gamma": LogLink, "tweedie": LogLink}[spec.name](spec)
