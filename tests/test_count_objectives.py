@@ -13,6 +13,7 @@ import pytest
 from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance, mean_tweedie_deviance
 
 import boosters as bst
+from boosters.io.validation import objective_from_json
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import POISSON_MAX_DELTA_STEP, make_objective
 
@@ -164,10 +165,11 @@ def matched_configs(kind, n_rounds, min_samples_leaf=20, min_child_weight=1e-3):
     """The same leaf-wise setting in boosters and LightGBM (see tests/matched_params.py)."""
     ours = bst.GBDTConfig(objective=objective_of(kind), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,
-                          min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, l2=0.0, histogram_mode="f64", max_bins=256)
+                          min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, l2=0.0,
+                          histogram_mode="f64", max_bins=256)
     theirs = dict(objective=kind, num_leaves=15, learning_rate=0.1, min_sum_hessian_in_leaf=min_child_weight,
-                  min_data_in_leaf=min_samples_leaf, lambda_l2=0.0, max_bin=255, min_data_in_bin=1, feature_pre_filter=False,
-                  deterministic=True, force_col_wise=True, num_threads=1, verbose=-1)
+                  min_data_in_leaf=min_samples_leaf, lambda_l2=0.0, max_bin=255, min_data_in_bin=1,
+                  feature_pre_filter=False, deterministic=True, force_col_wise=True, num_threads=1, verbose=-1)
     if kind == "tweedie":
         theirs["tweedie_variance_power"] = POWER
     return ours, theirs
@@ -278,3 +280,28 @@ def test_variance_power_only_for_tweedie():
         bst.Objective("poisson", variance_power=1.5)
     assert bst.Objective.tweedie() == bst.Objective("tweedie") != bst.Objective.tweedie(1.2)
     assert repr(bst.Objective.tweedie(1.2)) == "Objective.tweedie(1.2)"
+
+
+def test_tweedie_metric_round_trips_through_the_model_file():
+    X, y = synthetic("tweedie", 300, seed=0)
+    config = bst.GBDTConfig(objective=bst.Objective.tweedie(1.2), metric=bst.Metric.tweedie_deviance(1.7),
+                            n_estimators=3)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    loaded = bst.GBDTModel.from_bytes(model.to_bytes())
+    assert loaded.ensemble.config.metric == bst.Metric.tweedie_deviance(1.7)
+    assert loaded.objective == bst.Objective.tweedie(1.2)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"name": "poisson", "n_classes": None, "variance_power": 1.5}, "variance_power only applies to tweedie"),
+    ({"name": "tweedie", "n_classes": None, "variance_power": 2.5}, "variance_power must be < 2"),
+    ({"name": "cox", "n_classes": None}, "objective must be one of"),
+])
+def test_bad_objective_in_a_file_is_a_value_error(data, message):
+    with pytest.raises(ValueError, match=message):
+        objective_from_json(data)
+
+
+def test_bad_tweedie_metric_label():
+    with pytest.raises(ValueError, match="tweedie_deviance@p needs a number p, got 'x'"):
+        bst.Metric("tweedie_deviance@x")
