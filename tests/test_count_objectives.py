@@ -257,13 +257,30 @@ def test_save_load_and_pickle_predict_identically(kind, tmp_path):
     ("tweedie", [1.0, -0.5, 2.0], "y: tweedie objective needs labels >= 0, found -0.5"),
     ("gamma", [1.0, 0.0, 2.0], r"y: gamma objective needs labels > 0, found 0.0"),
     ("gamma", [1.0, -3.0, 2.0], r"y: gamma objective needs labels > 0, found -3.0"),
-    ("poisson", [0.0, 0.0, 0.0], "y: poisson objective needs some label > 0"),
-    ("tweedie", [0.0, 0.0, 0.0], "y: tweedie objective needs some label > 0"),
+    ("poisson", [0.0, 0.0, 0.0], r"y: poisson objective needs some training label > 0 \(with weight > 0\)"),
+    ("tweedie", [0.0, 0.0, 0.0], r"y: tweedie objective needs some training label > 0 \(with weight > 0\)"),
 ])
 def test_label_errors(kind, y, message):
     X = np.arange(3.0)[:, None]
     with pytest.raises(ValueError, match=message):
         bst.GBDTModel.train(bst.Dataset(X, np.array(y)), bst.GBDTConfig(objective=objective_of(kind)))
+    if "training" not in message:  # invalid labels in a validation set too (all 0 is fine there)
+        good = bst.Dataset(X, np.array([1.0, 2.0, 3.0]))
+        with pytest.raises(ValueError, match=message):
+            bst.GBDTModel.train(good, bst.GBDTConfig(objective=objective_of(kind)),
+                                val_set=bst.Dataset(X, np.array(y)))
+
+
+@pytest.mark.parametrize("kind", ["poisson", "tweedie"])
+def test_zero_training_mean_is_an_error_and_zero_validation_labels_are_not(kind):
+    X = np.arange(4.0)[:, None]
+    config = bst.GBDTConfig(objective=objective_of(kind), n_estimators=2, min_samples_leaf=1)
+    weighted_out = bst.Dataset(X, np.array([0.0, 0.0, 5.0, 0.0]), weights=np.array([1.0, 1.0, 0.0, 1.0]))
+    with pytest.raises(ValueError, match=f"y: {kind} objective needs some training label > 0"):
+        bst.GBDTModel.train(weighted_out, config)
+    model = bst.GBDTModel.train(bst.Dataset(X, np.array([0.0, 1.0, 2.0, 3.0])), config,
+                                val_set=bst.Dataset(X, np.zeros(4)))
+    assert np.all(np.isfinite(model.eval_history))
 
 
 @pytest.mark.parametrize("power, error", [(1.0, ValueError), (2.0, ValueError), (0.5, ValueError),

@@ -98,8 +98,6 @@ class LogLink(ObjectiveFunction):
             return
         if np.any(y < 0):
             raise ValueError(f"y: {name} objective needs labels >= 0, found {float(y.min())}")
-        if y.size and not np.any(y > 0):
-            raise ValueError(f"y: {name} objective needs some label > 0 (all are 0: the mean's log is -inf)")
 
     def gradient_bound(self, y):
         # mean and label near each other: |gradient| about max(y) (gamma: about max(y) / min(y))
@@ -108,7 +106,12 @@ class LogLink(ObjectiveFunction):
         return float(y.max() / y.min()) if self.spec.name == "gamma" else float(y.max())
 
     def init_scores(self, y, weights):
-        return np.array([np.log(_weighted_mean(y, weights))])
+        # training labels only: a validation set may well be all 0
+        mean = _weighted_mean(y, weights)
+        if mean <= 0:
+            raise ValueError(f"y: {self.spec.name} objective needs some training label > 0 (with weight > 0): "
+                             f"the start, log of the mean label, would be -inf")
+        return np.array([np.log(mean)])
 
     def gradient_kernel(self, margins, y, weights, out, n_threads):
         w = np.empty(0) if weights is None else weights
