@@ -6,6 +6,7 @@ TypeError for a wrong type) naming the parameter and what was expected.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import enum
 import numbers
@@ -37,6 +38,10 @@ class GrowthStrategy(enum.Enum):
 
 _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
 _LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
+# multi-target regression: a y of k columns trains one tree group per column (absolute and
+# huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
+_MULTI_TARGET = ("squared", "absolute", "huber")
+_PER_TARGET_METRICS = ("rmse", "mae")  # a multi-target model's score: the mean over its targets
 
 
 def _require_variance_power(value) -> float:
@@ -45,6 +50,18 @@ def _require_variance_power(value) -> float:
     if value >= 2.0:
         raise ValueError(f"variance_power must be < 2 (use Objective.gamma() for 2), got {value}")
     return value
+
+
+def _require_n_targets(name: str, value) -> int | None:
+    """None (one target, or as many as y has columns) or an int >= 1 (1 is stored as None:
+    the single-target objective), for the multi-target objectives only."""
+    if value is None:
+        return None
+    if name not in _MULTI_TARGET:
+        raise ValueError(f"n_targets only applies to {', '.join(n for n in _MULTI_TARGET if n in _OBJECTIVE_NAMES)}, "
+                         f"not {name}")
+    value = require_int("n_targets", value, 1)
+    return None if value == 1 else value
 
 
 class Objective:
@@ -64,6 +81,10 @@ class Objective:
         The NDCG truncation, for lambdarank only (default 10).
     variance_power : float, optional
         The Tweedie variance power in (1, 2), for tweedie only (default 1.5).
+    n_targets : int, optional
+        Multi-target regression (squared; also absolute, huber): the number of columns of
+        ``y``, one tree group each. None takes it from ``y`` at training (a 2-D ``y`` of
+        k >= 2 columns gives k); 1 is the same as None with a 1-D ``y``.
 
     Examples
     --------
@@ -75,12 +96,13 @@ class Objective:
     True
     """
 
-    __slots__ = ("name", "n_classes", "ndcg_at", "variance_power")
+    __slots__ = ("name", "n_classes", "ndcg_at", "variance_power", "n_targets")
 
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
-                 variance_power: float | None = None):
+                 variance_power: float | None = None, n_targets: int | None = None):
         if name not in _OBJECTIVE_NAMES:
             raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
+        self.n_targets = _require_n_targets(name, n_targets)
         if name == "tweedie":
             variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
         elif variance_power is not None:
@@ -103,8 +125,20 @@ class Objective:
         self.n_classes = n_classes
 
     @staticmethod
-    def squared() -> "Objective":
+    def squared(n_targets: int | None = None) -> "Objective":
         """Squared error regression; starts from the (weighted) mean label.
+
+        A 2-D ``y`` of shape (n_rows, k) trains k tree groups in one model (multi-target
+        regression), one per column: output j's trees fit column j alone, from its own
+        mean, so they are the trees of a model trained on that column (row weights apply
+        to every column). Predictions are then (n_rows, k); the default metric is the mean
+        over the columns of each column's RMSE.
+
+        Parameters
+        ----------
+        n_targets : int, optional
+            The number of columns of ``y``; None takes it from ``y`` at training (a
+            mismatch is a ValueError).
 
         Returns
         -------
@@ -117,8 +151,15 @@ class Objective:
         ...                             bst.GBDTConfig(n_estimators=5, objective=bst.Objective.squared()))
         >>> model.objective
         Objective.squared()
+
+        Two targets, two tree groups:
+
+        >>> Y = np.column_stack([3 * X[:, 0], X[:, 1] ** 2])
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, Y), bst.GBDTConfig(n_estimators=5))
+        >>> model.objective, model.n_trees, model.predict(X[:3]).shape
+        (Objective.squared(n_targets=2), 10, (3, 2))
         """
-        return Objective("squared")
+        return Objective("squared", n_targets=n_targets)
 
     @staticmethod
     def logistic() -> "Objective":
@@ -315,8 +356,17 @@ class Objective:
 
     @property
     def n_outputs(self) -> int:
-        """The number of margins per row: n_classes for softmax, else 1."""
+        """The number of margins per row: n_classes for softmax, n_targets for multi-target
+        regression, else 1."""
+        if self.n_targets is not None:
+            return self.n_targets
         return self.n_classes if self.name == "softmax" else 1
+
+    def _with_targets(self, n_targets: int | None) -> "Objective":
+        """This objective with `n_targets` targets (the trainer's, from y's columns)."""
+        out = copy.copy(self)
+        out.n_targets = _require_n_targets(self.name, n_targets)
+        return out
 
     @property
     def needs_groups(self) -> bool:
@@ -324,7 +374,7 @@ class Objective:
         return self.name in ("lambdarank", "pairwise")
 
     def _key(self):
-        return self.name, self.n_classes, self.ndcg_at, self.variance_power
+        return self.name, self.n_classes, self.ndcg_at, self.variance_power, self.n_targets
 
     def __eq__(self, other):
         return isinstance(other, Objective) and self._key() == other._key()
@@ -333,6 +383,9 @@ class Objective:
         return hash(self._key())
 
     def __repr__(self):
+        if self.n_targets is not None:  # the single-target call with n_targets added
+            call = repr(self._with_targets(None))
+            return f"{call[:-1]}{'' if call.endswith('()') else ', '}n_targets={self.n_targets})"
         if self.name == "tweedie":
             return f"Objective.tweedie({self.variance_power})"
         if self.name == "softmax":
@@ -433,7 +486,8 @@ class Metric:
 
     @staticmethod
     def rmse() -> "Metric":
-        """Root mean squared error (regression).
+        """Root mean squared error (regression); of a multi-target model, the mean over its
+        targets of each target's RMSE.
 
         Returns
         -------
@@ -448,7 +502,8 @@ class Metric:
 
     @staticmethod
     def mae() -> "Metric":
-        """Mean absolute error (regression).
+        """Mean absolute error (regression); of a multi-target model, the mean over its
+        targets of each target's MAE.
 
         Returns
         -------
@@ -680,6 +735,8 @@ class Metric:
         >>> bst.Metric.auc().supports(bst.Objective.squared())
         False
         """
+        if objective.n_targets is not None and self.name not in _PER_TARGET_METRICS:
+            return False  # multi-target regression: per-target regression metrics only
         return objective.name in _METRIC_OBJECTIVES[self.name]
 
     @staticmethod

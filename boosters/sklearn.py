@@ -137,10 +137,11 @@ class _GBDTEstimator(BaseEstimator):
         return (fitted is not None and len(names) == len(set(names)) == len(fitted)
                 and set(names) == set(fitted) and names != list(fitted))
 
-    def _check_y(self, X, y, y_numeric: bool):
+    def _check_y(self, X, y, y_numeric: bool, multi_output: bool = False):
+        """y as the booster reads it: 1-D, or 2-D (n_samples, k >= 2) when `multi_output`."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
+        y = np.asarray(y) if multi_output and np.ndim(y) == 2 and np.shape(y)[1] > 1 else column_or_1d(y, warn=True)
         if y_numeric:
             y = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(y)):
@@ -148,7 +149,7 @@ class _GBDTEstimator(BaseEstimator):
         check_consistent_length(X, y)
         return y
 
-    def _checked_eval_set(self, eval_set, y_numeric: bool):
+    def _checked_eval_set(self, eval_set, y_numeric: bool, multi_output: bool = False):
         """eval_set as one checked (X_val, y_val) pair, or None."""
         if eval_set is None:
             return None
@@ -159,7 +160,7 @@ class _GBDTEstimator(BaseEstimator):
         if not isinstance(eval_set, tuple) or len(eval_set) != 2:
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
         X_val = self._check_X(eval_set[0], reset=False)
-        return X_val, self._check_y(X_val, eval_set[1], y_numeric)
+        return X_val, self._check_y(X_val, eval_set[1], y_numeric, multi_output)
 
     # -- training ------------------------------------------------------------------------------
 
@@ -210,7 +211,8 @@ class _GBDTEstimator(BaseEstimator):
 @_with_config_parameters
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     """Gradient boosted trees for regression (squared error), with the `GBDTConfig`
-    parameters as constructor arguments.
+    parameters as constructor arguments. A 2-D ``y`` trains one tree group per column
+    (multi-target regression; `predict` then gives one column per target).
 
     Parameters
     ----------
@@ -251,6 +253,11 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
     __init__ = _storing_init(_PARAMETERS)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # a 2-D y: one tree group per column
+        return tags
+
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
         """Train on (X, y).
 
@@ -259,10 +266,11 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         X : array-like, sparse matrix or frame of shape (n_samples, n_features)
             Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
             pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
-        y : array-like of shape (n_samples,)
-            Finite targets.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Finite targets; several columns train one tree group per column in one model
+            (multi-target regression, see `boosters.Objective.squared`).
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative row weights.
+            Non-negative row weights (of every target of the row).
         eval_set : (X_val, y_val) or list of one such pair, optional
             Scored every round (`evals_result_`); used for early stopping when
             `early_stopping_rounds` is set.
@@ -287,9 +295,9 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         (True, True)
         """
         X = self._check_X(X, reset=True)
-        y = self._check_y(X, y, y_numeric=True)
+        y = self._check_y(X, y, y_numeric=True, multi_output=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
+        eval_pair = self._checked_eval_set(eval_set, y_numeric=True, multi_output=True)
         return self._fit(X, y, sample_weight, eval_pair, categorical_features, Objective.squared(), callbacks)
 
     def predict(self, X):
@@ -302,7 +310,7 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or (n_samples, n_targets) after a 2-D `y`
 
         Examples
         --------

@@ -14,7 +14,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
 from boosters.data.frames import as_frame
 from boosters.data.groups import query_boundaries
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
-from boosters.data.validation import as_feature_matrix, as_vector
+from boosters.data.validation import as_feature_matrix, as_labels, as_vector
 
 
 class Dataset:
@@ -36,7 +36,8 @@ class Dataset:
         frame with sparse columns), kept sparse and never densified: a stored or implicit
         zero is the value 0, and its features are numeric.
     y : array-like, optional
-        One finite label per row (needed to train).
+        One finite label per row (needed to train); or, for multi-target regression, k >= 2
+        per row: shape (n_rows, k), one tree group per column (see `Objective.squared`).
     weights : array-like, optional
         One finite, non-negative weight per row, not all zero.
     feature_names : sequence of str, optional
@@ -61,7 +62,7 @@ class Dataset:
     X : numpy.ndarray or scipy.sparse matrix
         The features as trained on (categorical columns as codes).
     y, weights : numpy.ndarray or None
-        As given, as float arrays.
+        As given, as float arrays (`y` (n_rows,), or (n_rows, k) with k targets per row).
     feature_names : list of str or None
         The feature names.
     categorical_features : list of int
@@ -130,7 +131,7 @@ class Dataset:
             self.categories = {f: None for f in self.categorical_features}
         else:
             self.X, self.categories = learn_frame(frame, self.categorical_features, feature_names)
-        self.y = None if y is None else as_vector(y, n_rows, "y")
+        self.y = None if y is None else as_labels(y, n_rows, "y")
         self.weights = None
         if weights is not None:
             w = as_vector(weights, n_rows, "weights")
@@ -254,7 +255,7 @@ class Dataset:
         if self.is_sparse:
             parts.append(f"sparse {self.X.format}, {self.X.nnz} stored")
         if self.y is not None:
-            parts.append("labels")
+            parts.append("labels" if self.y.ndim == 1 else f"labels of {self.y.shape[1]} targets")
         if self.weights is not None:
             parts.append("weights")
         if self.group_boundaries is not None:

@@ -90,3 +90,27 @@ def as_vector(v, n_rows: int, name: str, *, finite: bool = True) -> np.ndarray:
         bad = int(np.flatnonzero(~np.isfinite(out))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {bad}: {out[bad]})")
     return out
+
+
+def as_labels(y, n_rows: int, name: str = "y") -> np.ndarray:
+    """Labels as a read-only float64 array: one finite label per row, 1-D (a single column
+    is taken as one), or 2-D (n_rows, k >= 2), C-contiguous, for multi-target regression
+    (k labels per row). No copy when already so; ValueError naming `name` otherwise."""
+    try:
+        arr = np.asarray(y)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} could not be read as a numeric array: {exc}") from None
+    if arr.ndim != 2 or arr.shape[1] == 1:
+        return as_vector(arr, n_rows, name)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_rows} rows")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no columns: shape {arr.shape}; give one label per row, or k >= 2 per row")
+    out = np.ascontiguousarray(arr, dtype=np.float64).view()
+    out.flags.writeable = False
+    if not np.all(np.isfinite(out)):
+        row, column = (int(i) for i in np.argwhere(~np.isfinite(out))[0])
+        raise ValueError(f"{name} contains NaN or inf (first at row {row}, column {column}: {out[row, column]})")
+    return out

@@ -60,14 +60,20 @@ def objective_to_json(objective: Objective) -> dict:
         out["ndcg_at"] = objective.ndcg_at
     if objective.variance_power is not None:  # tweedie only
         out["variance_power"] = objective.variance_power
+    if objective.n_targets is not None:  # multi-target regression only
+        out["n_targets"] = objective.n_targets
     return out
 
 
 def objective_from_json(data) -> Objective:
-    optional = ({}, {"ndcg_at"}, {"variance_power"})
+    optional = ({}, {"ndcg_at"}, {"variance_power"}, {"n_targets"})
     if not isinstance(data, dict) or set(data) not in [{"name", "n_classes", *extra} for extra in optional]:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
-    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"))
+    n_targets = data.get("n_targets")
+    if "n_targets" in data and (not _is_int(n_targets) or n_targets < 2):
+        raise ValueError(f"objective.n_targets must be an int >= 2 when present, got {n_targets!r}")
+    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"),
+                     n_targets=n_targets)
 
 
 def categories_to_json(categories: dict) -> dict:

@@ -8,8 +8,9 @@ import numpy as np
 
 
 def identity(margins: np.ndarray) -> np.ndarray:
-    """Squared error: the margin is the prediction."""
-    return margins[:, 0]
+    """Squared error: the margins are the predictions, (n_rows,) for one output,
+    (n_rows, n_targets) for multi-target regression."""
+    return margins[:, 0] if margins.shape[1] == 1 else margins
 
 
 def sigmoid(margins: np.ndarray) -> np.ndarray:

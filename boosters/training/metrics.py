@@ -1,4 +1,5 @@
-"""Evaluation metrics on margins (n_rows, n_outputs), optionally weighted."""
+"""Evaluation metrics on margins (n_rows, n_outputs), optionally weighted; labels (n_rows,), or
+(n_rows, k) for multi-target regression."""
 
 from __future__ import annotations
 
@@ -154,7 +155,16 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         return _RANKING[metric.name](y, margins, weights, groups, metric.k)
     if metric.name == "tweedie_deviance":
         return tweedie_deviance(y, margins, weights, metric.variance_power)
+    if y.ndim == 2:
+        return per_target_mean(_METRICS[metric.name], y, margins, weights)
     return _METRICS[metric.name](y, margins, weights)
+
+
+def per_target_mean(metric, y: np.ndarray, margins: np.ndarray, weights) -> float:
+    """Multi-target regression: the mean over the targets (columns of y, (n_rows, k), and
+    of the margins) of each target's metric, so that each target counts the same whatever
+    its scale (as scikit-learn's ``multioutput="uniform_average"``)."""
+    return float(np.mean([metric(y[:, k], margins[:, k:k + 1], weights) for k in range(y.shape[1])]))
 
 
 def check_groups(config, train, val_set, train_scored: bool) -> None:

@@ -67,7 +67,7 @@ class SquaredError(ObjectiveFunction):
         return 2.0 * float(np.abs(y).max()) if y.size else 0.0
 
     def init_scores(self, y, weights):
-        return np.array([_weighted_mean(y, weights)])
+        return np.atleast_1d(np.average(y, axis=0, weights=weights))  # per target: a 2-D y's columns
 
 
 class Logistic(ObjectiveFunction):

@@ -23,6 +23,7 @@ from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import check_groups
 from boosters.training.objectives import make_objective
 from boosters.training.scores import RoundScores
+from boosters.training.targets import resolve_targets
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -54,8 +55,11 @@ class GBDTTrainer:
         Ctrl-C stops it). `callbacks`: see `boosters.callbacks`; `as_model` wraps the
         result into what they see as `env.model` (GBDTModel.train passes GBDTModel)."""
         start = time.perf_counter()
-        cfg = self.config
         self._check_inputs(train, val_set)
+        cfg = self.config
+        objective_spec = resolve_targets(cfg.objective, train.y, None if val_set is None else val_set.y)
+        if objective_spec != cfg.objective:  # y's columns set the number of targets (tree groups)
+            cfg = cfg.replace(objective=objective_spec)
         callbacks = training_callbacks(cfg, callbacks)
         # the training rows are scored every round only for callbacks that read the scores
         train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
