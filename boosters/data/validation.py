@@ -100,7 +100,9 @@ def as_labels(y, n_rows: int, name: str = "y") -> np.ndarray:
         arr = np.asarray(y)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{name} could not be read as a numeric array: {exc}") from None
-    if arr.ndim != 2 or arr.shape[1] == 1:
+    if arr.ndim > 2:
+        raise ValueError(f"{name} must be 1-D (one label per row) or 2-D (n_rows, n_targets); got shape {arr.shape}")
+    if arr.ndim < 2 or arr.shape[1] == 1:
         return as_vector(arr, n_rows, name)
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}")
