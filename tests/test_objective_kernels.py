@@ -195,7 +195,7 @@ def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
 def test_gradient_kernel_rejects_an_unknown_objective(rng_data):
     out = np.zeros((1, N, 2), dtype=np.float32)
     with pytest.raises(ValueError, match="objective must be one of"):
-        _objectives.GradientKernel("huber", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
+        _objectives.GradientKernel("cox", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
 
 
 # -- objectives.py ----------------------------------------------------------------------
@@ -288,3 +288,38 @@ def test_transform(rng_data):
         got = make_objective(Objective.logistic()).transform(EXTREME[:, None])
     np.testing.assert_allclose(got, expit(EXTREME), rtol=1e-14, atol=0)
     assert got[0] == 0.0 and got[-1] == 1.0
+
+
+# -- the shared pointwise loop: several outputs, label rows, one parameter per output ------
+
+def test_pointwise_outputs_read_their_label_row_and_parameter(rng_data):
+    """Three outputs: with three label rows each output reads its own (several targets),
+    with one every output reads it; each output's Tweedie power is its own parameter.
+    Tolerance: float32 output, rtol 1e-6 (assert_gradients_close)."""
+    d = rng_data
+    margins = np.ascontiguousarray(d["margins"][:3] / 3)  # log-means of moderate size
+    labels = np.ascontiguousarray(np.abs(d["margins"][2:5]))
+    powers = np.array([1.2, 1.5, 1.8])
+    for label_rows in (labels, labels[:1]):
+        out = np.full((3, N, 2), np.nan, dtype=np.float32)
+        _objectives.GradientKernel("tweedie", margins, label_rows, d["w"], out, 2, parameters=powers).run()
+        y = np.broadcast_to(label_rows, (3, N))
+        p = powers[:, None]
+        a, b = np.exp((2 - p) * margins), y * np.exp((1 - p) * margins)
+        want = np.stack([d["w"] * (a - b), d["w"] * ((2 - p) * a - (1 - p) * b)], axis=-1)
+        assert_gradients_close(out, want)
+        out2 = np.full((3, N, 2), np.nan, dtype=np.float32)
+        _objectives.GradientKernel("squared", margins, label_rows, d["w"], out2, 1).run()
+        assert_gradients_close(out2, np.stack([d["w"] * (margins - y), np.broadcast_to(d["w"], (3, N))], axis=-1))
+
+
+def test_gradient_kernel_checks_label_rows_and_parameters(rng_data):
+    margins, out = np.zeros((2, N)), np.zeros((2, N, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="labels must have 1 or n_outputs"):
+        _objectives.GradientKernel("squared", margins, np.zeros((3, N)), np.empty(0), out)
+    with pytest.raises(ValueError, match="parameters must be one number or one per output"):
+        _objectives.GradientKernel("tweedie", margins, np.ones(N), np.empty(0), out, parameters=[1.5, 1.5, 1.5])
+    with pytest.raises(ValueError, match="labels must have 1"):  # softmax reads one row of class labels
+        _objectives.GradientKernel("softmax", margins, np.zeros((2, N)), np.empty(0), out)
+    with pytest.raises(ValueError, match="one output"):
+        _objectives.GradientKernel("pairwise", margins, np.zeros(N), np.empty(0), out, groups=np.array([0, N]))
