@@ -211,20 +211,46 @@ def test_sklearn_regressor_takes_two_dimensional_y_and_equals_per_column_estimat
         GBDTRegressor(**params).fit(X, Y, eval_set=(X[:100], Y[:100, :2]))
 
 
-def test_quality_against_lightgbm_one_model_per_target():
-    """Held-out mean RMSE over the targets against MultiOutputRegressor(LGBMRegressor) with
-    matched settings (leaf-wise, 31 leaves, 255 bins): within 5% of LightGBM's. The trees
-    per target are the same kind of trees, so only binning and tie details differ."""
-    X, Y = targets_data(n=3000, seed=3)
-    train, test = slice(0, 2000), slice(2000, None)
-    est = GBDTRegressor(n_estimators=60, learning_rate=0.1, growth_strategy="leafwise", n_leaves=31,
-                        min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, n_threads=2).fit(X[train], Y[train])
-    reference = MultiOutputRegressor(lgb.LGBMRegressor(
-        n_estimators=60, learning_rate=0.1, num_leaves=31, min_child_samples=20, reg_lambda=0.0,
-        min_child_weight=1e-3, max_bin=255, n_jobs=2, verbose=-1)).fit(X[train], Y[train])
+LIGHTGBM_MATCHED = dict(n_estimators=20, learning_rate=0.1, num_leaves=15, min_child_samples=20, reg_lambda=0.0,
+                        min_child_weight=1e-3, max_bin=255, min_data_in_bin=1, feature_pre_filter=False,
+                        deterministic=True, force_col_wise=True, n_jobs=1, verbose=-1)
 
-    def mean_rmse(prediction):
-        return np.sqrt(((prediction - Y[test]) ** 2).mean(axis=0)).mean()
 
-    ours, theirs = mean_rmse(est.predict(X[test])), mean_rmse(reference.predict(X[test]))
-    assert ours <= 1.05 * theirs, (ours, theirs)
+def test_each_target_equals_lightgbm_on_integer_features():
+    """LightGBM has no multi-target trees: one LGBMRegressor per column (scikit-learn's
+    MultiOutputRegressor). Integer features bin the same in both libraries, so each
+    target's trees are LightGBM's (matched leaf-wise settings, tests/matched_params.py):
+    margins within 1e-6 after 20 rounds (float64 sums in another order, LightGBM's leaf
+    values rounded in its model; measured: at most 1.4e-7, on the target of scale 30)."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 20, size=(2000, 4)).astype(float)
+    Y = np.column_stack([X[:, 0] > 9, X[:, 1] * X[:, 2] / 20, 30 * np.sin(X[:, 3])]) + rng.normal(size=(2000, 3))
+    ours = GBDTRegressor(n_estimators=20, learning_rate=0.1, growth_strategy="leafwise", n_leaves=15,
+                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, histogram_mode="f64",
+                         n_threads=2).fit(X, Y)
+    theirs = MultiOutputRegressor(lgb.LGBMRegressor(**LIGHTGBM_MATCHED)).fit(X, Y)
+    assert np.ptp(theirs.predict(X), axis=0).min() > 1.0  # every target's trees have learnt something
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-6)
+
+
+def test_held_out_rmse_per_target_close_to_lightgbm():
+    """Continuous features bin slightly differently in the two libraries, so the trees
+    drift apart: each target's held-out RMSE after 60 rounds within 5% of LightGBM's
+    (one model per column; measured here: 0.5% worse, 1.0% and 0.2% better; with seeds 4
+    and 5 at most 2.8% worse)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(4000, 5))
+    Y = np.column_stack([np.sin(2 * X[:, 0]) + X[:, 1], X[:, 1] * X[:, 2], 100 * np.tanh(X[:, 3])])
+    Y += 0.3 * rng.normal(size=Y.shape) * np.array([1, 1, 100])
+    train, test = slice(0, 3000), slice(3000, None)
+    params = dict(LIGHTGBM_MATCHED, n_estimators=60)
+    ours = GBDTRegressor(n_estimators=60, learning_rate=0.1, growth_strategy="leafwise", n_leaves=15,
+                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, histogram_mode="f64",
+                         n_threads=2).fit(X[train], Y[train])
+    theirs = MultiOutputRegressor(lgb.LGBMRegressor(**params)).fit(X[train], Y[train])
+
+    def rmse(prediction):
+        return np.sqrt(((prediction - Y[test]) ** 2).mean(axis=0))
+
+    ratio = rmse(ours.predict(X[test])) / rmse(theirs.predict(X[test]))
+    assert np.all(ratio < 1.05), ratio

@@ -9,6 +9,7 @@ from boosters.config import Objective
 from boosters.model import transforms
 from boosters.training import _objectives
 from boosters.training.metrics import ideal_dcg
+from boosters.training.targets import kernel_labels, per_target
 
 _EPS = 1e-15
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -57,7 +58,7 @@ class ObjectiveFunction:
         """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
         boosting round calls it without the GIL, as the margins change."""
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
+        return _objectives.GradientKernel(self.spec.name, margins, kernel_labels(y), w, out, n_threads,
                                           parameters=self.kernel_parameters())
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
@@ -72,7 +73,7 @@ class SquaredError(ObjectiveFunction):
         return 2.0 * float(np.abs(y).max()) if y.size else 0.0
 
     def init_scores(self, y, weights):
-        return np.atleast_1d(np.average(y, axis=0, weights=weights))  # per target: a 2-D y's columns
+        return per_target(_weighted_mean, y, weights)  # a 2-D y: each column's mean
 
 
 class Logistic(ObjectiveFunction):
