@@ -231,7 +231,8 @@ class GBDTModel:
         Returns
         -------
         numpy.ndarray
-            ``(n_rows,)`` for one output, ``(n_rows, n_classes)`` for softmax.
+            ``(n_rows,)`` for one output, ``(n_rows, n_classes)`` for softmax,
+            ``(n_rows, n_targets)`` for multi-target regression.
 
         Examples
         --------
@@ -264,7 +265,8 @@ class GBDTModel:
         Returns
         -------
         numpy.ndarray
-            ``(n_rows,)``; ``(n_rows, n_classes)`` for softmax.
+            ``(n_rows,)``; ``(n_rows, n_classes)`` for softmax, ``(n_rows, n_targets)``
+            for multi-target regression.
 
         Examples
         --------
@@ -408,7 +410,7 @@ class GBDTModel:
         -------
         numpy.ndarray
             float64, ``(n_rows, n_features + 1)``, or ``(n_rows, n_classes, n_features + 1)``
-            for softmax: the contributions of the features, then (last column) the bias,
+            for softmax (``n_targets`` for multi-target regression): the contributions of the features, then (last column) the bias,
             the model's expected margin. A row sums to its `predict_raw` margin.
 
         Examples

@@ -141,7 +141,8 @@ class _GBDTEstimator(BaseEstimator):
         """y as the booster reads it: 1-D, or 2-D (n_samples, k >= 2) when `multi_output`."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = np.asarray(y) if multi_output and np.ndim(y) == 2 and np.shape(y)[1] > 1 else column_or_1d(y, warn=True)
+        y = np.asarray(y) if multi_output else y
+        y = y if multi_output and y.ndim == 2 and y.shape[1] > 1 else column_or_1d(y, warn=True)
         if y_numeric:
             y = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(y)):
