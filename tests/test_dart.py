@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import xgboost as xgb
+from sklearn.metrics import log_loss
 
 import boosters as bst
-from boosters.callbacks import record_evaluation
+from boosters.callbacks import learning_rate, record_evaluation
 from boosters.io.validation import DART_FIELDS, config_from_json, config_to_json
 from boosters.sklearn import GBDTRegressor
 from boosters.training.dart import DartDropout
@@ -175,6 +176,27 @@ def test_training_and_validation_margins_match_the_final_trees(name):
     assert not same_trees(model, plain)
 
 
+def test_learning_rate_schedule_with_dart():
+    """A learning-rate callback sets the rate a round's new trees are divided from: with
+    skip_drop=1 the plain model's trees exactly; with dropout (XGBoost's normalisation, which
+    reads the rate) the training margins still match the final trees (MARGIN_RTOL)."""
+    X, y = regression_data()
+    schedule = [0.5 * 0.9 ** r for r in range(15)]
+    cfg = bst.GBDTConfig(n_estimators=15, max_depth=4, booster="dart", drop_rate=0.4, skip_drop=0.0,
+                         xgboost_dart_mode=True)
+    plain = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg.replace(booster="gbdt"),
+                                callbacks=[learning_rate(schedule)])
+    no_drop = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg.replace(skip_drop=1.0),
+                                  callbacks=[learning_rate(schedule)])
+    assert same_trees(plain, no_drop)
+    recorded = {}
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg,
+                                callbacks=[learning_rate(schedule), record_evaluation(recorded)])
+    rmse = float(np.sqrt(np.mean((model.predict(X) - y) ** 2)))
+    assert np.isclose(recorded["train"]["rmse"][-1], rmse, rtol=MARGIN_RTOL, atol=0)
+    assert not same_trees(model, plain)
+
+
 # ----------------------------------------------------------------------------------------
 # seeds and threads
 
@@ -299,3 +321,25 @@ def test_quality_against_lightgbm_and_xgboost_dart(xgboost_mode):
     best_reference = min(np.mean(theirs, axis=0))
     assert np.mean(ours) <= 1.05 * best_reference, (ours, theirs)
     assert np.mean(ours) < 0.5 * np.mean(base)
+
+
+def test_binary_log_loss_against_lightgbm_dart():
+    """Logistic DART (same trees and dropout settings as above, min hessian 1): the held-out
+    log loss of the predicted probabilities, averaged over 3 data sets and seeds, within 3%
+    of LightGBM's DART (runs measured ~1% apart on average; single runs vary by ~3%)."""
+    rounds, lr = 60, 0.3
+    ours, theirs = [], []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(3500, 6))
+        y = (2 * X[:, 0] + np.sin(3 * X[:, 1]) + X[:, 2] * X[:, 3] + rng.normal(size=3500) > 0).astype(np.float64)
+        (X, Xv), (y, yv) = np.split(X, [2500]), np.split(y, [2500])
+        cfg = bst.GBDTConfig(n_estimators=rounds, learning_rate=lr, objective=bst.Objective.logistic(),
+                             growth_strategy="leafwise", n_leaves=15, histogram_mode="f64", booster="dart", seed=seed)
+        ours.append(log_loss(yv, bst.GBDTModel.train(bst.Dataset(X, y), config=cfg).predict(Xv)))
+        params = dict(objective="binary", boosting="dart", num_leaves=15, learning_rate=lr, lambda_l2=1.0,
+                      min_sum_hessian_in_leaf=1.0, min_data_in_leaf=1, uniform_drop=True, drop_rate=0.1,
+                      skip_drop=0.5, max_drop=50, drop_seed=seed, num_threads=1, verbose=-1)
+        theirs.append(log_loss(yv, lgb.train(params, lgb.Dataset(X, y), rounds).predict(Xv)))
+    assert np.mean(ours) <= 1.03 * np.mean(theirs), (ours, theirs)
+    assert np.mean(ours) < 0.6 * log_loss(yv, np.full(len(yv), np.mean(y)))  # far better than the base rate
