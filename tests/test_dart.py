@@ -297,16 +297,23 @@ def xgboost_dart(X, y, rounds, lr, seed):
     return lambda Xv: model.predict(xgb.DMatrix(Xv))
 
 
+# (number of data sets and seeds, tolerance): one run varies by ~5% with its dropout draws,
+# the mean of three by less; the three-seed variants are the slow ones
+SEEDS_AND_TOLERANCE = [pytest.param(1, 0.10, id="1-seed"), pytest.param(3, 0.05, id="3-seeds", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("n_seeds, tolerance", SEEDS_AND_TOLERANCE)
 @pytest.mark.parametrize("xgboost_mode", [False, True])
-def test_quality_against_lightgbm_and_xgboost_dart(xgboost_mode):
+def test_quality_against_lightgbm_and_xgboost_dart(xgboost_mode, n_seeds, tolerance):
     """Held-out RMSE of DART with matched trees (leaf-wise, 15 leaves, l2 1, min hessian 5)
-    and dropout (uniform, drop_rate 0.1, skip_drop 0.5, max_drop 50), averaged over 3 data
-    sets and seeds (dropout makes single runs vary by ~5%): within 5% of the better of
-    LightGBM's DART of the same normalisation and, for XGBoost's normalisation, XGBoost's
-    (normalize_type="tree"); and clearly better than the base score alone."""
+    and dropout (uniform, drop_rate 0.1, skip_drop 0.5, max_drop 50), averaged over data
+    sets and seeds: within `tolerance` of the better of LightGBM's DART of the same
+    normalisation and, for XGBoost's normalisation, XGBoost's (normalize_type="tree");
+    and clearly better than the base score alone. (Measured: ours 1.5% above LightGBM
+    with the paper's normalisation, 3% below both with XGBoost's, over 3 seeds.)"""
     rounds, lr = 60, 0.3
     ours, theirs, base = [], [], []
-    for seed in range(3):
+    for seed in range(n_seeds):
         X, y = regression_data(2500, seed)
         Xv, yv = regression_data(1000, seed + 10)
         cfg = bst.GBDTConfig(n_estimators=rounds, learning_rate=lr, growth_strategy="leafwise", n_leaves=15,
@@ -319,17 +326,20 @@ def test_quality_against_lightgbm_and_xgboost_dart(xgboost_mode):
         theirs.append(refs)
         base.append(float(np.std(yv)))
     best_reference = min(np.mean(theirs, axis=0))
-    assert np.mean(ours) <= 1.05 * best_reference, (ours, theirs)
+    assert np.mean(ours) <= (1 + tolerance) * best_reference, (ours, theirs)
     assert np.mean(ours) < 0.5 * np.mean(base)
 
 
-def test_binary_log_loss_against_lightgbm_dart():
+@pytest.mark.parametrize("n_seeds, tolerance", [pytest.param(1, 0.05, id="1-seed"),
+                                               pytest.param(3, 0.03, id="3-seeds", marks=pytest.mark.slow)])
+def test_binary_log_loss_against_lightgbm_dart(n_seeds, tolerance):
     """Logistic DART (same trees and dropout settings as above, min hessian 1): the held-out
-    log loss of the predicted probabilities, averaged over 3 data sets and seeds, within 3%
-    of LightGBM's DART (runs measured ~1% apart on average; single runs vary by ~3%)."""
+    log loss of the predicted probabilities, averaged over data sets and seeds, within
+    `tolerance` of LightGBM's DART (3 runs measured 0.5% apart on average; single runs
+    vary by ~3%)."""
     rounds, lr = 60, 0.3
     ours, theirs = [], []
-    for seed in range(3):
+    for seed in range(n_seeds):
         rng = np.random.default_rng(seed)
         X = rng.normal(size=(3500, 6))
         y = (2 * X[:, 0] + np.sin(3 * X[:, 1]) + X[:, 2] * X[:, 3] + rng.normal(size=3500) > 0).astype(np.float64)
@@ -341,5 +351,5 @@ def test_binary_log_loss_against_lightgbm_dart():
                       min_sum_hessian_in_leaf=1.0, min_data_in_leaf=1, uniform_drop=True, drop_rate=0.1,
                       skip_drop=0.5, max_drop=50, drop_seed=seed, num_threads=1, verbose=-1)
         theirs.append(log_loss(yv, lgb.train(params, lgb.Dataset(X, y), rounds).predict(Xv)))
-    assert np.mean(ours) <= 1.03 * np.mean(theirs), (ours, theirs)
+    assert np.mean(ours) <= (1 + tolerance) * np.mean(theirs), (ours, theirs)
     assert np.mean(ours) < 0.6 * log_loss(yv, np.full(len(yv), np.mean(y)))  # far better than the base rate
