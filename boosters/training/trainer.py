@@ -14,6 +14,7 @@ from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
+from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.callbacks import CallbackEnv, EarlyStopping, call_hook, reads_scores, training_callbacks
@@ -21,7 +22,7 @@ from boosters.training.constraints import interaction_groups, monotone_direction
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import check_groups
-from boosters.training.objectives import make_objective
+from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import RoundScores
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
@@ -41,6 +42,18 @@ class TrainingResult(Ensemble):
     n_evictions: int = 0    # histograms evicted from the pool and rebuilt
     seconds: float = 0.0
     kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
+
+
+def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """The forest's base scores and the training margins (n_outputs, n_rows) it boosts
+    from: the objective's constant start, or with `train.init_score` that alone (base 0:
+    the start is not added, as LightGBM's boost_from_average and XGBoost's base_score
+    are not with an init_score / base_margin)."""
+    if train.init_score is None:
+        base = objective.init_scores(train.y, train.weights)
+        return base, np.repeat(base[:, None], train.n_rows, axis=1)
+    columns = init_score_columns(train.init_score, objective.n_outputs, "train: init_score")
+    return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
 
 
 class GBDTTrainer:
@@ -67,9 +80,8 @@ class GBDTTrainer:
             objective.check_labels(val_set.y)
 
         mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
-        base = objective.init_scores(train.y, train.weights)
+        base, margins = start_margins(objective, train)
         forest = Forest(objective.n_outputs, base)
-        margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
         gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights,
                                                     np.empty((objective.n_outputs, train.n_rows, 2),
                                                              dtype=np.float32), self.n_threads)
@@ -81,11 +93,14 @@ class GBDTTrainer:
         scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
                               any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
-                          evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
+                          evals_result=scores.evals_result, learning_rate=cfg.learning_rate,
+                          higher_is_better=scores.higher_is_better)
+        # a custom objective's gradients come from Python before each round
+        before_round = (lambda: objective.fill(train)) if isinstance(objective, CustomObjectiveFunction) else None
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt)
+                self._boost(grower, result, env, callbacks, scores, interrupt, before_round)
                 self._finish(result, env, interrupt.requested)
             except BaseException as error:
                 env.error = error
@@ -101,11 +116,12 @@ class GBDTTrainer:
 
     @staticmethod
     def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
-               scores: RoundScores, interrupt: InterruptGuard) -> None:
-        """The rounds. With callbacks or a validation set, one at a time, each evaluated;
-        with neither, many grow in one nogil block (see grower.py). Ctrl-C is seen
-        between rounds (between blocks in the fast path)."""
-        one_at_a_time = bool(callbacks) or scores.val_set is not None
+               scores: RoundScores, interrupt: InterruptGuard, before_round=None) -> None:
+        """The rounds. With callbacks, a validation set or `before_round` (a custom
+        objective's gradients), one at a time, each evaluated; with none of them, many
+        grow in one nogil block (see grower.py). Ctrl-C is seen between rounds (between
+        blocks in the fast path)."""
+        one_at_a_time = bool(callbacks) or scores.val_set is not None or before_round is not None
         round_ = 0
         while round_ < env.n_rounds and not interrupt.requested:
             env.round = round_
@@ -114,6 +130,8 @@ class GBDTTrainer:
             if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
                 grower.rounds.learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0,
                                                              strictly_above=True)
+            if before_round is not None:
+                before_round()
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
             for trees in block:
                 for k, tree in enumerate(trees):
