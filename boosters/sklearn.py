@@ -494,6 +494,7 @@ feature_importances_
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((200, 2), True)
         """
+        check_is_fitted(self, "booster_")
         if self.booster_.objective.name == "custom":  # raw margins: log-odds or class scores
             margins = self.decision_function(X)
             p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
