@@ -287,3 +287,23 @@ def test_bad_custom_metric_returns_are_clear_errors(metric, message):
     with pytest.raises(TypeError, match=message):
         bst.GBDTModel.train(bst.Dataset(X[:100], y[:100]), bst.GBDTConfig(n_estimators=2, metric=metric),
                             val_set=bst.Dataset(X[100:], y[100:]))
+
+
+def test_plot_metric_of_a_model_with_a_custom_metric():
+    """The model keeps the first metric's history; a callable is named only by its calls,
+    so the plot calls it "metric"."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from boosters.plotting import plot_metric
+
+    X, y = data(300)
+    model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), bst.GBDTConfig(n_estimators=4, metric=my_rmse),
+                                val_set=bst.Dataset(X[200:], y[200:]))
+    ax = plot_metric(model)
+    line = ax.get_lines()[0]  # the scores (a marker of the best round follows)
+    np.testing.assert_array_equal(line.get_ydata(), model.eval_history)
+    assert ax.get_ylabel() == "metric"
+    plt.close("all")

@@ -219,7 +219,8 @@ class CustomObjectiveFunction(ObjectiveFunction):
                 raise ValueError(f"objective: the custom objective's {name} must be a float32 or float64 array "
                                  f"of the margins' shape {view.shape}, got {values.dtype} {values.shape}")
             target = self.out[:, :, j]  # (n_outputs, n_rows)
-            np.copyto(target, values if self.n_outputs == 1 else values.T, casting="same_kind")
+            with np.errstate(over="ignore"):  # beyond float32's range: inf, refused just below
+                np.copyto(target, values if self.n_outputs == 1 else values.T, casting="same_kind")
             if not np.all(np.isfinite(target)):
                 raise ValueError(f"objective: the custom objective's {name} has NaN or inf (or values beyond "
                                  f"float32's range)")
