@@ -199,16 +199,23 @@ class _GBDTEstimator(BaseEstimator):
     # -- training ------------------------------------------------------------------------------
 
     def _fit(self, X, y, sample_weight, eval_pair, categorical_features, objective: Objective, callbacks,
-             queries=None, eval_queries=None):
+             queries=None, eval_queries=None, init_score=None, eval_init_score=None):
         """Train on checked (X, y), with y (and eval_pair's) as the objective reads it.
-        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups."""
+        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups;
+        `init_score` / `eval_init_score`: the starting margins of the training / eval rows."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
-        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, **(queries or {}))
+        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, init_score=init_score,
+                        **(queries or {}))
         val_set = None
+        if eval_pair is None and eval_init_score is not None:
+            raise ValueError("eval_init_score is given without an eval_set")
+        if isinstance(eval_init_score, list) and len(eval_init_score) == 1:  # LightGBM's form: one per eval set
+            eval_init_score = eval_init_score[0]
         if eval_pair is not None:
             try:
-                val_set = Dataset(*eval_pair, categorical_features=categorical_features, **(eval_queries or {}))
+                val_set = Dataset(*eval_pair, categorical_features=categorical_features, init_score=eval_init_score,
+                                  **(eval_queries or {}))
             except (TypeError, ValueError) as exc:  # Dataset names its own arguments: say which data it is
                 raise type(exc)(f"eval_set: {exc}") from exc
         scores = {}
@@ -291,7 +298,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
     __init__ = _storing_init(_PARAMETERS)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            init_score=None, eval_init_score=None):
         """Train on (X, y).
 
         Parameters
@@ -310,6 +318,12 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
             As in `boosters.Dataset`: a frame's categorical columns by default.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -331,7 +345,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
         objective = self._objective(REGRESSION_OBJECTIVES, Objective.squared())
-        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks)
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def predict(self, X):
         """Predicted values.
@@ -405,7 +420,8 @@ feature_importances_
 
     __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            init_score=None, eval_init_score=None):
         """Train on (X, y); the labels of an `eval_set` must be among the training labels.
 
         Parameters
@@ -424,6 +440,12 @@ feature_importances_
             As in `boosters.Dataset`: a frame's categorical columns by default.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -459,7 +481,8 @@ feature_importances_
         if objective.n_outputs not in ((1, 2) if self.n_classes_ == 2 else (self.n_classes_,)):
             raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {self.n_classes_} "
                              f"classes (give one output for two classes, else one per class)")
-        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks)
+        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
@@ -589,7 +612,7 @@ feature_importances_
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
-            group=None, qid=None, eval_group=None, eval_qid=None):
+            group=None, qid=None, eval_group=None, eval_qid=None, init_score=None, eval_init_score=None):
         """Train on (X, y) with the rows grouped into queries.
 
         Parameters
@@ -616,6 +639,12 @@ feature_importances_
             The query id of each row, as XGBoost's; a query's rows must be contiguous.
         eval_group, eval_qid : array-like, optional
             The queries of `eval_set`, as `group` / `qid` (one query without either).
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -642,7 +671,8 @@ feature_importances_
         else:
             objective = self._objective(RANKING_OBJECTIVES, Objective.lambdarank(ndcg_at=self.ndcg_at))
         return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
-                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries)
+                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores: within a query, a higher score ranks a row higher.

@@ -150,3 +150,26 @@ def test_init_score_is_kept_read_only_and_shown():
     data = bst.Dataset(np.zeros((10, 2)), np.zeros(10), init_score=init.reshape(-1, 1))
     assert data.init_score.shape == (10,) and not data.init_score.flags.writeable
     assert "init_score" in repr(data)
+
+
+def test_sklearn_fit_takes_init_score_and_eval_init_score():
+    """fit(init_score=, eval_init_score=) are the Datasets' init_score (LightGBM's fit
+    arguments): the estimator's model is GBDTModel.train's, and its evals_result_ the
+    scores of predict_raw(X_val, init_score=...) (1e-12)."""
+    from boosters.sklearn import GBDTClassifier, GBDTRegressor
+
+    X, y = integer_data(1000, kind="binary")
+    init = np.random.default_rng(6).normal(size=len(y))
+    clf = GBDTClassifier(n_estimators=5, n_threads=2).fit(X[:700], y[:700], init_score=init[:700],
+                                                          eval_set=(X[700:], y[700:]),
+                                                          eval_init_score=[init[700:]])
+    model = bst.GBDTModel.train(bst.Dataset(X[:700], y[:700], init_score=init[:700]),
+                                bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic()))
+    np.testing.assert_array_equal(clf.decision_function(X), model.predict_raw(X))
+    margins = model.predict_raw(X[700:], init_score=init[700:])
+    logloss = np.mean(np.logaddexp(0.0, margins) - y[700:] * margins)
+    assert clf.evals_result_["valid"]["logloss"][-1] == pytest.approx(logloss, rel=1e-12)
+    with pytest.raises(ValueError, match="eval_init_score is given without an eval_set"):
+        GBDTRegressor(n_estimators=2).fit(X, y, eval_init_score=init)
+    with pytest.raises(ValueError, match="init_score has 10 values but X has 1000 rows"):
+        GBDTRegressor(n_estimators=2).fit(X, y, init_score=init[:10])
