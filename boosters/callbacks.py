@@ -56,7 +56,8 @@ class _RecordEvaluation:
     def after_iteration(self, env: CallbackEnv) -> None:
         for data, metrics in env.evals_result.items():
             for name, scores in metrics.items():
-                self.result[data][name].append(scores[-1])
+                # the metrics' entries appear at the first round scored (custom metrics name themselves)
+                self.result[data].setdefault(name, []).append(scores[-1])
 
 
 def record_evaluation(result: dict) -> _RecordEvaluation:

@@ -37,6 +37,7 @@ class GrowthStrategy(enum.Enum):
 
 
 _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
+_OBJECTIVE_NAMES += ("custom",)  # Objective.custom(function): the user's gradients (CustomObjective)
 _LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
 # multi-target regression: a y of k columns trains one tree group per column (absolute and
 # huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
@@ -100,6 +101,8 @@ class Objective:
 
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
                  variance_power: float | None = None, n_targets: int | None = None):
+        if name == "custom" and not isinstance(self, CustomObjective):
+            raise ValueError("objective 'custom' needs its function: use Objective.custom(function)")
         if name not in _OBJECTIVE_NAMES:
             raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
         self.n_targets = _require_n_targets(name, n_targets)
@@ -354,6 +357,58 @@ class Objective:
         """
         return Objective("tweedie", variance_power=variance_power)
 
+    @staticmethod
+    def custom(function, n_outputs: int = 1, base_score=0.0) -> "CustomObjective":
+        """Your own loss: ``function(margins, dataset) -> (grad, hess)``, vectorised over rows.
+
+        Every round the trainer calls `function` with the training margins (read-only
+        float64: ``(n_rows,)`` for one output, ``(n_rows, n_outputs)`` for several) and the
+        training `Dataset` (its ``y``, ``weights``, ``group_boundaries``, ``init_score``),
+        and grows the round's trees from the first and second derivatives of the loss in
+        each margin that it returns: two arrays of the margins' shape, float32 or float64,
+        finite. Sample weights are not applied for you (as in LightGBM and XGBoost):
+        multiply them into ``grad`` and ``hess`` yourself. The returned arrays are
+        converted once into the float32 gradient buffer the tree grower reads.
+
+        A model trained with it predicts raw margins (`GBDTModel.predict` equals
+        `predict_raw`, as LightGBM's custom objectives); its file records the objective
+        as "custom" with its number of outputs, not the function (a loaded model predicts
+        but cannot be trained again). It has no default metric: give
+        ``GBDTConfig(metric=...)`` to score a validation set (built-in metrics read the
+        margins as for their own objectives: log-odds for ``logloss`` and ``auc``).
+
+        Parameters
+        ----------
+        function : callable
+            ``(margins, dataset) -> (grad, hess)``.
+        n_outputs : int, default 1
+            Margins per row (one tree per output per round).
+        base_score : float or sequence of float, default 0.0
+            The start margin of every row (one per output, or one for all), as XGBoost's
+            ``base_score``; not used with a training ``init_score``.
+
+        Returns
+        -------
+        CustomObjective
+
+        Examples
+        --------
+        Squared error written by hand gives the same trees as the built-in objective
+        (started from the same mean):
+
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> y = X[:, 0] + 0.1 * rng.normal(size=200)
+        >>> def squared_error(margins, dataset):
+        ...     return margins - dataset.y, np.ones_like(margins)
+        >>> mine = bst.Objective.custom(squared_error, base_score=y.mean())
+        >>> a = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5, objective=mine))
+        >>> b = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5))
+        >>> bool(np.array_equal(a.predict(X), b.predict(X)))
+        True
+        """
+        return CustomObjective(function, n_outputs, base_score)
+
     @property
     def n_outputs(self) -> int:
         """The number of margins per row: n_classes for softmax, n_targets for multi-target
@@ -393,6 +448,41 @@ class Objective:
         if self.name == "lambdarank":
             return f"Objective.lambdarank(ndcg_at={self.ndcg_at})"
         return f"Objective.{self.name}()"
+
+
+class CustomObjective(Objective):
+    """An objective of your own (made by `Objective.custom`): its gradient function, its
+    number of outputs and start margins. `function` is None for a model loaded from a
+    file (it predicts; it cannot train)."""
+
+    __slots__ = ("function", "custom_outputs", "base_score")
+
+    def __init__(self, function, n_outputs: int = 1, base_score=0.0):
+        super().__init__("custom")
+        if function is not None and not callable(function):
+            raise TypeError(f"objective: a custom objective is a callable (margins, dataset) -> (grad, hess), "
+                            f"got {type(function).__name__} {function!r}")
+        self.function = function
+        self.custom_outputs = require_int("n_outputs", n_outputs, 1)
+        if isinstance(base_score, numbers.Real) and not isinstance(base_score, bool):
+            base_score = [base_score] * self.custom_outputs
+        if isinstance(base_score, (str, bytes)) or not hasattr(base_score, "__len__") \
+                or len(base_score) != self.custom_outputs:
+            raise ValueError(f"base_score must be a number or {self.custom_outputs} numbers (one per output), "
+                             f"got {base_score!r}")
+        self.base_score = tuple(require_float("base_score", b, -float("inf")) for b in base_score)
+
+    @property
+    def n_outputs(self) -> int:
+        """The number of margins per row, as given."""
+        return self.custom_outputs
+
+    def _key(self):
+        return (*super()._key(), self.function, self.custom_outputs, self.base_score)
+
+    def __repr__(self):
+        name = getattr(self.function, "__name__", repr(self.function))
+        return f"Objective.custom({name}, n_outputs={self.custom_outputs}, base_score={self.base_score})"
 
 
 # metric name -> objectives it can score
@@ -735,6 +825,8 @@ class Metric:
         >>> bst.Metric.auc().supports(bst.Objective.squared())
         False
         """
+        if objective.name == "custom":  # margins of the user's loss: any metric may read them
+            return True
         if objective.n_targets is not None and self.name not in _PER_TARGET_METRICS:
             return False  # multi-target regression: per-target regression metrics only
         return objective.name in _METRIC_OBJECTIVES[self.name]
@@ -759,6 +851,8 @@ class Metric:
         >>> bst.Metric.default_for(bst.Objective.softmax(3))
         Metric.multiclass_logloss()
         """
+        if objective.name == "custom":
+            raise ValueError("a custom objective has no default metric: pass GBDTConfig(metric=...)")
         if objective.name == "lambdarank":
             return Metric("ndcg", objective.ndcg_at)
         if objective.name == "pairwise":
@@ -860,6 +954,24 @@ def _require_probability(name: str, value) -> float:
     if value > 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {value}")
     return value
+def _checked_metrics(metric, objective: Objective):
+    """`metric` as GBDTConfig keeps it: None, one Metric or callable, or a tuple of them
+    (a list or tuple given: several metrics, the first one driving early stopping)."""
+    several = isinstance(metric, (list, tuple))
+    items = tuple(metric) if several else (() if metric is None else (metric,))
+    if several and not items:
+        raise ValueError("metric: give at least one metric in the list, or None for the objective's default")
+    for item in items:
+        if isinstance(item, Metric):
+            if not item.supports(objective):
+                raise ValueError(f"metric {item!r} cannot score objective {objective!r}")
+        elif not callable(item):
+            raise TypeError(f"metric must be a Metric (e.g. Metric.rmse()), a callable (margins, dataset) -> "
+                            f"(name, value, higher_is_better), a list of them or None, got {item!r}")
+    built_in = [item for item in items if isinstance(item, Metric)]
+    if len(set(built_in)) != len(built_in):
+        raise ValueError(f"metric: a metric is given twice in {list(items)!r}")
+    return items if several else metric
 
 
 class GBDTConfig:
@@ -880,10 +992,16 @@ class GBDTConfig:
         Boosting rounds (softmax: one tree per class per round).
     learning_rate : float, default 0.3
         Shrinkage of every leaf value, > 0.
-    objective : Objective, optional
-        The loss; None is `Objective.squared()`.
-    metric : Metric, optional
+    objective : Objective or callable, optional
+        The loss; None is `Objective.squared()`. A callable ``(margins, dataset) ->
+        (grad, hess)`` is ``Objective.custom(callable)`` (one output; see there).
+    metric : Metric, callable or list of them, optional
         The validation metric; None is the objective's default (`Metric.default_for`).
+        A callable ``(margins, dataset) -> (name, value, higher_is_better)`` scores the
+        raw margins (``(n_rows,)`` or ``(n_rows, n_outputs)``, float64) of a `Dataset`,
+        as LightGBM's ``feval``. A list or tuple: every one is scored each round
+        (``evals_result`` has them all, `GBDTModel.eval_history` the first), and early
+        stopping follows the first, as LightGBM's ``first_metric_only=True``.
     growth_strategy : GrowthStrategy or {"depthwise", "leafwise"}, default Depthwise
         Level by level (XGBoost) or best leaf first (LightGBM).
     max_depth : int, None or "auto", default "auto"
@@ -1072,15 +1190,13 @@ class GBDTConfig:
         self.n_estimators = require_int("n_estimators", n_estimators, 1)
         self.learning_rate = require_float("learning_rate", learning_rate, 0.0, strictly_above=True)
         objective = Objective.squared() if objective is None else objective
+        if callable(objective) and not isinstance(objective, Objective):
+            objective = Objective.custom(objective)
         if not isinstance(objective, Objective):
-            raise TypeError(f"objective must be an Objective (e.g. Objective.squared()), got {objective!r}")
+            raise TypeError(f"objective must be an Objective (e.g. Objective.squared()) or a callable "
+                            f"(margins, dataset) -> (grad, hess), got {objective!r}")
         self.objective = objective
-        if metric is not None:
-            if not isinstance(metric, Metric):
-                raise TypeError(f"metric must be a Metric (e.g. Metric.rmse()) or None, got {metric!r}")
-            if not metric.supports(objective):
-                raise ValueError(f"metric {metric!r} cannot score objective {objective!r}")
-        self.metric = metric
+        self.metric = _checked_metrics(metric, objective)
         if isinstance(growth_strategy, str):
             try:
                 growth_strategy = GrowthStrategy(growth_strategy.lower())
@@ -1167,15 +1283,35 @@ class GBDTConfig:
                              "goss_other_rate): choose one row sampling")
 
     @property
-    def resolved_metric(self) -> Metric:
-        """The metric used for evaluation: the given one, or the objective's default.
+    def resolved_metric(self):
+        """The metric used for evaluation: the given one (the first of several), or the
+        objective's default; None for a custom objective without a metric.
 
         Examples
         --------
         >>> bst.GBDTConfig(objective=bst.Objective.logistic()).resolved_metric
         Metric.logloss()
         """
-        return self.metric if self.metric is not None else Metric.default_for(self.objective)
+        metrics = self.resolved_metrics
+        return metrics[0] if metrics else None
+
+    @property
+    def resolved_metrics(self) -> tuple:
+        """Every metric scored each round, in order (Metric objects and callables): the
+        given ones, or the objective's default; none for a custom objective without a
+        metric. Early stopping follows the first (as LightGBM's ``first_metric_only``).
+
+        Examples
+        --------
+        >>> bst.GBDTConfig(objective=bst.Objective.logistic(),
+        ...                metric=[bst.Metric.auc(), bst.Metric.logloss()]).resolved_metrics
+        (Metric.auc(), Metric.logloss())
+        """
+        if isinstance(self.metric, tuple):
+            return self.metric
+        if self.metric is not None:
+            return (self.metric,)
+        return () if self.objective.name == "custom" else (Metric.default_for(self.objective),)
 
     def to_dict(self) -> dict:
         """The parameters as given (max_depth "auto" stays "auto").

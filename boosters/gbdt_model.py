@@ -13,13 +13,14 @@ from boosters.data.dataset import Dataset
 from boosters.data.categories import frame_codes, recode
 from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
-from boosters.data.validation import as_feature_matrix, column_names, match_columns
+from boosters.data.validation import as_feature_matrix, as_init_score, column_names, init_score_columns, match_columns
 from boosters.explain import shap as _shap
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import npz_format
 from boosters.io.atomic import write_atomically
 from boosters.model.ensemble import Ensemble
+from boosters.model.transforms import output_transform
 from boosters.model.tree import Forest, Tree
 from boosters.training.trainer import GBDTTrainer
 
@@ -218,7 +219,16 @@ class GBDTModel:
         if n_columns != self.n_features:
             raise ValueError(f"X has {n_columns} features but the model was trained on {self.n_features}")
 
-    def predict_raw(self, X, n_threads: int = 0) -> np.ndarray:
+    def _margins(self, X, n_threads: int, init_score) -> np.ndarray:
+        """(n_rows, n_outputs) margins of X, plus `init_score` (or a Dataset's own)."""
+        if init_score is None and isinstance(X, Dataset):
+            init_score = X.init_score
+        margins = self.ensemble.predict_margins(self._features(X), effective_n_threads(n_threads))
+        if init_score is not None:
+            margins += init_score_columns(as_init_score(init_score, len(margins)), margins.shape[1])
+        return margins
+
+    def predict_raw(self, X, n_threads: int = 0, init_score=None) -> np.ndarray:
         """The raw margins: before the objective's link (log-odds for logistic).
 
         Parameters
@@ -227,6 +237,8 @@ class GBDTModel:
             The rows to predict, as for `predict`.
         n_threads : int, default 0
             Threads; 0 uses every available core.
+        init_score : array-like, optional
+            Starting margins added to the model's, as for `predict`.
 
         Returns
         -------
@@ -244,10 +256,10 @@ class GBDTModel:
         >>> np.allclose(1 / (1 + np.exp(-margin)), model.predict(X[:2]))
         True
         """
-        margins = self.ensemble.predict_margins(self._features(X), effective_n_threads(n_threads))
+        margins = self._margins(X, n_threads, init_score)
         return margins[:, 0] if margins.shape[1] == 1 else margins
 
-    def predict(self, X, n_threads: int = 0) -> np.ndarray:
+    def predict(self, X, n_threads: int = 0, init_score=None) -> np.ndarray:
         """Predictions: values (squared error), P(y=1) (logistic) or class probabilities.
 
         Parameters
@@ -261,6 +273,11 @@ class GBDTModel:
             implicit zero is 0).
         n_threads : int, default 0
             Threads; 0 uses every available core. The result does not depend on it.
+        init_score : array-like, optional
+            Starting margins, ``(n_rows,)`` or ``(n_rows, n_outputs)``, added to the
+            model's margins before the output transform (a Dataset's own ``init_score``
+            when None, as XGBoost's ``base_margin``). A model trained with an init_score
+            has start 0, so this gives init_score + trees, as LightGBM and XGBoost.
 
         Returns
         -------
@@ -278,7 +295,7 @@ class GBDTModel:
         >>> p.shape, np.array_equal(model.predict(df[["b", "a"]]), p)  # matched by name
         ((200,), True)
         """
-        return self.ensemble.predict(self._features(X), effective_n_threads(n_threads))
+        return output_transform(self.objective.name)(self._margins(X, n_threads, init_score))
 
     # -- inspection ----------------------------------------------------------------------
 

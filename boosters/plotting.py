@@ -127,7 +127,8 @@ def _evals_result(source) -> tuple[dict, int | None]:
     model = _model(source, "model_or_evals_result")
     if not model.eval_history:
         return {}, None
-    name = model.config.resolved_metric.name if model.config is not None else "metric"
+    metric = None if model.config is None else model.config.resolved_metric
+    name = getattr(metric, "name", "metric")  # a custom metric (a callable) names itself only when called
     return {"valid": {name: list(model.eval_history)}}, model.best_iteration
 
 

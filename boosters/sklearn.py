@@ -25,15 +25,24 @@ try:
 except ImportError as exc:  # the module is the adapter: nothing to offer without sklearn
     raise ImportError("boosters.sklearn needs scikit-learn >= 1.6: pip install 'boosters[sklearn]'") from exc
 
+from boosters.callbacks import record_evaluation
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
+from boosters.model import transforms
 
-# the GBDTConfig parameters the estimators take (the objective comes from the class)
-CONFIG_PARAMS = tuple(name for name in GBDTConfig._FIELDS if name != "objective")
+# the GBDTConfig parameters the estimators take (`objective`: None is the class's own)
+CONFIG_PARAMS = GBDTConfig._FIELDS
+
+# objectives by name, per estimator (made with `Objective.<name>()`; those that take the
+# number of classes with it): names of objectives this version lacks raise a clear error
+REGRESSION_OBJECTIVES = ("squared", "absolute", "huber", "pinball", "poisson", "gamma", "tweedie")
+CLASSIFICATION_OBJECTIVES = ("logistic", "softmax", "one_vs_rest", "hinge")
+RANKING_OBJECTIVES = ("lambdarank", "pairwise")
+_TAKES_N_CLASSES = ("softmax", "one_vs_rest")
 
 # Every estimator's constructor parameters with their defaults: GBDTConfig's (growth_strategy
 # by name: scikit-learn wants plain defaults) and two of its own.
@@ -64,8 +73,13 @@ def _storing_init(defaults: dict):
 
 # The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
 # (numpydoc reads a parameter's names from one line)
-_CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS if name != "growth_strategy") + """ : optional
+_CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
+                                           if name not in ("growth_strategy", "objective")) + """ : optional
         The `boosters.GBDTConfig` parameters of the same names, with its defaults.
+    objective : str, Objective or callable, optional
+        The loss: None is the estimator's own (see its description); a name (see the
+        estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
+        (`Objective.custom`).
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
     n_threads : int, default 0
@@ -99,7 +113,8 @@ class _GBDTEstimator(BaseEstimator):
         Parameters
         ----------
         objective : Objective
-            The objective (`fit` picks it from the estimator's class and labels).
+            The objective (`fit` resolves it from the `objective` parameter, the
+            estimator's class and the labels).
 
         Returns
         -------
@@ -114,7 +129,27 @@ class _GBDTEstimator(BaseEstimator):
         >>> cfg.n_estimators, cfg.growth_strategy
         (7, <GrowthStrategy.Leafwise: 'leafwise'>)
         """
-        return GBDTConfig(objective=objective, **{name: getattr(self, name) for name in CONFIG_PARAMS})
+        return GBDTConfig(**{**{name: getattr(self, name) for name in CONFIG_PARAMS}, "objective": objective})
+
+    def _objective(self, names: tuple, default: Objective, n_classes: int | None = None) -> Objective:
+        """The `objective` parameter as an Objective: None is `default`; a name among
+        `names` is `Objective.<name>()` (with `n_classes` for the multiclass ones); an
+        Objective as it is; a callable is `Objective.custom` (n_classes outputs for
+        more than two classes)."""
+        spec = self.objective
+        if spec is None:
+            return default
+        if isinstance(spec, Objective):
+            return spec
+        if isinstance(spec, str):
+            if spec not in names or not hasattr(Objective, spec):
+                available = [name for name in names if hasattr(Objective, name)]
+                raise ValueError(f"objective must be one of {available}, an Objective or a callable, got {spec!r}")
+            make = getattr(Objective, spec)
+            return make(n_classes) if spec in _TAKES_N_CLASSES else make()
+        if callable(spec):
+            return Objective.custom(spec, n_outputs=1 if n_classes is None or n_classes == 2 else n_classes)
+        raise TypeError(f"objective must be a name, an Objective, a callable or None, got {spec!r}")
 
     # -- input checks ------------------------------------------------------------------------
 
@@ -166,23 +201,32 @@ class _GBDTEstimator(BaseEstimator):
     # -- training ------------------------------------------------------------------------------
 
     def _fit(self, X, y, sample_weight, eval_pair, categorical_features, objective: Objective, callbacks,
-             queries=None, eval_queries=None):
+             queries=None, eval_queries=None, init_score=None, eval_init_score=None):
         """Train on checked (X, y), with y (and eval_pair's) as the objective reads it.
-        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups."""
+        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups;
+        `init_score` / `eval_init_score`: the starting margins of the training / eval rows."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
-        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, **(queries or {}))
+        train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, init_score=init_score,
+                        **(queries or {}))
         val_set = None
+        if eval_pair is None and eval_init_score is not None:
+            raise ValueError("eval_init_score is given without an eval_set")
+        if isinstance(eval_init_score, list) and len(eval_init_score) == 1:  # LightGBM's form: one per eval set
+            eval_init_score = eval_init_score[0]
         if eval_pair is not None:
             try:
-                val_set = Dataset(*eval_pair, categorical_features=categorical_features, **(eval_queries or {}))
+                val_set = Dataset(*eval_pair, categorical_features=categorical_features, init_score=eval_init_score,
+                                  **(eval_queries or {}))
             except (TypeError, ValueError) as exc:  # Dataset names its own arguments: say which data it is
                 raise type(exc)(f"eval_set: {exc}") from exc
+        scores = {}
+        if val_set is not None and (callbacks is None or isinstance(callbacks, (list, tuple))):
+            callbacks = [*(callbacks or []), record_evaluation(scores)]  # every metric's scores
         self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, callbacks=callbacks)
         self.best_iteration_ = self.booster_.best_iteration
         # named as the trainer names them for callbacks (record_evaluation, CallbackEnv.evals_result)
-        self.evals_result_ = ({} if val_set is None else
-                              {"valid": {config.resolved_metric.label: list(self.booster_.eval_history)}})
+        self.evals_result_ = scores
         return self
 
     @property
@@ -211,9 +255,12 @@ class _GBDTEstimator(BaseEstimator):
 
 @_with_config_parameters
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):
-    """Gradient boosted trees for regression (squared error), with the `GBDTConfig`
-    parameters as constructor arguments. A 2-D ``y`` trains one tree group per column
-    (multi-target regression; `predict` then gives one column per target).
+    """Gradient boosted trees for regression, with the `GBDTConfig` parameters as
+    constructor arguments. The objective is squared error unless `objective` names
+    another: "squared", "absolute", "huber", "pinball", "poisson", "gamma" or "tweedie"
+    (each `Objective.<name>()` with its defaults; pass an `Objective` for other
+    parameters), or is an `Objective` or a callable. A 2-D ``y`` trains one tree group
+    per column (multi-target regression; `predict` then gives one column per target).
 
     Parameters
     ----------
@@ -259,7 +306,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         tags.target_tags.multi_output = True  # a 2-D y: one tree group per column
         return tags
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            init_score=None, eval_init_score=None):
         """Train on (X, y).
 
         Parameters
@@ -279,6 +327,12 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
             As in `boosters.Dataset`: a frame's categorical columns by default.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -299,7 +353,9 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         y = self._check_y(X, y, y_numeric=True, multi_output=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         eval_pair = self._checked_eval_set(eval_set, y_numeric=True, multi_output=True)
-        return self._fit(X, y, sample_weight, eval_pair, categorical_features, Objective.squared(), callbacks)
+        objective = self._objective(REGRESSION_OBJECTIVES, Objective.squared())
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def predict(self, X):
         """Predicted values.
@@ -330,8 +386,13 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 @_with_config_parameters
 class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     """Gradient boosted trees for classification: logistic loss for two classes, softmax
-    for more. Labels may be of any type; `classes_` holds them sorted, and probabilities
-    come in that order.
+    for more, unless `objective` names another ("logistic", "softmax", "one_vs_rest",
+    "hinge": the multiclass ones with the number of classes) or is an `Objective` (with
+    one output for two classes, else one per class) or a callable (a custom objective
+    with one output for two classes, else one per class; its margins are read as
+    log-odds / class scores: `predict_proba` applies the sigmoid / softmax to them).
+    Labels may be of any type; `classes_` holds them sorted, and probabilities come in
+    that order (the objective sees the class indices 0..n_classes-1).
 
     Parameters
     ----------
@@ -368,7 +429,8 @@ feature_importances_
 
     __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
+            init_score=None, eval_init_score=None):
         """Train on (X, y); the labels of an `eval_set` must be among the training labels.
 
         Parameters
@@ -387,6 +449,12 @@ feature_importances_
             As in `boosters.Dataset`: a frame's categorical columns by default.
         callbacks : list, optional
             Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -417,8 +485,13 @@ feature_importances_
         eval_pair = self._checked_eval_set(eval_set, y_numeric=False)
         if eval_pair is not None:
             eval_pair = (eval_pair[0], self._encode(eval_pair[1]))
-        objective = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
-        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks)
+        default = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
+        objective = self._objective(CLASSIFICATION_OBJECTIVES, default, self.n_classes_)
+        if objective.n_outputs not in ((1, 2) if self.n_classes_ == 2 else (self.n_classes_,)):
+            raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {self.n_classes_} "
+                             f"classes (give one output for two classes, else one per class)")
+        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
@@ -453,7 +526,12 @@ feature_importances_
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((200, 2), True)
         """
-        p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
+        check_is_fitted(self, "booster_")
+        if self.booster_.objective.name == "custom":  # raw margins: log-odds or class scores
+            margins = self.decision_function(X)
+            p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
+        else:
+            p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
         return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
     def decision_function(self, X) -> np.ndarray:
@@ -513,7 +591,8 @@ feature_importances_
 class GBDTRanker(_GBDTEstimator):
     """Gradient boosted trees for learning to rank: LambdaRank
     (`Objective.lambdarank(ndcg_at)`) on integer relevance labels 0..30, rows grouped into
-    queries by `group` (sizes) or `qid` (one query id per row).
+    queries by `group` (sizes) or `qid` (one query id per row). `objective` may name
+    "lambdarank" (with `ndcg_at`) or "pairwise", or be an `Objective` or a callable.
 
     Parameters
     ----------
@@ -542,7 +621,7 @@ feature_importances_
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
-            group=None, qid=None, eval_group=None, eval_qid=None):
+            group=None, qid=None, eval_group=None, eval_qid=None, init_score=None, eval_init_score=None):
         """Train on (X, y) with the rows grouped into queries.
 
         Parameters
@@ -569,6 +648,12 @@ feature_importances_
             The query id of each row, as XGBoost's; a query's rows must be contiguous.
         eval_group, eval_qid : array-like, optional
             The queries of `eval_set`, as `group` / `qid` (one query without either).
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+            of the objective's constant start; `predict` does not add them (give them to
+            ``booster_.predict(X, init_score=...)``).
+        eval_init_score : array-like, optional
+            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
 
         Returns
         -------
@@ -590,9 +675,13 @@ feature_importances_
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
         eval_queries = None if eval_pair is None else _queries(eval_group, eval_qid, eval_pair[0].shape[0])
-        objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
+        if self.objective == "lambdarank":  # with this estimator's ndcg_at
+            objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
+        else:
+            objective = self._objective(RANKING_OBJECTIVES, Objective.lambdarank(ndcg_at=self.ndcg_at))
         return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
-                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries)
+                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores: within a query, a higher score ranks a row higher.

@@ -380,12 +380,14 @@ def test_ranker_eval_set_with_its_queries():
 
 def test_ranker_fit_arguments_are_those_of_the_other_estimators_then_the_queries():
     """fit(X, y, sample_weight, eval_set, categorical_features, callbacks) as the regressor
-    and the classifier; the query arguments come after, keyword-only."""
+    and the classifier; the query arguments come after, keyword-only, then the starting
+    margins (keyword-only, as the regressor's and the classifier's)."""
     fit_parameters = [list(inspect.signature(cls.fit).parameters.items()) for cls in
                       (GBDTRegressor, GBDTClassifier, GBDTRanker)]
-    assert fit_parameters[0] == fit_parameters[1] == fit_parameters[2][:7]
+    assert fit_parameters[0] == fit_parameters[1] == fit_parameters[2][:7] + fit_parameters[2][11:]
     assert [(name, p.kind) for name, p in fit_parameters[2][7:]] == [
-        (name, inspect.Parameter.KEYWORD_ONLY) for name in ("group", "qid", "eval_group", "eval_qid")]
+        (name, inspect.Parameter.KEYWORD_ONLY)
+        for name in ("group", "qid", "eval_group", "eval_qid", "init_score", "eval_init_score")]
     X, y, group = ranking_data()
     w = np.random.default_rng(5).uniform(0.5, 2.0, size=len(y))
     by_position = GBDTRanker(n_estimators=4, n_threads=N_THREADS).fit(X, y, w, group=group)

@@ -14,7 +14,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
 from boosters.data.frames import as_frame
 from boosters.data.groups import query_boundaries
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
-from boosters.data.validation import as_feature_matrix, as_labels, as_vector
+from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector
 
 
 class Dataset:
@@ -56,6 +56,10 @@ class Dataset:
     qid : array-like, optional
         For ranking: one query id per row, each query's rows contiguous, as XGBoost's
         ``qid``.
+    init_score : array-like, optional
+        A starting margin per row, ``(n_rows,)`` or ``(n_rows, n_outputs)`` (LightGBM's
+        ``init_score``, XGBoost's ``base_margin``): training boosts from it instead of the
+        objective's constant start, and a validation set's scores add it.
 
     Attributes
     ----------
@@ -69,6 +73,8 @@ class Dataset:
         The sorted indices of the categorical features.
     categories : dict
         Categorical feature index -> its raw values in code order (None: given as codes).
+    init_score : numpy.ndarray or None
+        The starting margins as given, float64 (read-only), or None.
     group_boundaries : numpy.ndarray or None
         With query groups: their row boundaries (int64, n_groups + 1; group q is rows
         ``group_boundaries[q]:group_boundaries[q + 1]``); None without groups.
@@ -92,7 +98,7 @@ class Dataset:
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None,
-                 group=None, qid=None):
+                 group=None, qid=None, init_score=None):
         sparse_columns = has_sparse_columns(X)
         frame = None if is_sparse(X) or sparse_columns else as_frame(X)
         if is_sparse(X):
@@ -141,6 +147,7 @@ class Dataset:
                 raise ValueError("weights must not all be zero")
             self.weights = w
         self.group_boundaries = query_boundaries(group, qid, n_rows)
+        self.init_score = None if init_score is None else as_init_score(init_score, n_rows)
         self._binned_cache: dict = {}  # (max_bins, seed, bundling) -> (BinMapper, BinnedMatrix)
         self._binned_from = None        # fingerprints of X and weights the cache was built from
 
@@ -260,6 +267,8 @@ class Dataset:
             parts.append("weights")
         if self.group_boundaries is not None:
             parts.append(f"{self.n_groups} query groups")
+        if self.init_score is not None:
+            parts.append("init_score")
         if self.categorical_features:
             parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"

@@ -116,3 +116,28 @@ def as_labels(y, n_rows: int, name: str = "y") -> np.ndarray:
         row, column = (int(i) for i in np.argwhere(~np.isfinite(out))[0])
         raise ValueError(f"{name} contains NaN or inf (first at row {row}, column {column}: {out[row, column]})")
     return out
+def as_init_score(v, n_rows: int, name: str = "init_score") -> np.ndarray:
+    """Starting margins: a read-only float64 array of shape (n_rows,) or (n_rows, k),
+    finite; a (n_rows, 1) column becomes (n_rows,). ValueError naming `name` otherwise."""
+    arr = np.asarray(v)
+    if arr.ndim == 2 and arr.shape[1] == 1 or arr.ndim == 1:
+        return as_vector(arr, n_rows, name)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] != n_rows:
+        raise ValueError(f"{name} must have shape ({n_rows},) or ({n_rows}, n_outputs); got shape {arr.shape}")
+    out = np.ascontiguousarray(arr, dtype=np.float64).view()
+    out.flags.writeable = False
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return out
+
+
+def init_score_columns(init_score: np.ndarray, n_outputs: int, name: str = "init_score") -> np.ndarray:
+    """Checked starting margins (`as_init_score`) as (n_rows, n_outputs), for a model of
+    `n_outputs` margins per row; ValueError naming `name` when the widths differ."""
+    columns = init_score[:, None] if init_score.ndim == 1 else init_score
+    if columns.shape[1] != n_outputs:
+        raise ValueError(f"{name} has {columns.shape[1]} value(s) per row but the model has {n_outputs} "
+                         f"output(s): give shape (n_rows,{'' if n_outputs == 1 else f' {n_outputs}'})")
+    return columns

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from boosters.config import GBDTConfig, Metric, Objective
+from boosters.config import CustomObjective, GBDTConfig, Metric, Objective
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
@@ -36,7 +36,7 @@ def config_to_json(config: GBDTConfig) -> dict:
         if out[name] == defaults[name]:
             del out[name]
     out["objective"] = objective_to_json(config.objective)
-    out["metric"] = None if config.metric is None else config.metric.label
+    out["metric"] = metrics_to_json(config.metric)
     out["growth_strategy"] = config.growth_strategy.value
     if isinstance(config.monotone_constraints, dict):  # JSON keys are strings: keep indices apart from names
         out["monotone_constraints"] = {"by_feature": [[key, d] for key, d in config.monotone_constraints.items()]}
@@ -48,10 +48,7 @@ def config_from_json(data) -> GBDTConfig:
         raise ValueError(f"config must be an object, got {type(data).__name__}")
     data = dict(data)
     data["objective"] = objective_from_json(data.get("objective"))
-    metric = data.get("metric")
-    if metric is not None and not isinstance(metric, str):
-        raise ValueError(f"config.metric must be a name or null, got {metric!r}")
-    data["metric"] = None if metric is None else Metric(metric)
+    data["metric"] = metrics_from_json(data.get("metric"))
     monotone = data.get("monotone_constraints")
     if isinstance(monotone, dict):
         pairs = monotone.get("by_feature")
@@ -62,8 +59,30 @@ def config_from_json(data) -> GBDTConfig:
     return GBDTConfig(**data)
 
 
+def metrics_to_json(metric):
+    """The config's metric: null, a label, or a list of labels (several metrics). A custom
+    metric (a callable) is not written: a model file holds no code (a single one: null)."""
+    if isinstance(metric, tuple):
+        labels = [m.label for m in metric if isinstance(m, Metric)]
+        return labels or None
+    return metric.label if isinstance(metric, Metric) else None
+
+
+def metrics_from_json(data):
+    """The inverse of `metrics_to_json`, checked."""
+    if data is None:
+        return None
+    if isinstance(data, str):
+        return Metric(data)
+    if not isinstance(data, list) or not data or not all(isinstance(m, str) for m in data):
+        raise ValueError(f"config.metric must be a name, a non-empty list of names or null, got {data!r}")
+    return tuple(Metric(m) for m in data)
+
+
 def objective_to_json(objective: Objective) -> dict:
     out = {"name": objective.name, "n_classes": objective.n_classes}
+    if isinstance(objective, CustomObjective):  # its outputs; the function is not written
+        out["n_outputs"] = objective.n_outputs
     if objective.ndcg_at is not None:  # only ranking objectives have it: older files stay as they were
         out["ndcg_at"] = objective.ndcg_at
     if objective.variance_power is not None:  # tweedie only
@@ -75,6 +94,12 @@ def objective_to_json(objective: Objective) -> dict:
 
 def objective_from_json(data) -> Objective:
     optional = ({}, {"ndcg_at"}, {"variance_power"}, {"n_targets"})
+    if isinstance(data, dict) and data.get("name") == "custom":
+        if set(data) != {"name", "n_classes", "n_outputs"} or data["n_classes"] is not None \
+                or not _is_int(data["n_outputs"]):
+            raise ValueError(f"a custom objective must be {{'name': 'custom', 'n_classes': null, 'n_outputs': "
+                             f"int}}, got {data!r}")
+        return CustomObjective(None, data["n_outputs"])
     if not isinstance(data, dict) or set(data) not in [{"name", "n_classes", *extra} for extra in optional]:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
     n_targets = data.get("n_targets")

@@ -32,6 +32,11 @@ def softmax(margins: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def raw(margins: np.ndarray) -> np.ndarray:
+    """A custom objective: the margins themselves ((n_rows,) for one output), as LightGBM."""
+    return margins[:, 0] if margins.shape[1] == 1 else margins
+
+
 OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "squared": identity,
     "logistic": sigmoid,
@@ -41,6 +46,7 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "poisson": exponential,
     "gamma": exponential,
     "tweedie": exponential,
+    "custom": raw,
 }
 
 

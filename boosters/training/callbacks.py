@@ -33,9 +33,10 @@ class CallbackEnv:
         ``after_iteration``.
     evals_result : dict
         ``{"valid": {metric_label: [score per round]}}`` with a validation set (the
-        label as `Metric.label` writes it: ``"rmse"``, ``"ndcg@10"``); without one,
-        ``{"train": {...}}`` scores of the training rows, when a callback reads scores.
-        Read it, do not modify it.
+        label as `Metric.label` writes it: ``"rmse"``, ``"ndcg@10"``; a custom metric's
+        name as it returns it), one entry per metric in the config's order, from the
+        first round on; without one, ``{"train": {...}}`` scores of the training rows,
+        when a callback reads scores. Read it, do not modify it.
     learning_rate : float
         The learning rate of the next round grown; ``before_iteration`` may change it.
     best_iteration : int or None
@@ -44,6 +45,9 @@ class CallbackEnv:
         The validation score of ``best_iteration``.
     error : BaseException or None
         In ``after_training``: the exception that ended the training, if any.
+    higher_is_better : dict
+        ``{metric_label: bool}``: whether a higher score of each metric in
+        `evals_result` is better (filled with them, at the first round).
 
     Examples
     --------
@@ -71,6 +75,7 @@ class CallbackEnv:
     best_iteration: int | None = None
     best_score: float | None = None
     error: BaseException | None = None
+    higher_is_better: dict = field(default_factory=dict)
 
 
 def call_hook(callbacks: list, hook: str, env: CallbackEnv) -> bool:
@@ -122,8 +127,8 @@ def training_callbacks(config, callbacks) -> list:
 
 
 class EarlyStopping:
-    """Stops when the validation score has not improved for `rounds` rounds (made by
-    `early_stopping`; the trainer recognises it to reject NaN scores)."""
+    """Stops when the validation score of the first metric has not improved for `rounds`
+    rounds (made by `early_stopping`; the trainer recognises it to reject NaN scores)."""
 
     reads_scores = True
 
@@ -134,8 +139,10 @@ class EarlyStopping:
     def before_training(self, env: CallbackEnv) -> None:
         if "valid" not in env.evals_result:
             raise ValueError("early stopping needs a val_set to monitor")
-        self._name = next(iter(env.evals_result["valid"]))
-        self._higher_is_better = env.config.resolved_metric.higher_is_better
+        if env.config is not None and not env.config.resolved_metrics:
+            raise ValueError("early stopping needs a metric: a custom objective has no default one; "
+                             "pass GBDTConfig(metric=...)")
+        self._name = None  # the first metric's label, known once it is scored
         self._best_round = self._best = None
 
     def _improves(self, score: float) -> bool:
@@ -148,6 +155,9 @@ class EarlyStopping:
         return score < self._best - self.min_delta
 
     def after_iteration(self, env: CallbackEnv) -> bool:
+        if self._name is None:  # the first metric, as LightGBM's first_metric_only
+            self._name = next(iter(env.evals_result["valid"]))
+            self._higher_is_better = env.higher_is_better[self._name]
         score = env.evals_result["valid"][self._name][-1]
         if self._improves(score):
             self._best_round, self._best = env.round, score
@@ -163,7 +173,8 @@ def early_stopping(rounds: int, min_delta: float = 0.0) -> EarlyStopping:
     """Stop when the validation score has not improved for `rounds` rounds.
 
     The model is cut back to the best round (`best_iteration`). Needs a `val_set`; the
-    same as ``GBDTConfig(early_stopping_rounds=rounds)`` when ``min_delta`` is 0.
+    same as ``GBDTConfig(early_stopping_rounds=rounds)`` when ``min_delta`` is 0. With
+    several metrics it follows the first one (LightGBM's ``first_metric_only=True``).
 
     With ``early_stopping_rounds`` in the config as well, both rules run: the training
     stops at the first of them that fires, and the model is cut back to the round of

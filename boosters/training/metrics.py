@@ -173,11 +173,13 @@ def check_groups(config, train, val_set, train_scored: bool) -> None:
     (subsample draws whole queries). `train_scored`: the training rows are scored each
     round (no val_set, and callbacks that read the scores), so a ranking metric needs
     the training set's groups."""
-    objective, metric = config.objective, config.resolved_metric
+    objective = config.objective
     if objective.needs_groups and train.group_boundaries is None:
         raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
                          f"ids) to Dataset")
-    if metric.needs_groups:
+    for metric in config.resolved_metrics:
+        if not isinstance(metric, Metric) or not metric.needs_groups:
+            continue
         scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
         if scored.group_boundaries is None and (val_set is not None or train_scored):
             raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")

@@ -1,14 +1,17 @@
-"""Each boosting round's score, for the callbacks and the model's `eval_history`."""
+"""Each boosting round's scores, for the callbacks and the model's `eval_history`."""
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 
 import numpy as np
 
-from boosters.config import GBDTConfig
+from boosters.config import GBDTConfig, Metric
 from boosters.data.categories import recode
 from boosters.data.dataset import Dataset
+from boosters.data.validation import init_score_columns
 from boosters.model.tree import predict_tree
 from boosters.training.metrics import evaluate
 
@@ -16,29 +19,51 @@ from boosters.training.metrics import evaluate
 _NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}
 
 
+def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bool]:
+    """(label, value, higher_is_better) of `metric` on (n_rows, n_outputs) margins of
+    `dataset`: a built-in Metric, or a callable (margins, dataset) -> (name, value,
+    higher_is_better), given the margins read-only as (n_rows,) for one output."""
+    if isinstance(metric, Metric):
+        value = evaluate(metric, dataset.y, margins, dataset.weights, dataset.group_boundaries)
+        return metric.label, value, metric.higher_is_better
+    view = (margins[:, 0] if margins.shape[1] == 1 else margins).view()
+    view.flags.writeable = False
+    result = metric(view, dataset)
+    if (not isinstance(result, tuple) or len(result) != 3 or not isinstance(result[0], str)
+            or not isinstance(result[1], numbers.Real) or not isinstance(result[2], (bool, np.bool_))):
+        raise TypeError(f"metric: the custom metric {getattr(metric, '__name__', metric)!r} must return "
+                        f"(name: str, value: float, higher_is_better: bool), got {result!r}")
+    return result[0], float(result[1]), bool(result[2])
+
+
 class RoundScores:
-    """The metric after each round: on the validation set (its margins updated tree by
-    tree, coded with the training's categories as at prediction), or, without one and
-    when a callback reads scores (`train_scores`), on the training rows (`margins`, which
-    the grower updates). `evals_result` holds them, as callbacks see them, keyed by the
-    metric's label ("ndcg@10"): {"valid": {label: history}} or {"train": {label: [...]}};
-    `history` is the model's eval_history."""
+    """The metrics after each round (every one of `config.resolved_metrics`): on the
+    validation set (its margins updated tree by tree, from its init_score if it has one,
+    coded with the training's categories as at prediction), or, without one and when a
+    callback reads scores (`train_scores`), on the training rows (`margins`, which the
+    grower updates). `evals_result` holds them, as callbacks see them, keyed by each
+    metric's label ("ndcg@10"; a callable's name as it returns it): {"valid": {label:
+    history}} or {"train": {label: [...]}}, in the metrics' order, from the first round
+    on; `history`, the model's eval_history, is the first metric's. `higher_is_better`:
+    label -> whether a higher score is better."""
 
     def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, margins: np.ndarray,
                  base: np.ndarray, history: list, train_scores: bool, early_stopping: bool, n_threads: int):
-        self.metric = config.resolved_metric
+        self.metrics = config.resolved_metrics
         self.train, self.val_set, self.margins = train, val_set, margins
         self.early_stopping, self.n_threads = early_stopping, n_threads
+        self.history = history
         self.evals_result: dict = {}
+        self.higher_is_better: dict = {}
         self.nan_warned = False
         if val_set is not None:
             self.val_margins = np.tile(base, (val_set.n_rows, 1))
+            if val_set.init_score is not None:
+                self.val_margins += init_score_columns(val_set.init_score, len(base), "val_set: init_score")
             self.val_X = recode(val_set.X, val_set.categories, train.categories, train.feature_names, "val_set")
-            self._scores = history
-            self.evals_result["valid"] = {self.metric.label: history}
+            self._scores = self.evals_result["valid"] = {}
         elif train_scores:
-            self._scores = []
-            self.evals_result["train"] = {self.metric.label: self._scores}
+            self._scores = self.evals_result["train"] = {}
         else:
             self._scores = None
 
@@ -46,20 +71,37 @@ class RoundScores:
         """Score round `round_`, whose trees (one per output) were just grown."""
         if self.val_set is None:
             if self._scores is not None:
-                self._scores.append(evaluate(self.metric, self.train.y, self.margins.T, self.train.weights,
-                                             self.train.group_boundaries))
+                self._record(self.train, self.margins.T, round_)
             return
         for k, tree in enumerate(trees):
             self.val_margins[:, k] += predict_tree(tree, self.val_X, self.n_threads, check=False)
-        score = evaluate(self.metric, self.val_set.y, self.val_margins, self.val_set.weights,
-                         self.val_set.group_boundaries)
-        self._scores.append(score)
-        if np.isnan(score):  # never a best round; early stopping cannot work without a score
-            name, hint = self.metric.label, _NAN_HINTS.get(self.metric.name, "no defined value on this data")
-            if self.early_stopping:
-                raise ValueError(f"val_set: the validation {name} is NaN at round {round_ + 1} ({hint}); "
+        scores = self._record(self.val_set, self.val_margins, round_)
+        for i, (metric, label, value) in enumerate(scores):
+            if not math.isnan(value):
+                continue
+            # never a best round; early stopping (on the first metric) cannot work without a score
+            hint = _NAN_HINTS.get(getattr(metric, "name", None), "no defined value on this data")
+            if self.early_stopping and i == 0:
+                raise ValueError(f"val_set: the validation {label} is NaN at round {round_ + 1} ({hint}); "
                                  f"early stopping cannot select a round from it")
             if not self.nan_warned:
                 self.nan_warned = True
-                warnings.warn(f"val_set: the validation {name} is NaN from round {round_ + 1} ({hint})",
+                warnings.warn(f"val_set: the validation {label} is NaN from round {round_ + 1} ({hint})",
                               RuntimeWarning, stacklevel=5)
+
+    def _record(self, dataset: Dataset, margins: np.ndarray, round_: int) -> list[tuple]:
+        """Every metric on `margins`, appended to its history (made at the first round
+        scored: the first metric's is the model's eval_history); (metric, label, value) each."""
+        scores = [(metric, *score(metric, dataset, margins)) for metric in self.metrics]
+        if not self.higher_is_better:
+            labels = [label for _, label, _, _ in scores]
+            if len(set(labels)) != len(labels):
+                raise ValueError(f"metric: two metrics have the same name in {labels}; give each its own name")
+            for i, (_, label, _, higher) in enumerate(scores):
+                self._scores[label] = self.history if i == 0 and self.val_set is not None else []
+                self.higher_is_better[label] = higher
+        for _, label, value, _ in scores:
+            if label not in self._scores:
+                raise ValueError(f"metric: a custom metric changed its name to {label!r} at round {round_ + 1}")
+            self._scores[label].append(value)
+        return [(metric, label, value) for metric, label, value, _ in scores]

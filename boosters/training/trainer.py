@@ -14,6 +14,7 @@ from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
+from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.callbacks import CallbackEnv, EarlyStopping, call_hook, reads_scores, training_callbacks
@@ -22,7 +23,7 @@ from boosters.training.dart import DartDropout
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import check_groups
-from boosters.training.objectives import make_objective
+from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import RoundScores
 from boosters.training.targets import resolve_targets
 
@@ -43,6 +44,18 @@ class TrainingResult(Ensemble):
     n_evictions: int = 0    # histograms evicted from the pool and rebuilt
     seconds: float = 0.0
     kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
+
+
+def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """The forest's base scores and the training margins (n_outputs, n_rows) it boosts
+    from: the objective's constant start, or with `train.init_score` that alone (base 0:
+    the start is not added, as LightGBM's boost_from_average and XGBoost's base_score
+    are not with an init_score / base_margin)."""
+    if train.init_score is None:
+        base = objective.init_scores(train.y, train.weights)
+        return base, np.repeat(base[:, None], train.n_rows, axis=1)
+    columns = init_score_columns(train.init_score, objective.n_outputs, "train: init_score")
+    return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
 
 
 class GBDTTrainer:
@@ -72,9 +85,8 @@ class GBDTTrainer:
             objective.check_labels(val_set.y)
 
         mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
-        base = objective.init_scores(train.y, train.weights)
+        base, margins = start_margins(objective, train)
         forest = Forest(objective.n_outputs, base)
-        margins = np.repeat(base[:, None], train.n_rows, axis=1)  # (n_outputs, n_rows)
         gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights,
                                                     np.empty((objective.n_outputs, train.n_rows, 2),
                                                              dtype=np.float32), self.n_threads)
@@ -89,11 +101,14 @@ class GBDTTrainer:
             cfg, objective.n_outputs, train.X, margins, self.n_threads,
             *((scores.val_X, scores.val_margins) if val_set is not None else ()))
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
-                          evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
+                          evals_result=scores.evals_result, learning_rate=cfg.learning_rate,
+                          higher_is_better=scores.higher_is_better)
+        # a custom objective's gradients come from Python before each round
+        before_round = (lambda: objective.fill(train)) if isinstance(objective, CustomObjectiveFunction) else None
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt, dropout)
+                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round)
                 self._finish(result, env, interrupt.requested, dropout)
             except BaseException as error:
                 env.error = error
@@ -109,11 +124,14 @@ class GBDTTrainer:
 
     @staticmethod
     def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
-               scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None) -> None:
-        """The rounds. With callbacks, a validation set or DART (`dropout`), one at a
-        time, each evaluated; with none, many grow in one nogil block (see grower.py).
-        Ctrl-C is seen between rounds (between blocks in the fast path)."""
-        one_at_a_time = bool(callbacks) or scores.val_set is not None or dropout is not None
+               scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None,
+               before_round=None) -> None:
+        """The rounds. With callbacks, a validation set, DART (`dropout`) or `before_round`
+        (a custom objective's gradients), one at a time, each evaluated; with none of
+        them, many grow in one nogil block (see grower.py). Ctrl-C is seen between rounds
+        (between blocks in the fast path)."""
+        one_at_a_time = (bool(callbacks) or scores.val_set is not None or dropout is not None
+                         or before_round is not None)
         round_ = 0
         while round_ < env.n_rounds and not interrupt.requested:
             env.round = round_
@@ -124,6 +142,8 @@ class GBDTTrainer:
                                                              strictly_above=True)
             if dropout is not None:  # the round's new trees grow at a smaller rate when rounds are dropped
                 grower.rounds.learning_rate = dropout.drop(result.forest, env.learning_rate)
+            if before_round is not None:  # after the dropout: the gradients of the margins without the dropped trees
+                before_round()
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
             if dropout is not None:
                 dropout.normalize(result.forest, block[0])
