@@ -73,6 +73,8 @@ BAD_VALUES = [
     ("cat_smooth", -1.0, ValueError), ("cat_smooth", float("nan"), ValueError),
     ("cat_l2", -0.1, ValueError), ("cat_l2", float("inf"), ValueError),
     ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
+    ("linear_l1", -1.0, ValueError), ("linear_l1", float("nan"), ValueError), ("linear_l2", -0.1, ValueError),
+    ("linear_l2", float("inf"), ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -114,9 +116,12 @@ BAD_TYPES = [
     ("cat_smooth", "10", TypeError), ("cat_smooth", None, TypeError),
     ("cat_l2", "1", TypeError), ("cat_l2", True, TypeError),
     ("max_cat_threshold", 32.0, TypeError), ("min_data_per_group", "100", TypeError),
+    ("linear_leaves", 1, TypeError), ("linear_leaves", None, TypeError), ("linear_l1", "0", TypeError),
+    ("linear_l2", None, TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
+BOOL_FIELDS |= {"linear_leaves"}
 
 
 def _ids(rows):
@@ -160,6 +165,7 @@ GOOD_PARAMS = [
     ("subsample", 1.0), ("subsample", 1e-9), ("subsample", 1), ("subsample", np.float32(0.5)),
     ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
     ("max_cat_threshold", 1), ("min_data_per_group", 1),
+    ("linear_leaves", True), ("linear_l1", 0.0), ("linear_l1", 2.5), ("linear_l2", 0.0), ("linear_l2", 1e3),
 ]
 
 

@@ -299,6 +299,9 @@ NON_DEFAULT_CONFIG = dict(
     max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
 GOSS_FIELDS = ("goss_top_rate", "goss_other_rate")
+# linear leaves: instead of the monotone constraints (they cannot be combined)
+EXCLUSIVE_FIELDS.update(linear_leaves=True, linear_l1=0.05, linear_l2=0.5)
+GOSS_FIELDS += ("monotone_constraints",)
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
