@@ -28,6 +28,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/shap.md",
                   "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md",
                   "guide/sklearn.md", "guide/ranking.md"]
+RUNNABLE_PAGES += ["guide/linear_leaves.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"
