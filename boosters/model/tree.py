@@ -17,7 +17,8 @@ import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.model._predict import predict_forest, predict_forest_csr, predict_leaves, predict_leaves_csr
-from boosters.model.linear import LinearLeaves, leaf_outputs
+from boosters.model._linear import add_linear_outputs
+from boosters.model.linear import LinearLeaves
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
                                        TREE_ARRAY_NAMES, check_categories, check_forest, check_linear)
 
@@ -354,24 +355,23 @@ def _run_in_blocks(dense_kernel, csr_kernel, X, rows: int, trees: tuple, categor
             dense_kernel(block, *trees, part, n_threads, *category_args)
 
 
-LINEAR_BLOCK_VISITS = 1 << 20  # (row, tree) pairs per block of linear-leaf prediction: ~50 MB of temporaries
+LINEAR_BLOCK_VISITS = 1 << 22  # (row, tree) pairs per block of linear-leaf prediction: their leaves, 16 MB
 
 
 def _add_linear_outputs(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray, linear: LinearLeaves,
                         category_args: tuple, X, out: np.ndarray, n_threads: int) -> None:
     """out[:, g] += the outputs of the group-g trees (`tree_offsets`, `tree_group`: the trees
     predicted) with linear leaves: each row's leaves (the prediction kernel), then their
-    linear models (`leaf_outputs`), summed in tree order. A sparse X is read in dense blocks."""
+    linear models (`_linear.add_linear_outputs`), summed in tree order. A sparse X is read
+    in dense blocks."""
     n_trees = len(tree_group)
     walk = (arrays["split_feature"], arrays["threshold"], arrays["default_left"], arrays["left_child"],
             arrays["right_child"], tree_offsets)
     for start, block in row_blocks(X, max(1, LINEAR_BLOCK_VISITS // max(n_trees, 1)), densify=True):
         leaves = np.zeros((block.shape[0], n_trees), dtype=np.int32)
         predict_leaves(block, *walk, leaves, n_threads, *category_args)
-        outputs = leaf_outputs(linear, arrays["value"], leaves + tree_offsets[:-1], block)
-        rows = out[start:start + block.shape[0]]
-        for group in range(out.shape[1]):
-            rows[:, group] += outputs[:, tree_group == group].sum(axis=1)
+        add_linear_outputs(block, leaves, tree_offsets, tree_group, arrays["value"], *linear,
+                           out[start:start + block.shape[0]], n_threads)
 
 
 def _check_width(X: np.ndarray, n_features: int) -> None:

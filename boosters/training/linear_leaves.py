@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters.model._linear import add_linear_outputs
 from boosters.model._predict import predict_leaves
-from boosters.model.linear import leaf_outputs
 from boosters.model.tree import Tree
+from boosters.training._linear_leaves import normal_equations
 
 CD_MAX_SWEEPS = 1000  # coordinate descent (linear_l1 > 0): sweeps at most, ...
 CD_TOLERANCE = 1e-12  # ... until no coefficient moves by more than this (relative to the largest)
@@ -82,20 +83,23 @@ class LinearLeafFitter:
         self.X, self.numeric = X, numeric
         self.gradients, self.margins = gradients, margins
         self.l1, self.l2, self.n_threads = l1, l2, n_threads
+        self.all_rows = np.arange(X.shape[0], dtype=np.int64)
 
     def fit_round(self, trees: list[Tree], round_: int, learning_rate: float, sampled: np.ndarray | None) -> None:
         """Give the round's trees (one per output, grown this round) linear leaves and
         update the margins; `sampled`: the rows the round sampled (None: every row)."""
+        rows = self.all_rows if sampled is None else sampled.astype(np.int64)
         for k, tree in enumerate(trees):
-            leaf_of_row = self._leaves(tree)
-            self._fit_tree(tree, k, leaf_of_row, round_ == 0, learning_rate, sampled)
-            linear = tree.linear_leaves()
-            outputs = leaf_outputs(linear, tree.value, leaf_of_row[:, None], self.X)[:, 0]
-            self.margins[k] += outputs - tree.value[leaf_of_row]
+            leaves = self._leaves(tree)
+            self._fit_tree(tree, k, leaves[:, 0], round_ == 0, learning_rate, rows)
+            outputs = np.zeros((self.X.shape[0], 1))
+            add_linear_outputs(self.X, leaves, np.array([0, tree.n_nodes], dtype=np.int64), np.zeros(1, np.int32),
+                               tree.value, *tree.linear_leaves(), outputs, self.n_threads)
+            self.margins[k] += outputs[:, 0] - tree.value[leaves[:, 0]]
 
     def _leaves(self, tree: Tree) -> np.ndarray:
-        """The leaf of every training row (the trees were grown on these rows' bins: their
-        value thresholds send each row where its bin went)."""
+        """(n_rows, 1) int32: the leaf of every training row (the trees were grown on these
+        rows' bins: their value thresholds send each row where its bin went)."""
         leaves = np.zeros((self.X.shape[0], 1), dtype=np.int32)
         offsets = np.array([0, tree.n_nodes], dtype=np.int64)
         category_args = ()
@@ -104,50 +108,56 @@ class LinearLeafFitter:
                              tree.cat_bitsets)
         predict_leaves(self.X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
                        tree.right_child, offsets, leaves, self.n_threads, *category_args)
-        return leaves[:, 0]
+        return leaves
 
     def _fit_tree(self, tree: Tree, k: int, leaf_of_row: np.ndarray, first_round: bool, learning_rate: float,
-                  sampled: np.ndarray | None) -> None:
+                  rows: np.ndarray) -> None:
+        """Set the tree's linear arrays: each leaf's Newton step (normal equations summed in
+        one pass over the rows, then solved together), or its constant value."""
         const = np.where(tree.is_leaf, tree.value, 0.0)
         n_terms = np.zeros(tree.n_nodes, dtype=np.int32)
         features, coefs = [], []
-        if not first_round:
-            rows = np.arange(self.X.shape[0]) if sampled is None else sampled
-            order = rows[np.argsort(leaf_of_row[rows], kind="stable")]
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(leaf_of_row[rows], minlength=tree.n_nodes))])
-            paths = path_features(tree, self.numeric)
-            for leaf in np.flatnonzero(tree.is_leaf):
-                model = self._fit_leaf(k, order[bounds[leaf]:bounds[leaf + 1]], paths[leaf])
-                if model is None:
+        paths = path_features(tree, self.numeric)
+        fitted = [] if first_round else [leaf for leaf in np.flatnonzero(tree.is_leaf) if paths[leaf]]
+        if fitted:
+            A, b, n_fit = self._normal_equations(tree, fitted, paths, leaf_of_row, rows, k)
+            for s, leaf in enumerate(fitted):
+                n = len(paths[leaf])
+                if n_fit[s] < n + 1:  # too few rows with finite values: the constant
                     continue
-                leaf_features, beta = model
+                beta = newton_coefficients(A[s, :n + 1, :n + 1], b[s, :n + 1], self.l1)
+                if not np.all(np.isfinite(beta)):  # a degenerate leaf (hessians 0): the constant
+                    continue
                 beta = learning_rate * beta
                 kept = beta[:-1] != 0.0
                 const[leaf] = beta[-1]
                 n_terms[leaf] = int(kept.sum())
-                features.append(np.asarray(leaf_features, dtype=np.int32)[kept])
+                features.append(np.asarray(paths[leaf], dtype=np.int32)[kept])
                 coefs.append(beta[:-1][kept])
         tree.linear_const, tree.linear_n_terms = const, n_terms
         tree.linear_features = np.concatenate(features) if features else np.zeros(0, np.int32)
         tree.linear_coefs = np.concatenate(coefs) if coefs else np.zeros(0)
 
-    def _fit_leaf(self, k: int, rows: np.ndarray, leaf_features: list[int]):
-        """(features, beta: coefficients then intercept) of a leaf's rows, or None: too few
-        rows with finite values to fit it (or no feature)."""
-        if not leaf_features:
-            return None
-        Z = self.X[np.ix_(rows, leaf_features)].astype(np.float64)
-        finite = np.isfinite(Z).all(axis=1)
-        if finite.sum() < len(leaf_features) + 1:
-            return None
-        Z = np.hstack([Z[finite], np.ones((int(finite.sum()), 1))])
-        gh = self.gradients[k, rows[finite]].astype(np.float64)
-        A = (Z * gh[:, 1:2]).T @ Z
-        A[np.arange(len(leaf_features)), np.arange(len(leaf_features))] += self.l2
-        beta = newton_coefficients(A, Z.T @ gh[:, 0], self.l1)
-        if not np.all(np.isfinite(beta)):  # a degenerate leaf (hessians 0): keep its constant
-            return None
-        return leaf_features, beta
+    def _normal_equations(self, tree: Tree, fitted: list[int], paths: list, leaf_of_row: np.ndarray,
+                          rows: np.ndarray, k: int):
+        """Per fitted leaf s (`fitted[s]`, its features `paths[fitted[s]]`): A[s] = Z'HZ + l2
+        on the features' diagonal, b[s] = Z'g, and its number of rows with finite values."""
+        n_features = np.array([len(paths[leaf]) for leaf in fitted], dtype=np.int32)
+        m = int(n_features.max())
+        slot_features = np.zeros((len(fitted), m), dtype=np.int32)
+        for s, leaf in enumerate(fitted):
+            slot_features[s, :n_features[s]] = paths[leaf]
+        slot_of_node = np.full(tree.n_nodes, -1, dtype=np.int64)
+        slot_of_node[fitted] = np.arange(len(fitted))
+        A = np.zeros((len(fitted), m + 1, m + 1))
+        b = np.zeros((len(fitted), m + 1))
+        n_fit = np.zeros(len(fitted), dtype=np.int64)
+        normal_equations(self.X, rows, leaf_of_row, slot_of_node, slot_features, n_features, self.gradients[k],
+                         A, b, n_fit)
+        A += np.tril(A, -1).transpose(0, 2, 1)  # the kernel sums the lower triangle
+        for s, n in enumerate(n_features):
+            A[s, np.arange(n), np.arange(n)] += self.l2
+        return A, b, n_fit
 
 
 def check_linear_training(train, config) -> None:
