@@ -22,7 +22,7 @@ coordinate descent. The learning rate then scales beta. As in LightGBM:
 - coefficients that come out exactly 0 (l1) are dropped.
 
 The rounds then grow one at a time: each round's gradients read the margins the linear
-models changed.
+models changed. The leaves' sums are taken in one pass over the rows (_linear_leaves.pyx).
 """
 
 from __future__ import annotations
