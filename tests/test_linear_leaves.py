@@ -243,6 +243,28 @@ def test_training_margins_are_the_models_predictions(setting):
     assert scores["train"]["rmse"][-1] == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("sampling", [dict(subsample=0.6), dict(goss_top_rate=0.3, goss_other_rate=0.2)])
+def test_leaves_are_fitted_on_the_rounds_sampled_rows(monkeypatch, sampling):
+    """With row sampling a leaf's model is fitted on the rows its tree was grown on: per
+    leaf, the rows handed to the fit are the leaf's `n_samples` training rows."""
+    from boosters.training.linear_leaves import LinearLeafFitter
+    seen = []
+    fit_tree = LinearLeafFitter._fit_tree
+
+    def spy(self, tree, k, leaf_of_row, first_round, learning_rate, rows):
+        seen.append((tree, np.bincount(leaf_of_row[rows], minlength=tree.n_nodes), len(rows)))
+        return fit_tree(self, tree, k, leaf_of_row, first_round, learning_rate, rows)
+
+    monkeypatch.setattr(LinearLeafFitter, "_fit_tree", spy)
+    X, y = piecewise_linear(1000)
+    cfg = bst.GBDTConfig(**{"n_estimators": 5, "learning_rate": 0.5, "linear_leaves": True, **sampling})
+    bst.GBDTModel.train(bst.Dataset(X, y), cfg)
+    sizes = [n for _, _, n in seen]
+    assert min(sizes) == 600 if "subsample" in sampling else sizes[:2] == [1000, 1000] and sizes[2:] == [500] * 3
+    for tree, counts, _ in seen:
+        np.testing.assert_array_equal(counts[tree.is_leaf], tree.n_samples[tree.is_leaf])
+
+
 def test_categorical_features_are_not_regressors():
     rng = np.random.default_rng(0)
     n = 2000

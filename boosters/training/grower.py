@@ -128,18 +128,15 @@ class TreeGrower:
         sizes = rounds.n_nodes.tolist()
         block = [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
         if self.linear_leaves is not None:
-            self.linear_leaves.fit_round(block[0], first_round, rounds.learning_rate, self._sampled_rows(block[0][-1]))
+            self.linear_leaves.fit_round(block[0], first_round, rounds.learning_rate, self._sampled_rows())
         return block
 
-    def _sampled_rows(self, last_tree: Tree) -> np.ndarray | None:
-        """The rows of the last round's sample, None without one: the rows of the leaves of
-        its last tree, which the partitioner still holds."""
-        if self.partitioner.n_sampled < 0:
+    def _sampled_rows(self) -> np.ndarray | None:
+        """The rows of the last round's sample (increasing), None without one."""
+        n_sampled = self.partitioner.n_sampled
+        if n_sampled < 0:
             return None
-        leaves = np.flatnonzero(last_tree.is_leaf)
-        in_sample = np.zeros(self.partitioner.n_rows)
-        self.partitioner.add_leaf_values(leaves, np.ones(len(leaves)), in_sample)
-        return np.flatnonzero(in_sample)
+        return np.asarray(self.partitioner.sample)[:n_sampled].astype(np.int64)
 
     def _tree(self, t: int, size: int) -> Tree:
         """Tree t of the last block: its nodes, and its categorical splits' sets."""
