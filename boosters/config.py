@@ -1105,6 +1105,16 @@ class GBDTConfig:
         ``learning_rate / (k + 1)`` and the dropped ones by ``k / (k + 1)`` (the paper's,
         LightGBM's default); True by ``learning_rate / (k + learning_rate)`` and
         ``k / (k + learning_rate)`` (XGBoost's ``normalize_type="tree"``).
+    linear_leaves : bool, default False
+        Each leaf of a tree holds a linear model of the numeric features split on along its
+        path (LightGBM's ``linear_tree``; :doc:`/guide/linear_leaves`), fitted by a Newton
+        step on the leaf's rows; rows with NaN (or +-inf) in those features, there and at
+        prediction, use the leaf's constant value. Dense training data only; not with
+        `monotone_constraints`.
+    linear_l1 : float, default 0
+        L1 penalty on the linear leaves' coefficients (not their intercepts).
+    linear_l2 : float, default 0
+        L2 penalty on the linear leaves' coefficients (LightGBM's ``linear_lambda``).
     **unknown
         Any other keyword is an error: ValueError naming it (and the closest parameter).
 
@@ -1134,6 +1144,7 @@ class GBDTConfig:
         "subsample", "goss_top_rate", "goss_other_rate",
         "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
         "booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode",
+        "linear_leaves", "linear_l1", "linear_l2",
     )
 
     def __init__(
@@ -1179,6 +1190,9 @@ class GBDTConfig:
         skip_drop: float = 0.5,
         max_drop: int | None = 50,
         xgboost_dart_mode: bool = False,
+        linear_leaves: bool = False,
+        linear_l1: float = 0.0,
+        linear_l2: float = 0.0,
         **unknown,
     ):
         if unknown:
@@ -1254,6 +1268,7 @@ class GBDTConfig:
         self.min_data_per_group = require_int("min_data_per_group", min_data_per_group, 1)
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
         self._set_dart(booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode)
+        self._set_linear_leaves(linear_leaves, linear_l1, linear_l2)
 
     def _set_dart(self, booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode):
         if booster not in BOOSTERS:
@@ -1281,6 +1296,23 @@ class GBDTConfig:
         if self.subsample != 1.0:
             raise ValueError(f"subsample={self.subsample} cannot be combined with GOSS (goss_top_rate, "
                              "goss_other_rate): choose one row sampling")
+
+    def _set_linear_leaves(self, linear_leaves, linear_l1, linear_l2):
+        if not isinstance(linear_leaves, bool):
+            raise TypeError(f"linear_leaves must be True or False, got {linear_leaves!r}")
+        self.linear_leaves = linear_leaves
+        self.linear_l1 = require_float("linear_l1", linear_l1, 0.0)
+        self.linear_l2 = require_float("linear_l2", linear_l2, 0.0)
+        # a leaf's slope can go against a monotone constraint that only its constant obeys
+        monotone = self.monotone_constraints
+        directions = monotone.values() if isinstance(monotone, dict) else monotone or ()
+        if linear_leaves and any(d != 0 for d in directions):
+            raise ValueError("linear_leaves cannot be combined with monotone_constraints: a leaf's linear "
+                             "model may go against the constraint")
+        # DART rescales the trees' constant values; a linear leaf's coefficients would keep their scale
+        if linear_leaves and self.booster == "dart":
+            raise ValueError("linear_leaves cannot be combined with booster='dart' (DART rescales leaf constants, "
+                             "not linear models)")
 
     @property
     def resolved_metric(self):

@@ -378,7 +378,9 @@ class GBDTModel:
             categorical split), ``categories`` (the category values a categorical split
             sends left, their codes for a model trained on codes), ``missing_direction``
             (``"left"`` or ``"right"``), ``value`` (the node's output; the prediction at
-            leaves), ``cover`` (hessian sum) and ``count`` (training rows).
+            leaves), ``cover`` (hessian sum) and ``count`` (training rows). A model with
+            linear leaves adds ``linear_const`` (a leaf's intercept) and ``linear_terms``
+            (a leaf's ``{feature: coefficient}``); see :doc:`/guide/linear_leaves`.
 
         Examples
         --------
@@ -415,6 +417,7 @@ class GBDTModel:
         rows) as the distribution of the features, like XGBoost's ``pred_contribs`` and
         LightGBM's ``pred_contrib``. Missing values follow each split's default direction
         and categorical features their split's category set, exactly as in prediction.
+        A model with linear leaves raises ValueError (TreeSHAP assumes constant leaves).
 
         Parameters
         ----------

@@ -75,6 +75,8 @@ BAD_VALUES = [
     ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
     ("booster", "goss", ValueError), ("drop_rate", 1.5, ValueError), ("drop_rate", -0.1, ValueError),
     ("skip_drop", 1.01, ValueError), ("skip_drop", float("nan"), ValueError), ("max_drop", 0, ValueError),
+    ("linear_l1", -1.0, ValueError), ("linear_l1", float("nan"), ValueError), ("linear_l2", -0.1, ValueError),
+    ("linear_l2", float("inf"), ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -119,9 +121,12 @@ BAD_TYPES = [
     ("booster", 1, ValueError), ("booster", None, ValueError), ("drop_rate", "0.1", TypeError),
     ("skip_drop", None, TypeError), ("max_drop", 2.0, TypeError), ("xgboost_dart_mode", 1, TypeError),
     ("xgboost_dart_mode", None, TypeError),
+    ("linear_leaves", 1, TypeError), ("linear_leaves", None, TypeError), ("linear_l1", "0", TypeError),
+    ("linear_l2", None, TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves", "xgboost_dart_mode"}  # every value of the right type is valid
+BOOL_FIELDS |= {"linear_leaves"}
 
 
 def _ids(rows):
@@ -165,6 +170,7 @@ GOOD_PARAMS = [
     ("subsample", 1.0), ("subsample", 1e-9), ("subsample", 1), ("subsample", np.float32(0.5)),
     ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
     ("max_cat_threshold", 1), ("min_data_per_group", 1),
+    ("linear_leaves", True), ("linear_l1", 0.0), ("linear_l1", 2.5), ("linear_l2", 0.0), ("linear_l2", 1e3),
 ]
 
 

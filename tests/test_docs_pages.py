@@ -29,6 +29,7 @@ RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/
                   "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md",
                   "guide/sklearn.md", "guide/ranking.md", "guide/dart.md", "guide/multi_output.md",
                   "guide/custom_objectives.md"]
+RUNNABLE_PAGES += ["guide/linear_leaves.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"

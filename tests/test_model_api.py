@@ -300,6 +300,9 @@ NON_DEFAULT_CONFIG = dict(
     booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
 GOSS_FIELDS = ("goss_top_rate", "goss_other_rate")
+# linear leaves: instead of the monotone constraints (they cannot be combined)
+EXCLUSIVE_FIELDS.update(linear_leaves=True, linear_l1=0.05, linear_l2=0.5)
+GOSS_FIELDS += ("monotone_constraints",)
 
 
 @pytest.mark.parametrize("exclusive", [False, True])

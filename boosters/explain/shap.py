@@ -58,6 +58,7 @@ def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     >>> bool(np.allclose(values.sum(axis=2)[:, 0], model.predict_raw(X[:3])))
     True
     """
+    _refuse_linear_leaves(forest)
     n_rows, n_features = X.shape
     out = np.zeros((n_rows, forest.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = forest.base_scores
@@ -107,6 +108,7 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     >>> bool(np.allclose(inter.sum(axis=3), shap_values(model.forest, X[:3], n_threads=1)))
     True
     """
+    _refuse_linear_leaves(forest)
     n_rows, n_features = X.shape
     width = n_features + 1
     out = np.zeros((n_rows, forest.n_groups, width, width), dtype=np.float64)
@@ -127,6 +129,13 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
         _interaction_kernel(shap_forest, block, out[start:start + block.shape[0]], offsets, features,
                             paths, rows, phis, n_threads)
     return out
+
+
+def _refuse_linear_leaves(forest: Forest) -> None:
+    """TreeSHAP explains constant leaves: a linear leaf's output also moves with its features."""
+    if forest.is_linear:
+        raise ValueError("SHAP values of a model with linear leaves (linear_leaves=True) are not supported: "
+                         "TreeSHAP assumes constant leaf values")
 
 
 def _shap_forest(forest: Forest, X) -> ShapForest:

@@ -9,6 +9,7 @@ from boosters.model.tree import Tree
 COLUMNS = ("tree_index", "node_index", "node_depth", "parent_index", "left_child", "right_child",
            "split_feature", "split_gain", "threshold", "decision_type", "categories", "missing_direction",
            "value", "cover", "count")
+LINEAR_COLUMNS = ("linear_const", "linear_terms")  # models with linear leaves only
 
 
 def feature_label(feature: int, feature_names: list[str] | None) -> str:
@@ -35,8 +36,8 @@ def node_depths(tree: Tree) -> np.ndarray:
     return depth
 
 
-def tree_rows(tree: Tree, tree_index: int, feature_names, categories: dict) -> dict:
-    """The columns of one tree's rows (lists, one entry per node)."""
+def tree_rows(tree: Tree, tree_index: int, feature_names, categories: dict, linear: bool = False) -> dict:
+    """The columns of one tree's rows (lists, one entry per node); `linear`: with LINEAR_COLUMNS."""
     split = tree.split_feature >= 0
     parent = np.full(tree.n_nodes, -1, dtype=np.int64)
     parent[tree.left_child[split]] = parent[tree.right_child[split]] = np.flatnonzero(split)
@@ -59,6 +60,12 @@ def tree_rows(tree: Tree, tree_index: int, feature_names, categories: dict) -> d
         "cover": tree.cover.tolist(),
         "count": tree.n_samples.tolist(),
     }
+    if linear:  # a linear leaf outputs linear_const + sum of coefficient * feature ("value" on NaN)
+        a = tree.linear_arrays()
+        offsets = np.concatenate([[0], np.cumsum(a["linear_n_terms"])])
+        rows["linear_const"] = np.where(split, np.nan, a["linear_const"]).tolist()
+        rows["linear_terms"] = [None if s else {feature_label(f, feature_names): float(c) for f, c in zip(
+            a["linear_features"][lo:hi], a["linear_coefs"][lo:hi])} for s, lo, hi in zip(split, offsets, offsets[1:])]
     return rows
 
 
@@ -68,9 +75,10 @@ def trees_to_dataframe(trees: list[Tree], feature_names: list[str] | None, categ
         import pandas as pd
     except ImportError as exc:
         raise ImportError("trees_to_dataframe needs pandas: pip install 'boosters[pandas]'") from exc
-    columns = {name: [] for name in COLUMNS}
+    linear = any(t.is_linear for t in trees)
+    columns = {name: [] for name in COLUMNS + (LINEAR_COLUMNS if linear else ())}
     for t, tree in enumerate(trees):
-        for name, values in tree_rows(tree, t, feature_names, categories).items():
+        for name, values in tree_rows(tree, t, feature_names, categories, linear).items():
             columns[name].extend(values)
     frame = pd.DataFrame(columns)
     for name in ("parent_index", "left_child", "right_child"):

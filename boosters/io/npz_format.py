@@ -5,7 +5,9 @@ Members: `header` (UTF-8 JSON as uint8), `base_scores` (float64, one per output 
 `tree_group` (int32, per tree), `tree_sizes` (int64, nodes per tree) and the node arrays
 of `model.validation.TREE_ARRAYS`, every tree's nodes concatenated. A model with
 categorical splits adds `category_set` (per node), `tree_cat_sets` (sets per tree),
-`cat_boundaries` (every set's first word, then the end; from 0) and `cat_bitsets`. Reading parses the
+`cat_boundaries` (every set's first word, then the end; from 0) and `cat_bitsets`; a model with
+linear leaves adds `linear_const`, `linear_n_terms` (per node), `linear_features` and
+`linear_coefs` (every node's terms in node order, model/linear.py). Reading parses the
 zip and .npy headers itself (a member's declared shape must match its bytes) and checks
 everything (`io.validation`) before a model exists: a bad file raises one ValueError.
 """
@@ -49,6 +51,10 @@ def to_bytes(ensemble: Ensemble) -> bytes:
     else:
         tree_sets, boundaries, bitsets = flat.categories
         arrays.update(tree_cat_sets=np.diff(tree_sets), cat_boundaries=boundaries, cat_bitsets=bitsets)
+    if flat.linear is not None:  # linear leaves (only then: older files have none)
+        linear = flat.linear
+        arrays.update(linear_const=linear.const, linear_n_terms=np.diff(linear.term_offsets).astype(np.int32),
+                      linear_features=linear.features, linear_coefs=linear.coefs)
     buf = io.BytesIO()
     np.savez_compressed(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
     return buf.getvalue()

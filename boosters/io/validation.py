@@ -11,15 +11,19 @@ from boosters.config import CustomObjective, GBDTConfig, Metric, Objective
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
-from boosters.model.validation import TREE_ARRAY_NAMES
+from boosters.model.validation import LINEAR_ARRAY_DTYPES, TREE_ARRAY_NAMES
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
                  "best_score", "eval_history", "n_groups", "config")
 # categorical splits: written only by models that have some (older files have none)
 CATEGORY_MEMBERS = ("category_set", "tree_cat_sets", "cat_boundaries", "cat_bitsets")
+# linear leaves: written only by models that have them
+LINEAR_MEMBERS = tuple(LINEAR_ARRAY_DTYPES)
 ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_NAMES,
-               *CATEGORY_MEMBERS[1:])
+               *CATEGORY_MEMBERS[1:], *LINEAR_MEMBERS)
+# config fields written only when linear_leaves is on (older files stay as they were)
+LINEAR_CONFIG_FIELDS = ("linear_leaves", "linear_l1", "linear_l2")
 # the categorical mapping: written (both) only by models with categorical features, so a
 # model without them is the file older versions write
 CATEGORY_FIELDS = ("categorical_features", "categories")
@@ -40,6 +44,9 @@ def config_to_json(config: GBDTConfig) -> dict:
     out["growth_strategy"] = config.growth_strategy.value
     if isinstance(config.monotone_constraints, dict):  # JSON keys are strings: keep indices apart from names
         out["monotone_constraints"] = {"by_feature": [[key, d] for key, d in config.monotone_constraints.items()]}
+    if not config.linear_leaves:
+        for name in LINEAR_CONFIG_FIELDS:
+            del out[name]
     return out
 
 
@@ -212,7 +219,14 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
                       _array(members, "cat_bitsets", np.uint32))
     else:
         members = {**members, "category_set": np.full(len(members.get("split_feature", ())), -1, np.int32)}
-    missing = sorted(set(ARRAY_NAMES) - set(CATEGORY_MEMBERS) - {"header"} - set(members))
+    linear_present = [name in members for name in LINEAR_MEMBERS]
+    if any(linear_present) and not all(linear_present):
+        raise ValueError(f"the linear leaf arrays {list(LINEAR_MEMBERS)} come together")
+    linear = {name: members[name] for name in LINEAR_MEMBERS} if all(linear_present) else None
+    if config is not None and config.linear_leaves != (linear is not None):
+        raise ValueError(f"config.linear_leaves is {config.linear_leaves} but the file "
+                         f"{'has' if linear is not None else 'has no'} linear leaf arrays")
+    missing = sorted(set(ARRAY_NAMES) - set(CATEGORY_MEMBERS) - set(LINEAR_MEMBERS) - {"header"} - set(members))
     if missing:
         raise ValueError(f"missing arrays {missing}")
     sizes = _array(members, "tree_sizes", np.int64)
@@ -223,7 +237,7 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     np.cumsum(sizes, out=offsets[1:])
     forest = Forest.from_flat(header["n_groups"], _array(members, "base_scores", np.float64),
                               {name: members[name] for name in TREE_ARRAY_NAMES}, offsets,
-                              _array(members, "tree_group", np.int32), categories)
+                              _array(members, "tree_group", np.int32), categories, linear)
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")

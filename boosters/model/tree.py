@@ -17,8 +17,10 @@ import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.model._predict import predict_forest, predict_forest_csr, predict_leaves, predict_leaves_csr
-from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, TREE_ARRAY_DTYPES, TREE_ARRAY_NAMES,
-                                       check_categories, check_forest)
+from boosters.model._linear import add_linear_outputs
+from boosters.model.linear import LinearLeaves
+from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
+                                       TREE_ARRAY_NAMES, check_categories, check_forest, check_linear)
 
 __all__ = ["TREE_ARRAY_NAMES", "CsrRows", "FlatForest", "Forest", "Tree", "check_sparse_input", "predict_tree",
            "row_blocks"]
@@ -43,11 +45,23 @@ class Tree:
     category_set: np.ndarray | None = None
     cat_boundaries: np.ndarray | None = None
     cat_bitsets: np.ndarray | None = None
+    # linear leaves (None: a tree of constant leaves): node i's intercept linear_const[i] and
+    # its linear_n_terms[i] terms, every node's terms in node order (see model/linear.py)
+    linear_const: np.ndarray | None = None
+    linear_n_terms: np.ndarray | None = None
+    linear_features: np.ndarray | None = None
+    linear_coefs: np.ndarray | None = None
 
     def __setattr__(self, name, value):
         if value is None and name in ("category_set", "cat_boundaries", "cat_bitsets"):
             value = {"category_set": np.full(len(self.split_feature), -1), "cat_boundaries": [0],
                      "cat_bitsets": []}[name]
+        if name in LINEAR_ARRAY_DTYPES and value is not None:
+            value = np.ascontiguousarray(value, dtype=LINEAR_ARRAY_DTYPES[name])
+            if value.ndim != 1:
+                raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
+        if name in LINEAR_ARRAY_DTYPES:
+            object.__setattr__(self, "_stamp", next(_STAMPS))
         if name in CATEGORY_ARRAY_DTYPES:
             value = np.ascontiguousarray(value, dtype=CATEGORY_ARRAY_DTYPES[name])
             if value.ndim != 1:
@@ -86,9 +100,29 @@ class Tree:
     def arrays(self) -> dict:
         return {name: getattr(self, name) for name in TREE_ARRAY_NAMES}
 
+    @property
+    def is_linear(self) -> bool:
+        """Its leaves hold linear models (`linear_*` arrays set)."""
+        return self.linear_const is not None
+
+    def linear_arrays(self) -> dict:
+        """The `linear_*` arrays; for a tree of constant leaves, the linear form of them
+        (intercept = value at leaves, no terms)."""
+        if self.is_linear:
+            return {name: getattr(self, name) for name in LINEAR_ARRAY_DTYPES}
+        return dict(linear_const=np.where(self.is_leaf, self.value, 0.0),
+                    linear_n_terms=np.zeros(self.n_nodes, np.int32), linear_features=np.zeros(0, np.int32),
+                    linear_coefs=np.zeros(0))
+
+    def linear_leaves(self) -> LinearLeaves:
+        """The tree's linear models, checked."""
+        return check_linear(self.linear_arrays(), self.split_feature, np.array([0, self.n_nodes], dtype=np.int64))
+
     def equals(self, other: "Tree") -> bool:
-        return all(np.array_equal(getattr(self, n), getattr(other, n))
-                   for n in (*TREE_ARRAY_NAMES, *CATEGORY_ARRAY_DTYPES))
+        if self.is_linear != other.is_linear:
+            return False
+        names = (*TREE_ARRAY_NAMES, *CATEGORY_ARRAY_DTYPES, *(LINEAR_ARRAY_DTYPES if self.is_linear else ()))
+        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in names)
 
     def category_codes(self, node: int) -> np.ndarray:
         """The codes a categorical split sends left (its set's bits; past the feature's
@@ -108,6 +142,7 @@ class FlatForest(NamedTuple):
     tree_group: np.ndarray    # int32: output column of each tree
     n_features: int           # features the trees read (largest split feature + 1)
     categories: tuple | None = None  # categorical splits: (per tree its first set, set boundaries, words)
+    linear: LinearLeaves | None = None  # linear leaves (None: every leaf constant)
 
 
 def _group_array(tree_group) -> np.ndarray:
@@ -132,10 +167,12 @@ class Forest:
 
     @classmethod
     def from_flat(cls, n_groups: int, base_scores: np.ndarray, arrays: dict, tree_offsets: np.ndarray,
-                  tree_group: np.ndarray, categories: tuple | None = None) -> "Forest":
+                  tree_group: np.ndarray, categories: tuple | None = None, linear: dict | None = None) -> "Forest":
         """A forest over already concatenated arrays (a loaded model): validated now,
         ValueError naming the problem. `categories`: the trees' category sets as
-        (per tree: number of sets), (all sets' word boundaries, from 0), (all words)."""
+        (per tree: number of sets), (all sets' word boundaries, from 0), (all words).
+        `linear`: linear leaves, `LINEAR_ARRAY_DTYPES` names -> every tree's arrays
+        concatenated (every tree is then linear)."""
         forest = cls(n_groups, base_scores)
         arrays = {name: np.array(arrays.get(name)) for name in TREE_ARRAY_NAMES}  # ours: made read-only below
         n_features = check_forest(arrays, tree_offsets, tree_group, n_groups, forest.base_scores)
@@ -144,10 +181,20 @@ class Forest:
         if categories is not None:
             boundaries, bitsets = _split_sets(*categories, n_trees)
         flat_sets = check_categories(arrays["category_set"], tree_offsets, boundaries, bitsets)
+        flat_linear = None
+        if linear is not None:
+            linear = {name: np.array(linear.get(name)) for name in LINEAR_ARRAY_DTYPES}
+            flat_linear = check_linear(linear, arrays["split_feature"], tree_offsets)
+            n_features = max(n_features, flat_linear.n_features)
         for t, (lo, hi, group) in enumerate(zip(tree_offsets[:-1], tree_offsets[1:], tree_group)):
-            forest.add(Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES},
-                            cat_boundaries=boundaries[t], cat_bitsets=bitsets[t]), int(group))
-        forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features, flat_sets)
+            tree = Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES},
+                        cat_boundaries=boundaries[t], cat_bitsets=bitsets[t])
+            if flat_linear is not None:
+                terms = slice(flat_linear.term_offsets[lo], flat_linear.term_offsets[hi])
+                tree.linear_const, tree.linear_n_terms = flat_linear.const[lo:hi], linear["linear_n_terms"][lo:hi]
+                tree.linear_features, tree.linear_coefs = flat_linear.features[terms], flat_linear.coefs[terms]
+            forest.add(tree, int(group))
+        forest._install(arrays, np.array(tree_offsets), np.array(tree_group), n_features, flat_sets, flat_linear)
         return forest
 
     @property
@@ -208,10 +255,21 @@ class Forest:
             n_features = check_forest(arrays, offsets, groups, self.n_groups, self.base_scores)
         flat_sets = check_categories(arrays["category_set"], offsets, [t.cat_boundaries for t in self.trees],
                                      [t.cat_bitsets for t in self.trees])
-        return self._install(arrays, offsets, groups, n_features, flat_sets)
+        linear = None
+        if any(t.is_linear for t in self.trees):  # every tree in linear form (constant trees: no terms)
+            parts = [t.linear_arrays() for t in self.trees]
+            linear = check_linear({name: np.concatenate([p[name] for p in parts]) for name in LINEAR_ARRAY_DTYPES},
+                                  arrays["split_feature"], offsets)
+            n_features = max(n_features, linear.n_features)
+        return self._install(arrays, offsets, groups, n_features, flat_sets, linear)
+
+    @property
+    def is_linear(self) -> bool:
+        """Some tree has linear leaves."""
+        return any(t.is_linear for t in self.trees)
 
     def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int,
-                 categories: tuple | None = None) -> FlatForest:
+                 categories: tuple | None = None, linear: LinearLeaves | None = None) -> FlatForest:
         """Keep checked arrays: read-only, and the trees become views of them, so an
         in-place edit (which would bypass the check) fails, and replacing an array is
         seen by the next `flat()`."""
@@ -222,9 +280,11 @@ class Forest:
                 object.__setattr__(tree, name, arrays[name][lo:hi])
             for name in CATEGORY_ARRAY_DTYPES:  # the tree's own arrays (the kernel reads a rebased copy)
                 getattr(tree, name).flags.writeable = False
-        for arr in categories or ():
+            for name in LINEAR_ARRAY_DTYPES if tree.is_linear else ():  # the same: predictions read `linear`
+                getattr(tree, name).flags.writeable = False
+        for arr in (*(categories or ()), *(linear or ())):
             arr.flags.writeable = False
-        self._flat = FlatForest(arrays, offsets, groups, n_features, categories)
+        self._flat = FlatForest(arrays, offsets, groups, n_features, categories, linear)
         self._flat_state = self._state()
         return self._flat
 
@@ -244,9 +304,13 @@ class Forest:
         if n_trees == 0:
             return out
         a = flat.arrays
+        check_sparse_input(X, flat.categories)
+        if flat.linear is not None:
+            _add_linear_outputs(a, flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees], flat.linear,
+                                _category_args(a, flat.categories), X, out, n_threads)
+            return out
         trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
                  a["value"], flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees])
-        check_sparse_input(X, flat.categories)
         _run_in_blocks(predict_forest, predict_forest_csr, X, _block_rows(n_trees), trees,
                        _category_args(a, flat.categories), out, n_threads)
         return out
@@ -291,6 +355,25 @@ def _run_in_blocks(dense_kernel, csr_kernel, X, rows: int, trees: tuple, categor
             dense_kernel(block, *trees, part, n_threads, *category_args)
 
 
+LINEAR_BLOCK_VISITS = 1 << 22  # (row, tree) pairs per block of linear-leaf prediction: their leaves, 16 MB
+
+
+def _add_linear_outputs(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray, linear: LinearLeaves,
+                        category_args: tuple, X, out: np.ndarray, n_threads: int) -> None:
+    """out[:, g] += the outputs of the group-g trees (`tree_offsets`, `tree_group`: the trees
+    predicted) with linear leaves: each row's leaves (the prediction kernel), then their
+    linear models (`_linear.add_linear_outputs`), summed in tree order. A sparse X is read
+    in dense blocks."""
+    n_trees = len(tree_group)
+    walk = (arrays["split_feature"], arrays["threshold"], arrays["default_left"], arrays["left_child"],
+            arrays["right_child"], tree_offsets)
+    for start, block in row_blocks(X, max(1, LINEAR_BLOCK_VISITS // max(n_trees, 1)), densify=True):
+        leaves = np.zeros((block.shape[0], n_trees), dtype=np.int32)
+        predict_leaves(block, *walk, leaves, n_threads, *category_args)
+        add_linear_outputs(block, leaves, tree_offsets, tree_group, arrays["value"], *linear,
+                           out[start:start + block.shape[0]], n_threads)
+
+
 def _check_width(X: np.ndarray, n_features: int) -> None:
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
@@ -312,9 +395,16 @@ def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) 
     elif np.any(tree.category_set >= 0):
         categories = (np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries, tree.cat_bitsets)
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
+    check_sparse_input(X, categories)
+    if tree.is_linear:
+        linear = tree.linear_leaves()
+        if check:
+            _check_width(X, linear.n_features)
+        _add_linear_outputs(tree.arrays(), offsets, group, linear, _category_args(tree.arrays(), categories), X,
+                            out, n_threads)
+        return out[:, 0]
     trees = (tree.split_feature, tree.threshold, tree.default_left, tree.left_child, tree.right_child,
              tree.value, offsets, group)
-    check_sparse_input(X, categories)
     _run_in_blocks(predict_forest, predict_forest_csr, X, PREDICT_SPARSE_BLOCK_ROWS, trees,
                    _category_args(tree.arrays(), categories), out, n_threads)
     return out[:, 0]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters.model.linear import LinearLeaves
+
 TREE_ARRAYS = (
     ("split_feature", np.int32),   # -1 at leaves
     ("threshold", np.float64),     # x <= threshold goes left
@@ -27,6 +29,11 @@ TREE_ARRAYS = (
 # bit c of them is code c going left (LightGBM's cat_boundaries / cat_threshold)
 CATEGORY_ARRAYS = (("cat_boundaries", np.int64), ("cat_bitsets", np.uint32))
 CATEGORY_ARRAY_DTYPES = dict(CATEGORY_ARRAYS)
+# linear leaves (none by default): per node its intercept and number of terms, then every
+# node's terms in node order (see model/linear.py)
+LINEAR_NODE_ARRAYS = (("linear_const", np.float64), ("linear_n_terms", np.int32))
+LINEAR_TERM_ARRAYS = (("linear_features", np.int32), ("linear_coefs", np.float64))
+LINEAR_ARRAY_DTYPES = dict(LINEAR_NODE_ARRAYS + LINEAR_TERM_ARRAYS)
 MAX_SET_WORDS = 2048               # codes below 2**16
 TREE_ARRAY_NAMES = tuple(name for name, _ in TREE_ARRAYS)
 TREE_ARRAY_DTYPES = dict(TREE_ARRAYS)
@@ -159,3 +166,37 @@ def check_categories(category_set: np.ndarray, tree_offsets: np.ndarray, boundar
     all_boundaries = np.concatenate([b[:-1] + off for b, off in zip(boundaries, word_offsets)]
                                     + [word_offsets[-1:]]).astype(np.int64)
     return tree_sets, all_boundaries, np.concatenate(bitsets).astype(np.uint32)
+
+
+def check_linear(arrays: dict, split_feature: np.ndarray, tree_offsets: np.ndarray) -> LinearLeaves:
+    """Check the linear leaves of a forest (`arrays`: LINEAR_ARRAY_DTYPES names -> every
+    tree's arrays concatenated; `split_feature` passed check_forest) and return them with
+    the terms' offsets: per node a finite intercept and a number of terms (0 at internal
+    nodes), per term a feature index >= 0 and a finite coefficient."""
+    for name, dtype in LINEAR_ARRAY_DTYPES.items():
+        arr = arrays.get(name)
+        if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
+            raise ValueError(f"invalid forest: {name} must be a 1-D {np.dtype(dtype)} array")
+    const, n_terms = arrays["linear_const"], arrays["linear_n_terms"]
+    features, coefs = arrays["linear_features"], arrays["linear_coefs"]
+    n_nodes = len(split_feature)
+    if len(const) != n_nodes or len(n_terms) != n_nodes:
+        raise ValueError(f"invalid forest: linear_const and linear_n_terms must have {n_nodes} entries, one per node")
+    sizes = np.diff(tree_offsets)
+    tree_of_node = np.repeat(np.arange(len(sizes)), sizes)
+    at = dict(tree_of_node=tree_of_node, local=np.arange(n_nodes) - tree_offsets[:-1][tree_of_node])
+    if not np.all(np.isfinite(const)):
+        _fail("linear_const is not finite", ~np.isfinite(const), **at)
+    bad = (n_terms < 0) | ((split_feature >= 0) & (n_terms != 0))
+    if np.any(bad):
+        _fail("linear_n_terms must be >= 0 at leaves and 0 at internal nodes", bad, **at)
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(n_terms, out=offsets[1:])
+    if len(features) != offsets[-1] or len(coefs) != offsets[-1]:
+        raise ValueError(f"invalid forest: linear_features and linear_coefs must have {offsets[-1]} entries, "
+                         f"the sum of linear_n_terms")
+    if np.any(features < 0):
+        raise ValueError("invalid forest: a linear_features entry is negative")
+    if not np.all(np.isfinite(coefs)):
+        raise ValueError("invalid forest: a linear_coefs entry is not finite")
+    return LinearLeaves(const, offsets, features, coefs)

@@ -39,7 +39,7 @@ cdef class RowPartitioner:
     # row sampling: `sample` holds the round's sampled rows (n_sampled of them), then the
     # other rows, each part in increasing order; n_sampled < 0: no sample, the root holds
     # every row in order. Empty when the training samples no rows.
-    cdef row_t[::1] sample
+    cdef readonly row_t[::1] sample
     cdef public Py_ssize_t n_sampled
     cdef const int32_t[::1] _n_bins     # per feature
     cdef uint16_t[::1] category_table   # a categorical split's bin -> 1 (left) or 0, n_bins entries

@@ -106,6 +106,7 @@ class TreeGrower:
             renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
+        self.linear_leaves = None
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
                                      config.learning_rate,
@@ -117,12 +118,25 @@ class TreeGrower:
     def grow_rounds(self, first_round: int, n_rounds: int) -> list[list[Tree]]:
         """Grow up to n_rounds rounds from first_round, in one nogil block (fewer when they
         would take over BLOCK_SECONDS or fill the block's buffers; at least one); the trees
-        of each round grown, one per output."""
+        of each round grown, one per output. With `linear_leaves` (a LinearLeafFitter, set
+        by the trainer) one round, whose trees then get their linear leaves."""
         rounds = self.rounds
+        if self.linear_leaves is not None:  # the next round's gradients read the margins they change
+            n_rounds = 1
         n_grown = rounds.grow(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
         n_out = rounds.n_outputs
         sizes = rounds.n_nodes.tolist()
-        return [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
+        block = [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
+        if self.linear_leaves is not None:
+            self.linear_leaves.fit_round(block[0], first_round, rounds.learning_rate, self._sampled_rows())
+        return block
+
+    def _sampled_rows(self) -> np.ndarray | None:
+        """The rows of the last round's sample (increasing), None without one."""
+        n_sampled = self.partitioner.n_sampled
+        if n_sampled < 0:
+            return None
+        return np.asarray(self.partitioner.sample)[:n_sampled].astype(np.int64)
 
     def _tree(self, t: int, size: int) -> Tree:
         """Tree t of the last block: its nodes, and its categorical splits' sets."""

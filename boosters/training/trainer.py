@@ -22,6 +22,7 @@ from boosters.training.constraints import interaction_groups, monotone_direction
 from boosters.training.dart import DartDropout
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
+from boosters.training.linear_leaves import LinearLeafFitter, check_linear_training
 from boosters.training.metrics import check_groups
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import RoundScores
@@ -87,12 +88,14 @@ class GBDTTrainer:
         mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
         base, margins = start_margins(objective, train)
         forest = Forest(objective.n_outputs, base)
-        gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights,
-                                                    np.empty((objective.n_outputs, train.n_rows, 2),
-                                                             dtype=np.float32), self.n_threads)
+        gradients = np.empty((objective.n_outputs, train.n_rows, 2), dtype=np.float32)
+        gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights, gradients, self.n_threads)
         grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
                             resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
                             query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
+        if cfg.linear_leaves:
+            grower.linear_leaves = LinearLeafFitter(train.X, ~mapper.is_categorical, gradients, margins,
+                                                    cfg.linear_l1, cfg.linear_l2, self.n_threads)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
         scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
@@ -197,6 +200,7 @@ class GBDTTrainer:
                 raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
+        check_linear_training(train, self.config)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
