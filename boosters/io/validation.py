@@ -60,14 +60,22 @@ def objective_to_json(objective: Objective) -> dict:
         out["ndcg_at"] = objective.ndcg_at
     if objective.variance_power is not None:  # tweedie only
         out["variance_power"] = objective.variance_power
+    if objective.alpha is not None:  # pinball only: a level or a list of them
+        out["alpha"] = list(objective.alpha) if isinstance(objective.alpha, tuple) else objective.alpha
+    if objective.delta is not None:  # huber only
+        out["delta"] = objective.delta
     return out
 
 
 def objective_from_json(data) -> Objective:
-    optional = ({}, {"ndcg_at"}, {"variance_power"})
+    optional = ({}, {"ndcg_at"}, {"variance_power"}, {"alpha"}, {"delta"})
     if not isinstance(data, dict) or set(data) not in [{"name", "n_classes", *extra} for extra in optional]:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
-    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"))
+    alpha = data.get("alpha")
+    if alpha is not None and not (_is_number(alpha) or (isinstance(alpha, list) and all(map(_is_number, alpha)))):
+        raise ValueError(f"objective alpha must be a number or a list of numbers, got {alpha!r}")
+    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"), alpha,
+                     data.get("delta"))
 
 
 def categories_to_json(categories: dict) -> dict:

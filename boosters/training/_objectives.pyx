@@ -26,10 +26,11 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE, ABSOLUTE, HUBER, PINBALL
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
-              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
+              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE,
+              "absolute": ABSOLUTE, "huber": HUBER, "pinball": PINBALL}
 
 
 cdef class GradientKernel:
@@ -46,11 +47,16 @@ cdef class GradientKernel:
                  groups=None,                     # IN: ranking's query boundaries (int64, n_groups + 1)
                  int ndcg_at=10,                  # IN: lambdarank's truncation
                  inverse_max_dcg=None,            # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
-                 double parameter=0.0):           # IN: poisson's max_delta_step, tweedie's variance power
+                 double parameter=0.0,            # IN: poisson's max_delta_step, tweedie's variance power, huber's delta
+                 levels=None):                    # IN: pinball's quantile level per output
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
-        cdef Py_ssize_t n_outputs = margins.shape[0] if self.objective == SOFTMAX else 1
+        cdef Py_ssize_t n_outputs = margins.shape[0] if self.objective in (SOFTMAX, PINBALL) else 1
+        if self.objective == PINBALL:
+            self.levels = np.ascontiguousarray(levels, dtype=np.float64).reshape(-1)
+            if self.levels.shape[0] != n_outputs or any(not 0.0 < a < 1.0 for a in self.levels):
+                raise ValueError(f"pinball needs one quantile level in (0, 1) per output ({n_outputs})")
         if self.objective == SOFTMAX and n_outputs < 2:
             raise ValueError("softmax needs at least 2 classes")
         if margins.shape[0] != n_outputs or margins.shape[1] != y.shape[0]:
@@ -101,6 +107,12 @@ cdef class GradientKernel:
             gamma_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == TWEEDIE:
             tweedie_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
+        elif self.objective == ABSOLUTE:
+            absolute_rows(self.margins, self.y, wp, self.out, self.n_threads)
+        elif self.objective == HUBER:
+            huber_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
+        elif self.objective == PINBALL:
+            pinball_rows(self.margins, self.y, wp, self.out, self.n_threads, self.levels)
         elif self.objective == LAMBDARANK:
             lambdarank_queries(self, wp)
         elif self.objective == PAIRWISE:
@@ -227,6 +239,64 @@ cdef void tweedie_rows(
         b = y[i] * exp((1.0 - p) * margins[0, i])
         out[0, i, 0] = <float> (wi * (a - b))
         out[0, i, 1] = <float> (wi * ((2.0 - p) * a - (1.0 - p) * b))
+
+
+# -- robust regression (LightGBM's l1, huber, quantile): the hessian is the weight ----------
+
+cdef void absolute_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+) noexcept nogil:
+    """Loss |f - y|: g = w sign(f - y) (0 at f == y), h = w (the leaves are renewed after)."""
+    cdef Py_ssize_t i
+    cdef double wi, d
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        d = margins[0, i] - y[i]
+        out[0, i, 0] = <float> (wi * ((d > 0) - (d < 0)))
+        out[0, i, 1] = <float> wi
+
+
+cdef void huber_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+    double delta,                    # IN: > 0
+) noexcept nogil:
+    """Loss d^2/2 for |d| <= delta, delta (|d| - delta/2) beyond, d = f - y:
+    g = w clip(d, -delta, delta), h = w."""
+    cdef Py_ssize_t i
+    cdef double wi, d
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        d = margins[0, i] - y[i]
+        d = delta if d > delta else (-delta if d < -delta else d)
+        out[0, i, 0] = <float> (wi * d)
+        out[0, i, 1] = <float> wi
+
+
+cdef void pinball_rows(
+    const double[:, ::1] margins,   # IN: (n_levels, n_rows)
+    const double[::1] y,             # IN
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (n_levels, n_rows, 2) (grad, hess)
+    int n_threads,
+    const double[::1] levels,        # IN: output k's quantile level, in (0, 1)
+) noexcept nogil:
+    """Loss a (y - f) for y >= f, (1 - a) (f - y) below: g = w (1 - a) where f >= y, -w a
+    elsewhere, h = w (the leaves are renewed after)."""
+    cdef Py_ssize_t i, k
+    cdef double wi
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        for k in range(levels.shape[0]):
+            out[k, i, 0] = <float> (wi * ((1.0 - levels[k]) if margins[k, i] >= y[i] else -levels[k]))
+            out[k, i, 1] = <float> wi
 
 
 # -- lambdarank ---------------------------------------------------------------------------

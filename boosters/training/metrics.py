@@ -73,6 +73,26 @@ def tweedie_deviance(y, margins, w, p):
     return _mean(2.0 * unit, w)
 
 
+def mape(y, margins, w):
+    """LightGBM's: |y - f| / max(1, |y|)."""
+    return _mean(np.abs(y - margins[:, 0]) / np.maximum(1.0, np.abs(y)), w)
+
+
+def huber(y, margins, w, delta):
+    r = np.abs(margins[:, 0] - y)
+    return _mean(np.where(r <= delta, 0.5 * r * r, delta * (r - 0.5 * delta)), w)
+
+
+def pinball(y, margins, w, alpha):
+    """Mean pinball loss; with several levels (a multi-quantile model), the mean over the
+    levels, on the sorted quantiles the model predicts."""
+    levels = np.atleast_1d(alpha)
+    predictions = np.sort(margins, axis=1) if margins.shape[1] > 1 else margins
+    r = y[:, None] - predictions  # (n_rows, n_levels)
+    loss = np.where(r >= 0, levels * r, (levels - 1.0) * r)
+    return float(np.mean([_mean(loss[:, k], w) for k in range(len(levels))]))
+
+
 def _query_positions(groups: np.ndarray, key: np.ndarray):
     """Rows ordered by `key` descending within each query (ties in row order), the query
     of each ordered row and its 0-based position in its query."""
@@ -154,6 +174,12 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         return _RANKING[metric.name](y, margins, weights, groups, metric.k)
     if metric.name == "tweedie_deviance":
         return tweedie_deviance(y, margins, weights, metric.variance_power)
+    if metric.name == "pinball":
+        return pinball(y, margins, weights, metric.alpha)
+    if metric.name == "huber":
+        return huber(y, margins, weights, metric.delta)
+    if metric.name == "mape":
+        return mape(y, margins, weights)
     return _METRICS[metric.name](y, margins, weights)
 
 

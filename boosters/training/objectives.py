@@ -7,7 +7,7 @@ import numpy as np
 
 from boosters.config import Objective
 from boosters.model import transforms
-from boosters.training import _objectives
+from boosters.training import _leaf_renewal, _objectives
 from boosters.training.metrics import ideal_dcg
 
 _EPS = 1e-15
@@ -122,6 +122,42 @@ class LogLink(ObjectiveFunction):
     transform = staticmethod(transforms.exponential)
 
 
+class QuantileRegression(ObjectiveFunction):
+    """Absolute error (the median) and pinball (alpha-quantiles, one output per level): the
+    gradients only point the way; after each tree the leaves are renewed to the weighted
+    quantile of their rows' residuals (_leaf_renewal). Each output starts from its level's
+    quantile of the labels (LightGBM's BoostFromScore)."""
+
+    def __init__(self, spec: Objective):
+        super().__init__(spec)
+        self.levels = np.atleast_1d(np.asarray(0.5 if spec.name == "absolute" else spec.alpha, dtype=np.float64))
+
+    def init_scores(self, y, weights):
+        return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        kernel = _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads, levels=self.levels)
+        kernel.leaf_quantiles = self.levels
+        return kernel
+
+    transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
+
+
+class Huber(ObjectiveFunction):
+    """Huber loss (LightGBM's huber): starts from the (weighted) mean label, as LightGBM."""
+
+    def gradient_bound(self, y):
+        return self.spec.delta
+
+    def init_scores(self, y, weights):
+        return np.array([_weighted_mean(y, weights)])
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        return _objectives.GradientKernel("huber", margins, y, w, out, n_threads, parameter=self.spec.delta)
+
+
 class Softmax(ObjectiveFunction):
     def check_labels(self, y):
         k = self.n_outputs
@@ -189,4 +225,5 @@ def make_objective(spec: Objective, groups: np.ndarray | None = None) -> Objecti
     if spec.needs_groups:
         return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax, "poisson": LogLink,
-            "gamma": LogLink, "tweedie": LogLink}[spec.name](spec)
+            "gamma": LogLink, "tweedie": LogLink, "absolute": QuantileRegression, "huber": Huber,
+            "pinball": QuantileRegression}[spec.name](spec)
