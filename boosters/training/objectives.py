@@ -49,11 +49,16 @@ class ObjectiveFunction:
     def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
+    def kernel_parameters(self) -> float | np.ndarray:
+        """The kernel's number per output (one for all): see _objectives.pointwise."""
+        return 0.0
+
     def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _objectives.GradientKernel:
         """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
         boosting round calls it without the GIL, as the margins change."""
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads)
+        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
+                                          parameters=self.kernel_parameters())
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
         self.gradient_kernel(margins, y, weights, out, n_threads).run()
@@ -113,11 +118,8 @@ class LogLink(ObjectiveFunction):
                              f"the start, log of the mean label, would be -inf")
         return np.array([np.log(mean)])
 
-    def gradient_kernel(self, margins, y, weights, out, n_threads):
-        w = np.empty(0) if weights is None else weights
-        parameter = {"poisson": POISSON_MAX_DELTA_STEP, "gamma": 0.0, "tweedie": self.spec.variance_power}
-        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
-                                          parameter=parameter[self.spec.name])
+    def kernel_parameters(self):
+        return {"poisson": POISSON_MAX_DELTA_STEP, "gamma": 0.0, "tweedie": self.spec.variance_power}[self.spec.name]
 
     transform = staticmethod(transforms.exponential)
 
@@ -135,9 +137,11 @@ class QuantileRegression(ObjectiveFunction):
     def init_scores(self, y, weights):
         return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
 
+    def kernel_parameters(self):
+        return self.levels  # absolute: 0.5, unused by its gradient
+
     def gradient_kernel(self, margins, y, weights, out, n_threads):
-        w = np.empty(0) if weights is None else weights
-        kernel = _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads, levels=self.levels)
+        kernel = super().gradient_kernel(margins, y, weights, out, n_threads)
         kernel.leaf_quantiles = self.levels
         return kernel
 
@@ -153,9 +157,8 @@ class Huber(ObjectiveFunction):
     def init_scores(self, y, weights):
         return np.array([_weighted_mean(y, weights)])
 
-    def gradient_kernel(self, margins, y, weights, out, n_threads):
-        w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel("huber", margins, y, w, out, n_threads, parameter=self.spec.delta)
+    def kernel_parameters(self):
+        return self.spec.delta
 
 
 class Softmax(ObjectiveFunction):
