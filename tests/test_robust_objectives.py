@@ -71,6 +71,11 @@ def synthetic(n, seed, integer_features=False):
     return X, signal + rng.standard_t(2, size=n)
 
 
+def train(dataset, config, val_set=None, n_threads=1):
+    """One thread unless asked: the tests share a busy machine, where OpenMP teams wait."""
+    return bst.GBDTModel.train(dataset, config, val_set=val_set, n_threads=n_threads)
+
+
 def gradients(kind, f, y, parameter, w=None):
     """The kernel's (grad, hess) for margins f (n_outputs, n_rows), one parameter per output."""
     out = np.empty((*f.shape, 2), dtype=np.float32)
@@ -207,7 +212,7 @@ def test_renewed_leaves_are_the_residual_quantiles_of_their_rows(kind, weighted,
     w = np.random.default_rng(5).uniform(0.2, 3.0, size=len(y)) if weighted else None
     config = bst.GBDTConfig(objective=objective_of(kind), n_estimators=3, learning_rate=0.3, max_depth=3,
                             growth_strategy=growth, n_leaves=6, histogram_mode="f64")
-    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), config)
+    model = train(bst.Dataset(X, y, weights=w), config)
     alpha = 0.5 if kind == "absolute" else ALPHA
     ww = np.ones_like(y) if w is None else w
     leaves = model.predict_leaf(X)
@@ -226,7 +231,7 @@ def test_huber_leaves_are_newton_steps():
     X, y = synthetic(400, seed=6)
     config = bst.GBDTConfig(objective=bst.Objective.huber(0.5), n_estimators=1, learning_rate=0.5, max_depth=2,
                             l2=1.0, histogram_mode="f64")
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    model = train(bst.Dataset(X, y), config)
     leaves = model.predict_leaf(X)[:, 0]
     residual = np.clip(model.forest.base_scores[0] - y, -0.5, 0.5)
     for leaf in np.unique(leaves):
@@ -258,7 +263,7 @@ def test_trees_equal_lightgbm(kind):
     2.4e-7; float32 residuals in LightGBM)."""
     X, y = synthetic(3000, seed=0, integer_features=True)
     ours, theirs = matched_configs(kind, 20)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), ours)
+    model = train(bst.Dataset(X, y), ours)
     booster = lgb.train(theirs, lgb.Dataset(X, y), 20)
     expected = booster.predict(X, raw_score=True)
     assert np.ptp(expected) > 1.0  # the trees have learnt something
@@ -270,7 +275,7 @@ def test_weighted_huber_trees_equal_lightgbm():
     X, y = synthetic(3000, seed=0, integer_features=True)
     w = np.random.default_rng(5).uniform(0.5, 2.0, size=len(y))
     ours, theirs = matched_configs("huber", 20)
-    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), ours)
+    model = train(bst.Dataset(X, y, weights=w), ours)
     booster = lgb.train(theirs, lgb.Dataset(X, y, weight=w), 20)
     np.testing.assert_allclose(model.predict_raw(X).ravel(), booster.predict(X, raw_score=True), atol=1e-6)
 
@@ -288,15 +293,15 @@ def held_out_loss(kind, y, prediction, w=None):
 def test_validation_loss_close_to_lightgbm(kind, weighted):
     """Continuous features bin slightly differently (and weighted quantiles are defined
     differently: LightGBM's WeightedPercentileFun is its own), so the trees drift apart:
-    the held-out loss after 100 rounds within 2% of LightGBM's (measured: within 0.5%)
-    and well below the constant model's."""
-    X, y = synthetic(3000, seed=0)
-    Xv, yv = synthetic(2000, seed=1)
+    the held-out loss after 50 rounds within 2% of LightGBM's (measured: 0.990 to 1.003
+    times it) and well below the constant model's (measured: 0.57 to 0.67 times it)."""
+    X, y = synthetic(2000, seed=0)
+    Xv, yv = synthetic(1000, seed=1)
     rng = np.random.default_rng(7)
-    w, wv = (rng.uniform(0.5, 2.0, size=3000), rng.uniform(0.5, 2.0, size=2000)) if weighted else (None, None)
-    ours, theirs = matched_configs(kind, 100, min_child_weight=20.0)
-    model = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), ours, val_set=bst.Dataset(Xv, yv, weights=wv))
-    booster = lgb.train(theirs, lgb.Dataset(X, y, weight=w), 100)
+    w, wv = (rng.uniform(0.5, 2.0, size=2000), rng.uniform(0.5, 2.0, size=1000)) if weighted else (None, None)
+    ours, theirs = matched_configs(kind, 50, min_child_weight=20.0)
+    model = train(bst.Dataset(X, y, weights=w), ours, val_set=bst.Dataset(Xv, yv, weights=wv))
+    booster = lgb.train(theirs, lgb.Dataset(X, y, weight=w), 50)
     mine, lightgbm = held_out_loss(kind, yv, model.predict(Xv), wv), held_out_loss(kind, yv, booster.predict(Xv), wv)
     assert model.eval_history[-1] == pytest.approx(mine, rel=1e-12)  # the default metric is the loss
     constant = held_out_loss(kind, yv, np.full(len(yv), model.forest.base_scores[0]), wv)
@@ -313,42 +318,41 @@ def xgboost_quantiles(X, y, Xv, levels, n_rounds, w=None):
 
 def test_multi_quantile_close_to_xgboost_and_lightgbm():
     """Levels 0.1, 0.5, 0.9 in one model: the held-out mean pinball loss over the levels
-    after 100 rounds within 3% of XGBoost's reg:quantileerror with the same quantile_alpha
-    list and of three LightGBM quantile models (measured: within 1%); XGBoost's median
-    model is reg:absoluteerror's."""
+    after 50 rounds within 2% of XGBoost's reg:quantileerror with the same quantile_alpha
+    list and of three LightGBM quantile models (measured: 0.998 and 1.0002 times theirs)."""
     levels = [0.1, 0.5, 0.9]
-    X, y = synthetic(3000, seed=0)
-    Xv, yv = synthetic(2000, seed=1)
-    config = bst.GBDTConfig(objective=bst.Objective.pinball(levels), n_estimators=100, learning_rate=0.1,
+    X, y = synthetic(2000, seed=0)
+    Xv, yv = synthetic(1000, seed=1)
+    config = bst.GBDTConfig(objective=bst.Objective.pinball(levels), n_estimators=50, learning_rate=0.1,
                             max_depth=4, l2=0.0, min_child_weight=1e-3, histogram_mode="f64")
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=bst.Dataset(Xv, yv))
+    model = train(bst.Dataset(X, y), config, val_set=bst.Dataset(Xv, yv))
     ours = model.predict(Xv)
-    assert ours.shape == (2000, 3)
+    assert ours.shape == (1000, 3)
 
     def mean_loss(predictions):
         return np.mean([mean_pinball_loss(yv, predictions[:, k], alpha=a) for k, a in enumerate(levels)])
 
-    theirs_xgb = xgboost_quantiles(X, y, Xv, levels, 100)
+    theirs_xgb = xgboost_quantiles(X, y, Xv, levels, 50)
     theirs_lgb = np.column_stack([
         lgb.train(dict(objective="quantile", alpha=a, max_depth=4, num_leaves=16, learning_rate=0.1, lambda_l2=0.0,
                        min_sum_hessian_in_leaf=1e-3, min_data_in_leaf=1, verbose=-1, num_threads=1),
-                  lgb.Dataset(X, y), 100).predict(Xv) for a in levels])
+                  lgb.Dataset(X, y), 50).predict(Xv) for a in levels])
     assert model.eval_history[-1] == pytest.approx(mean_loss(ours), rel=1e-12)
-    assert mean_loss(ours) < 1.03 * mean_loss(theirs_xgb)
-    assert mean_loss(ours) < 1.03 * mean_loss(theirs_lgb)
+    assert mean_loss(ours) < 1.02 * mean_loss(theirs_xgb)
+    assert mean_loss(ours) < 1.02 * mean_loss(theirs_lgb)
 
 
 def test_absolute_close_to_xgboost():
-    """reg:absoluteerror (its leaves renewed to the median too): held-out MAE within 2%
-    (measured: within 0.5%)."""
-    X, y = synthetic(3000, seed=0)
-    Xv, yv = synthetic(2000, seed=1)
-    config = bst.GBDTConfig(objective=bst.Objective.absolute(), n_estimators=100, learning_rate=0.1, max_depth=4,
+    """reg:absoluteerror (its leaves renewed to the median too): held-out MAE after 50
+    rounds within 2% (measured: 1.006 times XGBoost's)."""
+    X, y = synthetic(2000, seed=0)
+    Xv, yv = synthetic(1000, seed=1)
+    config = bst.GBDTConfig(objective=bst.Objective.absolute(), n_estimators=50, learning_rate=0.1, max_depth=4,
                             l2=0.0, min_child_weight=1e-3, histogram_mode="f64")
-    ours = bst.GBDTModel.train(bst.Dataset(X, y), config).predict(Xv)
+    ours = train(bst.Dataset(X, y), config).predict(Xv)
     params = dict(objective="reg:absoluteerror", tree_method="hist", max_bin=256, max_depth=4, eta=0.1, reg_lambda=0.0,
                   min_child_weight=1e-3, nthread=1)
-    theirs = xgb.train(params, xgb.DMatrix(X, y), 100).predict(xgb.DMatrix(Xv))
+    theirs = xgb.train(params, xgb.DMatrix(X, y), 50).predict(xgb.DMatrix(Xv))
     assert mean_absolute_error(yv, ours) < 1.02 * mean_absolute_error(yv, theirs)
 
 
@@ -360,11 +364,11 @@ def test_each_quantile_output_is_the_single_level_model():
     X, y = synthetic(800, seed=8)
     levels = [0.2, 0.5, 0.7]
     config = bst.GBDTConfig(objective=bst.Objective.pinball(levels), n_estimators=5, max_depth=3)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    model = train(bst.Dataset(X, y), config)
     assert model.n_trees == 15
     raw = model.predict_raw(X)
     for k, a in enumerate(levels):
-        single = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(objective=bst.Objective.pinball(a)))
+        single = train(bst.Dataset(X, y), config.replace(objective=bst.Objective.pinball(a)))
         assert all(t.equals(model.trees[3 * r + k]) for r, t in enumerate(single.trees))
         np.testing.assert_array_equal(raw[:, k], single.predict_raw(X).ravel())
 
@@ -373,9 +377,9 @@ def test_multi_quantile_predictions_do_not_cross():
     """Few rows per leaf make the fitted quantiles cross on some rows; predict sorts each
     row (the margins as fitted stay in predict_raw)."""
     X, y = synthetic(300, seed=9)
-    config = bst.GBDTConfig(objective=bst.Objective.pinball([0.4, 0.45, 0.5, 0.55]), n_estimators=30, max_depth=6,
+    config = bst.GBDTConfig(objective=bst.Objective.pinball([0.4, 0.45, 0.5, 0.55]), n_estimators=10, max_depth=6,
                             learning_rate=0.5, min_samples_leaf=1)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    model = train(bst.Dataset(X, y), config)
     raw, predictions = model.predict_raw(X), model.predict(X)
     assert np.any(np.diff(raw, axis=1) < 0)  # they did cross
     assert np.all(np.diff(predictions, axis=1) >= 0)
@@ -499,7 +503,7 @@ def test_objective_values():
                                        bst.Objective.pinball([0.1, 0.5, 0.9])], ids=repr)
 def test_save_load_and_pickle_predict_identically(objective, tmp_path):
     X, y = synthetic(500, seed=12)
-    model = bst.GBDTModel.train(bst.Dataset(X[:400], y[:400]), bst.GBDTConfig(objective=objective, n_estimators=5),
+    model = train(bst.Dataset(X[:400], y[:400]), bst.GBDTConfig(objective=objective, n_estimators=5),
                                 val_set=bst.Dataset(X[400:], y[400:]))
     path = tmp_path / "model.bst"
     model.save(path)
@@ -535,17 +539,16 @@ def test_bad_objective_in_a_file(data, error, message):
 # -- training paths ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("histogram_mode", ["i16", "i8"])
-@pytest.mark.parametrize("growth", ["depthwise", "leafwise"])
+@pytest.mark.parametrize("histogram_mode, growth", [("i16", "depthwise"), ("i8", "leafwise")])
 def test_quantized_histograms_and_growth_strategies(kind, histogram_mode, growth):
     """Quantized gradients find (almost) the same structures and the renewal does not
-    depend on them: validation loss after 30 rounds within 2% of the f64 model's
-    (measured: within 0.5%)."""
-    X, y = synthetic(2000, seed=13)
+    depend on them: validation loss after 20 rounds within 2% of the f64 model's
+    (measured: within 0.6%)."""
+    X, y = synthetic(1000, seed=13)
     Xv, yv = synthetic(1000, seed=14)
-    config = bst.GBDTConfig(objective=objective_of(kind), n_estimators=30, learning_rate=0.1, min_samples_leaf=20,
+    config = bst.GBDTConfig(objective=objective_of(kind), n_estimators=20, learning_rate=0.1, min_samples_leaf=20,
                             growth_strategy=growth)
-    losses = [bst.GBDTModel.train(bst.Dataset(X, y), config.replace(histogram_mode=mode),
+    losses = [train(bst.Dataset(X, y), config.replace(histogram_mode=mode),
                                   val_set=bst.Dataset(Xv, yv)).eval_history[-1] for mode in ("f64", histogram_mode)]
     assert np.all(np.isfinite(losses))
     assert abs(losses[1] - losses[0]) < 0.02 * losses[0]
@@ -557,9 +560,9 @@ def test_quantized_histograms_and_growth_strategies(kind, histogram_mode, growth
                                       dict(goss_top_rate=0.2, goss_other_rate=0.1)], ids=["subsample", "goss"])
 def test_sampling_categorical_features_and_early_stopping(objective, sampling):
     """A categorical feature carrying each category's median, sampled rows and columns,
-    early stopping on the default metric: the model closes at least 70% of the gap in
+    early stopping on the default metric: the model closes at least 80% of the gap in
     validation loss between the constant model and the true conditional quantiles
-    (measured: 0.85 to 1.0)."""
+    (measured: 0.90 to 0.97)."""
     rng = np.random.default_rng(15)
     n = 3000
     category = rng.integers(0, 6, size=n)
@@ -567,10 +570,10 @@ def test_sampling_categorical_features_and_early_stopping(objective, sampling):
     center = np.array([-3.0, 0.0, 3.0, -1.5, 1.5, 4.5])[category]
     noise = rng.standard_t(3, size=n)
     y = center + noise
-    train, val = slice(0, 2000), slice(2000, None)
-    config = bst.GBDTConfig(objective=objective, n_estimators=300, learning_rate=0.1, seed=1,
+    fit, val = slice(0, 2000), slice(2000, None)
+    config = bst.GBDTConfig(objective=objective, n_estimators=150, learning_rate=0.2, seed=1,
                             early_stopping_rounds=10, **sampling)
-    model = bst.GBDTModel.train(bst.Dataset(X[train], y[train], categorical_features=[0]), config,
+    model = train(bst.Dataset(X[fit], y[fit], categorical_features=[0]), config,
                                 val_set=bst.Dataset(X[val], y[val], categorical_features=[0]))
     metric = config.resolved_metric
     k = objective.n_outputs
@@ -580,9 +583,9 @@ def test_sampling_categorical_features_and_early_stopping(objective, sampling):
     truth = evaluate(metric, y[val], center[val, None] + (noise_quantiles if objective.name != "huber" else 0.0))
     best = model.eval_history[model.best_iteration]
     assert model.n_trees == (model.best_iteration + 1) * k
-    assert model.best_iteration < 299  # stopped early
+    assert model.best_iteration < 149  # stopped early
     assert best == min(model.eval_history)
-    assert constant - best > 0.7 * (constant - truth)
+    assert constant - best > 0.8 * (constant - truth)
 
 
 def test_monotone_constraints_hold_after_renewal():
@@ -591,7 +594,7 @@ def test_monotone_constraints_hold_after_renewal():
     X, y = synthetic(1000, seed=16)
     config = bst.GBDTConfig(objective=bst.Objective.pinball(0.7), n_estimators=20, max_depth=4,
                             monotone_constraints=[1, 0, 0, 0])
-    model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    model = train(bst.Dataset(X, y), config)
     grid = np.tile(np.median(X, axis=0), (200, 1))
     for row in X[:20]:
         grid[:] = row
@@ -604,5 +607,5 @@ def test_threads_give_identical_models():
     X, y = synthetic(2000, seed=17)
     w = np.random.default_rng(18).uniform(0.5, 2, size=2000)
     config = bst.GBDTConfig(objective=bst.Objective.pinball([0.2, 0.8]), n_estimators=5, subsample=0.8)
-    one, two = (bst.GBDTModel.train(bst.Dataset(X, y, weights=w), config, n_threads=t) for t in (1, 2))
+    one, two = (train(bst.Dataset(X, y, weights=w), config, n_threads=t) for t in (1, 2))
     assert all(a.equals(b) for a, b in zip(one.trees, two.trees))
