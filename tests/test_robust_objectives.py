@@ -161,6 +161,17 @@ def test_quantile_is_numpy_linear_without_weights_and_with_equal_weights(n, alph
                                                                                    abs=1e-12)
 
 
+@pytest.mark.parametrize("order", ["random", "sorted", "reversed"])
+def test_equal_weight_selection_with_ties_and_ordered_input(order):
+    """Equal weights take the order statistics by quickselect: runs of equal values and
+    sorted input (the partition's rows can come in order) give np.quantile exactly."""
+    rng = np.random.default_rng(21)
+    values = np.concatenate([rng.integers(0, 5, size=3000).astype(float), rng.normal(size=2001)])
+    values = {"random": values, "sorted": np.sort(values), "reversed": np.sort(values)[::-1].copy()}[order]
+    for alpha in (0.0, 0.001, 0.25, 0.5, 0.6, 0.999, 1.0):
+        assert _leaf_renewal.quantile(values, None, alpha) == pytest.approx(np.quantile(values, alpha), abs=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_weighted_quantile_matches_the_documented_definition(seed):
     """Random weights (some 0, some ties in value): the C helper equals the NumPy version of

@@ -8,7 +8,8 @@ The quantile (one definition, for the start values too): values sorted ascending
 sits at position q_i = E_i + (w_i - w_first) / 2 (E_i: the weight of the rows before it), and
 the alpha-quantile is the linear interpolation at q = alpha (W - (w_first + w_last) / 2),
 W the total weight: with equal weights q_i = i and q = alpha (n - 1), NumPy's default
-`np.quantile` and LightGBM's PercentileFun. Rows of weight 0 do not count.
+`np.quantile` and LightGBM's PercentileFun. Rows of weight 0 do not count. Equal weights
+take two order statistics by selection, O(n) (as LightGBM); other weights sort, O(n log n).
 """
 
 import numpy as np
@@ -33,18 +34,84 @@ cdef int by_value_then_weight(const void* a, const void* b) noexcept nogil:
     return 0
 
 
+cdef inline void swap(WeightedValue* items, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef WeightedValue t = items[i]
+    items[i] = items[j]
+    items[j] = t
+
+
+cdef inline double median_of_three(double a, double b, double c) noexcept nogil:
+    if a < b:
+        return b if b < c else (c if a < c else a)
+    return a if a < c else (c if b < c else b)
+
+
+cdef double select(WeightedValue* items, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """The k-th smallest value (0-based) of items[0:n], reordering them so that the items
+    after position k are >= it: quickselect with a median-of-three pivot and a three-way
+    partition (runs of equal values, common in residuals, stay linear)."""
+    cdef Py_ssize_t lo = 0, hi = n, lt, i, gt
+    cdef double pivot
+    while hi - lo > 16:
+        pivot = median_of_three(items[lo].value, items[(lo + hi) // 2].value, items[hi - 1].value)
+        lt, i, gt = lo, lo, hi  # [lo, lt) < pivot, [lt, i) == pivot, [gt, hi) > pivot
+        while i < gt:
+            if items[i].value < pivot:
+                swap(items, lt, i)
+                lt += 1
+                i += 1
+            elif items[i].value > pivot:
+                gt -= 1
+                swap(items, i, gt)
+            else:
+                i += 1
+        if k < lt:
+            hi = lt
+        elif k >= gt:
+            lo = gt
+        else:
+            return pivot
+    for i in range(lo + 1, hi):  # a short range: insertion sort
+        gt = i
+        while gt > lo and items[gt - 1].value > items[gt].value:
+            swap(items, gt - 1, gt)
+            gt -= 1
+    return items[k].value
+
+
+cdef double equal_weight_quantile(WeightedValue* items, Py_ssize_t n, double alpha) noexcept nogil:
+    """Linear interpolation at position alpha (n - 1) between two order statistics."""
+    cdef double position = alpha * (n - 1), low, high
+    cdef Py_ssize_t j = <Py_ssize_t> position, i
+    if j >= n - 1:
+        j = n - 1
+    low = select(items, n, j)
+    if position == j:
+        return low
+    high = items[j + 1].value  # the smallest after position j
+    for i in range(j + 2, n):
+        if items[i].value < high:
+            high = items[i].value
+    return low + (position - j) * (high - low)
+
+
 cdef double weighted_quantile(
-    WeightedValue* items,   # IN (sorted in place): n (value, weight > 0) pairs
+    WeightedValue* items,   # IN (reordered): n (value, weight > 0) pairs
     Py_ssize_t n,
     double alpha,           # the level, in [0, 1]
 ) noexcept nogil:
     """The weighted alpha-quantile of the module docstring; NaN when n == 0."""
     cdef Py_ssize_t i
     cdef double total = 0.0, target, position = 0.0, next_position, span
+    cdef bint equal = True
     if n == 0:
         return NAN
     if n == 1:
         return items[0].value
+    for i in range(1, n):
+        equal = equal and items[i].weight == items[0].weight
+    if equal:
+        return equal_weight_quantile(items, n, alpha)
     qsort(items, n, sizeof(WeightedValue), by_value_then_weight)
     for i in range(n):
         total += items[i].weight
