@@ -149,14 +149,16 @@ cdef class LeafRenewal:
     """The residual quantiles of a tree's leaves, over the rows the partitioner gave them
     (with row sampling: the sampled rows, as LightGBM)."""
 
-    def __init__(self, y, w, alphas, Py_ssize_t n_rows, int n_threads=1):
+    def __init__(self, y, w, alphas, Py_ssize_t n_rows, Py_ssize_t n_outputs, int n_threads=1):
         self.y = np.ascontiguousarray(np.atleast_2d(y), dtype=np.float64)
         self.w = np.ascontiguousarray(w, dtype=np.float64)
         self.alphas = np.ascontiguousarray(alphas, dtype=np.float64)
         if self.y.shape[1] != n_rows or self.w.shape[0] not in (0, n_rows):
             raise ValueError(f"labels and weights must have {n_rows} rows")
-        if self.y.shape[0] not in (1, self.alphas.shape[0]):
-            raise ValueError(f"labels must have 1 or {self.alphas.shape[0]} rows (one per output)")
+        if self.alphas.shape[0] != n_outputs:
+            raise ValueError(f"leaf quantiles: one level per output ({n_outputs}), got {self.alphas.shape[0]}")
+        if self.y.shape[0] not in (1, n_outputs):
+            raise ValueError(f"labels must have 1 or {n_outputs} rows (one per output)")
         if any(not 0.0 < a < 1.0 for a in self.alphas):
             raise ValueError("every quantile level must be in (0, 1)")
         self.scratch = np.empty(max(n_rows, 1), dtype=[("value", np.float64), ("weight", np.float64)])

@@ -99,7 +99,7 @@ cdef class BoostingRounds:
         self.quantiles = np.empty(loop.max_nodes)
         if gradients.leaf_quantiles is not None:
             self.renewal = LeafRenewal(gradients.labels, gradients.w, gradients.leaf_quantiles, self.partitioner.n_rows,
-                                       self.partitioner.n_threads)
+                                       self.n_outputs, self.partitioner.n_threads)
         if sampler is not None and (sampler.n_rows != self.partitioner.n_rows or sampler.n_outputs != self.n_outputs
                                     or self.partitioner.sample.shape[0] == 0
                                     or gradients.out.strides[0] != 8 * self.partitioner.n_rows):

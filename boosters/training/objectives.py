@@ -132,7 +132,9 @@ class QuantileRegression(ObjectiveFunction):
 
     def __init__(self, spec: Objective):
         super().__init__(spec)
-        self.levels = np.atleast_1d(np.asarray(0.5 if spec.name == "absolute" else spec.alpha, dtype=np.float64))
+        # per output; absolute's 0.5 for each (several targets, once Dataset takes them)
+        self.levels = (np.full(self.n_outputs, 0.5) if spec.name == "absolute"
+                       else np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64)))
 
     def init_scores(self, y, weights):
         return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
