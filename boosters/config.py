@@ -38,11 +38,12 @@ class GrowthStrategy(enum.Enum):
 
 _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
 _OBJECTIVE_NAMES += ("custom",)  # Objective.custom(function): the user's gradients (CustomObjective)
+_OBJECTIVE_NAMES += ("absolute", "huber", "pinball")
 _LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
 # multi-target regression: a y of k columns trains one tree group per column (absolute and
 # huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
 _MULTI_TARGET = ("squared", "absolute", "huber")
-_PER_TARGET_METRICS = ("rmse", "mae")  # a multi-target model's score: the mean over its targets
+_PER_TARGET_METRICS = ("rmse", "mae", "huber", "mape")  # a multi-target model's score: the mean over its targets
 
 
 def _require_variance_power(value) -> float:
@@ -63,18 +64,34 @@ def _require_n_targets(name: str, value) -> int | None:
                          f"not {name}")
     value = require_int("n_targets", value, 1)
     return None if value == 1 else value
+def _require_alpha(value) -> float | tuple:
+    """Pinball's quantile level: a float in (0, 1), or a strictly increasing list of them (one
+    output per level; a one-level list is the float)."""
+    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:  # a list, tuple or 1-D array
+        levels = tuple(_require_alpha(a) for a in value)
+        if not levels:
+            raise ValueError("alpha: a list of quantile levels must not be empty")
+        if any(a >= b for a, b in zip(levels, levels[1:])):
+            raise ValueError(f"alpha: a list of quantile levels must be strictly increasing, got {list(levels)}")
+        return levels[0] if len(levels) == 1 else levels
+    value = require_float("alpha", value, 0.0, strictly_above=True)
+    if value >= 1.0:
+        raise ValueError(f"alpha must be < 1 (a quantile level in (0, 1)), got {value}")
+    return value
 
 
 class Objective:
     """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
     the log-link regressions `.poisson()`, `.gamma()`, `.tweedie(variance_power)`, and for
-    ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`.
+    ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`, and the robust
+    regressions `.absolute()`, `.huber(delta)`, `.pinball(alpha)`.
 
     Make one with the static methods; the constructor takes the name.
 
     Parameters
     ----------
-    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie"}
+    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie", \
+"absolute", "huber", "pinball"}
         The loss.
     n_classes : int, optional
         The number of classes (>= 2), for softmax only.
@@ -83,9 +100,13 @@ class Objective:
     variance_power : float, optional
         The Tweedie variance power in (1, 2), for tweedie only (default 1.5).
     n_targets : int, optional
-        Multi-target regression (squared; also absolute, huber): the number of columns of
+        Multi-target regression (squared, absolute, huber): the number of columns of
         ``y``, one tree group each. None takes it from ``y`` at training (a 2-D ``y`` of
         k >= 2 columns gives k); 1 is the same as None with a 1-D ``y``.
+    alpha : float or list of float, optional
+        The quantile level(s) in (0, 1), for pinball only (default 0.5).
+    delta : float, optional
+        The Huber threshold (> 0), for huber only (default 1.0).
 
     Examples
     --------
@@ -97,10 +118,11 @@ class Objective:
     True
     """
 
-    __slots__ = ("name", "n_classes", "ndcg_at", "variance_power", "n_targets")
+    __slots__ = ("name", "n_classes", "ndcg_at", "variance_power", "n_targets", "alpha", "delta")
 
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
-                 variance_power: float | None = None, n_targets: int | None = None):
+                 variance_power: float | None = None, alpha=None, delta: float | None = None,
+                 n_targets: int | None = None):
         if name == "custom" and not isinstance(self, CustomObjective):
             raise ValueError("objective 'custom' needs its function: use Objective.custom(function)")
         if name not in _OBJECTIVE_NAMES:
@@ -126,6 +148,19 @@ class Objective:
             raise ValueError(f"n_classes only applies to softmax, not {name}")
         self.name = name
         self.n_classes = n_classes
+        self._set_robust_parameters(name, alpha, delta)
+
+    def _set_robust_parameters(self, name, alpha, delta) -> None:
+        """pinball's alpha (a float, or a tuple of increasing levels) and huber's delta."""
+        if name == "pinball":
+            alpha = _require_alpha(0.5 if alpha is None else alpha)
+        elif alpha is not None:
+            raise ValueError(f"alpha only applies to pinball, not {name}")
+        if name == "huber":
+            delta = require_float("delta", 1.0 if delta is None else delta, 0.0, strictly_above=True)
+        elif delta is not None:
+            raise ValueError(f"delta only applies to huber, not {name}")
+        self.alpha, self.delta = alpha, delta
 
     @staticmethod
     def squared(n_targets: int | None = None) -> "Objective":
@@ -409,12 +444,117 @@ class Objective:
         """
         return CustomObjective(function, n_outputs, base_score)
 
+    @staticmethod
+    def absolute() -> "Objective":
+        """Absolute error (L1) regression, as LightGBM's ``l1`` (XGBoost's ``reg:absoluteerror``).
+
+        The gradient is sign(margin - y) and the hessian 1; once a tree's structure is
+        found, each leaf's value is renewed to the (weighted) median of its rows' residuals
+        y - margin, times the learning rate (LightGBM's and XGBoost's leaf renewal; with
+        row sampling, over the sampled rows). Starts from the (weighted) median label. The
+        median is the linear-interpolation one of `numpy.quantile`, as LightGBM's; with
+        weights, its weighted generalisation (see `Objective.pinball`). The validation
+        metric defaults to MAE.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(1000, 2))
+        >>> y = 2 * X[:, 0] + rng.standard_cauchy(1000)  # heavy-tailed noise
+        >>> config = bst.GBDTConfig(n_estimators=50, learning_rate=0.1, max_depth=3,
+        ...                         objective=bst.Objective.absolute())
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+        >>> model.predict(np.array([[-1.0, 0.0], [1.0, 0.0]])).round(1)  # median -2 and 2, despite outliers
+        array([-1.8,  2. ])
+        """
+        return Objective("absolute")
+
+    @staticmethod
+    def huber(delta: float = 1.0) -> "Objective":
+        """Huber regression, as LightGBM's ``huber`` (its ``alpha`` is our `delta`).
+
+        The loss is r^2 / 2 for |r| <= delta and delta (|r| - delta / 2) beyond, r = margin - y:
+        the gradient is r clipped to [-delta, delta], the hessian 1 (LightGBM's). Starts from
+        the (weighted) mean label, as LightGBM. The validation metric defaults to the mean
+        Huber loss with the same delta (`Metric.huber`).
+
+        Parameters
+        ----------
+        delta : float, default 1.0
+            Where the loss turns from squared to linear, > 0 (in units of y).
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> bst.Objective.huber(2.0), bst.Metric.default_for(bst.Objective.huber(2.0))
+        (Objective.huber(2.0), Metric.huber(2.0))
+        """
+        return Objective("huber", delta=delta)
+
+    @staticmethod
+    def pinball(alpha=0.5) -> "Objective":
+        """Quantile regression with the pinball loss, as LightGBM's ``quantile`` (XGBoost's
+        ``reg:quantileerror``); several quantile levels give one model with one output
+        (tree group) per level.
+
+        For level a the loss is a (y - f) for y >= f and (1 - a) (f - y) below: the gradient
+        is 1 - a where f >= y, -a elsewhere, the hessian 1 (LightGBM's). Once a tree's
+        structure is found, each leaf's value is renewed to the (weighted) a-quantile of its
+        rows' residuals y - margin, times the learning rate (with row sampling, over the
+        sampled rows). Output k starts from the (weighted) a_k-quantile of the labels.
+
+        The quantile of n values sorted ascending is NumPy's default (linear interpolation
+        at position a (n - 1), as LightGBM's). With weights, each row sits at the middle of
+        its weight's share of the cumulative weight, the positions rescaled so that the
+        smallest value is quantile 0 and the largest quantile 1, and the quantile is
+        interpolated linearly between them (rows of weight 0 do not count): equal weights
+        give the unweighted quantile.
+
+        Quantiles do not cross: with several levels, `GBDTModel.predict` sorts each row's
+        predictions (the monotone rearrangement of Chernozhukov, Fernandez-Val and Galichon,
+        2010: per row it never increases the distance, in any L^p norm over the levels, to
+        non-crossing true quantiles);
+        `predict_raw` gives the margins as fitted. The validation metric defaults to the
+        mean pinball loss at the same levels (`Metric.pinball`).
+
+        Parameters
+        ----------
+        alpha : float or list of float, default 0.5
+            The quantile level in (0, 1), or a strictly increasing list of levels (output k
+            is level alpha[k]; a one-level list is the same as the float).
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(2000, 1))
+        >>> y = X[:, 0] + rng.normal(size=2000)  # N(x, 1): quantiles x - 1.28, x, x + 1.28
+        >>> config = bst.GBDTConfig(n_estimators=50, learning_rate=0.1, max_depth=2,
+        ...                         objective=bst.Objective.pinball([0.1, 0.5, 0.9]))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+        >>> model.predict(np.array([[0.5]])).round(1)  # about 0.5 - 1.28, 0.5, 0.5 + 1.28
+        array([[-0.8,  0.4,  1.9]])
+        """
+        return Objective("pinball", alpha=alpha)
+
     @property
     def n_outputs(self) -> int:
         """The number of margins per row: n_classes for softmax, n_targets for multi-target
-        regression, else 1."""
+        regression, the number of quantile levels for pinball, else 1."""
         if self.n_targets is not None:
             return self.n_targets
+        if self.name == "pinball" and isinstance(self.alpha, tuple):  # one output per quantile level
+            return len(self.alpha)
         return self.n_classes if self.name == "softmax" else 1
 
     def _with_targets(self, n_targets: int | None) -> "Objective":
@@ -429,7 +569,7 @@ class Objective:
         return self.name in ("lambdarank", "pairwise")
 
     def _key(self):
-        return self.name, self.n_classes, self.ndcg_at, self.variance_power, self.n_targets
+        return self.name, self.n_classes, self.ndcg_at, self.variance_power, self.n_targets, self.alpha, self.delta
 
     def __eq__(self, other):
         return isinstance(other, Objective) and self._key() == other._key()
@@ -447,6 +587,10 @@ class Objective:
             return f"Objective.softmax({self.n_classes})"
         if self.name == "lambdarank":
             return f"Objective.lambdarank(ndcg_at={self.ndcg_at})"
+        if self.name == "pinball":
+            return f"Objective.pinball({list(self.alpha) if isinstance(self.alpha, tuple) else self.alpha})"
+        if self.name == "huber":
+            return f"Objective.huber({self.delta})"
         return f"Objective.{self.name}()"
 
 
@@ -502,14 +646,18 @@ _METRIC_OBJECTIVES = {
     "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
     "map": ("lambdarank", "pairwise", "squared", "logistic"),
 }
+_ROBUST = ("absolute", "huber", "pinball")  # margins are the predictions, as squared error's
+_METRIC_OBJECTIVES.update({"rmse": ("squared", *_ROBUST), "mae": ("squared", *_ROBUST),
+                           "mape": ("squared", *_ROBUST), "huber": ("squared", *_ROBUST),
+                           "pinball": ("squared", *_ROBUST)})
 _RANKING_METRICS = ("ndcg", "map")
 
 
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
     `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
-    `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, and for query groups
-    `.ndcg(k)`, `.map(k)`.
+    `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, for query groups
+    `.ndcg(k)`, `.map(k)`, and for regression `.mape()`, `.pinball(alpha)`, `.huber(delta)`.
 
     `logloss` and `accuracy` also score softmax models. Make one with the static methods;
     the constructor takes the name. With a ``val_set``, training scores the validation set
@@ -520,11 +668,16 @@ class Metric:
     name : str
         One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
         "multiclass_accuracy", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
-        "ndcg", "map" (or "ndcg@k", "map@k", as LightGBM names them; "tweedie_deviance@p").
+        "ndcg", "map", "mape", "pinball", "huber" (or "ndcg@k", "map@k", as LightGBM names
+        them; "tweedie_deviance@p", "pinball@alpha" or "pinball@a1,a2,...", "huber@delta").
     k : int, optional
         The truncation of "ndcg" and "map" (default 10).
     variance_power : float, optional
         The power of "tweedie_deviance", in (1, 2) (default 1.5).
+    alpha : float or list of float, optional
+        The quantile level(s) of "pinball", in (0, 1) (default 0.5).
+    delta : float, optional
+        The threshold of "huber", > 0 (default 1.0).
 
     Examples
     --------
@@ -546,9 +699,12 @@ class Metric:
     (array([0.977, 0.972, 0.976]), 0, 1)
     """
 
-    __slots__ = ("name", "k", "variance_power")
+    __slots__ = ("name", "k", "variance_power", "alpha", "delta")
 
-    def __init__(self, name: str, k: int | None = None, variance_power: float | None = None):
+    def __init__(self, name: str, k: int | None = None, variance_power: float | None = None, alpha=None,
+                 delta: float | None = None):
+        if isinstance(name, str) and name.startswith(("pinball@", "huber@")):  # labels written to model files
+            name, alpha, delta = _robust_metric_label(name, alpha, delta)
         if isinstance(name, str) and name.startswith("tweedie_deviance@") and variance_power is None:
             name, _, power_text = name.partition("@")  # the label written to model files
             try:
@@ -573,6 +729,15 @@ class Metric:
         self.name = name
         self.k = k
         self.variance_power = variance_power
+        if name == "pinball":
+            alpha = _require_alpha(0.5 if alpha is None else alpha)
+        elif alpha is not None:
+            raise ValueError(f"alpha only applies to pinball, not {name}")
+        if name == "huber":
+            delta = require_float("delta", 1.0 if delta is None else delta, 0.0, strictly_above=True)
+        elif delta is not None:
+            raise ValueError(f"delta only applies to huber, not {name}")
+        self.alpha, self.delta = alpha, delta
 
     @staticmethod
     def rmse() -> "Metric":
@@ -788,10 +953,79 @@ class Metric:
         """
         return Metric("tweedie_deviance", variance_power=variance_power)
 
+    @staticmethod
+    def mape() -> "Metric":
+        """Mean absolute percentage error |y - f| / max(1, |y|), as LightGBM's ``mape`` (the
+        floor 1 keeps labels near 0 finite; scikit-learn's uses a tiny floor instead);
+        weighted when weights are given. A fraction, not a percentage.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.mape(), bst.Metric.mape().higher_is_better
+        (Metric.mape(), False)
+        """
+        return Metric("mape")
+
+    @staticmethod
+    def pinball(alpha=0.5) -> "Metric":
+        """Mean pinball loss at quantile level alpha: alpha (y - f) where y >= f, (1 - alpha)
+        (f - y) elsewhere, as scikit-learn's ``mean_pinball_loss`` and LightGBM's
+        ``quantile`` metric; weighted when weights are given.
+
+        With several levels it scores a multi-quantile model (`Objective.pinball` with as
+        many levels): the mean over the levels of each level's mean pinball loss, on the
+        model's predictions (each row's quantiles sorted, as `GBDTModel.predict` gives them).
+
+        Parameters
+        ----------
+        alpha : float or list of float, default 0.5
+            The quantile level in (0, 1), or a strictly increasing list of them.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.pinball(0.9).label, bst.Metric.pinball([0.1, 0.9]).label
+        ('pinball@0.9', 'pinball@0.1,0.9')
+        """
+        return Metric("pinball", alpha=alpha)
+
+    @staticmethod
+    def huber(delta: float = 1.0) -> "Metric":
+        """Mean Huber loss: r^2 / 2 for |r| <= delta, delta (|r| - delta / 2) beyond, r = f - y,
+        as LightGBM's ``huber`` metric; weighted when weights are given.
+
+        Parameters
+        ----------
+        delta : float, default 1.0
+            Where the loss turns from squared to linear, > 0.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.huber(0.5).label
+        'huber@0.5'
+        """
+        return Metric("huber", delta=delta)
+
     @property
     def label(self) -> str:
         """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name);
         the Tweedie deviance's with its power ("tweedie_deviance@1.5")."""
+        if self.alpha is not None:  # "pinball@0.1,0.9"
+            return "pinball@" + ",".join(repr(a) for a in (self.alpha if isinstance(self.alpha, tuple)
+                                                           else (self.alpha,)))
+        if self.delta is not None:
+            return f"huber@{self.delta!r}"
         if self.variance_power is not None:
             return f"{self.name}@{self.variance_power!r}"
         return self.name if self.k is None else f"{self.name}@{self.k}"
@@ -829,6 +1063,10 @@ class Metric:
             return True
         if objective.n_targets is not None and self.name not in _PER_TARGET_METRICS:
             return False  # multi-target regression: per-target regression metrics only
+        if objective.name == "pinball" and objective.n_outputs > 1:  # a multi-quantile model: its levels only
+            return self.name == "pinball" and self.alpha == objective.alpha
+        if self.name == "pinball" and isinstance(self.alpha, tuple):
+            return False
         return objective.name in _METRIC_OBJECTIVES[self.name]
 
     @staticmethod
@@ -861,19 +1099,40 @@ class Metric:
             return Metric("tweedie_deviance", variance_power=objective.variance_power)
         if objective.name in _LOG_LINK:
             return Metric(f"{objective.name}_deviance")
+        if objective.name in _ROBUST:
+            return {"absolute": Metric("mae"), "huber": Metric("huber", delta=objective.delta),
+                    "pinball": Metric("pinball", alpha=objective.alpha)}[objective.name]
         return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
                 "softmax": Metric("multiclass_logloss")}[objective.name]
 
+    def _key(self):
+        return self.name, self.k, self.variance_power, self.alpha, self.delta
+
     def __eq__(self, other):
-        return isinstance(other, Metric) and (self.name, self.k, self.variance_power) == \
-            (other.name, other.k, other.variance_power)
+        return isinstance(other, Metric) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.name, self.k, self.variance_power))
+        return hash(self._key())
 
     def __repr__(self):
-        argument = self.variance_power if self.variance_power is not None else self.k
+        argument = next((a for a in (self.variance_power, self.k, self.delta, self.alpha) if a is not None), None)
+        if isinstance(argument, tuple):
+            argument = list(argument)
         return f"Metric.{self.name}({'' if argument is None else argument})"
+
+
+def _robust_metric_label(label: str, alpha, delta):
+    """("pinball", levels, None) from "pinball@0.1,0.9"; ("huber", None, delta) from "huber@1.0"."""
+    name, _, text = label.partition("@")
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"metric {name}@... needs numbers after the @, got {text!r}") from None
+    if name == "huber":
+        if len(values) != 1:
+            raise ValueError(f"metric huber@delta needs one number, got {text!r}")
+        return name, alpha, values[0]
+    return name, values if len(values) > 1 else values[0], delta
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")

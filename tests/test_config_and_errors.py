@@ -242,6 +242,8 @@ def test_unknown_parameter_is_reported_even_with_valid_ones():
     (bst.Objective.squared(), bst.Metric.logloss()), (bst.Objective.squared(), bst.Metric.auc()),
     (bst.Objective.squared(), bst.Metric.accuracy()), (bst.Objective.softmax(3), bst.Metric.auc()),
     (bst.Objective.softmax(3), bst.Metric.rmse()), (bst.Objective.logistic(), bst.Metric.multiclass_logloss()),
+    (bst.Objective.pinball([0.1, 0.9]), bst.Metric.mae()), (bst.Objective.absolute(), bst.Metric.logloss()),
+    (bst.Objective.logistic(), bst.Metric.mape()), (bst.Objective.pinball([0.1, 0.9]), bst.Metric.pinball(0.1)),
 ])
 def test_metric_incompatible_with_objective(objective, metric):
     with pytest.raises(ValueError, match="metric"):
@@ -253,6 +255,9 @@ def test_metric_incompatible_with_objective(objective, metric):
     (bst.Objective.logistic(), bst.Metric.auc()), (bst.Objective.logistic(), bst.Metric.logloss()),
     (bst.Objective.logistic(), bst.Metric.accuracy()), (bst.Objective.softmax(3), bst.Metric.logloss()),
     (bst.Objective.softmax(3), bst.Metric.multiclass_accuracy()),
+    (bst.Objective.absolute(), bst.Metric.rmse()), (bst.Objective.huber(), bst.Metric.mape()),
+    (bst.Objective.squared(), bst.Metric.pinball(0.9)),
+    (bst.Objective.pinball([0.1, 0.9]), bst.Metric.pinball([0.1, 0.9])),
 ])
 def test_metric_compatible_with_objective(objective, metric):
     assert bst.GBDTConfig(objective=objective, metric=metric).metric == metric

@@ -96,11 +96,17 @@ def objective_to_json(objective: Objective) -> dict:
         out["variance_power"] = objective.variance_power
     if objective.n_targets is not None:  # multi-target regression only
         out["n_targets"] = objective.n_targets
+    if objective.alpha is not None:  # pinball only: a level or a list of them
+        out["alpha"] = list(objective.alpha) if isinstance(objective.alpha, tuple) else objective.alpha
+    if objective.delta is not None:  # huber only
+        out["delta"] = objective.delta
     return out
 
 
 def objective_from_json(data) -> Objective:
-    optional = ({}, {"ndcg_at"}, {"variance_power"}, {"n_targets"})
+    # optional keys, each written only when set (older files stay as they were); several
+    # targets go with squared, absolute and huber (Objective checks the combination)
+    optional = ({}, {"ndcg_at"}, {"variance_power"}, {"n_targets"}, {"alpha"}, {"delta"}, {"n_targets", "delta"})
     if isinstance(data, dict) and data.get("name") == "custom":
         if set(data) != {"name", "n_classes", "n_outputs"} or data["n_classes"] is not None \
                 or not _is_int(data["n_outputs"]):
@@ -112,8 +118,11 @@ def objective_from_json(data) -> Objective:
     n_targets = data.get("n_targets")
     if "n_targets" in data and (not _is_int(n_targets) or n_targets < 2):
         raise ValueError(f"objective.n_targets must be an int >= 2 when present, got {n_targets!r}")
-    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"),
-                     n_targets=n_targets)
+    alpha = data.get("alpha")
+    if alpha is not None and not (_is_number(alpha) or (isinstance(alpha, list) and all(map(_is_number, alpha)))):
+        raise ValueError(f"objective alpha must be a number or a list of numbers, got {alpha!r}")
+    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"), alpha,
+                     data.get("delta"), n_targets=n_targets)
 
 
 def categories_to_json(categories: dict) -> dict:

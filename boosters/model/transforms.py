@@ -25,6 +25,12 @@ def exponential(margins: np.ndarray) -> np.ndarray:
         return np.exp(margins[:, 0])
 
 
+def sorted_quantiles(margins: np.ndarray) -> np.ndarray:
+    """Pinball: one level's quantile, (n_rows,); several levels' sorted per row, (n_rows,
+    n_levels), so that they do not cross (monotone rearrangement; the levels are increasing)."""
+    return margins[:, 0] if margins.shape[1] == 1 else np.sort(margins, axis=1)
+
+
 def softmax(margins: np.ndarray) -> np.ndarray:
     """Softmax: class probabilities, (n_rows, n_classes)."""
     shifted = margins - margins.max(axis=1, keepdims=True)
@@ -47,6 +53,9 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "gamma": exponential,
     "tweedie": exponential,
     "custom": raw,
+    "absolute": identity,
+    "huber": identity,
+    "pinball": sorted_quantiles,
 }
 
 

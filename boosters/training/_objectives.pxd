@@ -10,6 +10,7 @@ cdef class GradientKernel:
     cdef float[:, :, ::1] out                # (n_outputs, n_rows, 2) (grad, hess): the gradients
     cdef int n_threads
     cdef const double[::1] parameters        # per output: poisson's max_delta_step, tweedie's power, ...
+    cdef public object leaf_quantiles        # absolute, pinball: per output the level its leaves renew to; else None
     # ranking only: query q is rows groups[q]:groups[q + 1]
     cdef const int64_t[::1] groups
     cdef double[:, ::1] sums                 # per row: (lambda, hessian) before the query's scaling

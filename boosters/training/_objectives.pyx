@@ -35,9 +35,11 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 cdef enum Objective:
     SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
+    ABSOLUTE, HUBER, PINBALL
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
               "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
+OBJECTIVES.update({"absolute": ABSOLUTE, "huber": HUBER, "pinball": PINBALL})
 GROUPED = (LAMBDARANK, PAIRWISE)  # one output: a query's rows together
 ROW_WISE = (SOFTMAX,)             # a row's outputs together
 
@@ -150,6 +152,15 @@ cdef inline (double, double) pointwise(int objective, double f, double y, double
         a = exp((2.0 - parameter) * f)
         b = y * exp((1.0 - parameter) * f)
         return a - b, (2.0 - parameter) * a - (1.0 - parameter) * b
+    # robust regression (LightGBM's l1, huber, quantile): the hessian is 1; absolute's and
+    # pinball's leaves are renewed to residual quantiles after (_leaf_renewal)
+    if objective == ABSOLUTE:  # |f - y|; the gradient 0 at f == y
+        return (f > y) - (f < y), 1.0
+    if objective == HUBER:  # (f - y)^2 / 2 within `parameter` (delta) of y, linear beyond: f - y clipped
+        p = f - y
+        return (parameter if p > parameter else (-parameter if p < -parameter else p)), 1.0
+    if objective == PINBALL:  # level a = `parameter`: a (y - f) for y >= f, (1 - a) (f - y) below
+        return (1.0 - parameter if f >= y else -parameter), 1.0
     return 0.0, 0.0  # not reached: the constructor accepts only known objectives
 
 
@@ -198,6 +209,15 @@ cdef void pointwise_rows(
         elif objective == TWEEDIE:
             for i in prange(n, schedule="static", num_threads=n_threads):
                 store(g, w, i, pointwise(TWEEDIE, f[i], y[i], p))
+        elif objective == ABSOLUTE:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(ABSOLUTE, f[i], y[i], p))
+        elif objective == HUBER:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(HUBER, f[i], y[i], p))
+        elif objective == PINBALL:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(PINBALL, f[i], y[i], p))
 
 
 # -- softmax: a row's outputs together --------------------------------------------------------

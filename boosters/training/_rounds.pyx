@@ -14,10 +14,12 @@ round, for the grower to copy into `Tree`s.
 
 import numpy as np
 
+from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters.training._gain cimport leaf_weight
 from boosters.training._grow cimport GROWN, GrowthLoop, now
+from boosters.training._leaf_renewal cimport LeafRenewal
 from boosters.training._objectives cimport GradientKernel
 from boosters.training._partition cimport RowPartitioner
 from boosters.training._sampling cimport RowSampler
@@ -42,6 +44,8 @@ cdef class BoostingRounds:
     cdef int64_t[:, ::1] n_samples
     cdef int64_t[::1] leaves                   # scratch: one tree's leaves and their values
     cdef double[::1] leaf_values
+    cdef LeafRenewal renewal                   # absolute, pinball: leaves renewed to residual quantiles; else None
+    cdef double[::1] quantiles                 # scratch: one tree's leaves' residual quantiles
     cdef RowSampler sampler                    # None: every round's trees see every row
     # categorical splits: node i's category set category_set[tree, i] (-1: none) has words
     # cat_bitsets[tree, cat_boundaries[tree, s]:cat_boundaries[tree, s + 1]] (bit c: code c)
@@ -92,6 +96,10 @@ cdef class BoostingRounds:
         self.n_nodes_v = self.n_nodes
         self.leaves = np.empty(loop.max_nodes, dtype=np.int64)
         self.leaf_values = np.empty(loop.max_nodes)
+        self.quantiles = np.empty(loop.max_nodes)
+        if gradients.leaf_quantiles is not None:
+            self.renewal = LeafRenewal(gradients.labels, gradients.w, gradients.leaf_quantiles, self.partitioner.n_rows,
+                                       self.n_outputs, self.partitioner.n_threads)
         if sampler is not None and (sampler.n_rows != self.partitioner.n_rows or sampler.n_outputs != self.n_outputs
                                     or self.partitioner.sample.shape[0] == 0
                                     or gradients.out.strides[0] != 8 * self.partitioner.n_rows):
@@ -141,7 +149,8 @@ cdef class BoostingRounds:
         (bin b's upper edge: value bins 1..b go left) or category sets (_category_set),
         every node's value (learning_rate * leaf weight); then the leaves' values are
         added to the margins of their rows (rows outside a row sample: by replaying the
-        tree's splits on them)."""
+        tree's splits on them). Absolute and pinball renew the leaves' values first
+        (_renew_leaves)."""
         cdef Py_ssize_t i, n_leaves = 0, n = self.loop.n_nodes
         cdef int32_t feature
         cdef double weight
@@ -176,6 +185,8 @@ cdef class BoostingRounds:
                 n_leaves += 1
         self.n_nodes_v[tree] = n
         self.n_cat_sets_v[tree] = n_sets
+        if self.renewal is not None and self.margins.shape[1] > 0:
+            self._renew_leaves(k, tree, n_leaves)
         if self.margins.shape[1] > 0:
             self.partitioner.add_values(&self.leaves[0], &self.leaf_values[0], n_leaves, &self.margins[k, 0])
             if self.partitioner.n_sampled >= 0:
@@ -185,6 +196,24 @@ cdef class BoostingRounds:
                                                          self._category_bins(), self.loop.category_bins.shape[1],
                                                          &self.value[tree, 0],
                                                          &self.leaves[0], &self.leaf_values[0], &self.margins[k, 0])
+
+    cdef void _renew_leaves(self, Py_ssize_t k, Py_ssize_t tree, Py_ssize_t n_leaves) noexcept nogil:
+        """Each leaf's value becomes learning_rate * the quantile of its rows' residuals
+        y - margin (within its monotone bounds); a leaf whose rows all weigh 0 keeps its
+        Newton value. Internal nodes keep theirs (as LightGBM)."""
+        cdef Py_ssize_t j
+        cdef double weight
+        for j in range(n_leaves):
+            self.quantiles[j] = NAN
+        self.renewal.renew(self.partitioner, &self.margins[k, 0], k, &self.leaves[0], n_leaves, &self.quantiles[0])
+        for j in range(n_leaves):
+            weight = self.quantiles[j]
+            if isnan(weight):
+                continue
+            if self.loop.constrained:
+                weight = self.loop.constraints.clamp_weight(self.leaves[j], weight)
+            self.leaf_values[j] = self.learning_rate * weight
+            self.value[tree, self.leaves[j]] = self.leaf_values[j]
 
     cdef const uint32_t* _category_bins(self) noexcept nogil:
         """The loop's per-node category bitsets (NULL when the training has no categorical feature)."""

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from boosters.config import Metric
@@ -72,6 +74,26 @@ def tweedie_deviance(y, margins, w, p):
     unit = (np.power(y, 2.0 - p) / ((1.0 - p) * (2.0 - p)) - y * np.exp((1.0 - p) * f) / (1.0 - p)
             + np.exp((2.0 - p) * f) / (2.0 - p))
     return _mean(2.0 * unit, w)
+
+
+def mape(y, margins, w):
+    """LightGBM's: |y - f| / max(1, |y|)."""
+    return _mean(np.abs(y - margins[:, 0]) / np.maximum(1.0, np.abs(y)), w)
+
+
+def huber(y, margins, w, delta):
+    r = np.abs(margins[:, 0] - y)
+    return _mean(np.where(r <= delta, 0.5 * r * r, delta * (r - 0.5 * delta)), w)
+
+
+def pinball(y, margins, w, alpha):
+    """Mean pinball loss; with several levels (a multi-quantile model), the mean over the
+    levels, on the sorted quantiles the model predicts."""
+    levels = np.atleast_1d(alpha)
+    predictions = np.sort(margins, axis=1) if margins.shape[1] > 1 else margins
+    r = y[:, None] - predictions  # (n_rows, n_levels)
+    loss = np.where(r >= 0, levels * r, (levels - 1.0) * r)
+    return float(np.mean([_mean(loss[:, k], w) for k in range(len(levels))]))
 
 
 def _query_positions(groups: np.ndarray, key: np.ndarray):
@@ -155,9 +177,16 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         return _RANKING[metric.name](y, margins, weights, groups, metric.k)
     if metric.name == "tweedie_deviance":
         return tweedie_deviance(y, margins, weights, metric.variance_power)
+    if metric.name == "pinball":  # a multi-quantile model's outputs are levels of the one label
+        return pinball(y, margins, weights, metric.alpha)
+    function = _METRICS.get(metric.name)
+    if metric.name == "huber":
+        function = functools.partial(huber, delta=metric.delta)
+    elif metric.name == "mape":
+        function = mape
     if y.ndim == 2:
-        return per_target_mean(_METRICS[metric.name], y, margins, weights)
-    return _METRICS[metric.name](y, margins, weights)
+        return per_target_mean(function, y, margins, weights)
+    return function(y, margins, weights)
 
 
 def per_target_mean(metric, y: np.ndarray, margins: np.ndarray, weights) -> float:

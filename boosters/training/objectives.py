@@ -7,7 +7,7 @@ import numpy as np
 
 from boosters.config import Objective
 from boosters.model import transforms
-from boosters.training import _objectives
+from boosters.training import _leaf_renewal, _objectives
 from boosters.training.metrics import ideal_dcg
 from boosters.training.targets import kernel_labels, per_target
 
@@ -125,6 +125,45 @@ class LogLink(ObjectiveFunction):
     transform = staticmethod(transforms.exponential)
 
 
+class QuantileRegression(ObjectiveFunction):
+    """Absolute error (the median) and pinball (alpha-quantiles, one output per level): the
+    gradients only point the way; after each tree the leaves are renewed to the weighted
+    quantile of their rows' residuals (_leaf_renewal). Each output starts from its level's
+    quantile of the labels (LightGBM's BoostFromScore)."""
+
+    def __init__(self, spec: Objective):
+        super().__init__(spec)
+        # per output; absolute's 0.5 for each (several targets, once Dataset takes them)
+        self.levels = (np.full(self.n_outputs, 0.5) if spec.name == "absolute"
+                       else np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64)))
+
+    def init_scores(self, y, weights):
+        return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
+
+    def kernel_parameters(self):
+        return self.levels  # absolute: 0.5, unused by its gradient
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        kernel = super().gradient_kernel(margins, y, weights, out, n_threads)
+        kernel.leaf_quantiles = self.levels
+        return kernel
+
+    transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
+
+
+class Huber(ObjectiveFunction):
+    """Huber loss (LightGBM's huber): starts from the (weighted) mean label, as LightGBM."""
+
+    def gradient_bound(self, y):
+        return self.spec.delta
+
+    def init_scores(self, y, weights):
+        return np.array([_weighted_mean(y, weights)])
+
+    def kernel_parameters(self):
+        return self.spec.delta
+
+
 class Softmax(ObjectiveFunction):
     def check_labels(self, y):
         k = self.n_outputs
@@ -236,4 +275,5 @@ def make_objective(spec: Objective, groups: np.ndarray | None = None) -> Objecti
     if spec.needs_groups:
         return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax, "poisson": LogLink,
-            "gamma": LogLink, "tweedie": LogLink}[spec.name](spec)
+            "gamma": LogLink, "tweedie": LogLink, "absolute": QuantileRegression, "huber": Huber,
+            "pinball": QuantileRegression}[spec.name](spec)
