@@ -271,3 +271,24 @@ def test_held_out_rmse_per_target_close_to_lightgbm():
 
     ratio = rmse(ours.predict(X[test])) / rmse(theirs.predict(X[test]))
     assert np.all(ratio < 1.05), ratio
+
+
+@pytest.mark.parametrize("objective", [bst.Objective.absolute(), bst.Objective.huber(1.0)])
+def test_robust_objectives_with_several_targets_are_the_single_target_models(objective):
+    """Absolute (its leaves renewed to each target's residual medians, its start each
+    column's median) and Huber with a 2-D y: each output's predictions equal the
+    single-target model's on that column exactly; the default metric is the per-target
+    mean (MAE, Huber loss), and the file keeps the number of targets."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1500, 4))
+    Y = np.stack([X[:, 0] + rng.standard_t(2, 1500), -X[:, 1] + rng.standard_t(2, 1500)], axis=1)
+    config = bst.GBDTConfig(objective=objective, n_estimators=15, learning_rate=0.2, max_depth=3)
+    model = bst.GBDTModel.train(bst.Dataset(X, Y), config, n_threads=1)
+    assert model.objective.n_targets == 2 and model.predict(X).shape == (1500, 2)
+    for j in range(2):
+        single = bst.GBDTModel.train(bst.Dataset(X, Y[:, j].copy()), config, n_threads=1)
+        np.testing.assert_array_equal(model.predict(X)[:, j], single.predict(X))
+    metric = model.config.resolved_metric
+    per_column = [evaluate(metric, Y[:, j].copy(), model.predict_raw(X)[:, j:j + 1]) for j in range(2)]
+    assert evaluate(metric, Y, model.predict_raw(X)) == pytest.approx(np.mean(per_column), rel=1e-12)
+    assert bst.GBDTModel.from_bytes(model.to_bytes()).objective == model.objective

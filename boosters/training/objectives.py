@@ -133,11 +133,13 @@ class QuantileRegression(ObjectiveFunction):
 
     def __init__(self, spec: Objective):
         super().__init__(spec)
-        # per output; absolute's 0.5 for each (several targets, once Dataset takes them)
+        # per output; absolute's 0.5 for each (one output per target)
         self.levels = (np.full(self.n_outputs, 0.5) if spec.name == "absolute"
                        else np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64)))
 
     def init_scores(self, y, weights):
+        if y.ndim == 2:  # absolute with several targets: each column's median
+            return per_target(lambda labels, w: _leaf_renewal.quantile(labels, w, 0.5), y, weights)
         return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
 
     def kernel_parameters(self):
@@ -158,7 +160,7 @@ class Huber(ObjectiveFunction):
         return self.spec.delta
 
     def init_scores(self, y, weights):
-        return np.array([_weighted_mean(y, weights)])
+        return per_target(_weighted_mean, y, weights)  # a 2-D y: each column's mean
 
     def kernel_parameters(self):
         return self.spec.delta
