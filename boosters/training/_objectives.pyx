@@ -9,6 +9,7 @@ import numpy as np
 from boosters.data.groups import kernel_boundaries
 
 from cython.parallel cimport prange
+from libc.float cimport FLT_MIN
 from libc.math cimport exp, fabs, log2
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy
@@ -26,10 +27,11 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE, HINGE, ONE_VS_REST
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
-              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
+              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE,
+              "hinge": HINGE, "one_vs_rest": ONE_VS_REST}
 
 
 cdef class GradientKernel:
@@ -50,9 +52,10 @@ cdef class GradientKernel:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
-        cdef Py_ssize_t n_outputs = margins.shape[0] if self.objective == SOFTMAX else 1
-        if self.objective == SOFTMAX and n_outputs < 2:
-            raise ValueError("softmax needs at least 2 classes")
+        cdef bint multiclass = self.objective in (SOFTMAX, ONE_VS_REST)
+        cdef Py_ssize_t n_outputs = margins.shape[0] if multiclass else 1
+        if multiclass and n_outputs < 2:
+            raise ValueError(f"{objective} needs at least 2 classes")
         if margins.shape[0] != n_outputs or margins.shape[1] != y.shape[0]:
             raise ValueError(f"margins must have shape ({n_outputs}, {y.shape[0]})")
         if out.shape[0] != n_outputs or out.shape[1] != y.shape[0] or out.shape[2] != 2:
@@ -101,6 +104,10 @@ cdef class GradientKernel:
             gamma_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == TWEEDIE:
             tweedie_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
+        elif self.objective == HINGE:
+            hinge_rows(self.margins, self.y, wp, self.out, self.n_threads)
+        elif self.objective == ONE_VS_REST:
+            one_vs_rest_rows(self.margins, self.y, wp, self.out, self.n_threads)
         elif self.objective == LAMBDARANK:
             lambdarank_queries(self, wp)
         elif self.objective == PAIRWISE:
@@ -127,21 +134,63 @@ cdef void squared_error_rows(
         out[0, i, 1] = <float> wi
 
 
+cdef inline void logistic_pair(double f, double y, double w, float* out) noexcept nogil:  # out: OUT (grad, hess)
+    """p = sigmoid(f): g = w (p - y), h = w max(p (1 - p), 1e-16)."""
+    cdef double p = 1.0 / (1.0 + exp(-f))
+    out[0] = <float> (w * (p - y))
+    out[1] = <float> (w * larger(p * (1.0 - p), MIN_HESSIAN))
+
+
 cdef void logistic_rows(
+    const double[:, ::1] margins,   # IN: (1, n_rows)
+    const double[::1] y,             # IN: labels in [0, 1]
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
+    int n_threads,
+) noexcept nogil:
+    """Cross-entropy of p = sigmoid(f) against y in [0, 1] (0/1 or a probability)."""
+    cdef Py_ssize_t i
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        logistic_pair(margins[0, i], y[i], weight_at(w, i), &out[0, i, 0])
+
+
+cdef void one_vs_rest_rows(
+    const double[:, ::1] margins,   # IN: (n_classes, n_rows)
+    const double[::1] y,             # IN: class labels 0..n_classes-1
+    const double* w,                 # IN: weights, NULL for unit weights
+    float[:, :, ::1] out,            # OUT: (n_classes, n_rows, 2) (grad, hess)
+    int n_threads,
+) noexcept nogil:
+    """Output k: the logistic loss of its own margin against [y == k] (LightGBM's multiclassova)."""
+    cdef Py_ssize_t i, k
+    cdef double wi
+    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
+        wi = weight_at(w, i)
+        for k in range(margins.shape[0]):
+            logistic_pair(margins[k, i], 1.0 if y[i] == k else 0.0, wi, &out[k, i, 0])
+
+
+cdef void hinge_rows(
     const double[:, ::1] margins,   # IN: (1, n_rows)
     const double[::1] y,             # IN: 0 / 1 labels
     const double* w,                 # IN: weights, NULL for unit weights
     float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
     int n_threads,
 ) noexcept nogil:
-    """p = sigmoid(f): g = w (p - y), h = w max(p (1 - p), 1e-16)."""
+    """Loss max(0, 1 - s f), s = 2y - 1 (XGBoost's binary:hinge): where s f < 1, g = -s w and
+    h = w; elsewhere g = 0 and h = FLT_MIN (unweighted, as XGBoost), so leaves of such rows
+    keep their margins."""
     cdef Py_ssize_t i
-    cdef double p, wi
+    cdef double s, wi
     for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        p = 1.0 / (1.0 + exp(-margins[0, i]))
-        wi = weight_at(w, i)
-        out[0, i, 0] = <float> (wi * (p - y[i]))
-        out[0, i, 1] = <float> (wi * larger(p * (1.0 - p), MIN_HESSIAN))
+        s = 2.0 * y[i] - 1.0
+        if margins[0, i] * s < 1.0:
+            wi = weight_at(w, i)
+            out[0, i, 0] = <float> (-s * wi)
+            out[0, i, 1] = <float> wi
+        else:
+            out[0, i, 0] = 0.0
+            out[0, i, 1] = FLT_MIN
 
 
 cdef void softmax_rows(

@@ -71,16 +71,33 @@ class SquaredError(ObjectiveFunction):
 
 
 class Logistic(ObjectiveFunction):
+    """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
+
     def check_labels(self, y):
-        bad = (y != 0) & (y != 1)
+        bad = (y < 0) | (y > 1)
         if np.any(bad):
-            raise ValueError(f"y: logistic objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+            raise ValueError(f"y: logistic objective needs labels in [0, 1] (classes 0/1 or probabilities), "
+                             f"found {y[np.argmax(bad)]}")
 
     def init_scores(self, y, weights):
         p = min(max(_weighted_mean(y, weights), _EPS), 1 - _EPS)
         return np.array([np.log(p / (1 - p))])
 
     transform = staticmethod(transforms.sigmoid)
+
+
+class Hinge(ObjectiveFunction):
+    """XGBoost's binary:hinge: labels 0/1, margins start at 0, predictions are classes."""
+
+    def check_labels(self, y):
+        bad = (y != 0) & (y != 1)
+        if np.any(bad):
+            raise ValueError(f"y: hinge objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        return np.zeros(1)  # as XGBoost 3.x (its base_score for binary:hinge is 0)
+
+    transform = staticmethod(transforms.hinge_class)
 
 
 POISSON_MAX_DELTA_STEP = 0.7  # LightGBM's poisson_max_delta_step default
@@ -122,12 +139,16 @@ class LogLink(ObjectiveFunction):
     transform = staticmethod(transforms.exponential)
 
 
+def _check_class_labels(spec: Objective, y: np.ndarray) -> None:
+    k = spec.n_outputs
+    bad = (y != np.floor(y)) | (y < 0) | (y >= k)
+    if np.any(bad):
+        raise ValueError(f"y: {spec.name}({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+
+
 class Softmax(ObjectiveFunction):
     def check_labels(self, y):
-        k = self.n_outputs
-        bad = (y != np.floor(y)) | (y < 0) | (y >= k)
-        if np.any(bad):
-            raise ValueError(f"y: softmax({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+        _check_class_labels(self.spec, y)
 
     def init_scores(self, y, weights):
         w = np.ones_like(y) if weights is None else weights
@@ -135,6 +156,22 @@ class Softmax(ObjectiveFunction):
         return np.log(np.maximum(prior, _EPS))
 
     transform = staticmethod(transforms.softmax)
+
+
+class OneVsRest(ObjectiveFunction):
+    """LightGBM's multiclassova: output k is a logistic model of [y == k]."""
+
+    def check_labels(self, y):
+        _check_class_labels(self.spec, y)
+
+    def init_scores(self, y, weights):
+        # each output's log-odds of its class share, clipped as Logistic's
+        w = np.ones_like(y) if weights is None else weights
+        share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
+        share = np.clip(share, _EPS, 1 - _EPS)
+        return np.log(share / (1 - share))
+
+    transform = staticmethod(transforms.sigmoid_per_class)
 
 
 class LambdaRank(ObjectiveFunction):
@@ -189,4 +226,4 @@ def make_objective(spec: Objective, groups: np.ndarray | None = None) -> Objecti
     if spec.needs_groups:
         return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax, "poisson": LogLink,
-            "gamma": LogLink, "tweedie": LogLink}[spec.name](spec)
+            "gamma": LogLink, "tweedie": LogLink, "hinge": Hinge, "one_vs_rest": OneVsRest}[spec.name](spec)
