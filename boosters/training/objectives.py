@@ -87,7 +87,7 @@ class Logistic(ObjectiveFunction):
 
 
 class Hinge(ObjectiveFunction):
-    """XGBoost's binary:hinge: labels 0/1, margins start at 0, predictions are classes."""
+    """XGBoost's binary:hinge: labels 0/1, predictions are classes."""
 
     def check_labels(self, y):
         bad = (y != 0) & (y != 1)
@@ -95,7 +95,9 @@ class Hinge(ObjectiveFunction):
             raise ValueError(f"y: hinge objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
 
     def init_scores(self, y, weights):
-        return np.zeros(1)  # as XGBoost 3.x (its base_score for binary:hinge is 0)
+        """XGBoost's (>= 2.0) start: the Newton step from margin 0, the weighted mean of
+        2y - 1, turned into a class (1.0 where > 0, else 0.0) as its base_score is."""
+        return np.array([1.0 if _weighted_mean(2.0 * y - 1.0, weights) > 0 else 0.0])
 
     transform = staticmethod(transforms.hinge_class)
 
