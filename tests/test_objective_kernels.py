@@ -195,7 +195,7 @@ def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
 def test_gradient_kernel_rejects_an_unknown_objective(rng_data):
     out = np.zeros((1, N, 2), dtype=np.float32)
     with pytest.raises(ValueError, match="objective must be one of"):
-        _objectives.GradientKernel("huber", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
+        _objectives.GradientKernel("cox", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
 
 
 # -- objectives.py ----------------------------------------------------------------------
@@ -288,3 +288,74 @@ def test_transform(rng_data):
         got = make_objective(Objective.logistic()).transform(EXTREME[:, None])
     np.testing.assert_allclose(got, expit(EXTREME), rtol=1e-14, atol=0)
     assert got[0] == 0.0 and got[-1] == 1.0
+
+
+# -- the shared pointwise loop: several outputs, label rows, one parameter per output ------
+
+def test_pointwise_outputs_read_their_label_row_and_parameter(rng_data):
+    """Three outputs: with three label rows each output reads its own (several targets),
+    with one every output reads it; each output's Tweedie power is its own parameter.
+    Tolerance: float32 output, rtol 1e-6 (assert_gradients_close)."""
+    d = rng_data
+    margins = np.ascontiguousarray(d["margins"][:3] / 3)  # log-means of moderate size
+    labels = np.ascontiguousarray(np.abs(d["margins"][2:5]))
+    powers = np.array([1.2, 1.5, 1.8])
+    for label_rows in (labels, labels[:1]):
+        out = np.full((3, N, 2), np.nan, dtype=np.float32)
+        _objectives.GradientKernel("tweedie", margins, label_rows, d["w"], out, 2, parameters=powers).run()
+        y = np.broadcast_to(label_rows, (3, N))
+        p = powers[:, None]
+        a, b = np.exp((2 - p) * margins), y * np.exp((1 - p) * margins)
+        want = np.stack([d["w"] * (a - b), d["w"] * ((2 - p) * a - (1 - p) * b)], axis=-1)
+        assert_gradients_close(out, want)
+        out2 = np.full((3, N, 2), np.nan, dtype=np.float32)
+        _objectives.GradientKernel("squared", margins, label_rows, d["w"], out2, 1).run()
+        assert_gradients_close(out2, np.stack([d["w"] * (margins - y), np.broadcast_to(d["w"], (3, N))], axis=-1))
+
+
+def test_gradient_kernel_checks_label_rows_and_parameters(rng_data):
+    margins, out = np.zeros((2, N)), np.zeros((2, N, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="labels must have 1 or n_outputs"):
+        _objectives.GradientKernel("squared", margins, np.zeros((3, N)), np.empty(0), out)
+    with pytest.raises(ValueError, match="parameters must be one number or one per output"):
+        _objectives.GradientKernel("tweedie", margins, np.ones(N), np.empty(0), out, parameters=[1.5, 1.5, 1.5])
+    with pytest.raises(ValueError, match="labels must have 1"):  # softmax reads one row of class labels
+        _objectives.GradientKernel("softmax", margins, np.zeros((2, N)), np.empty(0), out)
+    with pytest.raises(ValueError, match="one output"):
+        _objectives.GradientKernel("pairwise", margins, np.zeros(N), np.empty(0), out, groups=np.array([0, N]))
+
+
+# -- gradients are the loss's derivatives -------------------------------------------------------
+
+def _tweedie_loss(f, y, p=1.5):
+    return np.exp((2 - p) * f) / (2 - p) - y * np.exp((1 - p) * f) / (1 - p)
+
+
+# name -> (loss(f, y), labels(rng, n), kernel parameters, whether the kernel's hessian is the
+# loss's: Poisson's is taken max_delta_step above the margin on purpose)
+POINTWISE_LOSSES = {
+    "squared": (lambda f, y: 0.5 * (f - y) ** 2, lambda rng, n: rng.normal(size=n), 0.0, True),
+    "logistic": (lambda f, y: np.logaddexp(0, f) - y * f, lambda rng, n: (rng.random(n) < 0.5) * 1.0, 0.0, True),
+    "poisson": (lambda f, y: np.exp(f) - y * f, lambda rng, n: rng.poisson(2.0, n) * 1.0, 0.7, False),
+    "gamma": (lambda f, y: y * np.exp(-f) + f, lambda rng, n: rng.gamma(2.0, 1.0, n), 0.0, True),
+    "tweedie": (_tweedie_loss, lambda rng, n: rng.gamma(2.0, 1.0, n) * (rng.random(n) < 0.7), 1.5, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE_LOSSES))
+def test_pointwise_gradients_are_finite_differences_of_the_loss(name):
+    """Central differences of the loss (step 1e-4, float64): the kernel's gradient within
+    1e-4 relative (float32 output and the O(step^2) difference error), its hessian within
+    1e-3 (a second difference loses more digits)."""
+    loss, labels, parameter, exact_hessian = POINTWISE_LOSSES[name]
+    rng = np.random.default_rng(7)
+    n, step = 2000, 1e-4
+    f, y = rng.normal(0, 1, size=n), labels(rng, n)
+    out = np.empty((1, n, 2), dtype=np.float32)
+    _objectives.GradientKernel(name, f[None].copy(), y, np.empty(0), out, 1, parameters=parameter).run()
+    gradient = (loss(f + step, y) - loss(f - step, y)) / (2 * step)
+    np.testing.assert_allclose(out[0, :, 0], gradient, rtol=1e-4, atol=1e-6)
+    hessian = (loss(f + step, y) - 2 * loss(f, y) + loss(f - step, y)) / step ** 2
+    if not exact_hessian:  # Poisson: exp(f + max_delta_step), the loss's exp(f) inflated
+        hessian = hessian * np.exp(parameter)
+    np.testing.assert_allclose(out[0, :, 1], hessian, rtol=1e-3, atol=1e-4)

@@ -4,11 +4,12 @@ from libc.stdint cimport int64_t
 cdef class GradientKernel:
     cdef int objective                       # an Objective enum value (_objectives.pyx)
     cdef const double[:, ::1] margins        # (n_outputs, n_rows)
-    cdef const double[::1] y
+    cdef const double[:, ::1] labels         # (1 or n_outputs, n_rows): output k reads row k of several
+    cdef const double[::1] y                 # labels row 0 (softmax's classes, ranking's relevance)
     cdef const double[::1] w                 # weights, or empty
     cdef float[:, :, ::1] out                # (n_outputs, n_rows, 2) (grad, hess): the gradients
     cdef int n_threads
-    cdef double parameter                    # poisson: max_delta_step; tweedie: variance power
+    cdef const double[::1] parameters        # per output: poisson's max_delta_step, tweedie's power, ...
     # ranking only: query q is rows groups[q]:groups[q + 1]
     cdef const int64_t[::1] groups
     cdef double[:, ::1] sums                 # per row: (lambda, hessian) before the query's scaling

@@ -1,8 +1,16 @@
 """Gradient/hessian kernels of the objectives: float64 margins in, float32 pairs out.
 
-Margins are laid out (n_outputs, n_rows); gradients (n_outputs, n_rows, 2). Sample
-weights scale both the gradient and the hessian.
+Margins are laid out (n_outputs, n_rows); gradients (n_outputs, n_rows, 2); labels
+(n_label_rows, n_rows), n_label_rows 1 (every output reads row 0) or n_outputs (output k
+reads row k: several targets). Sample weights scale both the gradient and the hessian.
+
+A pointwise objective (each row's gradient from its own margin and label) is one case of
+`pointwise` below, with at most one number per output (`parameters[k]`); `pointwise_rows`
+is the one loop over outputs and rows that all of them share. Softmax (a row's outputs
+together) and ranking (a query's rows together) have loops of their own.
 """
+
+import numbers
 
 import numpy as np
 
@@ -27,11 +35,14 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 
 cdef enum Objective:
-    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE, HINGE, ONE_VS_REST
+    SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
+    HINGE, ONE_VS_REST
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
-              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE,
-              "hinge": HINGE, "one_vs_rest": ONE_VS_REST}
+              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
+OBJECTIVES.update(hinge=HINGE, one_vs_rest=ONE_VS_REST)
+GROUPED = (LAMBDARANK, PAIRWISE)  # one output: a query's rows together
+ROW_WISE = (SOFTMAX,)             # a row's outputs together
 
 
 cdef class GradientKernel:
@@ -41,31 +52,43 @@ cdef class GradientKernel:
 
     def __init__(self, str objective,
                  const double[:, ::1] margins,   # IN: (n_outputs, n_rows), read at each compute
-                 const double[::1] y,             # IN
+                 labels,                          # IN: (n_rows,) or (n_label_rows, n_rows) float64
                  const double[::1] w,             # IN: weights, or empty
                  float[:, :, ::1] out,            # OUT: (n_outputs, n_rows, 2) (grad, hess)
                  int n_threads=1,
                  groups=None,                     # IN: ranking's query boundaries (int64, n_groups + 1)
                  int ndcg_at=10,                  # IN: lambdarank's truncation
                  inverse_max_dcg=None,            # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
-                 double parameter=0.0):           # IN: poisson's max_delta_step, tweedie's variance power
+                 parameters=0.0):                 # IN: one number per output, or one for all (see pointwise)
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
         self.objective = OBJECTIVES[objective]
-        cdef bint multiclass = self.objective in (SOFTMAX, ONE_VS_REST)
-        cdef Py_ssize_t n_outputs = margins.shape[0] if multiclass else 1
-        if multiclass and n_outputs < 2:
-            raise ValueError(f"{objective} needs at least 2 classes")
-        if margins.shape[0] != n_outputs or margins.shape[1] != y.shape[0]:
-            raise ValueError(f"margins must have shape ({n_outputs}, {y.shape[0]})")
-        if out.shape[0] != n_outputs or out.shape[1] != y.shape[0] or out.shape[2] != 2:
-            raise ValueError(f"gradients must have shape ({n_outputs}, {y.shape[0]}, 2)")
-        if w.shape[0] not in (0, y.shape[0]):
+        label_rows = np.asarray(labels)
+        if label_rows.ndim == 1:
+            label_rows = label_rows[None, :]
+        self.labels = label_rows  # a C-contiguous float64 (n_label_rows, n_rows) view, or a TypeError/ValueError
+        cdef Py_ssize_t n_rows = self.labels.shape[1], n_outputs = margins.shape[0]
+        if self.objective in GROUPED and n_outputs != 1:
+            raise ValueError(f"{objective} has one output, got margins for {n_outputs}")
+        if self.objective == SOFTMAX and n_outputs < 2:
+            raise ValueError("softmax needs at least 2 classes")
+        if margins.shape[1] != n_rows or n_outputs < 1:
+            raise ValueError(f"margins must have shape (n_outputs, {n_rows})")
+        if self.labels.shape[0] not in (1, n_outputs) or (self.objective in ROW_WISE and self.labels.shape[0] != 1):
+            raise ValueError(f"labels must have 1 or n_outputs ({n_outputs}) rows of {n_rows}")
+        if out.shape[0] != n_outputs or out.shape[1] != n_rows or out.shape[2] != 2:
+            raise ValueError(f"gradients must have shape ({n_outputs}, {n_rows}, 2)")
+        if w.shape[0] not in (0, n_rows):
             raise ValueError("weights must be empty or have one value per row")
-        self.margins, self.y, self.w, self.out = margins, y, w, out
+        if isinstance(parameters, numbers.Real):
+            parameters = np.full(n_outputs, parameters)
+        self.parameters = np.ascontiguousarray(parameters, dtype=np.float64)
+        if self.parameters.shape[0] != n_outputs:
+            raise ValueError(f"parameters must be one number or one per output ({n_outputs})")
+        self.margins, self.w, self.out = margins, w, out
+        self.y = self.labels[0]
         self.n_threads = n_threads
-        self.parameter = parameter
-        if self.objective in (LAMBDARANK, PAIRWISE):
+        if self.objective in GROUPED:
             self._set_queries(objective, groups, ndcg_at, inverse_max_dcg)
 
     def _set_queries(self, str objective, groups, int ndcg_at, inverse_max_dcg):
@@ -94,104 +117,110 @@ cdef class GradientKernel:
 
     cdef void compute(self) noexcept nogil:
         cdef const double* wp = &self.w[0] if self.w.shape[0] > 0 else NULL
-        if self.objective == SQUARED_ERROR:
-            squared_error_rows(self.margins, self.y, wp, self.out, self.n_threads)
-        elif self.objective == LOGISTIC:
-            logistic_rows(self.margins, self.y, wp, self.out, self.n_threads)
-        elif self.objective == POISSON:
-            poisson_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
-        elif self.objective == GAMMA:
-            gamma_rows(self.margins, self.y, wp, self.out, self.n_threads)
-        elif self.objective == TWEEDIE:
-            tweedie_rows(self.margins, self.y, wp, self.out, self.n_threads, self.parameter)
-        elif self.objective == HINGE:
-            hinge_rows(self.margins, self.y, wp, self.out, self.n_threads)
-        elif self.objective == ONE_VS_REST:
-            one_vs_rest_rows(self.margins, self.y, wp, self.out, self.n_threads)
-        elif self.objective == LAMBDARANK:
+        if self.objective == LAMBDARANK:
             lambdarank_queries(self, wp)
         elif self.objective == PAIRWISE:
             pairwise_queries(self, wp)
-        else:
+        elif self.objective == SOFTMAX:
             softmax_rows(self.margins, self.y, wp, self.out, self.n_threads)
-
-
-# -- the kernels --------------------------------------------------------------------------
-
-cdef void squared_error_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-) noexcept nogil:
-    """g = w (f - y), h = w."""
-    cdef Py_ssize_t i
-    cdef double wi
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        wi = weight_at(w, i)
-        out[0, i, 0] = <float> (wi * (margins[0, i] - y[i]))
-        out[0, i, 1] = <float> wi
-
-
-cdef inline void logistic_pair(double f, double y, double w, float* out) noexcept nogil:  # out: OUT (grad, hess)
-    """p = sigmoid(f): g = w (p - y), h = w max(p (1 - p), 1e-16)."""
-    cdef double p = 1.0 / (1.0 + exp(-f))
-    out[0] = <float> (w * (p - y))
-    out[1] = <float> (w * larger(p * (1.0 - p), MIN_HESSIAN))
-
-
-cdef void logistic_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN: labels in [0, 1]
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-) noexcept nogil:
-    """Cross-entropy of p = sigmoid(f) against y in [0, 1] (0/1 or a probability)."""
-    cdef Py_ssize_t i
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        logistic_pair(margins[0, i], y[i], weight_at(w, i), &out[0, i, 0])
-
-
-cdef void one_vs_rest_rows(
-    const double[:, ::1] margins,   # IN: (n_classes, n_rows)
-    const double[::1] y,             # IN: class labels 0..n_classes-1
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (n_classes, n_rows, 2) (grad, hess)
-    int n_threads,
-) noexcept nogil:
-    """Output k: the logistic loss of its own margin against [y == k] (LightGBM's multiclassova)."""
-    cdef Py_ssize_t i, k
-    cdef double wi
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        wi = weight_at(w, i)
-        for k in range(margins.shape[0]):
-            logistic_pair(margins[k, i], 1.0 if y[i] == k else 0.0, wi, &out[k, i, 0])
-
-
-cdef void hinge_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN: 0 / 1 labels
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-) noexcept nogil:
-    """Loss max(0, 1 - s f), s = 2y - 1 (XGBoost's binary:hinge): where s f < 1, g = -s w and
-    h = w; elsewhere g = 0 and h = FLT_MIN (unweighted, as XGBoost), so leaves of such rows
-    keep their margins."""
-    cdef Py_ssize_t i
-    cdef double s, wi
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        s = 2.0 * y[i] - 1.0
-        if margins[0, i] * s < 1.0:
-            wi = weight_at(w, i)
-            out[0, i, 0] = <float> (-s * wi)
-            out[0, i, 1] = <float> wi
         else:
-            out[0, i, 0] = 0.0
-            out[0, i, 1] = FLT_MIN
+            pointwise_rows(self.objective, self.margins, self.labels, wp, self.parameters, self.out,
+                           self.n_threads)
 
+
+# -- pointwise objectives --------------------------------------------------------------------
+
+cdef inline (double, double) pointwise(int objective, double f, double y, double parameter) noexcept nogil:
+    """One row's (gradient, hessian) of the loss at margin f, label y, before its weight.
+    To add a pointwise objective: an Objective enum value, its name in OBJECTIVES, a case
+    here (its `parameter`: the output's number), its two-line loop in pointwise_rows, and
+    its class in objectives.py."""
+    cdef double p, a, b
+    if objective == SQUARED_ERROR:  # (f - y)^2 / 2
+        return f - y, 1.0
+    if objective == LOGISTIC or objective == ONE_VS_REST:
+        # log(1 + e^f) - y f, p = sigmoid(f), y in [0, 1] (a class or a probability); h floored:
+        # finite Newton steps. One-vs-rest: output k against [y == k], `parameter` is k
+        if objective == ONE_VS_REST:
+            y = 1.0 if y == parameter else 0.0
+        p = 1.0 / (1.0 + exp(-f))
+        return p - y, larger(p * (1.0 - p), MIN_HESSIAN)
+    if objective == HINGE:
+        # max(0, 1 - s f), s = 2y - 1 (XGBoost's binary:hinge); where s f >= 1 the hessian is
+        # FLT_MIN (a leaf of such rows keeps its margin)
+        a = 2.0 * y - 1.0
+        if a * f < 1.0:
+            return -a, 1.0
+        return 0.0, FLT_MIN
+    # log-link regression: f is a log-mean (LightGBM's poisson, gamma, tweedie)
+    if objective == POISSON:
+        # exp(f) - y f; the hessian is taken max_delta_step (`parameter`) above f: it damps
+        # the Newton steps of leaves whose rows are all 0 (their exact step is -inf)
+        return exp(f) - y, exp(f + parameter)
+    if objective == GAMMA:  # y exp(-f) + f
+        p = y * exp(-f)
+        return 1.0 - p, p
+    if objective == TWEEDIE:  # exp((2-p) f)/(2-p) - y exp((1-p) f)/(1-p), p = `parameter` in (1, 2)
+        a = exp((2.0 - parameter) * f)
+        b = y * exp((1.0 - parameter) * f)
+        return a - b, (2.0 - parameter) * a - (1.0 - parameter) * b
+    return 0.0, 0.0  # not reached: the constructor accepts only known objectives
+
+
+cdef inline void store(float* out, const double* w, Py_ssize_t i, (double, double) grad_hess) noexcept nogil:
+    """Row i's weighted (gradient, hessian) into out[2i], out[2i + 1]."""
+    cdef double wi = weight_at(w, i)
+    out[2 * i] = <float> (wi * grad_hess[0])
+    out[2 * i + 1] = <float> (wi * grad_hess[1])
+
+
+cdef void pointwise_rows(
+    int objective,
+    const double[:, ::1] margins,   # IN: (n_outputs, n_rows)
+    const double[:, ::1] labels,    # IN: (1 or n_outputs, n_rows)
+    const double* w,                # IN: weights, NULL for unit weights
+    const double[::1] parameters,   # IN: one per output
+    float[:, :, ::1] out,           # OUT: (n_outputs, n_rows, 2) (grad, hess)
+    int n_threads,
+) noexcept nogil:
+    """out[k, i] = w_i * pointwise(f_ki, y of output k at row i, parameters[k]). The row
+    loop is spelled once per objective, the objective a constant in it: with the choice
+    inside, the compiler neither unswitches nor vectorises it (squared error ran 2.5x
+    slower, benchmarks/gradient_kernels.py)."""
+    cdef Py_ssize_t k, i, n = margins.shape[1]
+    cdef const double* f
+    cdef const double* y
+    cdef float* g
+    cdef double p
+    for k in range(margins.shape[0]):
+        if n == 0:
+            return
+        f, y, g = &margins[k, 0], &labels[k if labels.shape[0] > 1 else 0, 0], &out[k, 0, 0]
+        p = parameters[k]
+        if objective == SQUARED_ERROR:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(SQUARED_ERROR, f[i], y[i], p))
+        elif objective == LOGISTIC:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(LOGISTIC, f[i], y[i], p))
+        elif objective == POISSON:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(POISSON, f[i], y[i], p))
+        elif objective == GAMMA:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(GAMMA, f[i], y[i], p))
+        elif objective == TWEEDIE:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(TWEEDIE, f[i], y[i], p))
+        elif objective == HINGE:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(HINGE, f[i], y[i], p))
+        elif objective == ONE_VS_REST:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(ONE_VS_REST, f[i], y[i], p))
+
+
+# -- softmax: a row's outputs together --------------------------------------------------------
 
 cdef void softmax_rows(
     const double[:, ::1] margins,   # IN: (n_classes, n_rows), n_classes >= 2
@@ -219,63 +248,6 @@ cdef void softmax_rows(
             p = exp(margins[k, i] - top) / total
             out[k, i, 0] = <float> (wi * (p - (1.0 if k == label else 0.0)))
             out[k, i, 1] = <float> (wi * larger(factor * p * (1.0 - p), MIN_HESSIAN))
-
-
-# -- log-link regression: margins are log-means (LightGBM's poisson, gamma, tweedie) --------
-
-cdef void poisson_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN: counts >= 0
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-    double max_delta_step,           # IN: the hessian is taken this far above the margin
-) noexcept nogil:
-    """Loss exp(f) - y f: g = w (exp(f) - y), h = w exp(f + max_delta_step). The inflated
-    hessian damps the Newton steps of leaves whose rows are all 0 (their exact step is -inf)."""
-    cdef Py_ssize_t i
-    cdef double wi
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        wi = weight_at(w, i)
-        out[0, i, 0] = <float> (wi * (exp(margins[0, i]) - y[i]))
-        out[0, i, 1] = <float> (wi * exp(margins[0, i] + max_delta_step))
-
-
-cdef void gamma_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN: > 0
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-) noexcept nogil:
-    """Loss y exp(-f) + f: g = w (1 - y exp(-f)), h = w y exp(-f)."""
-    cdef Py_ssize_t i
-    cdef double wi, ratio
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        wi = weight_at(w, i)
-        ratio = y[i] * exp(-margins[0, i])
-        out[0, i, 0] = <float> (wi * (1.0 - ratio))
-        out[0, i, 1] = <float> (wi * ratio)
-
-
-cdef void tweedie_rows(
-    const double[:, ::1] margins,   # IN: (1, n_rows)
-    const double[::1] y,             # IN: >= 0
-    const double* w,                 # IN: weights, NULL for unit weights
-    float[:, :, ::1] out,            # OUT: (1, n_rows, 2) (grad, hess)
-    int n_threads,
-    double p,                        # IN: the variance power, 1 < p < 2
-) noexcept nogil:
-    """Loss exp((2-p) f)/(2-p) - y exp((1-p) f)/(1-p):
-    g = w (exp((2-p) f) - y exp((1-p) f)), h = w ((2-p) exp((2-p) f) - (1-p) y exp((1-p) f))."""
-    cdef Py_ssize_t i
-    cdef double wi, a, b
-    for i in prange(y.shape[0], schedule="static", num_threads=n_threads):
-        wi = weight_at(w, i)
-        a = exp((2.0 - p) * margins[0, i])
-        b = y[i] * exp((1.0 - p) * margins[0, i])
-        out[0, i, 0] = <float> (wi * (a - b))
-        out[0, i, 1] = <float> (wi * ((2.0 - p) * a - (1.0 - p) * b))
 
 
 # -- lambdarank ---------------------------------------------------------------------------

@@ -49,11 +49,16 @@ class ObjectiveFunction:
     def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
+    def kernel_parameters(self) -> float | np.ndarray:
+        """The kernel's number per output (one for all): see _objectives.pointwise."""
+        return 0.0
+
     def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _objectives.GradientKernel:
         """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
         boosting round calls it without the GIL, as the margins change."""
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads)
+        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
+                                          parameters=self.kernel_parameters())
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
         self.gradient_kernel(margins, y, weights, out, n_threads).run()
@@ -132,11 +137,8 @@ class LogLink(ObjectiveFunction):
                              f"the start, log of the mean label, would be -inf")
         return np.array([np.log(mean)])
 
-    def gradient_kernel(self, margins, y, weights, out, n_threads):
-        w = np.empty(0) if weights is None else weights
-        parameter = {"poisson": POISSON_MAX_DELTA_STEP, "gamma": 0.0, "tweedie": self.spec.variance_power}
-        return _objectives.GradientKernel(self.spec.name, margins, y, w, out, n_threads,
-                                          parameter=parameter[self.spec.name])
+    def kernel_parameters(self):
+        return {"poisson": POISSON_MAX_DELTA_STEP, "gamma": 0.0, "tweedie": self.spec.variance_power}[self.spec.name]
 
     transform = staticmethod(transforms.exponential)
 
@@ -172,6 +174,9 @@ class OneVsRest(ObjectiveFunction):
         share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
         share = np.clip(share, _EPS, 1 - _EPS)
         return np.log(share / (1 - share))
+
+    def kernel_parameters(self):
+        return np.arange(self.n_outputs, dtype=np.float64)  # output k's class: its label is [y == k]
 
     transform = staticmethod(transforms.sigmoid_per_class)
 
