@@ -330,8 +330,8 @@ class Objective:
         0/1, as XGBoost's ``binary:hinge``.
 
         Gradients as XGBoost's: where s f < 1, g = -s w and h = w; elsewhere g = 0 and
-        h = 1.2e-38 (float32's smallest normal number: a leaf of such rows keeps its
-        margin). Starts, as XGBoost (>= 2.0), from margin 1.0 when the weighted mean of
+        h = 1.2e-38 w (float32's smallest normal number; XGBoost's is not weighted): a
+        leaf of such rows keeps its margin. Starts, as XGBoost (>= 2.0), from margin 1.0 when the weighted mean of
         2y - 1 is > 0, else 0.0 (its base_score: the Newton step from 0 turned into a
         class). `GBDTModel.predict` gives the class,
         1.0 where the margin is > 0 and 0.0 elsewhere (as XGBoost: no probabilities);

@@ -89,8 +89,9 @@ def test_logistic_gradients_with_probability_labels(weighted):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_hinge_gradients_match_xgboost_formula(weighted):
-    """s = 2y - 1: where s f < 1, g = -s w and h = w; elsewhere g = 0 and h = FLT_MIN
-    (unweighted). Exact: every value is a float32 number."""
+    """s = 2y - 1: where s f < 1, g = -s w and h = w; elsewhere g = 0 and h = w FLT_MIN
+    (XGBoost's is FLT_MIN unweighted: either is nothing next to l2 and the other rows).
+    Exact: the same float64 products rounded to float32."""
     rng = np.random.default_rng(1)
     f = rng.normal(0.0, 1.5, size=1000)
     f[:4] = [1.0, -1.0, 0.0, 0.999]  # the kink s f = 1 itself is "satisfied", as in XGBoost
@@ -101,7 +102,9 @@ def test_hinge_gradients_match_xgboost_formula(weighted):
     s, scale = 2 * y - 1, 1.0 if w is None else w
     violated = s * f < 1
     np.testing.assert_array_equal(grad[0], np.where(violated, -s * scale, 0.0))
-    np.testing.assert_array_equal(hess[0], np.where(violated, scale * np.ones_like(f), np.finfo(np.float32).tiny))
+    tiny = np.float64(np.finfo(np.float32).tiny)
+    expected_hess = np.where(violated, scale * np.ones_like(f), scale * tiny).astype(np.float32)
+    np.testing.assert_array_equal(hess[0], expected_hess)
     assert list(violated[:4]) == [False, False, True, True]
     # away from the kink, the derivative of max(0, 1 - s f) (step 1e-6, linear pieces: exact up to rounding)
     step, away = 1e-6, np.abs(s * f - 1) > 1e-3

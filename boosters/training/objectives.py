@@ -79,7 +79,7 @@ class Logistic(ObjectiveFunction):
     """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
 
     def check_labels(self, y):
-        bad = (y < 0) | (y > 1)
+        bad = ~((y >= 0) & (y <= 1))  # NaN too
         if np.any(bad):
             raise ValueError(f"y: logistic objective needs labels in [0, 1] (classes 0/1 or probabilities), "
                              f"found {y[np.argmax(bad)]}")
