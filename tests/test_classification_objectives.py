@@ -505,3 +505,16 @@ def test_bad_margin_accuracy_labels():
 def test_metric_incompatible_with_the_new_objectives(objective, metric):
     with pytest.raises(ValueError, match="metric"):
         bst.GBDTConfig(objective=objective, metric=metric)
+
+
+def test_one_vs_rest_with_a_class_absent_from_training():
+    """A class without training rows starts at the log-odds of 1e-15 and its trees stay
+    near 0 (LightGBM skips training such a class): its probability stays below 1e-12,
+    and the other classes train as usual."""
+    X, y = continuous_data(600, 20, "classes")
+    y[y == 1] = 0  # class 1 never seen; labels 0 and 2 only
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(objective=bst.Objective.one_vs_rest(N_CLASSES),
+                                                                  n_estimators=10))
+    probabilities = model.predict(X)
+    assert probabilities[:, 1].max() < 1e-12
+    assert accuracy_score(y, probabilities.argmax(axis=1)) > 0.8
