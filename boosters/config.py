@@ -570,7 +570,8 @@ class Metric:
 
     @staticmethod
     def auc() -> "Metric":
-        """Area under the ROC curve (binary).
+        """Area under the ROC curve of the margins (logistic, hinge); a probability label y
+        counts as weight y positive and 1 - y negative (as XGBoost's ``auc``).
 
         Returns
         -------
@@ -585,7 +586,9 @@ class Metric:
 
     @staticmethod
     def accuracy() -> "Metric":
-        """Share of rows whose predicted class is the label (binary or multiclass).
+        """Share of rows whose predicted class is the label: margin > 0 (logistic, hinge) or
+        the largest margin (softmax, one_vs_rest). A probability label y counts y right
+        for class 1 and 1 - y for class 0 (as XGBoost's ``error``).
 
         Returns
         -------
