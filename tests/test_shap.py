@@ -356,3 +356,35 @@ def test_ctrl_c_interrupts_between_row_blocks(monkeypatch, method):
     with pytest.raises(KeyboardInterrupt):
         getattr(model, method)(X, n_threads=1)
     assert block_rows == [500]
+
+
+def test_a_tree_too_deep_for_the_walk_is_refused_before_the_kernel():
+    """A chain of MAX_SHAP_DEPTH + 1 splits (as a crafted model file may hold) would need
+    ~17 MB of path per thread and as many C stack frames: a ValueError, not a crash; one
+    level less is explained, and its SHAP values add up to the margin (within 1e-9)."""
+    from boosters.explain.shap import MAX_SHAP_DEPTH
+    from boosters.model.tree import Forest, Tree
+
+    def chain(depth):  # node 2d splits x0 <= d: left a leaf (2d + 1), right the next split (2d + 2)
+        n = 2 * depth + 1
+        split = np.full(n, -1)
+        split[0:n - 1:2] = 0
+        left, right = np.full(n, -1), np.full(n, -1)
+        left[0:n - 1:2] = np.arange(1, n, 2)
+        right[0:n - 1:2] = np.arange(2, n + 1, 2)
+        threshold = np.zeros(n)
+        threshold[0:n - 1:2] = np.arange(depth)
+        value = np.where(split < 0, np.arange(n) * 1e-3, 0.0)
+        cover = np.linspace(2.0 * n, 1.0, n)
+        return Tree(split, threshold, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.uint8), left, right, value,
+                    np.zeros(n), cover, np.ones(n, dtype=np.int64))
+
+    X = np.array([[3.5], [MAX_SHAP_DEPTH + 5.0]])
+    deep = Forest(1, np.zeros(1))
+    deep.add(chain(MAX_SHAP_DEPTH + 1), 0)
+    with pytest.raises(ValueError, match=f"up to depth {MAX_SHAP_DEPTH}"):
+        shap_module.shap_values(deep, X, n_threads=1)
+    ok = Forest(1, np.zeros(1))
+    ok.add(chain(MAX_SHAP_DEPTH), 0)
+    phi = shap_module.shap_values(ok, X, n_threads=1)
+    np.testing.assert_allclose(phi.sum(axis=-1)[:, 0], ok.predict_margins(X, 1)[:, 0], atol=1e-9)

@@ -20,6 +20,9 @@ __all__ = ["shap_values", "shap_interaction_values"]
 
 SHAP_BLOCK_WORK = 1 << 24  # path updates per kernel call (a path update: a few ns)
 _MIN_BLOCK_ROWS = 256
+# the walk recurses once per level and keeps (depth + 1) path elements per level: 32 bytes x
+# 1025 x 1026 / 2, about 17 MB a thread, and 1024 C stack frames, at this depth
+MAX_SHAP_DEPTH = 1024
 
 
 def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
@@ -143,8 +146,12 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
         raise ValueError(f"SHAP values need the trees' covers: tree {tree}, node {node - flat.tree_offsets[tree]} "
                          f"has cover {cover[node]} (a split needs a positive, finite cover)")
     categories = None if flat.categories is None else (a["category_set"], *flat.categories)
-    return ShapForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
-                      a["right_child"], a["value"], cover, flat.tree_offsets, flat.tree_group, categories)
+    shap_forest = ShapForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
+                             a["right_child"], a["value"], cover, flat.tree_offsets, flat.tree_group, categories)
+    if shap_forest.max_depth > MAX_SHAP_DEPTH:
+        raise ValueError(f"SHAP values support trees up to depth {MAX_SHAP_DEPTH}; this forest has a tree of depth "
+                         f"{shap_forest.max_depth}")
+    return shap_forest
 
 
 def _expected_margins(forest: Forest, shap_forest: ShapForest) -> np.ndarray:

@@ -19,6 +19,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t
 from libc.string cimport memcpy
 
 from boosters._lib.search cimport lower_bound
+from boosters._lib.stable_split cimport reverse_second_part, store_both_ends
 from boosters._lib.types cimport bin_t, row_t
 from boosters._lib.columns cimport make_bin_columns, make_feature_map, column_u8, column_u16
 
@@ -48,46 +49,28 @@ cdef Py_ssize_t partition_serial(
     size_t lowest,              # bins lowest..lowest+span-1 go left
     size_t span,
 ) noexcept nogil:
-    """Lefts are written forwards, rights backwards from the end, then the rights are
-    reversed: one pass, stable on both sides. Every row is stored at both ends (no
-    branch, no select); a store to the wrong end lands on a slot that a later row
-    overwrites, or on the row's own slot. The loops are spelled out per row source and
-    decoding so that none of them tests either per row."""
-    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo, hi
+    """The lefts, then the rights, each in order: one branch-free stable split
+    (_lib/stable_split.pxd). The loops are spelled out per row source and decoding so
+    that none of them tests either per row."""
+    cdef Py_ssize_t i, n_left = 0, n_right = 0
     cdef size_t left
-    cdef row_t row, tmp
-    cdef row_t* right_end = dst + n - 1
+    cdef row_t row
     if decode == NULL and src != NULL:
         for i in range(n):
             row = src[i]
             left = go_left(column[row], lowest, span)
-            dst[n_left] = row
-            right_end[-n_right] = row
-            n_left += left
-            n_right += 1 - left
+            store_both_ends(dst, n, row, left, &n_left, &n_right)
     elif decode == NULL:
         for i in range(n):
             row = <row_t> (begin + i)
             left = go_left(column[row], lowest, span)
-            dst[n_left] = row
-            right_end[-n_right] = row
-            n_left += left
-            n_right += 1 - left
+            store_both_ends(dst, n, row, left, &n_left, &n_right)
     else:
         for i in range(n):
             row = src[i] if src != NULL else <row_t> (begin + i)
             left = go_left(decode[column[row]], lowest, span)
-            dst[n_left] = row
-            right_end[-n_right] = row
-            n_left += left
-            n_right += 1 - left
-    lo, hi = n_left, n - 1
-    while lo < hi:
-        tmp = dst[lo]
-        dst[lo] = dst[hi]
-        dst[hi] = tmp
-        lo += 1
-        hi -= 1
+            store_both_ends(dst, n, row, left, &n_left, &n_right)
+    reverse_second_part(dst, n_left, n)
     return n_left
 
 
@@ -125,10 +108,9 @@ cdef Py_ssize_t partition_sparse(
     """partition_serial for a feature stored sparse. The node's rows and the column's rows
     are both in order: one walk beside the other finds the node's rows with an entry (their
     bin: a search among the row's entries); every other row is at the default bin."""
-    cdef Py_ssize_t i, n_left = 0, n_right = 0, lo_i, hi_i, p = 0
+    cdef Py_ssize_t i, n_left = 0, n_right = 0, p = 0
     cdef size_t left, default_left = go_left(default_bin, lowest, span)
-    cdef row_t row, tmp
-    cdef row_t* right_end = dst + n - 1
+    cdef row_t row
     if n == 0:
         return 0
     row = src[0] if src != NULL else <row_t> begin
@@ -141,17 +123,8 @@ cdef Py_ssize_t partition_sparse(
             left = go_left(sparse_bin(indptr, entries, row, lo, hi, default_bin), lowest, span)
         else:
             left = default_left
-        dst[n_left] = row
-        right_end[-n_right] = row
-        n_left += left
-        n_right += 1 - left
-    lo_i, hi_i = n_left, n - 1
-    while lo_i < hi_i:
-        tmp = dst[lo_i]
-        dst[lo_i] = dst[hi_i]
-        dst[hi_i] = tmp
-        lo_i += 1
-        hi_i -= 1
+        store_both_ends(dst, n, row, left, &n_left, &n_right)
+    reverse_second_part(dst, n_left, n)
     return n_left
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from boosters.data.groups import kernel_boundaries
 
 from boosters._lib.random cimport stream_key, uniform01
+from boosters._lib.stable_split cimport reverse_second_part, store_both_ends
 from boosters._lib.types cimport row_t
 
 cdef enum:
@@ -44,25 +45,13 @@ cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
 
 cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* out) noexcept nogil:
     """out[:m] = m rows drawn from 0..n-1 (algorithm S), out[m:n] = the others, both
-    increasing; returns m. As the partitioner's one-pass kernel,
-    every row is stored at both ends (taken rows forwards, the others backwards from the
-    end, then reversed), so the pass has no data-dependent branch."""
-    cdef Py_ssize_t i, n_taken = 0, n_other = 0, lo, hi
+    increasing; returns m. One branch-free stable split (_lib/stable_split.pxd)."""
+    cdef Py_ssize_t i, n_taken = 0, n_other = 0
     cdef size_t take
-    cdef row_t tmp
     for i in range(n):
         take = uniform01(key, i) * <double> (n - i) < <double> (m - n_taken)
-        out[n_taken] = <row_t> i
-        out[n - 1 - n_other] = <row_t> i
-        n_taken += take
-        n_other += 1 - take
-    lo, hi = m, n - 1
-    while lo < hi:
-        tmp = out[lo]
-        out[lo] = out[hi]
-        out[hi] = tmp
-        lo += 1
-        hi -= 1
+        store_both_ends(out, n, <row_t> i, take, &n_taken, &n_other)
+    reverse_second_part(out, m, n)
     return m
 
 
