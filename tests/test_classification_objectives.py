@@ -328,6 +328,7 @@ def test_probability_labels_equal_xgboost_reg_logistic():
     np.testing.assert_allclose(model.predict_raw(X).ravel(), booster.predict(data, output_margin=True), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_held_out_quality_close_to_the_references():
     """Continuous features bin slightly differently, so trees drift apart; held out after
     40 rounds: one-vs-rest log loss within 2% of LightGBM multiclassova's (same metric on
@@ -368,7 +369,8 @@ CASES = [(bst.Objective.logistic(), "soft"), (bst.Objective.hinge(), "binary"),
 
 
 @pytest.mark.parametrize("objective, kind", CASES)
-@pytest.mark.parametrize("histogram_mode, growth", [("i16", "depthwise"), ("i8", "leafwise")])
+@pytest.mark.parametrize("histogram_mode, growth", [("i16", "depthwise"),
+                                                    pytest.param("i8", "leafwise", marks=pytest.mark.slow)])
 def test_quantized_histograms_and_growth_strategies(objective, kind, histogram_mode, growth):
     """Quantized gradients fit as well as full precision: the validation metric after 20
     rounds within 3% of the f64 model's (measured: within 1.3%)."""
@@ -384,7 +386,7 @@ def test_quantized_histograms_and_growth_strategies(objective, kind, histogram_m
 
 @pytest.mark.parametrize("objective, kind", CASES)
 @pytest.mark.parametrize("sampling", [dict(subsample=0.7, colsample_bytree=0.8),
-                                      dict(goss_top_rate=0.2, goss_other_rate=0.1)])
+                                      pytest.param(dict(goss_top_rate=0.2, goss_other_rate=0.1), marks=pytest.mark.slow)])
 def test_sampling_categorical_features_and_early_stopping(objective, kind, sampling):
     """A categorical feature carrying most of the score, sampled rows and columns, early
     stopping on the default metric: the model keeps the best round of the history, and
