@@ -60,7 +60,8 @@ class Objective:
 
     Parameters
     ----------
-    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie", "hinge", "one_vs_rest"}
+    name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie", "hinge", \
+            "one_vs_rest"}
         The loss.
     n_classes : int, optional
         The number of classes (>= 2), for softmax and one_vs_rest only.
@@ -331,10 +332,10 @@ class Objective:
 
         Gradients as XGBoost's: where s f < 1, g = -s w and h = w; elsewhere g = 0 and
         h = 1.2e-38 w (float32's smallest normal number; XGBoost's is not weighted): a
-        leaf of such rows keeps its margin. Starts, as XGBoost (>= 2.0), from margin 1.0 when the weighted mean of
-        2y - 1 is > 0, else 0.0 (its base_score: the Newton step from 0 turned into a
-        class). `GBDTModel.predict` gives the class,
-        1.0 where the margin is > 0 and 0.0 elsewhere (as XGBoost: no probabilities);
+        leaf of such rows keeps its margin. Starts, as XGBoost (>= 2.0), from margin 1.0
+        when the weighted mean of 2y - 1 is > 0, else 0.0 (its base_score: the Newton step
+        from 0 turned into a class). `GBDTModel.predict` gives the class, 1.0 where the
+        margin is > 0 and 0.0 elsewhere (as XGBoost: no probabilities);
         `GBDTModel.predict_raw` the margins. The validation metric defaults to
         `Metric.accuracy` (XGBoost's default is its complement, ``error``).
 

@@ -384,9 +384,12 @@ def test_quantized_histograms_and_growth_strategies(objective, kind, histogram_m
     assert abs(scores[1] - scores[0]) < 0.03 * scores[0]
 
 
+SAMPLINGS = [dict(subsample=0.7, colsample_bytree=0.8),
+             pytest.param(dict(goss_top_rate=0.2, goss_other_rate=0.1), marks=pytest.mark.slow)]
+
+
 @pytest.mark.parametrize("objective, kind", CASES)
-@pytest.mark.parametrize("sampling", [dict(subsample=0.7, colsample_bytree=0.8),
-                                      pytest.param(dict(goss_top_rate=0.2, goss_other_rate=0.1), marks=pytest.mark.slow)])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
 def test_sampling_categorical_features_and_early_stopping(objective, kind, sampling):
     """A categorical feature carrying most of the score, sampled rows and columns, early
     stopping on the default metric: the model keeps the best round of the history, and
@@ -502,7 +505,8 @@ def test_bad_margin_accuracy_labels():
 
 @pytest.mark.parametrize("objective, metric", [
     (bst.Objective.hinge(), bst.Metric.logloss()), (bst.Objective.one_vs_rest(3), bst.Metric.multiclass_logloss()),
-    (bst.Objective.squared(), bst.Metric.margin_accuracy()), (bst.Objective.softmax(3), bst.Metric.one_vs_rest_logloss()),
+    (bst.Objective.squared(), bst.Metric.margin_accuracy()),
+    (bst.Objective.softmax(3), bst.Metric.one_vs_rest_logloss()),
 ])
 def test_metric_incompatible_with_the_new_objectives(objective, metric):
     with pytest.raises(ValueError, match="metric"):
