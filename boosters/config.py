@@ -949,6 +949,17 @@ def _require_fraction(name, value, allow_none=False):
     return value
 
 
+BOOSTERS = ("gbdt", "dart")
+
+
+def _require_probability(name: str, value) -> float:
+    """A float in [0, 1]."""
+    value = require_float(name, value, 0.0)
+    if value > 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return value
+
+
 class GBDTConfig:
     """Everything that defines a GBDT training run.
 
@@ -1058,6 +1069,22 @@ class GBDTConfig:
     min_data_per_group : int, default 100
         Sorted categorical partition: rows at least on the right side and in each group of
         categories between two tried splits.
+    booster : {"gbdt", "dart"}, default "gbdt"
+        "dart": DART (Rashmi & Gilad-Bachrach 2015), dropout of whole earlier rounds; see
+        :doc:`/guide/dart`. The four parameters below are read only with "dart".
+    drop_rate : float, default 0.1
+        DART: the probability in [0, 1] that each earlier round is dropped, when the round
+        does not skip dropout.
+    skip_drop : float, default 0.5
+        DART: the probability in [0, 1] that a round drops nothing (plain boosting).
+    max_drop : int or None, default 50
+        DART: at most this many rounds are dropped (the drop rate is capped at
+        ``max_drop / rounds so far``, as LightGBM); None is no limit.
+    xgboost_dart_mode : bool, default False
+        DART normalisation with k dropped rounds: False scales the new trees by
+        ``learning_rate / (k + 1)`` and the dropped ones by ``k / (k + 1)`` (the paper's,
+        LightGBM's default); True by ``learning_rate / (k + learning_rate)`` and
+        ``k / (k + learning_rate)`` (XGBoost's ``normalize_type="tree"``).
     **unknown
         Any other keyword is an error: ValueError naming it (and the closest parameter).
 
@@ -1086,6 +1113,7 @@ class GBDTConfig:
         "interaction_constraints",
         "subsample", "goss_top_rate", "goss_other_rate",
         "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
+        "booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode",
     )
 
     def __init__(
@@ -1126,6 +1154,11 @@ class GBDTConfig:
         cat_l2: float = 10.0,
         max_cat_threshold: int = 32,
         min_data_per_group: int = 100,
+        booster: str = "gbdt",
+        drop_rate: float = 0.1,
+        skip_drop: float = 0.5,
+        max_drop: int | None = 50,
+        xgboost_dart_mode: bool = False,
         **unknown,
     ):
         if unknown:
@@ -1202,6 +1235,18 @@ class GBDTConfig:
         self.max_cat_threshold = require_int("max_cat_threshold", max_cat_threshold, 1)
         self.min_data_per_group = require_int("min_data_per_group", min_data_per_group, 1)
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
+        self._set_dart(booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode)
+
+    def _set_dart(self, booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode):
+        if booster not in BOOSTERS:
+            raise ValueError(f"booster must be one of {BOOSTERS}, got {booster!r}")
+        self.booster = booster
+        self.drop_rate = _require_probability("drop_rate", drop_rate)
+        self.skip_drop = _require_probability("skip_drop", skip_drop)
+        self.max_drop = require_int("max_drop", max_drop, 1, allow_none=True)
+        if not isinstance(xgboost_dart_mode, bool):
+            raise TypeError(f"xgboost_dart_mode must be True or False, got {xgboost_dart_mode!r}")
+        self.xgboost_dart_mode = xgboost_dart_mode
 
     def _set_row_sampling(self, subsample, goss_top_rate, goss_other_rate):
         self.subsample = _require_fraction("subsample", subsample)

@@ -73,6 +73,8 @@ BAD_VALUES = [
     ("cat_smooth", -1.0, ValueError), ("cat_smooth", float("nan"), ValueError),
     ("cat_l2", -0.1, ValueError), ("cat_l2", float("inf"), ValueError),
     ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
+    ("booster", "goss", ValueError), ("drop_rate", 1.5, ValueError), ("drop_rate", -0.1, ValueError),
+    ("skip_drop", 1.01, ValueError), ("skip_drop", float("nan"), ValueError), ("max_drop", 0, ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -114,9 +116,12 @@ BAD_TYPES = [
     ("cat_smooth", "10", TypeError), ("cat_smooth", None, TypeError),
     ("cat_l2", "1", TypeError), ("cat_l2", True, TypeError),
     ("max_cat_threshold", 32.0, TypeError), ("min_data_per_group", "100", TypeError),
+    ("booster", 1, ValueError), ("booster", None, ValueError), ("drop_rate", "0.1", TypeError),
+    ("skip_drop", None, TypeError), ("max_drop", 2.0, TypeError), ("xgboost_dart_mode", 1, TypeError),
+    ("xgboost_dart_mode", None, TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
-BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves"}  # every value of the right type is valid
+BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves", "xgboost_dart_mode"}  # every value of the right type is valid
 
 
 def _ids(rows):

@@ -27,7 +27,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 # Pages whose ```python blocks are complete programs together (a few seconds each).
 RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/shap.md",
                   "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md",
-                  "guide/sklearn.md", "guide/ranking.md", "guide/classification_objectives.md"]
+                  "guide/sklearn.md", "guide/ranking.md", "guide/dart.md",
+                  "guide/classification_objectives.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"

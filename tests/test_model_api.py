@@ -296,7 +296,8 @@ NON_DEFAULT_CONFIG = dict(
     colsample_bytree=0.8, colsample_bylevel=0.9, colsample_bynode=0.75, monotone_constraints={0: 1, 2: -1},
     interaction_constraints=((0, 1), (2, 3, 4)),
     goss_top_rate=0.3, goss_other_rate=0.2,
-    max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13)
+    max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13,
+    booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
 GOSS_FIELDS = ("goss_top_rate", "goss_other_rate")
 

@@ -25,8 +25,16 @@ ARRAY_NAMES = ("header", "base_scores", "tree_group", "tree_sizes", *TREE_ARRAY_
 CATEGORY_FIELDS = ("categorical_features", "categories")
 
 
+# DART's parameters: written only when away from their defaults, so older files stay as they were
+DART_FIELDS = ("booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode")
+
+
 def config_to_json(config: GBDTConfig) -> dict:
     out = config.to_dict()
+    defaults = GBDTConfig().to_dict()
+    for name in DART_FIELDS:
+        if out[name] == defaults[name]:
+            del out[name]
     out["objective"] = objective_to_json(config.objective)
     out["metric"] = None if config.metric is None else config.metric.label
     out["growth_strategy"] = config.growth_strategy.value

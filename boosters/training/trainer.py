@@ -18,6 +18,7 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.callbacks import CallbackEnv, EarlyStopping, call_hook, reads_scores, training_callbacks
 from boosters.training.constraints import interaction_groups, monotone_directions
+from boosters.training.dart import DartDropout
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import check_groups
@@ -80,13 +81,16 @@ class GBDTTrainer:
                                 categories=dict(train.categories))
         scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
                               any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
+        dropout = None if cfg.booster != "dart" else DartDropout(
+            cfg, objective.n_outputs, train.X, margins, self.n_threads,
+            *((scores.val_X, scores.val_margins) if val_set is not None else ()))
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate)
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt)
-                self._finish(result, env, interrupt.requested)
+                self._boost(grower, result, env, callbacks, scores, interrupt, dropout)
+                self._finish(result, env, interrupt.requested, dropout)
             except BaseException as error:
                 env.error = error
                 raise
@@ -101,11 +105,11 @@ class GBDTTrainer:
 
     @staticmethod
     def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
-               scores: RoundScores, interrupt: InterruptGuard) -> None:
-        """The rounds. With callbacks or a validation set, one at a time, each evaluated;
-        with neither, many grow in one nogil block (see grower.py). Ctrl-C is seen
-        between rounds (between blocks in the fast path)."""
-        one_at_a_time = bool(callbacks) or scores.val_set is not None
+               scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None) -> None:
+        """The rounds. With callbacks, a validation set or DART (`dropout`), one at a
+        time, each evaluated; with none, many grow in one nogil block (see grower.py).
+        Ctrl-C is seen between rounds (between blocks in the fast path)."""
+        one_at_a_time = bool(callbacks) or scores.val_set is not None or dropout is not None
         round_ = 0
         while round_ < env.n_rounds and not interrupt.requested:
             env.round = round_
@@ -114,7 +118,11 @@ class GBDTTrainer:
             if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
                 grower.rounds.learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0,
                                                              strictly_above=True)
+            if dropout is not None:  # the round's new trees grow at a smaller rate when rounds are dropped
+                grower.rounds.learning_rate = dropout.drop(result.forest, env.learning_rate)
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
+            if dropout is not None:
+                dropout.normalize(result.forest, block[0])
             for trees in block:
                 for k, tree in enumerate(trees):
                     result.forest.add(tree, k)
@@ -125,16 +133,22 @@ class GBDTTrainer:
                 result.best_iteration = env.round if env.best_iteration is None else env.best_iteration
                 result.best_score = (env.best_score if env.best_iteration is not None
                                      else result.eval_history[-1] if result.eval_history else None)
-                if call_hook(callbacks, "after_iteration", env):
+                stop = call_hook(callbacks, "after_iteration", env)
+                if dropout is not None:
+                    dropout.remember(env.round, env.best_iteration)
+                if stop:
                     break
 
     @staticmethod
-    def _finish(result: TrainingResult, env: CallbackEnv, interrupted: bool) -> None:
-        """Cut the forest back to the best round when early stopping chose one; the best
-        iteration and score of the model."""
+    def _finish(result: TrainingResult, env: CallbackEnv, interrupted: bool,
+                dropout: DartDropout | None = None) -> None:
+        """Cut the forest back to the best round when early stopping chose one (with DART,
+        its trees scaled as they were then); the best iteration and score of the model."""
         forest, n_out = result.forest, result.forest.n_groups
         n_rounds = forest.n_trees // n_out
         if env.best_iteration is not None:
+            if dropout is not None:
+                dropout.restore_best(forest, env.best_iteration)
             forest.truncate((env.best_iteration + 1) * n_out)
             result.best_iteration, result.best_score = env.best_iteration, env.best_score
         else:

@@ -1,0 +1,122 @@
+"""DART boosting (Rashmi & Gilad-Bachrach 2015, "DART: Dropouts meet Multiple Additive
+Regression Trees"): each round drops a random set of earlier rounds, fits its new trees
+to the gradients of the margins without them, then rescales the new and the dropped trees
+so that together they add about what the dropped ones added before.
+
+Selection (LightGBM's ``uniform_drop=True``, XGBoost's ``sample_type="uniform"``): with
+probability ``skip_drop`` a round drops nothing; otherwise each earlier round is dropped
+with probability ``min(drop_rate, max_drop / rounds so far)``, at most ``max_drop`` of
+them. Nothing forces a drop (XGBoost's ``one_drop`` is off by default too). A round's
+trees (one per output) are dropped together; the base score is never dropped.
+
+Normalisation with k dropped rounds and learning rate lr: the new trees are grown with
+learning rate ``lr / (k + a)`` and the dropped ones are scaled by ``k / (k + a)``, with
+``a = 1`` (the paper's, LightGBM's default) or ``a = lr`` (``xgboost_dart_mode``,
+XGBoost's ``normalize_type="tree"``).
+
+The margins the training keeps (training rows, validation rows) are corrected from the
+dropped trees' predictions on the raw rows, computed once per round; nothing per tree is
+kept but its values as grown and its current scale, so the trees of the best round (early
+stopping) can be restored exactly. The random numbers come from `config.seed` alone:
+the model does not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from boosters._lib.logs import logger
+from boosters.config import GBDTConfig
+from boosters.model.tree import Forest, Tree
+
+DART_STREAM = 0xDA27  # keeps the dropout's random numbers apart from the other seeded draws
+
+
+class DartDropout:
+    """The dropout of one training. `margins` (n_outputs, n_rows) are the training margins
+    the gradient kernel reads; `val_margins` (n_val_rows, n_outputs) the validation
+    margins the scores read (None without a validation set); both are corrected in place."""
+
+    def __init__(self, config: GBDTConfig, n_outputs: int, train_X, margins: np.ndarray, n_threads: int,
+                 val_X=None, val_margins: np.ndarray | None = None):
+        self.drop_rate, self.skip_drop, self.max_drop = config.drop_rate, config.skip_drop, config.max_drop
+        self.xgboost_mode = config.xgboost_dart_mode
+        self.rng = np.random.default_rng([config.seed, DART_STREAM])
+        self.n_outputs, self.n_threads = n_outputs, n_threads
+        self.train_X, self.margins = train_X, margins
+        self.val_X, self.val_margins = val_X, val_margins
+        self.grown_values: list[list[np.ndarray]] = []  # per round, per output: the tree's values as grown
+        self.scales: list[float] = []                    # per round: the factor its grown values carry now
+        self.best: tuple[int, list[float]] | None = None  # (round, scales after it) of the best round so far
+        self._dropped = np.zeros(0, dtype=np.int64)
+        self._dropped_margins = None  # (n_rows, n_outputs): what the dropped rounds added to the training rows
+        self._factor = 1.0
+
+    def drop(self, forest: Forest, learning_rate: float) -> float:
+        """Choose this round's dropped rounds and take their trees out of the training
+        margins. Returns the learning rate of the round's new trees."""
+        self._dropped = self._choose(len(self.scales))
+        k = len(self._dropped)
+        if k == 0:
+            self._factor = 1.0
+            return learning_rate
+        a = learning_rate if self.xgboost_mode else 1.0
+        self._factor = k / (k + a)
+        self._dropped_margins = self._predict(forest, self.train_X)
+        self.margins -= self._dropped_margins.T
+        return learning_rate / (k + a)
+
+    def normalize(self, forest: Forest, new_trees: list[Tree]) -> None:
+        """After the round's trees grew (before they join `forest`): scale the dropped
+        rounds' trees by k / (k + a) and put them back into the margins at that scale."""
+        self.grown_values.append([tree.value for tree in new_trees])
+        self.scales.append(1.0)
+        if len(self._dropped) == 0:
+            return
+        if self.val_X is not None:  # the validation margins still hold the dropped trees at full scale
+            self.val_margins -= (1.0 - self._factor) * self._predict(forest, self.val_X)
+        for r in self._dropped:
+            self.scales[r] *= self._factor
+            self._set_values(forest, r)
+        self.margins += self._factor * self._dropped_margins.T
+        self._dropped_margins = None
+
+    def remember(self, round_: int, best_iteration: int | None) -> None:
+        """After round `round_`'s callbacks: keep the scales when it is the best round."""
+        if best_iteration == round_:
+            self.best = (round_, list(self.scales))
+
+    def restore_best(self, forest: Forest, best_iteration: int) -> None:
+        """The trees of rounds up to `best_iteration` as they were right after it."""
+        if self.best is None or self.best[0] != best_iteration:
+            logger.warning("DART: best_iteration %d was not chosen by early stopping at its round; the trees "
+                           "keep the scales of the last round", best_iteration)
+            return
+        for r, scale in enumerate(self.best[1]):
+            if self.scales[r] != scale:
+                self.scales[r] = scale
+                self._set_values(forest, r)
+
+    def _choose(self, n_rounds: int) -> np.ndarray:
+        """The earlier rounds (indices) this round drops."""
+        if self.rng.random() < self.skip_drop or n_rounds == 0:
+            return np.zeros(0, dtype=np.int64)
+        rate = self.drop_rate if self.max_drop is None else min(self.drop_rate, self.max_drop / n_rounds)
+        dropped = np.flatnonzero(self.rng.random(n_rounds) < rate)
+        return dropped if self.max_drop is None else dropped[:self.max_drop]
+
+    def _predict(self, forest: Forest, X) -> np.ndarray:
+        """(n_rows, n_outputs): the sum of the dropped rounds' trees on X's rows."""
+        n_out = self.n_outputs
+        dropped = Forest(n_out, np.zeros(n_out))
+        for r in self._dropped:
+            for k in range(n_out):  # a copy: the sub-forest's flat arrays must not become the tree's
+                dropped.add(copy.copy(forest.trees[r * n_out + k]), k)
+        dropped.flat(grown=True)  # the grower's trees, valid by construction
+        return dropped.predict_margins(X, self.n_threads, include_base=False)
+
+    def _set_values(self, forest: Forest, r: int) -> None:
+        for k, values in enumerate(self.grown_values[r]):
+            forest.trees[r * self.n_outputs + k].value = values * self.scales[r]
