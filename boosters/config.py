@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import difflib
 import enum
+import math
 import numbers
 
 from boosters._lib.checks import require_float, require_int
@@ -39,6 +40,8 @@ class GrowthStrategy(enum.Enum):
 _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
 _OBJECTIVE_NAMES += ("custom",)  # Objective.custom(function): the user's gradients (CustomObjective)
 _OBJECTIVE_NAMES += ("absolute", "huber", "pinball")
+_OBJECTIVE_NAMES += ("hinge", "one_vs_rest")
+_MULTICLASS = ("softmax", "one_vs_rest")  # one output (tree group) per class; n_classes is set
 _LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
 # multi-target regression: a y of k columns trains one tree group per column (absolute and
 # huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
@@ -82,6 +85,7 @@ def _require_alpha(value) -> float | tuple:
 
 class Objective:
     """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
+    `.hinge()`, `.one_vs_rest(n_classes)`,
     the log-link regressions `.poisson()`, `.gamma()`, `.tweedie(variance_power)`, and for
     ranking within query groups `.lambdarank(ndcg_at)`, `.pairwise()`, and the robust
     regressions `.absolute()`, `.huber(delta)`, `.pinball(alpha)`.
@@ -91,10 +95,10 @@ class Objective:
     Parameters
     ----------
     name : {"squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie", \
-"absolute", "huber", "pinball"}
+"absolute", "huber", "pinball", "hinge", "one_vs_rest"}
         The loss.
     n_classes : int, optional
-        The number of classes (>= 2), for softmax only.
+        The number of classes (>= 2), for softmax and one_vs_rest only.
     ndcg_at : int, optional
         The NDCG truncation, for lambdarank only (default 10).
     variance_power : float, optional
@@ -138,14 +142,14 @@ class Objective:
         elif ndcg_at is not None:
             raise ValueError(f"ndcg_at only applies to lambdarank, not {name}")
         self.ndcg_at = ndcg_at
-        if name == "softmax":
+        if name in _MULTICLASS:
             if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
                 raise TypeError(f"n_classes must be an int >= 2, got {type(n_classes).__name__} {n_classes!r}")
             if n_classes < 2:
-                raise ValueError(f"n_classes must be >= 2 for softmax, got {n_classes}")
+                raise ValueError(f"n_classes must be >= 2 for {name}, got {n_classes}")
             n_classes = int(n_classes)
         elif n_classes is not None:
-            raise ValueError(f"n_classes only applies to softmax, not {name}")
+            raise ValueError(f"n_classes only applies to softmax and one_vs_rest, not {name}")
         self.name = name
         self.n_classes = n_classes
         self._set_robust_parameters(name, alpha, delta)
@@ -201,9 +205,16 @@ class Objective:
 
     @staticmethod
     def logistic() -> "Objective":
-        """Binary classification with labels 0/1; starts from the log-odds of the labels.
+        """Binary classification with labels 0/1, or probability labels in [0, 1]; starts
+        from the log-odds of the (weighted) mean label.
 
-        `GBDTModel.predict` gives P(y=1), `GBDTModel.predict_raw` the log-odds.
+        The loss is the cross-entropy -y log(p) - (1 - y) log(1 - p), p = sigmoid(margin),
+        for hard and soft labels alike (LightGBM's ``binary`` for 0/1 labels and
+        ``cross_entropy`` for probabilities; XGBoost's ``binary:logistic`` /
+        ``reg:logistic``). `GBDTModel.predict` gives P(y=1), `GBDTModel.predict_raw` the
+        log-odds. With probability labels, `Metric.accuracy` counts a row y right when the
+        margin is > 0 and 1 - y otherwise, and `Metric.auc` counts it as weight y positive
+        and 1 - y negative (as XGBoost's ``error`` and ``auc``).
 
         Returns
         -------
@@ -547,15 +558,77 @@ class Objective:
         """
         return Objective("pinball", alpha=alpha)
 
+    @staticmethod
+    def hinge() -> "Objective":
+        """Binary classification with the hinge loss max(0, 1 - s f), s = 2y - 1, labels
+        0/1, as XGBoost's ``binary:hinge``.
+
+        Gradients as XGBoost's: where s f < 1, g = -s w and h = w; elsewhere g = 0 and
+        h = 1.2e-38 w (float32's smallest normal number; XGBoost's is not weighted): a
+        leaf of such rows keeps its margin. Starts, as XGBoost (>= 2.0), from margin 1.0
+        when the weighted mean of 2y - 1 is > 0, else 0.0 (its base_score: the Newton step
+        from 0 turned into a class). `GBDTModel.predict` gives the class, 1.0 where the
+        margin is > 0 and 0.0 elsewhere (as XGBoost: no probabilities);
+        `GBDTModel.predict_raw` the margins. The validation metric defaults to
+        `Metric.accuracy` (XGBoost's default is its complement, ``error``).
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> y = (X[:, 0] > 0).astype(float)
+        >>> model = bst.GBDTModel.train(
+        ...     bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5, objective=bst.Objective.hinge()))
+        >>> model.predict(np.array([[2.0, 0.0], [-2.0, 0.0]]))
+        array([1., 0.])
+        """
+        return Objective("hinge")
+
+    @staticmethod
+    def one_vs_rest(n_classes: int) -> "Objective":
+        """Multiclass classification as `n_classes` independent binary logistic problems
+        (class k against the rest), one tree per class per round, as LightGBM's
+        ``multiclassova``.
+
+        Labels are 0..n_classes-1; output k is trained with the logistic loss on the label
+        [y == k] and starts from the log-odds of class k's (weighted) share. `GBDTModel.predict`
+        gives each class's sigmoid(margin), shape (n_rows, n_classes): the rows are NOT
+        normalised to sum to 1 (as LightGBM). The validation metric defaults to
+        `Metric.one_vs_rest_logloss`, the loss being minimised.
+
+        Parameters
+        ----------
+        n_classes : int
+            The number of classes, >= 2.
+
+        Returns
+        -------
+        Objective
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(300, 2))
+        >>> y = np.digitize(X[:, 0], [-0.5, 0.5]).astype(float)  # classes 0, 1, 2
+        >>> config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.one_vs_rest(3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, y), config)
+        >>> probabilities = model.predict(np.array([[-2.0, 0.0], [2.0, 0.0]]))
+        >>> probabilities.shape, probabilities.argmax(axis=1)
+        ((2, 3), array([0, 2]))
+        """
+        return Objective("one_vs_rest", n_classes)
+
     @property
     def n_outputs(self) -> int:
-        """The number of margins per row: n_classes for softmax, n_targets for multi-target
-        regression, the number of quantile levels for pinball, else 1."""
+        """The number of margins per row: n_classes for softmax and one_vs_rest, n_targets
+        for multi-target regression, the number of quantile levels for pinball, else 1."""
         if self.n_targets is not None:
             return self.n_targets
         if self.name == "pinball" and isinstance(self.alpha, tuple):  # one output per quantile level
             return len(self.alpha)
-        return self.n_classes if self.name == "softmax" else 1
+        return self.n_classes if self.name in _MULTICLASS else 1
 
     def _with_targets(self, n_targets: int | None) -> "Objective":
         """This objective with `n_targets` targets (the trainer's, from y's columns)."""
@@ -583,8 +656,8 @@ class Objective:
             return f"{call[:-1]}{'' if call.endswith('()') else ', '}n_targets={self.n_targets})"
         if self.name == "tweedie":
             return f"Objective.tweedie({self.variance_power})"
-        if self.name == "softmax":
-            return f"Objective.softmax({self.n_classes})"
+        if self.name in _MULTICLASS:
+            return f"Objective.{self.name}({self.n_classes})"
         if self.name == "lambdarank":
             return f"Objective.lambdarank(ndcg_at={self.ndcg_at})"
         if self.name == "pinball":
@@ -651,13 +724,18 @@ _METRIC_OBJECTIVES.update({"rmse": ("squared", *_ROBUST), "mae": ("squared", *_R
                            "mape": ("squared", *_ROBUST), "huber": ("squared", *_ROBUST),
                            "pinball": ("squared", *_ROBUST)})
 _RANKING_METRICS = ("ndcg", "map")
+# classification: hinge margins are scores like logistic's; one-vs-rest's argmax is its class
+_METRIC_OBJECTIVES.update(auc=("logistic", "hinge"), accuracy=("logistic", "softmax", "hinge", "one_vs_rest"),
+                          multiclass_accuracy=("softmax", "one_vs_rest"), margin_accuracy=("logistic", "hinge"),
+                          one_vs_rest_logloss=("one_vs_rest",))
 
 
 class Metric:
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
     `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
     `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, for query groups
-    `.ndcg(k)`, `.map(k)`, and for regression `.mape()`, `.pinball(alpha)`, `.huber(delta)`.
+    `.ndcg(k)`, `.map(k)`, for regression `.mape()`, `.pinball(alpha)`, `.huber(delta)`,
+    and for classification `.margin_accuracy(threshold)`, `.one_vs_rest_logloss()`.
 
     `logloss` and `accuracy` also score softmax models. Make one with the static methods;
     the constructor takes the name. With a ``val_set``, training scores the validation set
@@ -669,7 +747,8 @@ class Metric:
         One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
         "multiclass_accuracy", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
         "ndcg", "map", "mape", "pinball", "huber" (or "ndcg@k", "map@k", as LightGBM names
-        them; "tweedie_deviance@p", "pinball@alpha" or "pinball@a1,a2,...", "huber@delta").
+        them; "tweedie_deviance@p", "pinball@alpha" or "pinball@a1,a2,...", "huber@delta"),
+        "margin_accuracy" (or "margin_accuracy@t"), "one_vs_rest_logloss".
     k : int, optional
         The truncation of "ndcg" and "map" (default 10).
     variance_power : float, optional
@@ -678,6 +757,8 @@ class Metric:
         The quantile level(s) of "pinball", in (0, 1) (default 0.5).
     delta : float, optional
         The threshold of "huber", > 0 (default 1.0).
+    threshold : float, optional
+        The margin threshold of "margin_accuracy" (default 0.0).
 
     Examples
     --------
@@ -699,12 +780,18 @@ class Metric:
     (array([0.977, 0.972, 0.976]), 0, 1)
     """
 
-    __slots__ = ("name", "k", "variance_power", "alpha", "delta")
+    __slots__ = ("name", "k", "variance_power", "alpha", "delta", "threshold")
 
     def __init__(self, name: str, k: int | None = None, variance_power: float | None = None, alpha=None,
-                 delta: float | None = None):
+                 delta: float | None = None, threshold: float | None = None):
         if isinstance(name, str) and name.startswith(("pinball@", "huber@")):  # labels written to model files
             name, alpha, delta = _robust_metric_label(name, alpha, delta)
+        if isinstance(name, str) and name.startswith("margin_accuracy@") and threshold is None:
+            name, _, threshold_text = name.partition("@")  # the label written to model files
+            try:
+                threshold = float(threshold_text)
+            except ValueError:
+                raise ValueError(f"metric margin_accuracy@t needs a number t, got {threshold_text!r}") from None
         if isinstance(name, str) and name.startswith("tweedie_deviance@") and variance_power is None:
             name, _, power_text = name.partition("@")  # the label written to model files
             try:
@@ -726,6 +813,10 @@ class Metric:
             variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
         elif variance_power is not None:
             raise ValueError(f"variance_power only applies to tweedie_deviance, not {name}")
+        if name == "margin_accuracy":
+            threshold = require_float("threshold", 0.0 if threshold is None else threshold, -math.inf)  # finite
+        elif threshold is not None:
+            raise ValueError(f"threshold only applies to margin_accuracy, not {name}")
         self.name = name
         self.k = k
         self.variance_power = variance_power
@@ -738,6 +829,7 @@ class Metric:
         elif delta is not None:
             raise ValueError(f"delta only applies to huber, not {name}")
         self.alpha, self.delta = alpha, delta
+        self.threshold = threshold
 
     @staticmethod
     def rmse() -> "Metric":
@@ -788,7 +880,8 @@ class Metric:
 
     @staticmethod
     def auc() -> "Metric":
-        """Area under the ROC curve (binary).
+        """Area under the ROC curve of the margins (logistic, hinge); a probability label y
+        counts as weight y positive and 1 - y negative (as XGBoost's ``auc``).
 
         Returns
         -------
@@ -803,7 +896,9 @@ class Metric:
 
     @staticmethod
     def accuracy() -> "Metric":
-        """Share of rows whose predicted class is the label (binary or multiclass).
+        """Share of rows whose predicted class is the label: margin > 0 (logistic, hinge) or
+        the largest margin (softmax, one_vs_rest). A probability label y counts y right
+        for class 1 and 1 - y for class 0 (as XGBoost's ``error``).
 
         Returns
         -------
@@ -1017,6 +1112,56 @@ class Metric:
         """
         return Metric("huber", delta=delta)
 
+    @staticmethod
+    def margin_accuracy(threshold: float = 0.0) -> "Metric":
+        """Share of rows whose class (1 where the margin is > `threshold`, else 0) is the
+        label, for logistic and hinge models: XGBoost's ``error@t`` turned into an accuracy,
+        on margins instead of probabilities.
+
+        For a logistic model, ``threshold`` t on the margin is the probability threshold
+        sigmoid(t): ``margin_accuracy(0.0)`` is `Metric.accuracy` and 1 - XGBoost's ``error``;
+        ``margin_accuracy(log(p / (1 - p)))`` is 1 - its ``error@p``. A probability label y
+        counts y right when the class is 1 and 1 - y when it is 0 (as XGBoost).
+        Weighted when weights are given.
+
+        Parameters
+        ----------
+        threshold : float, default 0.0
+            The margin above which a row is classed 1.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.margin_accuracy(0.5), bst.Metric.margin_accuracy(0.5).label
+        (Metric.margin_accuracy(0.5), 'margin_accuracy@0.5')
+        >>> bst.Metric("margin_accuracy@-1.0") == bst.Metric.margin_accuracy(-1.0)
+        True
+        """
+        return Metric("margin_accuracy", threshold=threshold)
+
+    @staticmethod
+    def one_vs_rest_logloss() -> "Metric":
+        """The loss a one-vs-rest model minimises: the sum over the classes k of the binary
+        log loss of output k against the label [y == k], averaged over the rows (weighted
+        when weights are given); the default metric of `Objective.one_vs_rest`.
+
+        LightGBM's ``multi_logloss`` on a ``multiclassova`` model is -log sigmoid(margin of
+        the label's class) instead, which ignores the other classes' outputs.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.one_vs_rest(3))
+        Metric.one_vs_rest_logloss()
+        """
+        return Metric("one_vs_rest_logloss")
+
     @property
     def label(self) -> str:
         """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name);
@@ -1028,6 +1173,8 @@ class Metric:
             return f"huber@{self.delta!r}"
         if self.variance_power is not None:
             return f"{self.name}@{self.variance_power!r}"
+        if self.threshold is not None:
+            return f"{self.name}@{self.threshold!r}"
         return self.name if self.k is None else f"{self.name}@{self.k}"
 
     @property
@@ -1038,7 +1185,7 @@ class Metric:
     @property
     def higher_is_better(self) -> bool:
         """True for AUC, accuracies, NDCG and MAP; False for losses (what early stopping maximises)."""
-        return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map")
+        return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map", "margin_accuracy")
 
     def supports(self, objective: Objective) -> bool:
         """Whether this metric can score a model trained for `objective`.
@@ -1073,7 +1220,8 @@ class Metric:
     def default_for(objective: Objective) -> "Metric":
         """The metric used when `GBDTConfig.metric` is None: RMSE, log loss,
         multiclass log loss, the objective's deviance for the log-link regressions (the
-        Tweedie deviance with the objective's power), or NDCG@k for ranking.
+        Tweedie deviance with the objective's power), or NDCG@k for ranking; accuracy
+        for hinge and the one-vs-rest log loss for one_vs_rest.
 
         Parameters
         ----------
@@ -1102,11 +1250,15 @@ class Metric:
         if objective.name in _ROBUST:
             return {"absolute": Metric("mae"), "huber": Metric("huber", delta=objective.delta),
                     "pinball": Metric("pinball", alpha=objective.alpha)}[objective.name]
+        if objective.name == "hinge":
+            return Metric("accuracy")
+        if objective.name == "one_vs_rest":
+            return Metric("one_vs_rest_logloss")
         return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
                 "softmax": Metric("multiclass_logloss")}[objective.name]
 
     def _key(self):
-        return self.name, self.k, self.variance_power, self.alpha, self.delta
+        return self.name, self.k, self.variance_power, self.alpha, self.delta, self.threshold
 
     def __eq__(self, other):
         return isinstance(other, Metric) and self._key() == other._key()
@@ -1115,7 +1267,7 @@ class Metric:
         return hash(self._key())
 
     def __repr__(self):
-        argument = next((a for a in (self.variance_power, self.k, self.delta, self.alpha) if a is not None), None)
+        argument = next((a for a in (self.variance_power, self.threshold, self.k, self.delta, self.alpha) if a is not None), None)
         if isinstance(argument, tuple):
             argument = list(argument)
         return f"Metric.{self.name}({'' if argument is None else argument})"

@@ -244,6 +244,8 @@ def test_unknown_parameter_is_reported_even_with_valid_ones():
     (bst.Objective.softmax(3), bst.Metric.rmse()), (bst.Objective.logistic(), bst.Metric.multiclass_logloss()),
     (bst.Objective.pinball([0.1, 0.9]), bst.Metric.mae()), (bst.Objective.absolute(), bst.Metric.logloss()),
     (bst.Objective.logistic(), bst.Metric.mape()), (bst.Objective.pinball([0.1, 0.9]), bst.Metric.pinball(0.1)),
+    (bst.Objective.hinge(), bst.Metric.logloss()), (bst.Objective.one_vs_rest(3), bst.Metric.auc()),
+    (bst.Objective.squared(), bst.Metric.margin_accuracy()),
 ])
 def test_metric_incompatible_with_objective(objective, metric):
     with pytest.raises(ValueError, match="metric"):
@@ -258,6 +260,9 @@ def test_metric_incompatible_with_objective(objective, metric):
     (bst.Objective.absolute(), bst.Metric.rmse()), (bst.Objective.huber(), bst.Metric.mape()),
     (bst.Objective.squared(), bst.Metric.pinball(0.9)),
     (bst.Objective.pinball([0.1, 0.9]), bst.Metric.pinball([0.1, 0.9])),
+    (bst.Objective.hinge(), bst.Metric.auc()), (bst.Objective.hinge(), bst.Metric.margin_accuracy(0.5)),
+    (bst.Objective.logistic(), bst.Metric.margin_accuracy()), (bst.Objective.one_vs_rest(3), bst.Metric.accuracy()),
+    (bst.Objective.one_vs_rest(3), bst.Metric.one_vs_rest_logloss()),
 ])
 def test_metric_compatible_with_objective(objective, metric):
     assert bst.GBDTConfig(objective=objective, metric=metric).metric == metric
@@ -323,7 +328,7 @@ def test_non_finite_labels_in_val_set():
         fit(X, y, val=bst.Dataset(X, yv), n_estimators=2)
 
 
-@pytest.mark.parametrize("bad", [2.0, -1.0, 0.5])
+@pytest.mark.parametrize("bad", [2.0, -1.0, 1.5])  # probabilities in [0, 1] are labels
 def test_logistic_labels_outside_zero_one(bad):
     X, y = small_data()
     y = (y > 0).astype(np.float64)

@@ -28,7 +28,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/shap.md",
                   "guide/explain.md", "guide/dataframes.md", "guide/callbacks.md",
                   "guide/sklearn.md", "guide/ranking.md", "guide/dart.md", "guide/multi_output.md",
-                  "guide/custom_objectives.md", "guide/regression_objectives.md"]
+                  "guide/custom_objectives.md", "guide/regression_objectives.md",
+                  "guide/classification_objectives.md"]
 RUNNABLE_PAGES += ["guide/linear_leaves.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -264,8 +264,8 @@ def test_init_scores_edge_cases():
 
 def test_check_labels():
     lg = make_objective(Objective.logistic())
-    lg.check_labels(np.array([0.0, 1.0, 1.0]))
-    for bad in (0.5, 2.0, -1.0, np.nan):
+    lg.check_labels(np.array([0.0, 1.0, 1.0, 0.5]))  # probability labels too
+    for bad in (1.5, 2.0, -1.0, np.nan):
         with pytest.raises(ValueError):
             lg.check_labels(np.array([0.0, bad, 1.0]))
     sm = make_objective(Objective.softmax(3))

@@ -13,10 +13,24 @@ def identity(margins: np.ndarray) -> np.ndarray:
     return margins[:, 0] if margins.shape[1] == 1 else margins
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # exp overflows to inf for margins < -709: 1/(1+inf) = 0
+        return 1.0 / (1.0 + np.exp(-x))
+
+
 def sigmoid(margins: np.ndarray) -> np.ndarray:
     """Logistic: P(y=1)."""
-    with np.errstate(over="ignore"):  # exp overflows to inf for margins < -709: 1/(1+inf) = 0
-        return 1.0 / (1.0 + np.exp(-margins[:, 0]))
+    return _sigmoid(margins[:, 0])
+
+
+def sigmoid_per_class(margins: np.ndarray) -> np.ndarray:
+    """One-vs-rest: each class's own P(y=k), (n_rows, n_classes); rows not normalised (as LightGBM)."""
+    return _sigmoid(margins)
+
+
+def hinge_class(margins: np.ndarray) -> np.ndarray:
+    """Hinge: the class, 1.0 where the margin is > 0, else 0.0 (as XGBoost's binary:hinge)."""
+    return (margins[:, 0] > 0).astype(np.float64)
 
 
 def exponential(margins: np.ndarray) -> np.ndarray:
@@ -57,6 +71,7 @@ OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "huber": identity,
     "pinball": sorted_quantiles,
 }
+OUTPUT_TRANSFORMS.update(hinge=hinge_class, one_vs_rest=sigmoid_per_class)
 
 
 def output_transform(objective_name: str) -> Callable[[np.ndarray], np.ndarray]:

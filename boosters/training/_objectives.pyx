@@ -17,6 +17,7 @@ import numpy as np
 from boosters.data.groups import kernel_boundaries
 
 from cython.parallel cimport prange
+from libc.float cimport FLT_MIN
 from libc.math cimport exp, fabs, log2
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy
@@ -35,11 +36,12 @@ cdef inline double weight_at(const double* w, Py_ssize_t i) noexcept nogil:  # w
 
 cdef enum Objective:
     SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
-    ABSOLUTE, HUBER, PINBALL
+    ABSOLUTE, HUBER, PINBALL, HINGE, ONE_VS_REST
 
 OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
               "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
 OBJECTIVES.update({"absolute": ABSOLUTE, "huber": HUBER, "pinball": PINBALL})
+OBJECTIVES.update(hinge=HINGE, one_vs_rest=ONE_VS_REST)
 GROUPED = (LAMBDARANK, PAIRWISE)  # one output: a query's rows together
 ROW_WISE = (SOFTMAX,)             # a row's outputs together
 
@@ -137,9 +139,20 @@ cdef inline (double, double) pointwise(int objective, double f, double y, double
     cdef double p, a, b
     if objective == SQUARED_ERROR:  # (f - y)^2 / 2
         return f - y, 1.0
-    if objective == LOGISTIC:  # log(1 + e^f) - y f, p = sigmoid(f); h floored: finite Newton steps
+    if objective == LOGISTIC or objective == ONE_VS_REST:
+        # log(1 + e^f) - y f, p = sigmoid(f), y in [0, 1] (a class or a probability); h floored:
+        # finite Newton steps. One-vs-rest: output k against [y == k], `parameter` is k
+        if objective == ONE_VS_REST:
+            y = 1.0 if y == parameter else 0.0
         p = 1.0 / (1.0 + exp(-f))
         return p - y, larger(p * (1.0 - p), MIN_HESSIAN)
+    if objective == HINGE:
+        # max(0, 1 - s f), s = 2y - 1 (XGBoost's binary:hinge); where s f >= 1 the hessian is
+        # FLT_MIN (a leaf of such rows keeps its margin)
+        a = 2.0 * y - 1.0
+        if a * f < 1.0:
+            return -a, 1.0
+        return 0.0, FLT_MIN
     # log-link regression: f is a log-mean (LightGBM's poisson, gamma, tweedie)
     if objective == POISSON:
         # exp(f) - y f; the hessian is taken max_delta_step (`parameter`) above f: it damps
@@ -218,6 +231,12 @@ cdef void pointwise_rows(
         elif objective == PINBALL:
             for i in prange(n, schedule="static", num_threads=n_threads):
                 store(g, w, i, pointwise(PINBALL, f[i], y[i], p))
+        elif objective == HINGE:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(HINGE, f[i], y[i], p))
+        elif objective == ONE_VS_REST:
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                store(g, w, i, pointwise(ONE_VS_REST, f[i], y[i], p))
 
 
 # -- softmax: a row's outputs together --------------------------------------------------------

@@ -35,18 +35,32 @@ def logloss(y, margins, w):
     return _mean(log_norm - margins[np.arange(len(y)), y.astype(np.int64)], w)
 
 
+def margin_accuracy(y, margins, w, threshold):
+    """Share of rows whose class, [margin > threshold], is the label; a probability label y
+    counts y right for class 1 and 1 - y for class 0 (XGBoost's error@t, complemented)."""
+    return _mean(np.where(margins[:, 0] > threshold, y, 1.0 - y), w)
+
+
 def accuracy(y, margins, w):
-    predicted = (margins[:, 0] > 0).astype(np.float64) if margins.shape[1] == 1 else np.argmax(margins, axis=1)
-    return _mean(predicted == y, w)
+    if margins.shape[1] == 1:
+        return margin_accuracy(y, margins, w, 0.0)
+    return _mean(np.argmax(margins, axis=1) == y, w)  # softmax, one-vs-rest: the most likely class
+
+
+def one_vs_rest_logloss(y, margins, w):
+    """Per row, the sum over the classes k of the binary log loss of output k against [y == k]."""
+    is_class = y[:, None] == np.arange(margins.shape[1])
+    return _mean((_softplus(margins) - is_class * margins).sum(axis=1), w)
 
 
 def auc(y, margins, w):
-    """Weighted ROC AUC; tied scores count one half."""
+    """Weighted ROC AUC; tied scores count one half. A probability label y counts as weight
+    y positive and 1 - y negative (as XGBoost's auc; 0/1 labels as usual)."""
     score = margins[:, 0]
     w = np.ones_like(score) if w is None else w
     order = np.argsort(score, kind="stable")
-    score, pos, weight = score[order], y[order] == 1, w[order]
-    w_pos, w_neg = np.where(pos, weight, 0.0), np.where(pos, 0.0, weight)
+    score, label, weight = score[order], y[order], w[order]
+    w_pos, w_neg = weight * label, weight * (1.0 - label)
     total_pos, total_neg = w_pos.sum(), w_neg.sum()
     if total_pos == 0 or total_neg == 0:
         return float("nan")
@@ -164,6 +178,7 @@ _METRICS = {
     "multiclass_accuracy": accuracy,
     "poisson_deviance": poisson_deviance,
     "gamma_deviance": gamma_deviance,
+    "one_vs_rest_logloss": one_vs_rest_logloss,
 }
 
 
@@ -179,6 +194,8 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         return tweedie_deviance(y, margins, weights, metric.variance_power)
     if metric.name == "pinball":  # a multi-quantile model's outputs are levels of the one label
         return pinball(y, margins, weights, metric.alpha)
+    if metric.name == "margin_accuracy":
+        return margin_accuracy(y, margins, weights, metric.threshold)
     function = _METRICS.get(metric.name)
     if metric.name == "huber":
         function = functools.partial(huber, delta=metric.delta)

@@ -77,16 +77,35 @@ class SquaredError(ObjectiveFunction):
 
 
 class Logistic(ObjectiveFunction):
+    """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
+
     def check_labels(self, y):
-        bad = (y != 0) & (y != 1)
+        bad = ~((y >= 0) & (y <= 1))  # NaN too
         if np.any(bad):
-            raise ValueError(f"y: logistic objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+            raise ValueError(f"y: logistic objective needs labels in [0, 1] (classes 0/1 or probabilities), "
+                             f"found {y[np.argmax(bad)]}")
 
     def init_scores(self, y, weights):
         p = min(max(_weighted_mean(y, weights), _EPS), 1 - _EPS)
         return np.array([np.log(p / (1 - p))])
 
     transform = staticmethod(transforms.sigmoid)
+
+
+class Hinge(ObjectiveFunction):
+    """XGBoost's binary:hinge: labels 0/1, predictions are classes."""
+
+    def check_labels(self, y):
+        bad = (y != 0) & (y != 1)
+        if np.any(bad):
+            raise ValueError(f"y: hinge objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        """XGBoost's (>= 2.0) start: the Newton step from margin 0, the weighted mean of
+        2y - 1, turned into a class (1.0 where > 0, else 0.0) as its base_score is."""
+        return np.array([1.0 if _weighted_mean(2.0 * y - 1.0, weights) > 0 else 0.0])
+
+    transform = staticmethod(transforms.hinge_class)
 
 
 POISSON_MAX_DELTA_STEP = 0.7  # LightGBM's poisson_max_delta_step default
@@ -166,12 +185,16 @@ class Huber(ObjectiveFunction):
         return self.spec.delta
 
 
+def _check_class_labels(spec: Objective, y: np.ndarray) -> None:
+    k = spec.n_outputs
+    bad = (y != np.floor(y)) | (y < 0) | (y >= k)
+    if np.any(bad):
+        raise ValueError(f"y: {spec.name}({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+
+
 class Softmax(ObjectiveFunction):
     def check_labels(self, y):
-        k = self.n_outputs
-        bad = (y != np.floor(y)) | (y < 0) | (y >= k)
-        if np.any(bad):
-            raise ValueError(f"y: softmax({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+        _check_class_labels(self.spec, y)
 
     def init_scores(self, y, weights):
         w = np.ones_like(y) if weights is None else weights
@@ -179,6 +202,25 @@ class Softmax(ObjectiveFunction):
         return np.log(np.maximum(prior, _EPS))
 
     transform = staticmethod(transforms.softmax)
+
+
+class OneVsRest(ObjectiveFunction):
+    """LightGBM's multiclassova: output k is a logistic model of [y == k]."""
+
+    def check_labels(self, y):
+        _check_class_labels(self.spec, y)
+
+    def init_scores(self, y, weights):
+        # each output's log-odds of its class share, clipped as Logistic's
+        w = np.ones_like(y) if weights is None else weights
+        share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
+        share = np.clip(share, _EPS, 1 - _EPS)
+        return np.log(share / (1 - share))
+
+    def kernel_parameters(self):
+        return np.arange(self.n_outputs, dtype=np.float64)  # output k's class: its label is [y == k]
+
+    transform = staticmethod(transforms.sigmoid_per_class)
 
 
 class LambdaRank(ObjectiveFunction):
@@ -278,4 +320,4 @@ def make_objective(spec: Objective, groups: np.ndarray | None = None) -> Objecti
         return {"lambdarank": LambdaRank, "pairwise": Pairwise}[spec.name](spec, groups)
     return {"squared": SquaredError, "logistic": Logistic, "softmax": Softmax, "poisson": LogLink,
             "gamma": LogLink, "tweedie": LogLink, "absolute": QuantileRegression, "huber": Huber,
-            "pinball": QuantileRegression}[spec.name](spec)
+            "pinball": QuantileRegression, "hinge": Hinge, "one_vs_rest": OneVsRest}[spec.name](spec)
