@@ -1724,6 +1724,10 @@ class GBDTConfig:
         if linear_leaves and self.booster == "dart":
             raise ValueError("linear_leaves cannot be combined with booster='dart' (DART rescales leaf constants, "
                              "not linear models)")
+        # leaf renewal sets a leaf's constant to a residual quantile after the fit (LightGBM refuses l1 too)
+        if linear_leaves and self.objective.name in ("absolute", "pinball"):
+            raise ValueError(f"linear_leaves cannot be combined with {self.objective!r}: its leaves are renewed "
+                             f"to residual quantiles, which a linear model does not have")
 
     @property
     def resolved_metric(self):

@@ -428,3 +428,13 @@ def test_shap_is_refused_and_the_table_shows_the_models(linear_model):
     assert last["linear_const"].tolist() == tree.linear_const[tree.is_leaf].tolist()
     assert set().union(*last["linear_terms"].map(set)) <= set("abcd")
     assert table.loc[~table["split_feature"].isna(), "linear_terms"].isna().all()
+
+
+@pytest.mark.parametrize("changes", [dict(booster="dart"), dict(objective=bst.Objective.absolute()),
+                                     dict(objective=bst.Objective.pinball([0.1, 0.9]))])
+def test_linear_leaves_refuse_dart_and_renewed_leaves(changes):
+    """DART rescales leaf constants and absolute/pinball renew them to residual quantiles;
+    neither knows a leaf's linear model: a ValueError when the config is made."""
+    with pytest.raises(ValueError, match="linear_leaves cannot be combined"):
+        bst.GBDTConfig(linear_leaves=True, **changes)
+    bst.GBDTConfig(linear_leaves=False, **changes)  # each alone is fine

@@ -299,10 +299,11 @@ NON_DEFAULT_CONFIG = dict(
     max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13,
     booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
-GOSS_FIELDS = ("goss_top_rate", "goss_other_rate")
-# linear leaves: instead of the monotone constraints (they cannot be combined)
+# the fields the exclusive variant resets, and to what
+GOSS_FIELDS = {"goss_top_rate": None, "goss_other_rate": None}
+# linear leaves: instead of the monotone constraints and DART (neither can be combined with them)
 EXCLUSIVE_FIELDS.update(linear_leaves=True, linear_l1=0.05, linear_l2=0.5)
-GOSS_FIELDS += ("monotone_constraints",)
+GOSS_FIELDS.update(monotone_constraints=None, booster="gbdt")
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
@@ -311,7 +312,7 @@ def test_round_trip_keeps_every_config_field(tmp_path, capsys, exclusive):
     assert set(NON_DEFAULT_CONFIG) | set(EXCLUSIVE_FIELDS) == fields
     params = dict(NON_DEFAULT_CONFIG)
     if exclusive:
-        params.update({name: None for name in GOSS_FIELDS}, **EXCLUSIVE_FIELDS)
+        params.update(GOSS_FIELDS, **EXCLUSIVE_FIELDS)
     cfg = bst.GBDTConfig(**params)
     default = bst.GBDTConfig()
     for name in fields - set(GOSS_FIELDS if exclusive else EXCLUSIVE_FIELDS):
