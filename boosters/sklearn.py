@@ -513,7 +513,9 @@ feature_importances_
         Returns
         -------
         ndarray of shape (n_samples, ``n_classes_``)
-            Columns in `classes_` order; rows sum to 1.
+            Columns in `classes_` order; rows sum to 1 (one-vs-rest: its per-class
+            sigmoids divided by their sum; hinge: 1 for the predicted class, 0 for the
+            other, as XGBoost's).
 
         Examples
         --------
@@ -532,6 +534,8 @@ feature_importances_
             p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
         else:
             p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
+        if self.booster_.objective.name == "one_vs_rest":  # independent sigmoids: normalised to sum to 1
+            p = p / p.sum(axis=1, keepdims=True)
         return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
     def decision_function(self, X) -> np.ndarray:

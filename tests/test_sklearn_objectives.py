@@ -152,3 +152,27 @@ def test_ranker_pairwise_by_name_and_lambdarank_with_ndcg_at():
     assert named.booster_.objective == bst.Objective.lambdarank(ndcg_at=3)
     given = GBDTRanker(n_estimators=2, objective=bst.Objective.lambdarank(ndcg_at=7)).fit(X, y, group=group)
     assert given.booster_.objective == bst.Objective.lambdarank(ndcg_at=7)
+
+
+@pytest.mark.parametrize("name", ["one_vs_rest", "hinge"])
+def test_classifier_one_vs_rest_and_hinge_by_name(name):
+    """one_vs_rest: Objective.one_vs_rest(n_classes) (three classes here), its per-class
+    sigmoids divided by their sum in predict_proba (rows sum to 1 within 1e-12, the ratios
+    those of GBDTModel.predict); hinge (two classes): predict_proba is the predicted class
+    one-hot, predict the booster's class."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    n_classes = 3 if name == "one_vs_rest" else 2
+    y = np.digitize(X[:, 0], [-0.5, 0.5] if n_classes == 3 else [0.0])
+    clf = GBDTClassifier(n_estimators=8, objective=name, n_threads=N_THREADS).fit(X, y)
+    expected = bst.Objective.one_vs_rest(3) if name == "one_vs_rest" else bst.Objective.hinge()
+    assert clf.booster_.objective == expected
+    p = clf.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    raw = clf.booster_.predict(X)
+    if name == "one_vs_rest":
+        np.testing.assert_allclose(p, raw / raw.sum(axis=1, keepdims=True), rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(p[:, 1], raw)
+        np.testing.assert_array_equal(clf.predict(X), raw.astype(int))
+    assert np.mean(clf.predict(X) == y) > 0.9
