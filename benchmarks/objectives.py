@@ -50,8 +50,10 @@ def make_data(kind: str, n_rows: int, n_features: int, rng):
         return X, 3 * f + rng.standard_t(2.0, n_rows)
     if kind == "gaussian":
         return X, 3 * f + rng.normal(size=n_rows)
-    if kind == "piecewise_linear":  # linear within regions: what linear leaves fit
-        return X, np.where(X[:, 0] > 0, 2 * X[:, 1] - X[:, 2], -X[:, 1] + 0.5 * X[:, 3]) + 0.1 * rng.normal(size=n_rows)
+    if kind.startswith("piecewise_linear"):  # linear within regions: what linear leaves fit
+        # the kink at 0 or 0.3: LightGBM always puts a bin edge at 0, which finds the first exactly
+        kink = 0.3 if kind.endswith("shifted") else 0.0
+        return X, np.where(X[:, 0] > kink, 2 * X[:, 1] - X[:, 2], -X[:, 1] + 0.5 * X[:, 3]) + 0.1 * rng.normal(size=n_rows)
     if kind == "probability":  # soft labels: the probability itself
         return X, 1.0 / (1.0 + np.exp(-3 * f))
     if kind == "binary":
@@ -122,6 +124,9 @@ CASES = [
          [{"objective": "regression"}] * N_TARGETS, multi_rmse, "mean RMSE",
          label_column=lambda y, j: y[:, j]),
     Case("linear leaves", "piecewise_linear", lambda: bst.Objective.squared(),
+         [{"objective": "regression", "linear_tree": True, "linear_lambda": 0.0}],
+         lambda y, p: metrics.root_mean_squared_error(y, p), "RMSE", config={"linear_leaves": True}),
+    Case("linear leaves, kink at 0.3", "piecewise_linear_shifted", lambda: bst.Objective.squared(),
          [{"objective": "regression", "linear_tree": True, "linear_lambda": 0.0}],
          lambda y, p: metrics.root_mean_squared_error(y, p), "RMSE", config={"linear_leaves": True}),
     Case("DART", "gaussian", lambda: bst.Objective.squared(),
