@@ -488,7 +488,7 @@ class Objective:
     def huber(delta: float = 1.0) -> "Objective":
         """Huber regression, as LightGBM's ``huber`` (its ``alpha`` is our `delta`).
 
-        The loss is r^2 / 2 for |r| <= delta and delta (|r| - delta / 2) beyond, r = margin - y:
+        The loss is ``r^2 / 2`` for ``|r| <= delta`` and ``delta (|r| - delta / 2)`` beyond, r = margin - y:
         the gradient is r clipped to [-delta, delta], the hessian 1 (LightGBM's). Starts from
         the (weighted) mean label, as LightGBM. The validation metric defaults to the mean
         Huber loss with the same delta (`Metric.huber`).
@@ -1050,7 +1050,7 @@ class Metric:
 
     @staticmethod
     def mape() -> "Metric":
-        """Mean absolute percentage error |y - f| / max(1, |y|), as LightGBM's ``mape`` (the
+        """Mean absolute percentage error ``|y - f| / max(1, |y|)``, as LightGBM's ``mape`` (the
         floor 1 keeps labels near 0 finite; scikit-learn's uses a tiny floor instead);
         weighted when weights are given. A fraction, not a percentage.
 
@@ -1093,7 +1093,7 @@ class Metric:
 
     @staticmethod
     def huber(delta: float = 1.0) -> "Metric":
-        """Mean Huber loss: r^2 / 2 for |r| <= delta, delta (|r| - delta / 2) beyond, r = f - y,
+        """Mean Huber loss: ``r^2 / 2`` for ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond, r = f - y,
         as LightGBM's ``huber`` metric; weighted when weights are given.
 
         Parameters
