@@ -1,0 +1,47 @@
+"""Writes the model files that tests/test_model_compatibility.py loads: one small model per
+kind of content a file can hold, saved by the format of this version, with the rows it
+predicts and its predictions. Run once when a format version is added (`python
+tests/models/make_models.py FORMAT_VERSION`); never rewrite a committed version's files:
+later versions must keep reading them and predicting the same."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import boosters as bst
+
+
+def models():
+    rng = np.random.default_rng(2026)
+    X = rng.normal(size=(400, 5))
+    X[:, 4] = rng.integers(0, 6, 400)
+    X[rng.random(400) < 0.05, 1] = np.nan  # missing values follow the default directions
+    f = X[:, 0] + np.where(X[:, 4] % 2 == 0, 0.8, -0.8) + np.nan_to_num(X[:, 1])
+    small = dict(n_estimators=12, learning_rate=0.3, max_depth=3)
+    yield "squared_categorical", X, bst.Dataset(X, f + 0.1 * rng.normal(size=400), categorical_features=[4]), \
+        bst.GBDTConfig(**small)
+    yield "softmax", X, bst.Dataset(X, np.digitize(f, [-0.5, 0.5]).astype(float), categorical_features=[4]), \
+        bst.GBDTConfig(objective=bst.Objective.softmax(3), **small)
+    yield "pinball_levels", X, bst.Dataset(X, f + rng.standard_t(2, 400)), \
+        bst.GBDTConfig(objective=bst.Objective.pinball([0.1, 0.5, 0.9]), **small)
+    yield "two_targets_huber", X, bst.Dataset(X, np.stack([f, -f], axis=1) + rng.normal(size=(400, 2))), \
+        bst.GBDTConfig(objective=bst.Objective.huber(1.0), **small)
+    yield "linear_leaves", X[:, :4], bst.Dataset(X[:, :4], X[:, 0] * (X[:, 2] > 0) + 0.1 * rng.normal(size=400)), \
+        bst.GBDTConfig(linear_leaves=True, linear_l2=0.1, **small)
+    yield "poisson_dart", X, bst.Dataset(X, rng.poisson(np.exp(0.5 * np.tanh(f))).astype(float)), \
+        bst.GBDTConfig(objective=bst.Objective.poisson(), booster="dart", drop_rate=0.3, **small)
+
+
+def main(version: str):
+    folder = Path(__file__).parent / f"v{version}"
+    folder.mkdir(exist_ok=True)
+    for name, X, data, config in models():
+        model = bst.GBDTModel.train(data, config, n_threads=1)
+        model.save(folder / f"{name}.bst")
+        np.savez(folder / f"{name}.expected.npz", X=X, raw=model.predict_raw(X, n_threads=1),
+                 prediction=model.predict(X, n_threads=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
