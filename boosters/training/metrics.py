@@ -179,6 +179,7 @@ _METRICS = {
     "poisson_deviance": poisson_deviance,
     "gamma_deviance": gamma_deviance,
     "one_vs_rest_logloss": one_vs_rest_logloss,
+    "mape": mape,
 }
 
 
@@ -196,11 +197,7 @@ def evaluate(metric: Metric, y: np.ndarray, margins: np.ndarray, weights: np.nda
         return pinball(y, margins, weights, metric.alpha)
     if metric.name == "margin_accuracy":
         return margin_accuracy(y, margins, weights, metric.threshold)
-    function = _METRICS.get(metric.name)
-    if metric.name == "huber":
-        function = functools.partial(huber, delta=metric.delta)
-    elif metric.name == "mape":
-        function = mape
+    function = functools.partial(huber, delta=metric.delta) if metric.name == "huber" else _METRICS[metric.name]
     if y.ndim == 2:
         return per_target_mean(function, y, margins, weights)
     return function(y, margins, weights)
