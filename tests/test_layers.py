@@ -18,8 +18,9 @@ from boosters.training.trainer import TrainingResult
 PACKAGE = Path(boosters.__file__).parent
 
 # the public modules on top of everything: GBDTModel, the callbacks module (public names of
-# training.callbacks and training.progress, plus its own built-ins), the estimators, the plots
-PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting")
+# training.callbacks and training.progress, plus its own built-ins), the estimators, the plots,
+# the converters from and to other libraries' model formats
+PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert")
 # module prefix -> prefixes it must not import
 FORBIDDEN = {
     "boosters.data": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
