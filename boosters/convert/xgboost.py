@@ -137,7 +137,8 @@ def _get(obj: dict, key: str, kind, where: str, default=...):
         _fail(f"{where} has no {key!r}")
     value = obj[key]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        _fail(f"{where}.{key} must be {getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+        expected = "a list" if isinstance(kind, tuple) else kind.__name__
+        _fail(f"{where}.{key} must be {expected}, got {type(value).__name__}")
     return value
 
 
@@ -222,7 +223,7 @@ def _objective(learner: dict, n_classes: int, n_targets: int):
                                   str, "learner.objective.quantile_loss_param"), "quantile_alpha", np.float64)
         if len(alpha) != 1:  # ours sorts the levels' predictions per row; XGBoost's do not
             _refuse("reg:quantileerror with several quantile_alpha levels (boosters sorts their predictions)")
-        return _make(lambda: Objective.pinball(float(alpha[0])), name), identity
+        return _make(lambda: Objective.pinball(_float32_text(alpha[0])), name), identity
     if name == "binary:logistic":  # several targets: one sigmoid each, our one-vs-rest
         return (Objective.one_vs_rest(n_targets) if several else Objective.logistic()), _logit32
     if name == "binary:hinge":
@@ -241,12 +242,18 @@ def _objective(learner: dict, n_classes: int, n_targets: int):
                              "tweedie_variance_power", np.float64)
         if len(power) != 1:
             _fail("tweedie_variance_power must be one number")
-        return _make(lambda: Objective.tweedie(float(power[0])), name), _log32
+        return _make(lambda: Objective.tweedie(_float32_text(power[0])), name), _log32
     if name == "rank:ndcg":
         return Objective.lambdarank(), identity
     if name == "rank:pairwise":
         return Objective.pairwise(), identity
     _refuse(f"objective {name!r} has no boosters equivalent")
+
+
+def _float32_text(value: float) -> float:
+    """XGBoost keeps its parameters in float32 and writes 1.3 as "1.29999995": the
+    shortest decimal of that float32 (1.3) is what the user set."""
+    return float(str(np.float32(value)))
 
 
 def _make(factory, name: str) -> Objective:
@@ -266,9 +273,13 @@ def xgboost_threshold_to_ours(t: np.ndarray) -> np.ndarray:
     (exact in double); m itself rounds to the one of p, t with an even last bit.
     """
     t = np.asarray(t, dtype=np.float32)
-    below = np.nextafter(t, np.float32(-np.inf))
-    upper = np.where(np.isinf(t) & (t > 0), 2.0 ** 128, t.astype(np.float64))  # inf as the next float32 up
-    mid = (below.astype(np.float64) + upper) / 2
+    with np.errstate(over="ignore"):  # below -FLT_MAX: -inf
+        below = np.nextafter(t, np.float32(-np.inf))
+    # +-inf as the float32 step past +-FLT_MAX (what rounding to float32 does there)
+    upper, lower = t.astype(np.float64), below.astype(np.float64)
+    upper = np.where(np.isinf(upper), np.sign(upper) * 2.0**128, upper)
+    lower = np.where(np.isinf(lower), np.sign(lower) * 2.0**128, lower)
+    mid = (lower + upper) / 2
     below_even = (below.view(np.uint32) & 1) == 0
     return np.where(below_even, mid, np.nextafter(mid, -np.inf))
 

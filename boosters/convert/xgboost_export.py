@@ -106,10 +106,11 @@ def _base_score(margin: float, link) -> float:
 
 def xgboost_threshold_from_ours(T: float) -> float:
     """The float32 t with ``x < t`` <=> ``x <= T`` for every float32 x."""
-    a = np.float32(T)
-    if a > T:  # rounded up: step down to the largest float32 <= T
-        a = np.nextafter(a, np.float32(-np.inf))
-    return _float(np.nextafter(a, np.float32(np.inf)))
+    with np.errstate(over="ignore"):  # past +-FLT_MAX: +-inf
+        a = np.float32(T)
+        if a > T:  # rounded up: step down to the largest float32 <= T
+            a = np.nextafter(a, np.float32(-np.inf))
+        return _float(np.nextafter(a, np.float32(np.inf)))
 
 
 def _tree_json(tree, t: int, n_features: int) -> dict:
