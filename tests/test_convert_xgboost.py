@@ -11,11 +11,13 @@ Two checks per converted model, on held-out rows (float32, with NaNs):
 """
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import boosters as bst
 from boosters.convert import from_xgboost, to_xgboost_json
@@ -415,3 +417,113 @@ def test_ubjson_reader():
                        (b"[#i\xff", "negative"), (b"{$U#U\x01\x05", "typed objects"), (b"[$S#U\x01", "typed containers")]:
         with pytest.raises(ValueError, match=match):
             ubjson.loads(bad)
+
+
+def test_older_formats_and_json_text():
+    """XGBoost 1.x wrote default_left as booleans, a scalar base_score, no split_type,
+    categories, iteration_indptr or num_target; the JSON text itself is a source too."""
+    booster = train_xgb({"max_depth": 3}, categorical=False)
+    new = json.loads(booster.save_raw("json"))
+    old = json.loads(booster.save_raw("json"))
+    learner = old["learner"]
+    learner["learner_model_param"].pop("num_target")
+    learner["learner_model_param"]["base_score"] = learner["learner_model_param"]["base_score"].strip("[]")
+    model_json = learner["gradient_booster"]["model"]
+    model_json.pop("iteration_indptr")
+    model_json.pop("cats")
+    for tree in model_json["trees"]:
+        tree["default_left"] = [bool(v) for v in tree["default_left"]]
+        tree["tree_param"]["size_leaf_vector"] = "0"
+        for key in ("split_type", "categories", "categories_nodes", "categories_segments", "categories_sizes"):
+            tree.pop(key)
+    old["version"] = [1, 5, 0]
+    rows = np.nan_to_num(X_TEST)
+    reference = from_xgboost(booster).predict_raw(rows)
+    for source in (json.dumps(old), json.dumps(new)):
+        model = from_xgboost(source)
+        np.testing.assert_array_equal(model.predict_raw(rows), reference)
+        assert model.best_iteration == 9
+
+
+# -- fuzzing: a mutated document is refused, or predicts as XGBoost's rules say ------------
+
+FUZZ_ROWS = X_TEST[:40]
+
+
+def paths_of(value, path=()):
+    """Every path (keys and indices) into the document, containers and leaves."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths_of(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:8]):  # a few entries of each list
+            yield from paths_of(item, (*path, i))
+
+
+def xgboost_rule_margins(doc, base_scores, rows):
+    """Margins by XGBoost's rules, walked in Python over the (mutated) numeric document:
+    float32(x) < float32(t) goes left, NaN by default_left, the right child is left + 1."""
+    model_json = doc["learner"]["gradient_booster"]["model"]
+    out = np.tile(np.asarray(base_scores, dtype=np.float64), (len(rows), 1))
+    for tree, group in zip(model_json["trees"], model_json["tree_info"]):
+        for r, row in enumerate(rows.astype(np.float32)):
+            node = 0
+            while tree["left_children"][node] != -1:
+                x = row[tree["split_indices"][node]]
+                go_left = bool(tree["default_left"][node]) if np.isnan(x) else x < np.float32(
+                    tree["split_conditions"][node])
+                node = tree["left_children"][node] + (0 if go_left else 1)
+            out[r, group] += float(np.float32(tree["split_conditions"][node]))
+    return out
+
+
+FUZZ_DOCS = {}
+
+
+def fuzz_document(categorical: bool) -> dict:
+    if categorical not in FUZZ_DOCS:
+        FUZZ_DOCS[categorical] = model_document(rounds=2, categorical=categorical)
+    return json.loads(json.dumps(FUZZ_DOCS[categorical]))
+
+
+JUNK = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.integers(-3, 16),
+                 st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4),
+                 st.lists(st.integers(-2, 8), max_size=4), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+@settings(max_examples=int(os.environ.get("FUZZ", 150)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_documents_are_refused_or_follow_xgboosts_rules(categorical, data):
+    """Values replaced by junk or keys removed at random paths (1 to 3 per document):
+    ValueError, or a model whose margins are those XGBoost's rules give (walked in Python
+    for numeric splits; a model with categorical splits must predict finite margins)."""
+    doc = fuzz_document(categorical)
+    all_paths = list(paths_of(doc))[1:]
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(all_paths))
+        parent = doc
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            if data.draw(st.booleans()) and isinstance(parent, dict):
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = data.draw(JUNK)
+        except (KeyError, IndexError, TypeError):  # an earlier mutation removed the path
+            continue
+    text = json.dumps(doc)
+    try:
+        model = from_xgboost(text)
+    except ValueError:
+        return
+    if model.n_features > 64:
+        return  # a mutated num_feature too wide to predict with
+    rows = np.pad(FUZZ_ROWS, ((0, 0), (0, max(model.n_features - 4, 0))), constant_values=0.25)[:, :model.n_features]
+    ours = model.predict_raw(rows).reshape(len(rows), -1)
+    assert np.all(np.isfinite(ours))
+    if not any(t.category_set.max() >= 0 for t in model.trees):
+        np.testing.assert_allclose(ours, xgboost_rule_margins(json.loads(text), model.forest.base_scores, rows),
+                                   rtol=1e-12, atol=1e-12)

@@ -61,7 +61,7 @@ def _refuse(what: str):
 def from_xgboost(source, *, use_best_iteration: bool = False) -> GBDTModel:
     """A boosters model from an XGBoost one.
 
-    Reads XGBoost's JSON and UBJSON model formats (2.x and 3.x; no XGBoost needed for a
+    Reads XGBoost's JSON and UBJSON model formats (1.x to 3.x; no XGBoost needed for a
     file or its bytes). Predictions equal XGBoost's within float32 rounding (XGBoost
     sums the trees in float32, boosters in float64). Numeric and categorical splits,
     missing-value directions, DART tree weights, several trees per round, and the
@@ -73,7 +73,7 @@ def from_xgboost(source, *, use_best_iteration: bool = False) -> GBDTModel:
     source : xgboost.Booster, xgboost.XGBModel, str, os.PathLike or bytes
         A booster or scikit-learn estimator (its ``save_raw``), the path of a ``.json``
         or ``.ubj`` model file, or the bytes of one (the format is read from the
-        content).
+        content), or JSON text (a str starting with ``{``).
     use_best_iteration : bool, default False
         Keep only the rounds up to the saved ``best_iteration`` (what XGBoost's
         estimators predict with after early stopping); False keeps every tree (what
@@ -110,6 +110,8 @@ def read_document(source) -> dict:
         source = source.get_booster()
     if hasattr(source, "save_raw"):
         data = bytes(source.save_raw(raw_format="ubj"))
+    elif isinstance(source, str) and source.lstrip().startswith("{"):  # JSON text, not a path
+        data = source.encode("utf-8")
     elif isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             data = f.read()
@@ -164,6 +166,8 @@ def _float_texts(text: str, where: str, dtype=np.float32) -> np.ndarray:
 
 def _int_array(obj: dict, key: str, where: str, low: int, high: int) -> np.ndarray:
     value = _get(obj, key, (list, np.ndarray), where)
+    if key == "default_left" and isinstance(value, list) and all(type(v) is bool for v in value):
+        value = [int(v) for v in value]  # XGBoost before 1.6 wrote booleans
     if isinstance(value, np.ndarray):
         ok = value.dtype.kind in "iu"
     else:
@@ -305,7 +309,7 @@ def _tree_arrays(tree: dict, where: str, n_features: int) -> dict:
 def _node_categories(tree: dict, split_type: np.ndarray, where: str) -> dict:
     """Node -> the sorted category codes XGBoost's split at it sends right."""
     cat_nodes = np.flatnonzero(split_type == 1)
-    if not len(cat_nodes) and not len(tree.get("categories_nodes", ())):
+    if not len(cat_nodes) and "categories_nodes" not in tree:  # before XGBoost 1.3: no categories
         return {}
     nodes = _int_array(tree, "categories_nodes", where, 0, len(split_type) - 1)
     starts = _int_array(tree, "categories_segments", where, 0, 2**62)
@@ -353,8 +357,9 @@ def _category_words(right_codes: np.ndarray, n_codes: int, where: str) -> np.nda
     return np.packbits(bits, bitorder="little").view(np.uint32)
 
 
-def _convert_tree(raw: dict, where: str, n_features: int, n_codes: dict, weight: float):
-    """Our Tree arrays (TREE_ARRAY_DTYPES names) and (set boundaries, words) of one XGBoost tree."""
+def _convert_tree(raw: dict, where: str, n_features: int, weight: float):
+    """Our Tree arrays (TREE_ARRAY_DTYPES names, category_set still -1) of one XGBoost
+    tree, and its categorical splits as (our node, feature, codes XGBoost sends right)."""
     a = _tree_arrays(raw, where, n_features)
     categories = _node_categories(raw, a["split_type"], where)
     order = _breadth_first(a["left_children"], a["right_children"], where)
@@ -373,42 +378,41 @@ def _convert_tree(raw: dict, where: str, n_features: int, n_codes: dict, weight:
     threshold = np.where(numeric, xgboost_threshold_to_ours(np.where(numeric, condition, 0)), 0.0)
     leaf_value = condition.astype(np.float64) * weight
     value = np.where(internal, a["base_weights"][order].astype(np.float64) * weight, leaf_value)
-    left = np.where(internal, new_id[np.maximum(a["left_children"][order], 0)], -1)
-    right = np.where(internal, new_id[np.maximum(a["right_children"][order], 0)], -1)
-    category_set = np.full(len(order), -1, dtype=np.int64)
-    boundaries, words = [0], []
-    for position, node in enumerate(order):
-        if node in categories and internal[position]:
-            f = int(feature[position])
-            set_words = _category_words(categories[node], n_codes.get(f, int(categories[node][-1]) + 1),
-                                        f"{where}, node {node}")
-            category_set[position] = len(boundaries) - 1
-            words.append(set_words)
-            boundaries.append(boundaries[-1] + len(set_words))
+    # a leaf is left == -1 (XGBoost ignores its right entry); children were checked by _breadth_first
+    left = np.where(internal, new_id[np.where(internal, a["left_children"][order], 0)], -1)
+    right = np.where(internal, new_id[np.where(internal, a["right_children"][order], 0)], -1)
     arrays = dict(split_feature=np.where(internal, feature, -1), threshold=threshold,
                   threshold_bin=np.zeros(len(order)), default_left=np.where(internal, a["default_left"][order], 0),
                   left_child=left, right_child=right, value=value, gain=a["loss_changes"][order],
-                  cover=a["sum_hessian"][order], n_samples=np.zeros(len(order)), category_set=category_set)
+                  cover=a["sum_hessian"][order], n_samples=np.zeros(len(order)),
+                  category_set=np.full(len(order), -1))
     for name, arr in arrays.items():
         if name in ("value", "gain", "cover") and not np.all(np.isfinite(arr)):
             _fail(f"{where}: {name} (from {'split_conditions / base_weights' if name == 'value' else name}) "
                   f"is not finite")
         arrays[name] = np.asarray(arr).astype(TREE_ARRAY_DTYPES[name])
-    sets = (np.array(boundaries, np.int64), np.concatenate(words) if words else np.zeros(0, np.uint32))
-    return arrays, sets
+    splits = [(int(new_id[node]), int(a["split_indices"][node]), codes) for node, codes in categories.items()
+              if new_id[node] >= 0 and a["left_children"][node] != -1]
+    return arrays, splits
 
 
-def _codes_per_feature(trees: list, cats, n_features: int, where: str) -> dict:
+def _category_sets(arrays: dict, splits: list, n_codes: dict, where: str) -> tuple:
+    """Set the tree's category_set and return its (set boundaries, words)."""
+    boundaries, words = [0], []
+    for node, feature, codes in splits:
+        set_words = _category_words(codes, n_codes[feature], f"{where}, node {node}")
+        arrays["category_set"][node] = len(words)
+        words.append(set_words)
+        boundaries.append(boundaries[-1] + len(set_words))
+    return np.array(boundaries, np.int64), np.concatenate(words) if words else np.zeros(0, np.uint32)
+
+
+def _codes_per_feature(splits: list, cats, n_features: int, where: str) -> dict:
     """Categorical feature -> how many codes the model knows: its categories when the
-    model stores them ("cats", 3.1+), else the largest code a split lists + 1."""
+    model stores them ("cats", 3.1+), at least the largest code a split lists + 1."""
     known = {}
-    for t, tree in enumerate(trees):
-        if not isinstance(tree, dict) or not len(tree.get("categories_nodes", ())):
-            continue
-        a = _tree_arrays(tree, f"{where}.trees[{t}]", n_features)
-        for node, codes in _node_categories(tree, a["split_type"], f"{where}.trees[{t}]").items():
-            f = int(a["split_indices"][node])
-            known[f] = max(known.get(f, 0), int(codes[-1]) + 1)
+    for feature, codes in ((f, c) for tree_splits in splits for _, f, c in tree_splits):
+        known[feature] = max(known.get(feature, 0), int(codes[-1]) + 1)
     if cats is not None:
         segments = _int_array(cats, "feature_segments", f"{where}.cats", 0, 2**31 - 1)
         if len(segments) and (len(segments) != n_features + 1 or segments[0] != 0 or np.any(np.diff(segments) < 0)):
@@ -520,13 +524,15 @@ def ensemble_from_document(document: dict, use_best_iteration: bool = False) -> 
         if "best_score" in attributes:
             best_score = float(_float_texts(attributes["best_score"], "learner.attributes.best_score")[0])
 
-    n_codes = _codes_per_feature(trees, cats, n_features, "gbtree.model")
-    forest = Forest(n_groups, base_scores)
+    converted = []
     for t, raw in enumerate(trees):
         if not isinstance(raw, dict):
             _fail(f"gbtree.model.trees[{t}] must be an object")
-        weight = 1.0 if weights is None else float(weights[t])
-        arrays, (boundaries, words) = _convert_tree(raw, f"tree {t}", n_features, n_codes, weight)
+        converted.append(_convert_tree(raw, f"tree {t}", n_features, 1.0 if weights is None else float(weights[t])))
+    n_codes = _codes_per_feature([splits for _, splits in converted], cats, n_features, "gbtree.model")
+    forest = Forest(n_groups, base_scores)
+    for t, (arrays, splits) in enumerate(converted):
+        boundaries, words = _category_sets(arrays, splits, n_codes, f"tree {t}")
         forest.add(Tree(**{name: arrays[name] for name in TREE_ARRAY_DTYPES if name != "category_set"},
                         category_set=arrays["category_set"], cat_boundaries=boundaries, cat_bitsets=words),
                    int(tree_info[t]))
