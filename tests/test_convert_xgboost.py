@@ -290,6 +290,25 @@ def test_export_keeps_names_and_categorical_features():
     assert back.feature_names == model.feature_names and back.categorical_features == [1]
 
 
+def test_export_writes_categories_xgboost_recodes_frames_with():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": X[:, 0], "city": pd.Categorical(rng.choice(["Lyon", "Oslo", "Pune", "Riga"], len(X))),
+                          "k": pd.Categorical(rng.choice([30, 7, 11], len(X)))})
+    y = frame["a"].fillna(0) + frame["city"].cat.codes + frame["k"].astype(int) / 10
+    model = bst.GBDTModel.train(bst.Dataset(frame[:N_TRAIN], y[:N_TRAIN]),
+                                bst.GBDTConfig(n_estimators=8, max_onehot_cats=1))
+    booster = xgb.Booster(model_file=bytearray(to_xgboost_json(model)))
+    test = frame[N_TRAIN:]
+    test = test.assign(city=test["city"].cat.reorder_categories(["Riga", "Pune", "Oslo", "Lyon"]),
+                       k=test["k"].cat.reorder_categories([11, 30, 7]))  # coded by value, not by position
+    ours = model.predict(test)
+    # float32 leaves and sum of 8 trees of values below 10: well within 1e-5
+    np.testing.assert_allclose(booster.inplace_predict(test), ours, rtol=1e-5, atol=1e-5)
+    back = from_xgboost(to_xgboost_json(model))
+    assert back.categories[1].tolist() == ["Lyon", "Oslo", "Pune", "Riga"] and back.categories[2].tolist() == [7, 11, 30]
+    np.testing.assert_allclose(back.predict(test), ours, rtol=1e-6, atol=1e-6)
+
+
 def test_export_refuses_what_xgboost_lacks():
     with pytest.raises(ValueError, match="linear leaves"):
         to_xgboost_json(boosters_model(bst.Objective.squared(), Y, linear_leaves=True))

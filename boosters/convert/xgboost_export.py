@@ -183,6 +183,29 @@ def _tree_json(tree, t: int, n_features: int) -> dict:
     }
 
 
+def _category_container(model: GBDTModel) -> dict | None:
+    """XGBoost's "cats" (3.1+): each feature's categories in code order, so that XGBoost
+    codes a DataFrame by value as we do; None when no feature has category values."""
+    categories = model.categories
+    if all(values is None for values in categories.values()):
+        return None
+    encodings, segments, sorted_index = [], [0], []
+    for f in range(model.n_features):
+        values = categories.get(f)
+        if values is None:  # numeric, or trained on codes
+            encodings.append({"offsets": [], "values": []})
+        elif values.dtype == object:  # strings: their UTF-8 bytes cut by offsets
+            raw = [str(v).encode("utf-8") for v in values]
+            encodings.append({"offsets": [int(o) for o in np.cumsum([0] + [len(r) for r in raw])],
+                              "values": [b for r in raw for b in r]})
+            sorted_index += sorted(range(len(raw)), key=raw.__getitem__)
+        else:
+            encodings.append({"type": 15, "values": [int(v) for v in values]})  # 15: XGBoost's int64 array
+            sorted_index += [int(i) for i in np.argsort(values, kind="stable")]
+        segments.append(segments[-1] + (0 if values is None else len(values)))
+    return {"enc": encodings, "feature_segments": segments, "sorted_idx": sorted_index}
+
+
 def to_xgboost_json(model: GBDTModel) -> bytes:
     """The model as an XGBoost JSON model (UTF-8 bytes).
 
@@ -191,8 +214,9 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
     within float32 rounding for float32 inputs (XGBoost holds thresholds, leaves and sums
     in float32). What XGBoost cannot represent raises ValueError naming it: linear
     leaves, objectives it lacks (huber, several pinball levels, custom), thresholds
-    beyond float32. Feature names and which features are categorical are written; the
-    categories' values are not (give XGBoost their codes).
+    beyond float32. Feature names, which features are categorical and their categories
+    (XGBoost 3.1+ then codes a DataFrame by category value, as boosters does) are
+    written.
 
     Parameters
     ----------
@@ -231,6 +255,7 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
     base_score = (repr(scores[0]) if len(set(scores)) == 1
                   else "[" + ",".join(repr(s) for s in scores) + "]")
     n_features = model.n_features
+    cats = _category_container(model)
     categorical = set(model.categorical_features)
     names = list(model.feature_names) if model.feature_names is not None else []
     types = ["c" if f in categorical else "float" for f in range(n_features)] if categorical or names else []
@@ -245,6 +270,7 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
                     "iteration_indptr": [r * n_groups for r in range(n_rounds + 1)],
                     "tree_info": [int(g) for g in groups],
                     "trees": [_tree_json(tree, t, n_features) for t, tree in enumerate(forest.trees)],
+                    **({} if cats is None else {"cats": cats}),
                 },
                 "name": "gbtree",
             },
