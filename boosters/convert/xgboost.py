@@ -33,6 +33,7 @@ import numpy as np
 
 from boosters.config import Objective
 from boosters.convert import ubjson
+from boosters.data.categories import MAX_CATEGORIES
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, Tree
@@ -44,10 +45,6 @@ MAX_CODE = 32 * MAX_SET_WORDS  # our category sets hold codes below this
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 _INT_TEXT = re.compile(r"-?\d{1,12}")
 _FLOAT_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d{1,4})?|[-+]?(inf|nan)", re.IGNORECASE)
-
-
-class _Invalid(ValueError):
-    pass
 
 
 def _fail(what: str):
@@ -460,6 +457,8 @@ def _category_values(cats, n_features: int, where: str) -> dict:
     for f, values in out.items():
         if values is not None and len(set(values.tolist())) != len(values):
             _fail(f"{where}.cats.enc[{f}] repeats a category")
+        if values is not None and len(values) > MAX_CATEGORIES:
+            _refuse(f"feature {f} has {len(values)} categories (boosters holds at most {MAX_CATEGORIES})")
     return out
 
 
