@@ -55,7 +55,7 @@ def train_xgb(params, y=Y, rounds=10, categorical=True, group=None):
     d = dmatrix(X_TRAIN, y[:N_TRAIN], categorical)
     if group is not None:
         d.set_group(group)
-    return xgb.train({"max_depth": 4, "max_cat_to_onehot": 1, **params}, d, rounds)
+    return xgb.train({"max_depth": 4, "max_cat_to_onehot": 1, "nthread": 1, **params}, d, rounds)
 
 
 def xgb_leaf_values(booster, X, categorical=True):
@@ -111,7 +111,7 @@ def test_regression_from_every_source(policy, tmp_path):
 
 
 def test_numeric_only_model_and_estimator():
-    reg = xgb.XGBRegressor(n_estimators=8, max_depth=3, tree_method="hist")
+    reg = xgb.XGBRegressor(n_estimators=8, max_depth=3, tree_method="hist", n_jobs=1)
     reg.fit(np.nan_to_num(X_TRAIN), Y[:N_TRAIN])
     model = from_xgboost(reg)
     assert model.categorical_features == [] and model.feature_names is None
@@ -169,7 +169,7 @@ def test_pandas_categories_feature_names_and_best_iteration():
                           "n": X[:, 2]})
     y = frame["size"].fillna(0) + frame["color"].cat.codes * 0.7 + rng.normal(scale=0.1, size=len(X))
     reg = xgb.XGBRegressor(n_estimators=40, max_depth=3, enable_categorical=True, max_cat_to_onehot=1,
-                           early_stopping_rounds=3, learning_rate=0.5)
+                           early_stopping_rounds=3, learning_rate=0.5, n_jobs=1)
     reg.fit(frame[:400], y[:400], eval_set=[(frame[400:600], y[400:600])], verbose=False)
     assert reg.best_iteration < 39  # stopped early: the cut below matters
     test = frame[600:]
@@ -232,10 +232,10 @@ def test_threshold_out_is_exact_for_float32_inputs():
 
 # -- export ------------------------------------------------------------------------------
 
-def boosters_model(objective, y, **config):
-    dataset = bst.Dataset(X_TRAIN, np.asarray(y)[:N_TRAIN], categorical_features=[1])
-    return bst.GBDTModel.train(dataset, bst.GBDTConfig(n_estimators=8, objective=objective, max_onehot_cats=1,
-                                                      **config))
+def boosters_model(objective, y, n_rows=N_TRAIN, **config):
+    dataset = bst.Dataset(X_TRAIN[:n_rows], np.asarray(y)[:n_rows], categorical_features=[1])
+    config = {"n_estimators": 8, "max_onehot_cats": 1, **config}
+    return bst.GBDTModel.train(dataset, bst.GBDTConfig(objective=objective, **config))
 
 
 EXPORTS = [(bst.Objective.squared(), Y), (bst.Objective.logistic(), Y > 1), (bst.Objective.softmax(3), CLASSES),
@@ -310,12 +310,13 @@ def test_export_writes_categories_xgboost_recodes_frames_with():
 
 
 def test_export_refuses_what_xgboost_lacks():
+    small = dict(n_rows=200, n_estimators=2)
     with pytest.raises(ValueError, match="linear leaves"):
-        to_xgboost_json(boosters_model(bst.Objective.squared(), Y, linear_leaves=True))
+        to_xgboost_json(boosters_model(bst.Objective.squared(), Y, linear_leaves=True, **small))
     with pytest.raises(ValueError, match="huber"):
-        to_xgboost_json(boosters_model(bst.Objective.huber(1.0), Y))
+        to_xgboost_json(boosters_model(bst.Objective.huber(1.0), Y, **small))
     with pytest.raises(ValueError, match="several alpha"):
-        to_xgboost_json(boosters_model(bst.Objective.pinball([0.2, 0.8]), Y))
+        to_xgboost_json(boosters_model(bst.Objective.pinball([0.2, 0.8]), Y, **small))
     with pytest.raises(TypeError, match="GBDTModel"):
         to_xgboost_json(b"not a model")
 
@@ -546,3 +547,15 @@ def test_fuzzed_documents_are_refused_or_follow_xgboosts_rules(categorical, data
     if not any(t.category_set.max() >= 0 for t in model.trees):
         np.testing.assert_allclose(ours, xgboost_rule_margins(json.loads(text), model.forest.base_scores, rows),
                                    rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ", 300)), deadline=None)
+@given(data=st.one_of(st.binary(max_size=64), st.lists(st.sampled_from(list(b"[]{}#$iUIlLdDSCZTFNH\x00\x01\x02\x7f\xff")),
+                                                      max_size=40).map(bytes)))
+def test_ubjson_reader_on_random_bytes(data):
+    """Random bytes, and random sequences of UBJSON markers and small lengths: a value
+    or ValueError, nothing else."""
+    try:
+        ubjson.loads(data)
+    except ValueError:
+        pass
