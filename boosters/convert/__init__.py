@@ -6,4 +6,6 @@ The source libraries are imported only when one of their objects is passed; a mo
 or its bytes needs neither installed.
 """
 
-__all__: list[str] = []
+from boosters.convert.lightgbm import from_lightgbm
+
+__all__: list[str] = ["from_lightgbm"]
