@@ -62,7 +62,7 @@ def from_lightgbm(booster_or_path) -> GBDTModel:
         A Booster (its `model_to_string()`: with early stopping, the trees up to the best
         iteration, which becomes ``best_iteration``), a fitted scikit-learn estimator
         (its ``booster_``), the path of a model file (`save_model`), or the model's
-        text (a str starting with the line ``tree``, or its UTF-8 bytes).
+        text (a str of several lines, or its UTF-8 bytes).
 
     Returns
     -------
@@ -127,7 +127,7 @@ def _model_text(source) -> tuple[str, int | None]:
     """The model's text, and the best iteration (0-based) a Booster knows of."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _decode(bytes(source)), None
-    if isinstance(source, str) and (source.startswith("tree\n") or source.startswith("tree\r\n")):
+    if isinstance(source, str) and ("\n" in source or not source):  # a path has no line break
         return source, None
     if isinstance(source, (str, os.PathLike)):
         return _decode(Path(source).read_bytes()), None
@@ -296,7 +296,8 @@ def convert_tree(fields: dict, t: int, n_features: int) -> dict:
         "right_child": node_array(_node_index(children[1], n_internal), np.full(n_leaves, -1), np.int32),
         "value": node_array(floats("internal_value", n_internal), leaf_value, np.float64),
         "gain": node_array(floats("split_gain", n_internal), np.zeros(n_leaves), np.float64),
-        "cover": node_array(floats("internal_weight", n_internal), floats("leaf_weight", n_leaves), np.float64),
+        "cover": node_array(floats("internal_weight", n_internal),  # a one-leaf tree has no leaf_weight
+                            floats("leaf_weight", n_leaves) if split else np.zeros(1), np.float64),
         "n_samples": node_array(ints("internal_count", n_internal, 0, 2**62),
                                 ints("leaf_count", n_leaves, 0, 2**62), np.int64),
         "category_set": category_set,
@@ -319,7 +320,7 @@ def _numeric_splits(threshold, default_left, missing_type, categorical, where: s
         split = zero_as_missing_split(float(threshold[node]), bool(default_left[node]))
         if split is None:
             raise ValueError(
-                f"{where}, node {node}: a zero-as-missing split (x <= {threshold[node]!r}, |x| <= 1e-35 and NaN "
+                f"{where}, node {node}: a zero-as-missing split (x <= {float(threshold[node])!r}, |x| <= 1e-35 and NaN "
                 f"to the {'left' if default_left[node] else 'right'}) is not one boosters node: "
                 f"retrain with zero_as_missing=False")
         threshold[node], default_left[node] = split
