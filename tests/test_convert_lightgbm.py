@@ -19,10 +19,13 @@ import lightgbm as lgb
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import event, given
+from hypothesis import strategies as hypothesis_st
 
 import boosters as bst
 from boosters.convert import from_lightgbm
 from boosters.convert.lightgbm import ZERO_THRESHOLD, zero_as_missing_split
+from test_model_files import fuzz_settings
 
 RTOL = ATOL = 1e-12
 
@@ -397,3 +400,94 @@ def test_other_arguments(source, error):
 def test_a_missing_file_is_an_os_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         from_lightgbm(tmp_path / "absent.txt")
+
+
+# -- fuzzing: a mutated text is refused, or predicts as LightGBM's rules say -------------------
+
+def lightgbm_walk(tree: dict, x: np.ndarray) -> float:
+    """One tree's output for row x by LightGBM's own rules (Tree::Decision in tree.h),
+    from the text's fields: an oracle independent of the converter."""
+    def numbers(key):
+        return [float(v) for v in tree.get(key, "").split()]
+    leaf_value = numbers("leaf_value")
+    node, steps = 0, 0
+    if int(tree["num_leaves"]) > 1:
+        feature, threshold, decision = numbers("split_feature"), numbers("threshold"), numbers("decision_type")
+        left, right = numbers("left_child"), numbers("right_child")
+        boundaries, words = numbers("cat_boundaries"), numbers("cat_threshold")
+        while node >= 0:
+            steps += 1
+            assert steps <= len(feature), "a walk longer than the tree: the converter accepted a cycle"
+            v, d, t = x[int(feature[node])], int(decision[node]), threshold[node]
+            if d & 1:  # categorical: NaN and negative right, the code truncated toward zero
+                go_left = False
+                if not np.isnan(v) and int(v) >= 0:
+                    code, s = int(v), int(t)
+                    set_words = words[int(boundaries[s]):int(boundaries[s + 1])]
+                    go_left = code // 32 < len(set_words) and (int(set_words[code // 32]) >> (code % 32)) & 1 == 1
+            else:
+                missing = (d >> 2) & 3
+                if np.isnan(v) and missing != 2:
+                    v = 0.0
+                if (missing == 1 and -ZERO_THRESHOLD <= v <= ZERO_THRESHOLD) or (missing == 2 and np.isnan(v)):
+                    go_left = bool(d & 2)
+                else:
+                    go_left = v <= t
+            node = int(left[node] if go_left else right[node])
+        node = ~node
+    return leaf_value[node]
+
+
+def text_trees(text: str) -> list[dict]:
+    """The key=value fields of every Tree=i block."""
+    blocks = text.split("end of trees")[0].split("\nTree=")[1:]
+    return [dict(line.split("=", 1) for line in block.split("\n")[1:] if "=" in line) for block in blocks]
+
+
+FUZZ_ROWS = np.array([[0.3, 5.0, -1.0], [np.nan, 33.0, 0.0], [-0.2, np.nan, 2.0], [0.0, 0.0, np.nan],
+                      [1e-36, 17.0, -1e-36], [2.5, 39.0, 0.7], [-3.0, -1.0, 1.5], [0.05, 100.0, -0.3]])
+TOKEN = re.compile(r"(?<![A-Za-z_])(?:-?[0-9][0-9.e+-]*|nan|inf)")
+REPLACEMENTS = ["0", "1", "-1", "2", "3", "7", "8", "-8", "-9", "15", "40", "2147483648", "nan", "inf", "-inf",
+                "1e-35", "-1e-35", "9.99999e-36", "0.5", "-0.5", "1e308", "4294967295", "4294967296", "", "1 2"]
+
+
+@pytest.fixture(scope="module")
+def fuzz_text():
+    X, y = categorical_data(n=300)
+    X[::5, 0] = 0.0
+    return train({"min_data_per_group": 5, "cat_smooth": 1, "num_leaves": 5}, X, y, rounds=3,
+                 categorical_feature=[1]).model_to_string()
+
+
+def mutate(text: str, data) -> str:
+    """One random edit: a number of the trees replaced, a line dropped or repeated, the text cut."""
+    kind = data.draw(hypothesis_st.sampled_from(["number", "number", "number", "drop", "repeat", "cut"]))
+    if kind == "number":
+        end = text.index("end of trees")
+        matches = [m for m in TOKEN.finditer(text, 0, end)]
+        m = matches[data.draw(hypothesis_st.integers(0, len(matches) - 1))]
+        new = data.draw(hypothesis_st.sampled_from(REPLACEMENTS) | hypothesis_st.integers(-20, 20).map(str)
+                        | hypothesis_st.floats(allow_nan=False).map(repr))
+        return text[:m.start()] + new + text[m.end():]
+    lines = text.split("\n")
+    i = data.draw(hypothesis_st.integers(0, len(lines) - 1))
+    if kind == "drop":
+        return "\n".join(lines[:i] + lines[i + 1:])
+    if kind == "repeat":
+        return "\n".join(lines[:i + 1] + lines[i:])
+    return text[:data.draw(hypothesis_st.integers(0, len(text)))]
+
+
+@fuzz_settings(ci_examples=300)
+@given(data=hypothesis_st.data())
+def test_mutated_text_is_refused_or_predicts_as_lightgbm_rules_say(fuzz_text, data):
+    text = mutate(fuzz_text, data)
+    try:
+        model = from_lightgbm(text.encode())  # bytes: always text (a str without a line break is a path)
+    except ValueError as error:
+        assert str(error).startswith("LightGBM model: ")
+        event("refused")
+        return
+    event("converted")
+    expected = [sum(lightgbm_walk(tree, row) for tree in text_trees(text)) for row in FUZZ_ROWS]
+    np.testing.assert_allclose(model.predict_raw(FUZZ_ROWS), expected, rtol=RTOL, atol=ATOL)
