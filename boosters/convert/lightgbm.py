@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from boosters.config import CustomObjective, Objective
 from boosters.convert.lightgbm_text import ModelText, parse_floats, parse_int, parse_ints, parse_model_text
 from boosters.gbdt_model import GBDTModel
-from boosters.io.validation import FORMAT_VERSION, objective_to_json
-from boosters.io.validation import ensemble_from_parts
-from boosters.model.validation import MAX_SET_WORDS, TREE_ARRAY_DTYPES
+from boosters.io.validation import FORMAT_VERSION, ensemble_from_parts, objective_to_json
+from boosters.model.validation import LINEAR_ARRAY_DTYPES, MAX_SET_WORDS, TREE_ARRAY_DTYPES
 
 __all__ = ["from_lightgbm"]
 
@@ -236,78 +236,97 @@ def lightgbm_objective(spec: str | None, num_class: int, per_iteration: int, par
     raise ValueError(f"unknown objective {name!r}")
 
 
-def convert_tree(fields: dict, t: int, n_features: int) -> dict:
-    """One LightGBM tree as boosters node arrays (internal nodes, then leaves), with its
-    category sets and linear leaves; ValueError naming the tree and field."""
-    where = f"tree {t}"
-    for key in ("num_leaves", "num_cat", "leaf_value"):
-        if key not in fields:
-            raise ValueError(f"{where} lacks {key}")
-    n_leaves = parse_int(fields["num_leaves"], f"{where}: num_leaves", 1, 2**31 - 1)
-    n_internal = n_leaves - 1
-    n_cat = parse_int(fields["num_cat"], f"{where}: num_cat", 0, n_internal)
+class ConvertedTree(NamedTuple):
+    """A LightGBM tree as boosters arrays, and which features it splits on how."""
 
-    def floats(key, n, default=True):
-        if key not in fields and default:
-            return np.zeros(n)
-        if key not in fields:
-            raise ValueError(f"{where} lacks {key}")
-        return parse_floats(fields[key], f"{where}: {key}", n)
+    nodes: dict               # TREE_ARRAY_NAMES -> per node (internal nodes, then leaves)
+    boundaries: np.ndarray    # its category sets' word boundaries (from 0)
+    words: np.ndarray         # uint32: the sets' words
+    linear: dict | None       # LINEAR_ARRAY_DTYPES names -> arrays, for a linear tree
+    numeric_features: set
+    categorical_features: set
 
-    def ints(key, n, low, high, default=True):
-        if key not in fields and default:
-            return np.zeros(n, dtype=np.int64)
-        if key not in fields:
-            raise ValueError(f"{where} lacks {key}")
-        values = parse_ints(fields[key], f"{where}: {key}", n)
-        if np.any((values < low) | (values > high)):
-            raise ValueError(f"{where}: {key} must be in [{low}, {high}], got {values[(values < low) | (values > high)][0]}")
+
+class TreeFields:
+    """A tree's `key=value` fields, read as numbers and checked; errors name the tree."""
+
+    def __init__(self, fields: dict, t: int):
+        self.fields, self.where = fields, f"tree {t}"
+
+    def floats(self, key: str, n: int | None, required: bool = False) -> np.ndarray:
+        """`n` numbers (zeros when absent and not required)."""
+        if key not in self.fields:
+            return self._absent(key, n, required, np.float64)
+        return parse_floats(self.fields[key], f"{self.where}: {key}", n)
+
+    def ints(self, key: str, n: int | None, low: int, high: int, required: bool = False) -> np.ndarray:
+        """`n` integers in [low, high] (zeros when absent and not required)."""
+        if key not in self.fields:
+            return self._absent(key, n, required, np.int64)
+        values = parse_ints(self.fields[key], f"{self.where}: {key}", n)
+        outside = (values < low) | (values > high)
+        if np.any(outside):
+            raise ValueError(f"{self.where}: {key} must be in [{low}, {high}], got {values[outside][0]}")
         return values
 
-    leaf_value = floats("leaf_value", n_leaves, default=False)
-    split = n_internal > 0  # a one-leaf tree has no split arrays (LightGBM ignores them)
-    feature = ints("split_feature", n_internal, 0, n_features - 1, default=not split)
-    threshold = floats("threshold", n_internal, default=not split)
-    decision = ints("decision_type", n_internal, 0, 15)
-    children = [ints(key, n_internal, -n_leaves, n_internal - 1, default=not split)
-                for key in ("left_child", "right_child")]
+    def _absent(self, key: str, n: int | None, required: bool, dtype) -> np.ndarray:
+        if required or n is None:
+            raise ValueError(f"{self.where} lacks {key}")
+        return np.zeros(n, dtype=dtype)
+
+
+def convert_tree(fields: dict, t: int, n_features: int) -> ConvertedTree:
+    """One LightGBM tree as boosters node arrays (internal nodes, then leaves), with its
+    category sets and linear leaves; ValueError naming the tree and field."""
+    read = TreeFields(fields, t)
+    for key in ("num_leaves", "num_cat", "leaf_value"):
+        if key not in fields:
+            raise ValueError(f"{read.where} lacks {key}")
+    n_leaves = parse_int(fields["num_leaves"], f"{read.where}: num_leaves", 1, 2**31 - 1)
+    n_internal = n_leaves - 1
+    n_cat = parse_int(fields["num_cat"], f"{read.where}: num_cat", 0, n_internal)
+    leaf_value = read.floats("leaf_value", n_leaves, required=True)
+    split = n_internal > 0  # a one-leaf tree needs no split arrays (LightGBM does not read them)
+    feature = read.ints("split_feature", n_internal, 0, n_features - 1, required=split)
+    threshold = read.floats("threshold", n_internal, required=split)
+    decision = read.ints("decision_type", n_internal, 0, 15)
+    left, right = (_node_index(read.ints(key, n_internal, -n_leaves, n_internal - 1, required=split), n_internal)
+                   for key in ("left_child", "right_child"))
     if np.any(np.isnan(threshold)):
-        raise ValueError(f"{where}: a threshold is NaN")
+        raise ValueError(f"{read.where}: a threshold is NaN")
     categorical = (decision & CATEGORICAL_BIT) > 0
     missing_type = (decision >> 2) & 3
     if np.any(missing_type[~categorical] == 3):
-        raise ValueError(f"{where}: decision_type has missing type 3 (known: 0 none, 1 zero, 2 NaN)")
-    default_left = (decision & DEFAULT_LEFT_BIT) > 0
-    threshold, default_left = _numeric_splits(threshold, default_left, missing_type, categorical, where)
+        raise ValueError(f"{read.where}: decision_type has missing type 3 (known: 0 none, 1 zero, 2 NaN)")
+    threshold, default_left = _numeric_splits(threshold, (decision & DEFAULT_LEFT_BIT) > 0, missing_type,
+                                              categorical, read.where)
     category_set = np.full(n_leaves + n_internal, -1, dtype=np.int32)
-    category_set[:n_internal][categorical] = _set_indices(threshold[categorical], n_cat, where)
+    category_set[:n_internal][categorical] = _set_indices(threshold[categorical], n_cat, read.where)
     threshold[categorical], default_left[categorical] = 0.0, False  # NaN, negative, unseen codes: right
-    boundaries, words = _category_sets(fields, n_cat, where, ints)
+    boundaries, words = _category_sets(read, n_cat)
 
-    def node_array(internal, leaves, dtype):
+    def per_node(internal, leaves, dtype):
         return np.concatenate([internal, leaves]).astype(dtype)
 
-    tree = {
-        "split_feature": node_array(feature, np.full(n_leaves, -1), np.int32),
-        "threshold": node_array(threshold, np.zeros(n_leaves), np.float64),
+    leaves_none = np.full(n_leaves, -1)
+    nodes = {
+        "split_feature": per_node(feature, leaves_none, np.int32),
+        "threshold": per_node(threshold, np.zeros(n_leaves), np.float64),
         "threshold_bin": np.zeros(n_internal + n_leaves, dtype=np.int32),
-        "default_left": node_array(default_left, np.zeros(n_leaves), np.uint8),
-        "left_child": node_array(_node_index(children[0], n_internal), np.full(n_leaves, -1), np.int32),
-        "right_child": node_array(_node_index(children[1], n_internal), np.full(n_leaves, -1), np.int32),
-        "value": node_array(floats("internal_value", n_internal), leaf_value, np.float64),
-        "gain": node_array(floats("split_gain", n_internal), np.zeros(n_leaves), np.float64),
-        "cover": node_array(floats("internal_weight", n_internal),  # a one-leaf tree has no leaf_weight
-                            floats("leaf_weight", n_leaves) if split else np.zeros(1), np.float64),
-        "n_samples": node_array(ints("internal_count", n_internal, 0, 2**62),
-                                ints("leaf_count", n_leaves, 0, 2**62), np.int64),
+        "default_left": per_node(default_left, np.zeros(n_leaves), np.uint8),
+        "left_child": per_node(left, leaves_none, np.int32),
+        "right_child": per_node(right, leaves_none, np.int32),
+        "value": per_node(read.floats("internal_value", n_internal), leaf_value, np.float64),
+        "gain": per_node(read.floats("split_gain", n_internal), np.zeros(n_leaves), np.float64),
+        "cover": per_node(read.floats("internal_weight", n_internal),  # a one-leaf tree writes no leaf_weight
+                          read.floats("leaf_weight", n_leaves) if split else np.zeros(1), np.float64),
+        "n_samples": per_node(read.ints("internal_count", n_internal, 0, 2**62),
+                              read.ints("leaf_count", n_leaves, 0, 2**62), np.int64),
         "category_set": category_set,
     }
-    out = {"nodes": tree, "n_cat": n_cat, "boundaries": boundaries, "words": words,
-           "numeric_features": set(feature[~categorical].tolist()),
-           "categorical_features": set(feature[categorical].tolist())}
-    if ints("is_linear", 1, 0, 1)[0] if "is_linear" in fields else False:
-        out["linear"] = _linear_leaves(fields, n_internal, n_leaves, n_features, where, floats, ints)
-    return out
+    linear = _linear_leaves(read, n_internal, n_leaves, n_features) if read.ints("is_linear", 1, 0, 1)[0] else None
+    return ConvertedTree(nodes, boundaries, words, linear, set(feature[~categorical].tolist()),
+                         set(feature[categorical].tolist()))
 
 
 def _numeric_splits(threshold, default_left, missing_type, categorical, where: str):
@@ -354,22 +373,22 @@ def _set_indices(thresholds: np.ndarray, n_cat: int, where: str) -> np.ndarray:
     return thresholds.astype(np.int32)
 
 
-def _category_sets(fields: dict, n_cat: int, where: str, ints) -> tuple[np.ndarray, np.ndarray]:
+def _category_sets(read: TreeFields, n_cat: int) -> tuple[np.ndarray, np.ndarray]:
     """The tree's category sets: word boundaries (n_cat + 1, from 0) and the uint32 words."""
     if n_cat == 0:
         for key in ("cat_boundaries", "cat_threshold"):
-            if fields.get(key, "").strip():
-                raise ValueError(f"{where}: {key} is given but num_cat is 0")
+            if read.fields.get(key, "").strip():
+                raise ValueError(f"{read.where}: {key} is given but num_cat is 0")
         return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint32)
-    words = ints("cat_threshold", None, 0, 2**32 - 1, default=False)
-    boundaries = ints("cat_boundaries", n_cat + 1, 0, len(words), default=False)
+    words = read.ints("cat_threshold", None, 0, 2**32 - 1, required=True)
+    boundaries = read.ints("cat_boundaries", n_cat + 1, 0, len(words), required=True)
     sizes = np.diff(boundaries)
     if boundaries[0] != 0 or boundaries[-1] != len(words) or np.any(sizes < 1):
-        raise ValueError(f"{where}: cat_boundaries must run from 0 to the {len(words)} words of cat_threshold, "
-                         f"at least one word a set")
+        raise ValueError(f"{read.where}: cat_boundaries must run from 0 to the {len(words)} words of "
+                         f"cat_threshold, at least one word a set")
     if np.any(sizes > MAX_SET_WORDS):
-        raise ValueError(f"{where}: a category set reaches code {32 * int(sizes.max()) - 1}; boosters' sets hold "
-                         f"codes below {32 * MAX_SET_WORDS}")
+        raise ValueError(f"{read.where}: a category set reaches code {32 * int(sizes.max()) - 1}; boosters' "
+                         f"sets hold codes below {32 * MAX_SET_WORDS}")
     return boundaries, words.astype(np.uint32)
 
 
@@ -378,24 +397,24 @@ def _node_index(child: np.ndarray, n_internal: int) -> np.ndarray:
     return np.where(child >= 0, child, n_internal + ~child)
 
 
-def _linear_leaves(fields, n_internal: int, n_leaves: int, n_features: int, where: str, floats, ints) -> dict:
+def _linear_leaves(read: TreeFields, n_internal: int, n_leaves: int, n_features: int) -> dict:
     """A linear tree's leaves as boosters' linear arrays (per node: intercept and number
     of terms, internal nodes 0; then every leaf's terms in leaf order)."""
-    const = floats("leaf_const", n_leaves, default=False)
-    n_terms = ints("num_features", n_leaves, 0, n_features, default=False)
+    const = read.floats("leaf_const", n_leaves, required=True)
+    n_terms = read.ints("num_features", n_leaves, 0, n_features, required=True)
     total = int(n_terms.sum())
     return {"linear_const": np.concatenate([np.zeros(n_internal), const]),
             "linear_n_terms": np.concatenate([np.zeros(n_internal, np.int64), n_terms]).astype(np.int32),
-            "linear_features": ints("leaf_features", total, 0, n_features - 1, default=total == 0).astype(np.int32),
-            "linear_coefs": floats("leaf_coeff", total, default=total == 0)}
+            "linear_features": read.ints("leaf_features", total, 0, n_features - 1).astype(np.int32),
+            "linear_coefs": read.floats("leaf_coeff", total)}
 
 
 def feature_categories(trees: list, infos: list, names: list, parameters: dict, pandas_categorical) -> dict:
     """The categorical features -> their category values in code order (a pandas frame's
     categories) or None (integer codes). A feature is categorical when a tree splits on
     it by category, its feature_infos lists categories, or the parameters name it."""
-    numeric = set().union(*(t["numeric_features"] for t in trees))
-    categorical = set().union(*(t["categorical_features"] for t in trees))
+    numeric = set().union(*(t.numeric_features for t in trees))
+    categorical = set().union(*(t.categorical_features for t in trees))
     for f, info in enumerate(infos):
         if info != "none" and not info.startswith("["):
             parse_ints(info.replace(":", " "), f"feature_infos of feature {f}")  # category values
@@ -442,21 +461,23 @@ def _parameter_features(value: str, names: list) -> set:
 def _members(trees: list, per_iteration: int) -> dict:
     """The arrays of a boosters model file: every tree's nodes concatenated, groups, sizes,
     category sets and linear leaves when some tree has them."""
-    members = {name: np.concatenate([t["nodes"][name] for t in trees]) if trees else np.zeros(0, dtype)
+    members = {name: np.concatenate([t.nodes[name] for t in trees]) if trees else np.zeros(0, dtype)
                for name, dtype in TREE_ARRAY_DTYPES.items()}
-    members.update(base_scores=np.zeros(per_iteration), tree_group=(np.arange(len(trees)) % per_iteration).astype(np.int32),
-                   tree_sizes=np.array([len(t["nodes"]["value"]) for t in trees], dtype=np.int64))
-    if any(t["n_cat"] for t in trees):
-        offsets = np.cumsum([0] + [len(t["words"]) for t in trees])
-        members.update(tree_cat_sets=np.array([t["n_cat"] for t in trees], dtype=np.int64),
-                       cat_boundaries=np.concatenate([t["boundaries"][:-1] + off for t, off in zip(trees, offsets)]
+    members.update(base_scores=np.zeros(per_iteration),
+                   tree_group=(np.arange(len(trees)) % per_iteration).astype(np.int32),
+                   tree_sizes=np.array([len(t.nodes["value"]) for t in trees], dtype=np.int64))
+    n_sets = np.array([len(t.boundaries) - 1 for t in trees], dtype=np.int64)
+    if n_sets.any():
+        offsets = np.cumsum([0] + [len(t.words) for t in trees])
+        members.update(tree_cat_sets=n_sets,
+                       cat_boundaries=np.concatenate([t.boundaries[:-1] + off for t, off in zip(trees, offsets)]
                                                      + [offsets[-1:]]).astype(np.int64),
-                       cat_bitsets=np.concatenate([t["words"] for t in trees]).astype(np.uint32))
+                       cat_bitsets=np.concatenate([t.words for t in trees]).astype(np.uint32))
     else:
         del members["category_set"]
-    if any("linear" in t for t in trees):
-        parts = [t.get("linear") or _constant_leaves(t["nodes"]) for t in trees]
-        members.update({name: np.concatenate([p[name] for p in parts]) for name in parts[0]})
+    if any(t.linear is not None for t in trees):
+        parts = [_constant_leaves(t.nodes) if t.linear is None else t.linear for t in trees]
+        members.update({name: np.concatenate([p[name] for p in parts]) for name in LINEAR_ARRAY_DTYPES})
     return members
 
 
