@@ -256,6 +256,22 @@ def test_one_leaf_trees():
     assert_same(model, booster, held_out()[:, :2])
 
 
+def test_converted_model_is_a_boosters_model(tmp_path):
+    """It saves and loads in boosters' format, and its TreeSHAP values are LightGBM's
+    pred_contrib: with squared error and no weights the hessian sums boosters weighs the
+    branches by are LightGBM's row counts (1e-12: the same sums in another order)."""
+    X, y = categorical_data()
+    booster = train({"min_data_per_group": 5, "cat_smooth": 1}, X, y, rounds=10, categorical_feature=[1])
+    model = from_lightgbm(booster)
+    rows = categorical_data(100, seed=1)[0]
+    model.save(tmp_path / "model.bst")
+    loaded = bst.GBDTModel.load(tmp_path / "model.bst")
+    np.testing.assert_array_equal(loaded.predict(rows), model.predict(rows))
+    assert loaded.categorical_features == [1]
+    np.testing.assert_allclose(model.shap_values(rows), booster.predict(rows, pred_contrib=True), rtol=1e-12,
+                               atol=1e-12)
+
+
 @pytest.mark.parametrize("params, message", [
     ({"boosting": "rf", "bagging_fraction": 0.5, "bagging_freq": 1}, "random forest"),
     ({"objective": "binary", "sigmoid": 2.0}, "sigmoid:2"),
