@@ -24,8 +24,10 @@ TREE_KEYS = ("num_leaves", "num_cat", "split_feature", "split_gain", "threshold"
              "right_child", "leaf_value", "leaf_weight", "leaf_count", "internal_value", "internal_weight",
              "internal_count", "cat_boundaries", "cat_threshold", "is_linear", "leaf_const", "num_features",
              "leaf_features", "leaf_coeff", "shrinkage")
-_INT = re.compile(r"-?[0-9]{1,19}")
-_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?inf|[-+]?nan")
+_INT = r"-?[0-9]{1,19}"
+_FLOAT = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?inf|[-+]?nan"
+_INTS = re.compile(rf"(?:{_INT})(?: (?:{_INT}))*")  # numbers separated by one space
+_FLOATS = re.compile(rf"(?:{_FLOAT})(?: (?:{_FLOAT}))*")
 _PARAMETER = re.compile(r"\[([A-Za-z0-9_]+): (.*)\]")
 
 
@@ -140,14 +142,9 @@ def parse_pandas_categorical(text: str) -> list | None:
 def parse_ints(value: str, what: str, count: int | None = None) -> np.ndarray:
     """Space-separated integers as int64; ValueError naming `what` unless there are
     `count` of them (when given), each an integer of at most 19 digits."""
-    tokens = value.split()
-    if count is not None and len(tokens) != count:
-        raise ValueError(f"{what} has {len(tokens)} entries, expected {count}")
-    bad = next((t for t in tokens if not _INT.fullmatch(t)), None)
-    if bad is not None:
-        raise ValueError(f"{what}: {_show(bad)} is not an integer")
+    tokens = _tokens(value, what, count, _INTS, "an integer")
     try:
-        return np.array([int(t) for t in tokens], dtype=np.int64)
+        return np.array(tokens, dtype=np.int64)
     except OverflowError:
         raise ValueError(f"{what}: an entry is outside the int64 range") from None
 
@@ -155,13 +152,19 @@ def parse_ints(value: str, what: str, count: int | None = None) -> np.ndarray:
 def parse_floats(value: str, what: str, count: int | None = None) -> np.ndarray:
     """Space-separated decimal numbers as float64 (inf and nan allowed here: the caller
     says where they are not)."""
+    return np.array(_tokens(value, what, count, _FLOATS, "a number"), dtype=np.float64)
+
+
+def _tokens(value: str, what: str, count: int | None, pattern: re.Pattern, kind: str) -> list[str]:
+    """The space-separated tokens of `value`, each one of `pattern`'s (checked in one
+    regular-expression pass; the first bad one is named)."""
     tokens = value.split()
     if count is not None and len(tokens) != count:
         raise ValueError(f"{what} has {len(tokens)} entries, expected {count}")
-    bad = next((t for t in tokens if not _FLOAT.fullmatch(t)), None)
-    if bad is not None:
-        raise ValueError(f"{what}: {_show(bad)} is not a number")
-    return np.array([float(t) for t in tokens], dtype=np.float64)
+    if tokens and not pattern.fullmatch(" ".join(tokens)):
+        bad = next(t for t in tokens if not pattern.fullmatch(t))
+        raise ValueError(f"{what}: {_show(bad)} is not {kind}")
+    return tokens
 
 
 def parse_int(value: str, what: str, low: int, high: int) -> int:
