@@ -131,19 +131,23 @@ def test_categorical_splits_on_codes():
     assert words >= 2  # some set reaches past code 31
 
 
-def test_pandas_categories_are_mapped_by_value():
+@pytest.mark.parametrize("values, unseen", [
+    (["red", "green", "blue", "cyan", "plum", "teal"], "mauve"),
+    ([60, 10, 50, 20, 40, 30], 99),
+])
+def test_pandas_categories_are_mapped_by_value(values, unseen):
     X, y = categorical_data(n_codes=6)
-    names = np.array(["red", "green", "blue", "cyan", "plum", "teal"])
-    frame = pd.DataFrame({"x": X[:, 0], "colour": pd.Categorical(names[np.nan_to_num(X[:, 1], nan=0).astype(int)]),
+    values = np.array(values, dtype=object)
+    frame = pd.DataFrame({"x": X[:, 0], "colour": pd.Categorical(values[np.nan_to_num(X[:, 1], nan=0).astype(int)]),
                           "z": X[:, 2]})
     frame.loc[::20, "colour"] = np.nan
     booster = train({"min_data_per_group": 5, "cat_smooth": 1}, frame, y, rounds=15)
     model = from_lightgbm(booster)
     assert model.categorical_features == [1]
-    assert list(model.categories[1]) == sorted(names)  # pandas' categories, in code order
+    assert list(model.categories[1]) == sorted(values)  # pandas' categories, in code order
     rows = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
-    rows["colour"] = rows["colour"].cat.add_categories(["mauve"])
-    rows.loc[::9, "colour"] = "mauve"  # unseen in training: LightGBM and boosters send it right
+    rows["colour"] = rows["colour"].cat.add_categories([unseen])
+    rows.loc[::9, "colour"] = unseen  # unseen in training: LightGBM and boosters send it right
     np.testing.assert_allclose(model.predict(rows), booster.predict(rows), rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(model.predict(rows[["z", "colour", "x"]]), booster.predict(rows), rtol=RTOL,
                                atol=ATOL)
