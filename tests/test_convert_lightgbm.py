@@ -432,7 +432,8 @@ def lightgbm_walk(tree: dict, x: np.ndarray) -> float:
     leaf_value = numbers("leaf_value")
     node, steps = 0, 0
     if int(tree["num_leaves"]) > 1:
-        feature, threshold, decision = numbers("split_feature"), numbers("threshold"), numbers("decision_type")
+        feature, threshold = numbers("split_feature"), numbers("threshold")
+        decision = numbers("decision_type") if "decision_type" in tree else [0] * len(feature)  # LightGBM's default
         left, right = numbers("left_child"), numbers("right_child")
         boundaries, words = numbers("cat_boundaries"), numbers("cat_threshold")
         while node >= 0:
@@ -455,7 +456,17 @@ def lightgbm_walk(tree: dict, x: np.ndarray) -> float:
                     go_left = v <= t
             node = int(left[node] if go_left else right[node])
         node = ~node
-    return leaf_value[node]
+    if tree.get("is_linear", "0") != "1":
+        return leaf_value[node]
+    counts = [int(v) for v in tree["num_features"].split()]  # a linear leaf: NaN in a feature gives leaf_value
+    start = sum(counts[:node])
+    terms = zip(numbers("leaf_features")[start:start + counts[node]], numbers("leaf_coeff")[start:start + counts[node]])
+    out = numbers("leaf_const")[node]
+    for f, coef in terms:
+        if np.isnan(x[int(f)]):
+            return leaf_value[node]
+        out += coef * x[int(f)]
+    return out
 
 
 def text_trees(text: str) -> list[dict]:
@@ -472,11 +483,13 @@ REPLACEMENTS = ["0", "1", "-1", "2", "3", "7", "8", "-8", "-9", "15", "40", "214
 
 
 @pytest.fixture(scope="module")
-def fuzz_text():
+def fuzz_texts():
+    """Two small models: categorical splits and NaN; linear leaves."""
     X, y = categorical_data(n=300)
     X[::5, 0] = 0.0
-    return train({"min_data_per_group": 5, "cat_smooth": 1, "num_leaves": 5}, X, y, rounds=3,
-                 categorical_feature=[1]).model_to_string()
+    params = {"min_data_per_group": 5, "cat_smooth": 1, "num_leaves": 5}
+    return {"categorical": train(params, X, y, rounds=3, categorical_feature=[1]).model_to_string(),
+            "linear": train({**params, "linear_tree": True}, X, y, rounds=3).model_to_string()}
 
 
 def mutate(text: str, data) -> str:
@@ -498,10 +511,11 @@ def mutate(text: str, data) -> str:
     return text[:data.draw(hypothesis_st.integers(0, len(text)))]
 
 
-@fuzz_settings(ci_examples=300)
+@pytest.mark.parametrize("kind", ["categorical", "linear"])
+@fuzz_settings(ci_examples=150)
 @given(data=hypothesis_st.data())
-def test_mutated_text_is_refused_or_predicts_as_lightgbm_rules_say(fuzz_text, data):
-    text = mutate(fuzz_text, data)
+def test_mutated_text_is_refused_or_predicts_as_lightgbm_rules_say(fuzz_texts, kind, data):
+    text = mutate(fuzz_texts[kind], data)
     try:
         model = from_lightgbm(text.encode())  # bytes: always text (a str without a line break is a path)
     except ValueError as error:

@@ -405,8 +405,9 @@ def _linear_leaves(read: TreeFields, n_internal: int, n_leaves: int, n_features:
     total = int(n_terms.sum())
     return {"linear_const": np.concatenate([np.zeros(n_internal), const]),
             "linear_n_terms": np.concatenate([np.zeros(n_internal, np.int64), n_terms]).astype(np.int32),
-            "linear_features": read.ints("leaf_features", total, 0, n_features - 1).astype(np.int32),
-            "linear_coefs": read.floats("leaf_coeff", total)}
+            "linear_features": read.ints("leaf_features", total, 0, n_features - 1, required=total > 0
+                                         ).astype(np.int32),
+            "linear_coefs": read.floats("leaf_coeff", total, required=total > 0)}
 
 
 def feature_categories(trees: list, infos: list, names: list, parameters: dict, pandas_categorical) -> dict:
