@@ -85,7 +85,7 @@ def test_missing_types_none_and_nan(use_missing):
 
 def test_every_source_gives_the_same_model(tmp_path):
     X, y = regression_data()
-    estimator = lgb.LGBMRegressor(n_estimators=5, num_leaves=8, verbose=-1).fit(X, y)
+    estimator = lgb.LGBMRegressor(n_estimators=5, num_leaves=8, n_jobs=1, verbose=-1).fit(X, y)
     booster = estimator.booster_
     path = tmp_path / "model.txt"
     booster.save_model(path)
@@ -241,7 +241,7 @@ def test_dart_and_early_stopping():
     assert_same(from_lightgbm(booster), booster, held_out())
 
     valid = regression_data(200, seed=2)
-    booster = lgb.train({"verbose": -1, "num_leaves": 31, "learning_rate": 0.5}, lgb.Dataset(X, y),
+    booster = lgb.train({"verbose": -1, "num_leaves": 31, "learning_rate": 0.5, "num_threads": 1}, lgb.Dataset(X, y),
                         num_boost_round=200, valid_sets=[lgb.Dataset(*valid)],
                         callbacks=[lgb.early_stopping(3, verbose=False)])
     assert 0 < booster.best_iteration < 200
