@@ -235,6 +235,14 @@ def test_linear_trees():
     assert_same(model, booster, held_out())  # NaN in a leaf's feature: the leaf's constant value
 
 
+def test_linear_trees_with_categorical_splits():
+    X, y = categorical_data()
+    booster = train({"linear_tree": True, "min_data_per_group": 5, "cat_smooth": 1}, X, y, categorical_feature=[1])
+    model = from_lightgbm(booster)
+    assert model.forest.is_linear and any(len(t.cat_bitsets) for t in model.trees)
+    assert_same(model, booster, categorical_data(300, seed=1)[0])
+
+
 def test_dart_and_early_stopping():
     X, y = regression_data()
     booster = train({"boosting": "dart", "drop_rate": 0.3}, X, y, rounds=15)
@@ -354,6 +362,15 @@ def pandas_line(text: str, value: str) -> str:
     return text.replace("pandas_categorical:null", "pandas_categorical:" + value)
 
 
+def no_trees_with_a_million_classes(text: str) -> str:
+    """A tiny file asking for a million outputs (each prediction would be a million floats)."""
+    header = text.split("Tree=0")[0]
+    for key, value in (("num_class", "1000000"), ("num_tree_per_iteration", "1000000"),
+                       ("objective", "multiclass num_class:1000000")):
+        header = replace_line(header, key, value)
+    return header + "end of trees\n"
+
+
 def replace_line(text: str, key: str, value: str) -> str:
     """The first `key=...` line's value replaced."""
     return re.sub(rf"^{key}=.*$", f"{key}={value}", text, count=1, flags=re.MULTILINE)
@@ -390,6 +407,7 @@ def replace_line(text: str, key: str, value: str) -> str:
     (lambda s: replace_line(s, "objective", "xgboost"), "unknown objective 'xgboost'"),
     (lambda s: replace_line(s, "objective", "multiclass num_class:3"), "disagrees with num_class=1"),
     (lambda s: s.replace("num_tree_per_iteration=1", "num_tree_per_iteration=2"), "has 1 outputs"),
+    (lambda s: no_trees_with_a_million_classes(s), "0 trees are not whole iterations of 1000000"),
     (lambda s: pandas_line(s, "[" * 100000 + "]" * 100000), "not valid JSON"),
     (lambda s: pandas_line(s, "[[1e999999]]"), "all strings or all integers"),
     (lambda s: pandas_line(s, "[[1.5, 2.5]]"), "all strings or all integers"),

@@ -172,8 +172,9 @@ def model_parts(model: ModelText, best_iteration: int | None = None) -> tuple[di
         raise ValueError(f"{objective!r} has {objective.n_outputs} outputs but num_tree_per_iteration is "
                          f"{per_iteration}")
     trees = [convert_tree(fields, t, n_features) for t, fields in enumerate(model.trees)]
-    if len(trees) % per_iteration:
-        raise ValueError(f"{len(trees)} trees are not whole iterations of {per_iteration}")
+    if len(trees) % per_iteration or (per_iteration > 1 and not trees):
+        # (with a tree per output, a small file cannot ask for a huge number of outputs)
+        raise ValueError(f"{len(trees)} trees are not whole iterations of {per_iteration} (at least one)")
     if "tree_sizes" in h:
         parse_ints(h["tree_sizes"], "tree_sizes", len(trees))
     if best_iteration is not None and best_iteration >= len(trees) // per_iteration:
