@@ -389,6 +389,8 @@ def replace_line(text: str, key: str, value: str) -> str:
     (lambda s: replace_line(s, "num_leaves", "3000000000"), "num_leaves must be in"),
     (lambda s: replace_line(s, "num_leaves", "100"), "leaf_value has 8 entries, expected 100"),
     (lambda s: replace_line(s, "split_feature", "0 0 0 0 0 0 7"), "split_feature must be in \\[0, 2\\]"),
+    (lambda s: replace_line(s, "split_feature", "0 0 0 0 0 1 0"), "feature 0 is both numeric and categorical"),
+    (lambda s: s.replace("[categorical_feature: 1]", "[categorical_feature: 0,1]"), "feature 0 is both numeric"),
     (lambda s: replace_line(s, "left_child", "0 -2 -3 -4 -5 -6 -7"), "child must come after its parent"),
     (lambda s: replace_line(s, "right_child", "1 3 4 -5 -6 -7 -8"), "not the child of exactly one node"),
     (lambda s: replace_line(s, "left_child", "1 -2 -3 -4 -5 -6 -99"), "left_child must be in"),
@@ -458,9 +460,9 @@ def lightgbm_walk(tree: dict, x: np.ndarray) -> float:
             steps += 1
             assert steps <= len(feature), "a walk longer than the tree: the converter accepted a cycle"
             v, d, t = x[int(feature[node])], int(decision[node]), threshold[node]
-            if d & 1:  # categorical: NaN and negative right, the code truncated toward zero
-                go_left = False
-                if not np.isnan(v) and int(v) >= 0:
+            if d & 1:  # categorical: NaN and negative right; a non-integer right too (boosters' documented
+                go_left = False  # difference: LightGBM truncates it toward zero)
+                if not np.isnan(v) and int(v) >= 0 and v == int(v):
                     code, s = int(v), int(t)
                     set_words = words[int(boundaries[s]):int(boundaries[s + 1])]
                     go_left = code // 32 < len(set_words) and (int(set_words[code // 32]) >> (code % 32)) & 1 == 1

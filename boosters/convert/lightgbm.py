@@ -418,15 +418,19 @@ def feature_categories(trees: list, infos: list, names: list, parameters: dict, 
     numeric = set().union(*(t.numeric_features for t in trees))
     categorical = set().union(*(t.categorical_features for t in trees))
     for f, info in enumerate(infos):
-        if info != "none" and not info.startswith("["):
+        if info.startswith("["):  # a numeric feature's range
+            if not info.endswith("]") or info.count(":") != 1:
+                raise ValueError(f"feature_infos of feature {f} must be 'none', '[min:max]' or category values "
+                                 f"a:b:c, got {info[:40]!r}")
+            numeric.add(f)
+        elif info != "none":
             parse_ints(info.replace(":", " "), f"feature_infos of feature {f}")  # category values
             categorical.add(f)
-        elif info.startswith("[") and (not info.endswith("]") or info.count(":") != 1):
-            raise ValueError(f"feature_infos of feature {f} must be 'none', '[min:max]' or category values a:b:c")
     categorical |= _parameter_features(parameters.get("categorical_feature", ""), names)
     both = sorted(numeric & categorical)
     if both:
-        raise ValueError(f"feature {both[0]} is split on as a number but is categorical")
+        raise ValueError(f"feature {both[0]} is both numeric and categorical (its splits, feature_infos and the "
+                         f"categorical_feature parameter disagree)")
     if not pandas_categorical:
         return {f: None for f in categorical}
     if len(pandas_categorical) != len(categorical):
