@@ -420,6 +420,10 @@ def replace_line(text: str, key: str, value: str) -> str:
     (lambda s: s.split("end of parameters")[0], "ends before 'end of parameters'"),
     (lambda s: s.replace("[boosting: gbdt]", "boosting gbdt"), "expected a parameter"),
     (lambda s: s.replace("[categorical_feature: 1]", "[categorical_feature: 5]"), "categorical_feature must"),
+    (lambda s: replace_line(s, "objective", "lambdarank").replace("[lambdarank_truncation_level: 30]",
+                                                                  "[lambdarank_truncation_level: inf]"),
+     "lambdarank_truncation_level: 'inf' is not an integer"),
+    (lambda s: replace_line(s, "objective", "quantile").replace("[alpha: 0.9]", "[alpha: nan]"), "alpha must be"),
 ])
 def test_damaged_text_is_a_value_error(model_text, edit, message):
     broken = edit(model_text)

@@ -233,7 +233,8 @@ def lightgbm_objective(spec: str | None, num_class: int, per_iteration: int, par
     if name == "tweedie":
         return Objective.tweedie(float(parameter("tweedie_variance_power", 1.5)))
     if name == "lambdarank":
-        return Objective.lambdarank(int(parameter("lambdarank_truncation_level", 30)))
+        level = parameters.get("lambdarank_truncation_level", "30")
+        return Objective.lambdarank(parse_int(level, "lambdarank_truncation_level", 1, 2**31 - 1))
     raise ValueError(f"unknown objective {name!r}")
 
 
