@@ -40,6 +40,7 @@ from boosters.data.frames import frame_library
 from boosters.data.validation import as_feature_matrix, as_labels, as_vector, column_names
 
 DEFAULT_BLOCK_ROWS = 65536
+BIN_BLOCK_ROWS = 16384  # rows of the bin sample binned at a time
 
 
 class OutOfCoreDataset(Dataset):
@@ -112,7 +113,7 @@ class OutOfCoreDataset(Dataset):
                     raise ValueError(f"{self._source}: block {n_blocks} {'has' if value is not None else 'lacks'} "
                                      f"{name}, unlike the first block")
                 if value is not None:
-                    per_block.append(np.asarray(value))
+                    per_block.append(np.array(value))  # a copy: a view would keep the whole batch alive
             dtype = X.dtype if dtype is None else np.result_type(dtype, X.dtype)
             n_rows += X.shape[0]
             n_blocks += 1
@@ -248,9 +249,11 @@ class OutOfCoreDataset(Dataset):
                              f"it must give the same rows on every pass")
 
     def _sample(self, rows: np.ndarray | None) -> np.ndarray:
-        """Pass 2: the sampled rows (all rows when None), in row order."""
+        """Pass 2: the sampled rows (all rows when None), in row order, in a mapped file."""
         n = self._n_rows if rows is None else len(rows)
-        sample = np.empty((n, self._n_features), dtype=self._dtype)
+        # on disk too: with many features it is as large as the memory the training uses
+        sample = np.lib.format.open_memmap(os.path.join(self._directory, "sample.npy"), mode="w+",
+                                           dtype=self._dtype, shape=(n, self._n_features))
         for start, X in self._blocks():
             if rows is None:
                 sample[start:start + X.shape[0]] = X
@@ -279,29 +282,42 @@ class OutOfCoreDataset(Dataset):
         default_bin = np.zeros(self._n_features, dtype=np.int32)
         bundles = []
         if bundling:  # found on the sample, as bin_and_bundle does (on every row when they all fit in it)
-            bundles, default_bin = find_bundles(mapper.transform(sample, n_threads),
-                                                mapper.is_usable & ~mapper.is_categorical)
+            blocks = ((start, sample[start:start + BIN_BLOCK_ROWS]) for start in range(0, len(sample), BIN_BLOCK_ROWS))
+            sample_bins, _ = self._encode(mapper, BundleLayout(mapper.n_bins, [], default_bin), blocks, len(sample),
+                                          "sample_bins", n_threads)
+            bundles, default_bin = find_bundles(sample_bins, mapper.is_usable & ~mapper.is_categorical)
+            del sample_bins
         del sample
+        for name in os.listdir(self._directory):
+            if name.startswith("sample"):
+                os.remove(os.path.join(self._directory, name))
         while True:
             layout = BundleLayout(mapper.n_bins, bundles, default_bin)
-            out = self._allocate(layout, f"bins{number}")
-            conflicts = np.zeros(len(bundles), dtype=bool)
-            for start, X in self._blocks():
-                conflicts |= layout.encode(mapper.transform(X, n_threads), out, start)
+            out, conflicts = self._encode(mapper, layout, self._blocks(), self._n_rows, f"bins{number}", n_threads)
             if not conflicts.any():
-                for bins in (out.bins_u8, out.bins_u16):
-                    if isinstance(bins, np.memmap):
-                        bins.flush()
                 return mapper, out
+            del out  # its files are written anew
             bundles = [members for members, bad in zip(bundles, conflicts) if not bad]
 
-    def _allocate(self, layout: BundleLayout, stem: str) -> BinnedMatrix:
+    def _encode(self, mapper: BinMapper, layout: BundleLayout, blocks, n_rows: int, stem: str, n_threads: int):
+        """The blocks binned and encoded in `layout` into mapped files; and, per bundle,
+        whether some row had two of its members away from their default bins."""
+        out = self._allocate(layout, n_rows, stem)
+        conflicts = np.zeros(len(layout.bundles), dtype=bool)
+        for start, X in blocks:
+            conflicts |= layout.encode(mapper.transform(X, n_threads), out, start)
+        for bins in (out.bins_u8, out.bins_u16):
+            if isinstance(bins, np.memmap):
+                bins.flush()
+        return out, conflicts
+
+    def _allocate(self, layout: BundleLayout, n_rows: int, stem: str) -> BinnedMatrix:
         """`layout.allocate`, with the bins in .npy files mapped into memory."""
         def storage(n_columns, dtype, name):
             if n_columns == 0:  # an empty file cannot be mapped
-                return np.empty((0, self._n_rows), dtype=dtype)
+                return np.empty((0, n_rows), dtype=dtype)
             path = os.path.join(self._directory, f"{stem}_{name}.npy")
-            return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n_columns, self._n_rows))
+            return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n_columns, n_rows))
         return BinnedMatrix(storage(layout.n_u8, np.uint8, "u8"), storage(layout.n_u16, np.uint16, "u16"),
                             layout.kind, layout.index, layout.column_n_bins, layout.n_bins, layout.feature_column,
                             layout.feature_offset, layout.feature_default)
