@@ -98,6 +98,27 @@ def test_other_settings_train_the_in_memory_model(config):
         assert_same_model(bst.GBDTModel.train(data, config), expected, X)
 
 
+def test_query_groups_and_init_score_train_the_in_memory_model(tmp_path):
+    """Ranking by query groups (lambdarank), and boosting from an init_score: the per-row
+    and per-query arrays are given whole, as to Dataset."""
+    X, y, _ = small_data(n_rows=2000, seed=2)
+    relevance = np.clip(np.round(y - y.min()), 0, 4)
+    group = [100] * 20
+    rank = bst.GBDTConfig(n_estimators=4, max_depth=3, objective=bst.Objective.lambdarank())
+    expected = bst.GBDTModel.train(bst.Dataset(X, relevance, group=group), rank)
+    with bst.Dataset.from_batches(lambda: ((X[i:i + 300], relevance[i:i + 300]) for i in range(0, 2000, 300)),
+                                  group=group) as data:
+        assert data.n_groups == 20
+        assert_same_model(bst.GBDTModel.train(data, rank), expected, X)
+    init_score = np.sin(X[:, 0])
+    np.save(tmp_path / "X.npy", X)
+    expected = bst.GBDTModel.train(bst.Dataset(X, y, init_score=init_score), CONFIG)
+    with bst.Dataset.from_npy(tmp_path / "X.npy", y=y, init_score=init_score) as data:
+        assert_same_model(bst.GBDTModel.train(data, CONFIG), expected, X)
+    with pytest.raises(ValueError, match="init_score"):
+        bst.Dataset.from_npy(tmp_path / "X.npy", y=y, init_score=init_score[:10])
+
+
 def test_frame_batches_with_label_and_weight_columns():
     X, y, w = small_data()
     names = [f"f{j}" for j in range(X.shape[1])]

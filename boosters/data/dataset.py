@@ -277,7 +277,7 @@ class Dataset:
 
     @classmethod
     def from_batches(cls, batches, label=None, weight=None, feature_names=None, categorical_features=None,
-                     directory=None) -> "Dataset":
+                     group=None, qid=None, init_score=None, directory=None) -> "Dataset":
         """A Dataset from batches of rows, never holding all of them: binned to disk.
 
         The batches are read three times (rows and labels; the bin sample; the binning,
@@ -301,6 +301,12 @@ class Dataset:
             One unique name per feature; the frame batches' column names by default.
         categorical_features : list of int or str, optional
             Categorical features, given as integer codes (0, 1, ...; NaN missing).
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
         directory : str or path, optional
             Where the bin files go (in a new subdirectory); the system's temporary
             directory by default. They are removed when the Dataset is closed or
@@ -324,11 +330,12 @@ class Dataset:
         5
         """
         from boosters.data.out_of_core import from_batches
-        return from_batches(batches, label, weight, feature_names, categorical_features, directory)
+        return from_batches(batches, label, weight, feature_names, categorical_features, group, qid, init_score,
+                            directory)
 
     @classmethod
-    def from_npy(cls, path, y=None, weights=None, feature_names=None, categorical_features=None,
-                 directory=None, block_rows: int = 65536) -> "Dataset":
+    def from_npy(cls, path, y=None, weights=None, feature_names=None, categorical_features=None, group=None,
+                 qid=None, init_score=None, directory=None, block_rows: int = 65536) -> "Dataset":
         """A Dataset from a 2-D ``.npy`` file, read through a memory map in row blocks.
 
         As `from_batches`: the bins go to disk, the model equals the in-memory one.
@@ -345,6 +352,12 @@ class Dataset:
             One unique name per feature.
         categorical_features : list of int or str, optional
             Categorical features, given as integer codes.
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
         directory : str or path, optional
             Where the bin files go (see `from_batches`).
         block_rows : int, default 65536
@@ -366,11 +379,12 @@ class Dataset:
         Dataset(1000 rows, 3 features, out of core from X.npy, labels)
         """
         from boosters.data.out_of_core import from_npy
-        return from_npy(path, y, weights, feature_names, categorical_features, directory, block_rows)
+        return from_npy(path, y, weights, feature_names, categorical_features, group, qid, init_score, directory,
+                        block_rows)
 
     @classmethod
     def from_parquet(cls, path, label=None, weight=None, feature_names=None, categorical_features=None,
-                     directory=None, block_rows: int = 65536) -> "Dataset":
+                     group=None, qid=None, init_score=None, directory=None, block_rows: int = 65536) -> "Dataset":
         """A Dataset from a Parquet file, read by batches of rows (needs pyarrow).
 
         As `from_batches`: the bins go to disk, the model equals the in-memory one.
@@ -387,6 +401,12 @@ class Dataset:
             One unique name per feature; the column names by default.
         categorical_features : list of int or str, optional
             Categorical features, given as integer codes.
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
         directory : str or path, optional
             Where the bin files go (see `from_batches`).
         block_rows : int, default 65536
@@ -409,4 +429,5 @@ class Dataset:
         Dataset(100 rows, 2 features, out of core from data.parquet, labels) ['a', 'b']
         """
         from boosters.data.out_of_core import from_parquet
-        return from_parquet(path, label, weight, feature_names, categorical_features, directory, block_rows)
+        return from_parquet(path, label, weight, feature_names, categorical_features, group, qid, init_score,
+                            directory, block_rows)

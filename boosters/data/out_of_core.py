@@ -37,7 +37,8 @@ from boosters.data.bundling import BundleLayout, find_bundles
 from boosters.data.categories import categorical_indices, check_codes, feature_label
 from boosters.data.dataset import Dataset
 from boosters.data.frames import frame_library
-from boosters.data.validation import as_feature_matrix, as_labels, as_vector, column_names
+from boosters.data.groups import query_boundaries
+from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, column_names
 
 DEFAULT_BLOCK_ROWS = 65536
 BIN_BLOCK_ROWS = 16384  # rows of the bin sample binned at a time
@@ -61,8 +62,8 @@ class OutOfCoreDataset(Dataset):
         array, labels and weights of its rows (or None), and its column names (or None).
     y, weights : array-like, optional
         Labels and weights given whole instead of per block.
-    feature_names, categorical_features :
-        As for `Dataset`.
+    feature_names, categorical_features, group, qid, init_score :
+        As for `Dataset` (`group`, `qid` and `init_score` whole, one entry per row or query).
     directory : str or path, optional
         Where the bin files go; a new temporary directory (removed on close) by default.
     source : str
@@ -77,11 +78,11 @@ class OutOfCoreDataset(Dataset):
     """
 
     def __init__(self, read_blocks, y=None, weights=None, feature_names=None, categorical_features=None,
-                 directory=None, source: str = "batches"):
+                 group=None, qid=None, init_score=None, directory=None, source: str = "batches"):
         self._read_blocks, self._source = read_blocks, source
         self._scan(y, weights, feature_names, categorical_features)
-        self.group_boundaries = None
-        self.init_score = None
+        self.group_boundaries = query_boundaries(group, qid, self._n_rows)
+        self.init_score = None if init_score is None else as_init_score(init_score, self._n_rows)
         self._binned_cache: dict = {}
         self._open_directory(directory)
 
@@ -345,6 +346,10 @@ class OutOfCoreDataset(Dataset):
             parts.append("labels" if self.y.ndim == 1 else f"labels of {self.y.shape[1]} targets")
         if self.weights is not None:
             parts.append("weights")
+        if self.group_boundaries is not None:
+            parts.append(f"{self.n_groups} query groups")
+        if self.init_score is not None:
+            parts.append("init_score")
         if self.categorical_features:
             parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"
@@ -435,7 +440,7 @@ def _batch_reader(batches, label, weight):
 
 
 def from_batches(batches, label=None, weight=None, feature_names=None, categorical_features=None,
-                 directory=None) -> OutOfCoreDataset:
+                 group=None, qid=None, init_score=None, directory=None) -> OutOfCoreDataset:
     """See `Dataset.from_batches`."""
     _check_column_name(label, "label")
     _check_column_name(weight, "weight")
@@ -443,11 +448,11 @@ def from_batches(batches, label=None, weight=None, feature_names=None, categoric
     n = len(batches) if isinstance(batches, (list, tuple)) else None
     source = "batches" if n is None else f"{n} batch{'es' if n != 1 else ''}"
     return OutOfCoreDataset(reader, feature_names=feature_names, categorical_features=categorical_features,
-                            directory=directory, source=source)
+                            group=group, qid=qid, init_score=init_score, directory=directory, source=source)
 
 
-def from_npy(path, y=None, weights=None, feature_names=None, categorical_features=None, directory=None,
-             block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
+def from_npy(path, y=None, weights=None, feature_names=None, categorical_features=None, group=None, qid=None,
+             init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_npy`."""
     block_rows = _check_block_rows(block_rows)
     try:
@@ -462,12 +467,12 @@ def from_npy(path, y=None, weights=None, feature_names=None, categorical_feature
         X = np.load(os.fspath(path), mmap_mode="r")
         for start in range(0, X.shape[0], block_rows):
             yield as_feature_matrix(X[start:start + block_rows], "path"), None, None, None
-    return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, directory,
-                            source=os.path.basename(os.fspath(path)))
+    return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, group, qid, init_score,
+                            directory, source=os.path.basename(os.fspath(path)))
 
 
-def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, directory=None,
-                 block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
+def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, group=None,
+                 qid=None, init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_parquet`."""
     _check_column_name(label, "label")
     _check_column_name(weight, "weight")
@@ -487,4 +492,5 @@ def from_parquet(path, label=None, weight=None, feature_names=None, categorical_
                 X, y, w, names = _split_frame(batch, label, weight, "path")
                 yield as_feature_matrix(X, "path"), y, w, names
     return OutOfCoreDataset(read, feature_names=feature_names, categorical_features=categorical_features,
-                            directory=directory, source=os.path.basename(os.fspath(path)))
+                            group=group, qid=qid, init_score=init_score, directory=directory,
+                            source=os.path.basename(os.fspath(path)))
