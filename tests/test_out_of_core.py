@@ -133,6 +133,54 @@ def test_frame_batches_with_label_and_weight_columns():
             assert_same_model(bst.GBDTModel.train(data, CONFIG), expected, X)
 
 
+def categorical_frame(n_rows=3000, seed=3):
+    """A frame with a declared pandas category column, a string column and an integer-code
+    column; the last batch brings a city and a colour that no earlier rows have."""
+    rng = np.random.default_rng(seed)
+    cities = np.array(["Rome", "Oslo", "Lima", "Pune", "Kyiv"])
+    colours = np.array(["red", "green", "blue"])
+    df = pd.DataFrame({
+        "x": rng.normal(size=n_rows),
+        "city": pd.Categorical(cities[rng.integers(0, 4, n_rows)], categories=list(cities)),
+        "colour": colours[rng.integers(0, 2, n_rows)].astype(object),
+        "code": rng.integers(0, 4, n_rows).astype(float),
+    })
+    df.loc[n_rows - 5:, "city"] = "Kyiv"
+    df.loc[n_rows - 5:, "colour"] = "blue"
+    df.loc[rng.random(n_rows) < 0.05, "city"] = None
+    df.loc[rng.random(n_rows) < 0.05, "colour"] = None
+    y = df["x"] + (df["city"] == "Oslo") - 2 * (df["colour"] == "blue") + (df["code"] == 1) \
+        + rng.normal(scale=0.3, size=n_rows)
+    return df, y.to_numpy()
+
+
+def test_categorical_frame_columns_train_the_in_memory_model():
+    """Category columns are coded by the categories of all rows, as in memory: a declared
+    pandas category by its declared order, strings and Arrow dictionaries (a dictionary per
+    batch) by their sorted distinct values; integer codes as they are."""
+    df, y = categorical_frame()
+    categorical = ["city", "colour", "code"]
+    pandas_batches = [(df.iloc[i:i + 1000], y[i:i + 1000]) for i in range(0, len(df), 1000)]
+    arrow_batches = [pa.Table.from_pandas(df.iloc[i:i + 1000].assign(y=y[i:i + 1000]), preserve_index=False)
+                     .to_batches()[0] for i in range(0, len(df), 1000)]
+    arrow_batches = [b.set_column(2, "colour", b.column(2).dictionary_encode()) for b in arrow_batches]
+    assert arrow_batches[0].column(2).dictionary.to_pylist() != arrow_batches[-1].column(2).dictionary.to_pylist()
+    arrow_table = pa.Table.from_batches(arrow_batches).drop_columns(["y"])
+    for batches, label, whole, city_order in (
+            (pandas_batches, None, df, ["Rome", "Oslo", "Lima", "Pune", "Kyiv"]),   # declared
+            (arrow_batches, "y", arrow_table, ["Kyiv", "Lima", "Oslo", "Pune", "Rome"])):  # sorted
+        memory = bst.Dataset(whole, y, categorical_features=categorical)
+        assert list(memory.categories[1]) == city_order and list(memory.categories[2]) == ["blue", "green", "red"]
+        expected = bst.GBDTModel.train(memory, CONFIG)
+        with bst.Dataset.from_batches(batches, label=label, categorical_features=categorical) as data:
+            assert data.categorical_features == [1, 2, 3]
+            for f in (1, 2):
+                np.testing.assert_array_equal(data.categories[f], memory.categories[f])
+            assert data.categories[3] is None
+            assert_same_bins(data.binned(), memory.binned())
+            assert_same_model(bst.GBDTModel.train(data, CONFIG), expected, df)
+
+
 def test_npy_file_trains_the_in_memory_model(tmp_path):
     X, y, w = small_data()
     X32 = X.astype(np.float32)
@@ -211,9 +259,9 @@ def test_bad_input_is_refused_naming_the_argument(tmp_path):
         bst.Dataset.from_batches([])
     with pytest.raises(ValueError, match=r"batches\[1\] must be 2-D"):
         bst.Dataset.from_batches([X, X[0]])
-    with pytest.raises(ValueError, match="block 1 has 3 features"):
+    with pytest.raises(ValueError, match=r"batches\[1\]: 3 features, the first block had 7"):
         bst.Dataset.from_batches([X, X[:, :3]])
-    with pytest.raises(ValueError, match="block 1 lacks y"):
+    with pytest.raises(ValueError, match=r"batches\[1\] lacks y"):
         bst.Dataset.from_batches([(X, y), (X,)])
     with pytest.raises(ValueError, match=r"batches\[0\]: y has 99 values for 100 rows"):
         bst.Dataset.from_batches([(X, y[:99])])
@@ -227,6 +275,12 @@ def test_bad_input_is_refused_naming_the_argument(tmp_path):
         bst.Dataset.from_batches([pd.DataFrame(X)], label=3)
     with pytest.raises(ValueError, match="categorical feature 3"):
         bst.Dataset.from_batches([X, X + 0.5], categorical_features=[3])
+    a = pd.DataFrame({"c": pd.Categorical(["x", "y"], categories=["x", "y"])})
+    b = pd.DataFrame({"c": pd.Categorical(["x", "y"], categories=["y", "x"])})
+    with pytest.raises(ValueError, match="categorical feature 'c' .*declare different categories"):
+        bst.Dataset.from_batches([a, b])
+    with pytest.raises(ValueError, match="categorical feature 'c' .*blocks differ"):
+        bst.Dataset.from_batches([a, pd.DataFrame({"c": [0.0, 1.0]})], categorical_features=["c"])
     with pytest.raises(ValueError, match="directory"):
         bst.Dataset.from_batches([X], directory=tmp_path / "missing")
     with pytest.raises(ValueError, match="block_rows"):

@@ -299,8 +299,11 @@ class Dataset:
             For frame batches: the column holding the weights (not a feature).
         feature_names : sequence of str, optional
             One unique name per feature; the frame batches' column names by default.
-        categorical_features : list of int or str, optional
-            Categorical features, given as integer codes (0, 1, ...; NaN missing).
+        categorical_features : "auto", list of int or str, optional
+            As for `Dataset`: "auto" (the default for frame batches) takes the category
+            columns. Their values get the codes that `Dataset` gives them on all rows (a
+            declared order as it is, else the distinct values of all batches, sorted);
+            a numeric column holds the codes themselves.
         group : array-like of int, optional
             Ranking: the sizes of consecutive query groups, as for `Dataset`.
         qid : array-like, optional
@@ -350,8 +353,8 @@ class Dataset:
             The weights, one per row.
         feature_names : sequence of str, optional
             One unique name per feature.
-        categorical_features : list of int or str, optional
-            Categorical features, given as integer codes.
+        categorical_features : "auto", list of int or str, optional
+            As for `from_batches`.
         group : array-like of int, optional
             Ranking: the sizes of consecutive query groups, as for `Dataset`.
         qid : array-like, optional
@@ -399,8 +402,8 @@ class Dataset:
             The column of the weights.
         feature_names : sequence of str, optional
             One unique name per feature; the column names by default.
-        categorical_features : list of int or str, optional
-            Categorical features, given as integer codes.
+        categorical_features : "auto", list of int or str, optional
+            As for `from_batches`.
         group : array-like of int, optional
             Ranking: the sizes of consecutive query groups, as for `Dataset`.
         qid : array-like, optional

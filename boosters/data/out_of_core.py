@@ -32,11 +32,12 @@ import numpy as np
 
 from boosters._lib.threads import effective_n_threads
 from boosters.data.binned import BinnedMatrix
-from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
+from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
 from boosters.data.bundling import BundleLayout, find_bundles
-from boosters.data.categories import categorical_indices, check_codes, feature_label
+from boosters.data.categories import (MAX_CATEGORIES, categorical_indices, category_values, check_codes,
+                                      feature_label, map_codes)
 from boosters.data.dataset import Dataset
-from boosters.data.frames import frame_library
+from boosters.data.frames import as_frame, frame_library, frame_matrix
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, column_names
 
@@ -58,8 +59,8 @@ class OutOfCoreDataset(Dataset):
     Parameters
     ----------
     read_blocks : callable
-        Returns a fresh iterator of ``(X_block, y_block, w_block, names)``: a 2-D float
-        array, labels and weights of its rows (or None), and its column names (or None).
+        Returns a fresh iterator of ``(X_block, y_block, w_block, where)``: a 2-D array or
+        a frame, labels and weights of its rows (or None), and how messages name it.
     y, weights : array-like, optional
         Labels and weights given whole instead of per block.
     feature_names, categorical_features, group, qid, init_score :
@@ -90,31 +91,29 @@ class OutOfCoreDataset(Dataset):
         """Pass 1: every block checked; rows, labels, weights, categorical code ranges."""
         n_rows, n_features, names, dtype = 0, None, None, None
         ys, ws, n_blocks = [], [], 0
-        for X, yb, wb, block_names in self._read_blocks():
+        for raw, yb, wb, where in self._read_blocks():
+            frame = as_frame(raw)
             if n_features is None:
-                n_features, names = X.shape[1], block_names
-                if feature_names is None:
-                    feature_names = names
-                self._set_features(n_features, feature_names, categorical_features)
-                cat_stats = {f: (np.array([np.inf]), False, False) for f in self.categorical_features}
-            elif X.shape[1] != n_features:
-                raise ValueError(f"{self._source}: block {n_blocks} has {X.shape[1]} features, the first had "
-                                 f"{n_features}")
-            elif block_names != names:
-                raise ValueError(f"{self._source}: block {n_blocks} has columns {block_names}, the first had {names}")
-            for f in self.categorical_features:
-                check_codes(X[:, f], feature_label(f, self.feature_names))
-                edges, missing, values = categorical_edges(X[:, f], f)
-                old = cat_stats[f]
-                cat_stats[f] = (edges if len(edges) > len(old[0]) else old[0], old[1] or missing, old[2] or values)
+                names = None if frame is None else frame.names
+                self._set_features(raw, frame, feature_names, categorical_features)
+                n_features = self._n_features
+            X = self._matrix(raw, where, learn=True)
+            block_names = None if frame is None else frame.names
+            if X.shape[1] != n_features:
+                raise ValueError(f"{where}: {X.shape[1]} features, the first block had {n_features}")
+            if block_names != names:
+                raise ValueError(f"{where}: columns {block_names}, the first block had {names}")
             for given, value, per_block, name in ((y, yb, ys, "y"), (weights, wb, ws, "weights")):
                 if given is not None and value is not None:
                     raise ValueError(f"{name} is given both whole and with the blocks of {self._source}")
                 if n_blocks and (value is not None) != bool(per_block):  # as the first block
-                    raise ValueError(f"{self._source}: block {n_blocks} {'has' if value is not None else 'lacks'} "
-                                     f"{name}, unlike the first block")
+                    raise ValueError(f"{where} {'has' if value is not None else 'lacks'} {name}, unlike the "
+                                     f"first block")
                 if value is not None:
-                    per_block.append(np.array(value))  # a copy: a view would keep the whole batch alive
+                    value = np.array(value)  # a copy: a view would keep the whole batch alive
+                    if len(value) != X.shape[0]:
+                        raise ValueError(f"{where}: {name} has {len(value)} values for {X.shape[0]} rows")
+                    per_block.append(value)
             dtype = X.dtype if dtype is None else np.result_type(dtype, X.dtype)
             n_rows += X.shape[0]
             n_blocks += 1
@@ -122,8 +121,8 @@ class OutOfCoreDataset(Dataset):
             raise ValueError(f"{self._source} holds no rows; need at least one row and one feature")
         if n_rows >= 2**32:
             raise ValueError(f"{self._source} has {n_rows} rows; at most 2**32 - 1 are supported")
-        self._n_rows, self._n_features, self._n_blocks, self._dtype = n_rows, n_features, n_blocks, dtype
-        self._categorical_stats = cat_stats
+        self._n_rows, self._n_blocks, self._dtype = n_rows, n_blocks, dtype
+        self.categories = {f: learner.categories() for f, learner in self._learners.items()}
         if ys:
             y = np.concatenate(ys)
         self.y = None if y is None else as_labels(y, n_rows, "y")
@@ -137,7 +136,16 @@ class OutOfCoreDataset(Dataset):
                 raise ValueError("weights must not all be zero")
             self.weights = w
 
-    def _set_features(self, n_features: int, feature_names, categorical_features) -> None:
+    def _set_features(self, raw, frame, feature_names, categorical_features) -> None:
+        """Features, names and categorical features, from the first block."""
+        if frame is None:
+            n_features = as_feature_matrix(raw, "X").shape[1]
+        else:
+            n_features = frame.shape[1]
+            if feature_names is None:
+                feature_names = frame.names
+            if categorical_features is None:
+                categorical_features = "auto"
         if feature_names is not None:
             feature_names = [str(name) for name in feature_names]
             if len(feature_names) != n_features:
@@ -145,9 +153,27 @@ class OutOfCoreDataset(Dataset):
                                  f"features")
             if len(set(feature_names)) != n_features:
                 raise ValueError("feature_names must be unique")
+        self._n_features = n_features
         self.feature_names = feature_names
-        self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, [])
-        self.categories = {f: None for f in self.categorical_features}
+        auto = [] if frame is None else frame.categorical_columns()
+        self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
+        self._learners = {f: CategoryLearner(feature_label(f, feature_names)) for f in self.categorical_features}
+
+    def _matrix(self, raw, where: str, learn: bool = False) -> np.ndarray:
+        """A block as the float matrix the in-memory Dataset would hold for its rows: a
+        categorical column's values mapped to codes by the categories of all rows (while
+        `learn`ing them, in pass 1, the codes are not known yet: zeros)."""
+        frame = as_frame(raw)
+        if frame is None:
+            X = as_feature_matrix(raw, where)
+            if learn:
+                for f, learner in self._learners.items():
+                    learner.see_codes(X[:, f])
+            return X
+
+        def encoder(learner):
+            return learner.see if learn else learner.encode
+        return frame_matrix(frame, where, {f: encoder(learner) for f, learner in self._learners.items()})
 
     def _open_directory(self, directory) -> None:
         """The bin files' directory; a temporary one is removed with the Dataset."""
@@ -242,7 +268,8 @@ class OutOfCoreDataset(Dataset):
     def _blocks(self):
         """(first row, X block) of each block of a new pass over the source."""
         start = 0
-        for X, *_ in self._read_blocks():
+        for raw, _, _, where in self._read_blocks():
+            X = self._matrix(raw, where)
             yield start, X
             start += X.shape[0]
         if start != self._n_rows:
@@ -271,7 +298,7 @@ class OutOfCoreDataset(Dataset):
         mapper = BinMapper(max_bins, seed=seed, categorical_features=self.categorical_features)
         mapper.fit(sample, weights, n_threads)
         # a categorical feature's bins come from all rows, not the sample (see binning.py)
-        for f, (edges, has_missing, has_values) in self._categorical_stats.items():
+        for f, (edges, has_missing, has_values) in ((f, l.edges()) for f, l in self._learners.items()):
             mapper.upper_edges[f] = edges
             mapper.is_usable[f] = len(edges) > 1 or (has_missing and has_values)
             mapper.n_bins[f] = len(edges) + 1
@@ -355,6 +382,88 @@ class OutOfCoreDataset(Dataset):
         return f"Dataset({', '.join(parts)})"
 
 
+class CategoryLearner:
+    """One categorical feature over the blocks of pass 1: its categories and code range as
+    `learn_frame` finds them on all rows at once (`learn_codes`: a declared order as it is,
+    else the distinct values present, sorted; numbers: the codes themselves); afterwards,
+    it maps each block's values to those codes (`map_codes`)."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.kind = None          # "codes", "declared" or "values", from the first block
+        self.declared = None      # the declared categories (kind "declared")
+        self.present = set()      # the values seen (kind "values")
+        self.n_codes = 0          # largest code seen + 1 (kinds "codes" and "declared")
+        self.has_missing = self.has_values = False
+        self._categories = None
+
+    def _kind_is(self, kind: str) -> None:
+        if self.kind is None:
+            self.kind = kind
+        elif self.kind != kind:
+            raise ValueError(f"categorical feature {self.label}: its blocks differ ({self.kind} in the first, "
+                             f"{kind} in a later one)")
+
+    def see_codes(self, codes: np.ndarray) -> None:
+        """A block giving the feature as numeric codes."""
+        self._kind_is("codes")
+        check_codes(codes, self.label)
+        present = codes[~np.isnan(codes)]
+        self.has_missing |= len(present) < len(codes)
+        if len(present):
+            self.has_values = True
+            self.n_codes = max(self.n_codes, int(present.max()) + 1)
+
+    def see(self, column) -> np.ndarray:
+        """A frame block's column (the encoder of pass 1; the codes are not known yet)."""
+        if column.numeric:
+            codes = column.floats(np.float64)
+            self.see_codes(codes)
+            return codes
+        indices, values, ordered = column.encoded()
+        self.has_missing |= bool((indices < 0).any())
+        used = np.unique(indices[indices >= 0])
+        self.has_values |= len(used) > 0
+        if ordered:
+            self._kind_is("declared")
+            declared = category_values(values, self.label)
+            if self.declared is None:
+                self.declared = declared
+            elif not np.array_equal(declared, self.declared):
+                raise ValueError(f"categorical feature {self.label}: the blocks declare different categories")
+            if len(used):
+                self.n_codes = max(self.n_codes, int(used[-1]) + 1)
+        else:
+            self._kind_is("values")
+            self.present.update(category_values(np.asarray(values)[used], self.label).tolist())
+        return np.zeros(len(indices))
+
+    def categories(self) -> np.ndarray | None:
+        """The values in code order (None: the feature is given as codes)."""
+        if self.kind == "declared":
+            self._categories = self.declared
+        elif self.kind == "values":
+            self._categories = np.unique(category_values(np.array(sorted(self.present), dtype=object)
+                                                         if self.present else [], self.label))
+            self.n_codes = len(self._categories)
+        if self._categories is not None and len(self._categories) > MAX_CATEGORIES:
+            raise ValueError(f"categorical feature {self.label} has {len(self._categories)} categories; at most "
+                             f"{MAX_CATEGORIES} (MAX_CATEGORIES) are supported")
+        return self._categories
+
+    def encode(self, column) -> np.ndarray:
+        """A frame block's column as codes (the encoder of the later passes)."""
+        if column.numeric:
+            return column.floats(np.float64)
+        return map_codes(*column.encoded()[:2], self._categories, self.label)
+
+    def edges(self) -> tuple[np.ndarray, bool, bool]:
+        """(upper edges, has missing values, has values), as `categorical_edges` on all rows."""
+        edges = np.append(np.arange(self.n_codes - 1, dtype=np.float64) + 0.5, np.inf) if self.has_values \
+            else np.array([np.inf])
+        return edges, self.has_missing, self.has_values
+
+
 # -- sources ------------------------------------------------------------------------------
 
 def _check_block_rows(block_rows) -> int:
@@ -369,8 +478,7 @@ def _check_column_name(value, name: str) -> None:
 
 
 def _split_frame(batch, label, weight, where: str):
-    """(features, labels, weights, column names) of a frame batch whose label and weight
-    are columns."""
+    """(features, labels, weights) of a frame batch whose label and weight are columns."""
     if type(batch).__name__ == "RecordBatch":
         import pyarrow  # a RecordBatch exists only when pyarrow does
         batch = pyarrow.Table.from_batches([batch])
@@ -389,11 +497,11 @@ def _split_frame(batch, label, weight, where: str):
     else:
         y, w = (None if c is None else batch[c].to_numpy() for c in (label, weight))
         features = batch.drop(taken)
-    return features, y, w, [n for n in names if n not in taken]
+    return features, y, w
 
 
 def _batch_reader(batches, label, weight):
-    """Reads `batches` (see `from_batches`) as (X, y, w, names) blocks."""
+    """Reads `batches` (see `from_batches`) as (X, y, w, where) blocks."""
     if callable(batches):
         def fresh():
             iterator = batches()
@@ -423,19 +531,14 @@ def _batch_reader(batches, label, weight):
                     raise ValueError(f"{where}: label / weight name columns of frame batches; a tuple batch "
                                      f"carries its labels and weights itself")
                 X, y, w = (*batch, None, None)[:3]
-                names = column_names(X)
             elif frame_library(batch) is not None or type(batch).__name__ == "RecordBatch":
-                X, y, w, names = _split_frame(batch, label, weight, where)
+                X, y, w = _split_frame(batch, label, weight, where)
             else:
                 if label is not None or weight is not None:
                     raise ValueError(f"{where}: label / weight name columns of frame batches; give array batches "
                                      f"as (X, y) or (X, y, weights) tuples")
-                X, y, w, names = batch, None, None, None
-            X = as_feature_matrix(X, where)
-            for value, name in ((y, "y"), (w, "weights")):
-                if value is not None and len(np.asarray(value)) != X.shape[0]:
-                    raise ValueError(f"{where}: {name} has {len(np.asarray(value))} values for {X.shape[0]} rows")
-            yield X, y, w, names
+                X, y, w = batch, None, None
+            yield X, y, w, where
     return read
 
 
@@ -466,7 +569,7 @@ def from_npy(path, y=None, weights=None, feature_names=None, categorical_feature
     def read():
         X = np.load(os.fspath(path), mmap_mode="r")
         for start in range(0, X.shape[0], block_rows):
-            yield as_feature_matrix(X[start:start + block_rows], "path"), None, None, None
+            yield X[start:start + block_rows], None, None, "path"
     return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, group, qid, init_score,
                             directory, source=os.path.basename(os.fspath(path)))
 
@@ -489,8 +592,8 @@ def from_parquet(path, label=None, weight=None, feature_names=None, categorical_
     def read():
         with pq.ParquetFile(os.fspath(path)) as file:
             for batch in file.iter_batches(batch_size=block_rows):
-                X, y, w, names = _split_frame(batch, label, weight, "path")
-                yield as_feature_matrix(X, "path"), y, w, names
+                X, y, w = _split_frame(batch, label, weight, "path")
+                yield X, y, w, "path"
     return OutOfCoreDataset(read, feature_names=feature_names, categorical_features=categorical_features,
                             group=group, qid=qid, init_score=init_score, directory=directory,
                             source=os.path.basename(os.fspath(path)))
