@@ -47,28 +47,40 @@ cdef inline void record(out_t* out_row, const double* value, int32_t group, Py_s
 
 
 # -- the packed forest ---------------------------------------------------------------------------
+# A node is one small struct; its fields hold byte offsets, so a step is a handful of
+# instructions: load the feature's offset, the row's value there, compare with the
+# threshold, load the child's offset. A leaf leads to itself: a walk of `depth` steps
+# from the root ends at the row's leaf whatever its depth.
 
-cdef struct PackedNode:
-    int32_t feature   # the split's feature; 0 at a leaf (read, never decisive)
-    int32_t left      # x <= threshold: node index within the tree; a leaf: itself
-    int32_t right     # x > threshold; a leaf: itself
-    int32_t missing   # NaN: left or right (the default direction); a leaf: itself
+cdef struct Node32:    # for float32 rows
+    float threshold    # the largest float32 <= the split's threshold (exact, see float32_thresholds)
+    int32_t feature    # byte offset of the split's feature in a row; 0 at a leaf (read, never decisive)
+    int32_t child[2]   # x <= threshold: child[0], else child[1]: byte offsets from the tree's first
+                       # node; a leaf's are its own
+
+
+cdef struct Node64:    # for float64 rows: the same, with the threshold itself
+    double threshold
+    int32_t feature
+    int32_t child[2]
 
 
 cdef struct Packed:
-    const PackedNode* nodes      # every tree's nodes, concatenated (tree t from tree_offsets[t])
-    const float* threshold32     # per node: the largest float32 <= its threshold
-    const double* threshold64    # per node: its threshold
-    const double* value          # per node: its value (a leaf's output)
-    const int64_t* tree_offsets
+    const char* nodes32            # every tree's Node32s, concatenated (tree t from tree_offsets[t])
+    const char* nodes64            # the same as Node64s
+    const uint8_t* missing_right   # per node: NaN goes to child[1] (1) or child[0] (0)
+    const double* value            # per node: its value (a leaf's output)
+    const int64_t* tree_offsets    # in nodes
     const int32_t* tree_group
-    const int32_t* tree_depth    # steps from the root to the tree's deepest leaf
+    const int32_t* tree_depth      # steps from the root to the tree's deepest leaf
+    const int32_t* tree_min_depth  # ... and to its shallowest leaf
 
 
 def float32_thresholds(const double[::1] threshold):
     """Per threshold t, the largest float32 <= t: for every float32 x, x <= t exactly when
     x <= that float32 (no float32 lies between them), so float32 rows compare in float32."""
-    t32 = np.asarray(threshold).astype(np.float32)  # nearest; +-inf past the float32 range
+    with np.errstate(over="ignore"):
+        t32 = np.asarray(threshold).astype(np.float32)  # nearest; +-inf past the float32 range
     above = t32.astype(np.float64) > np.asarray(threshold)
     t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
     return t32
@@ -81,49 +93,66 @@ cdef class PackedForest:
 
     cdef Packed c
     cdef readonly Py_ssize_t n_trees
-    cdef readonly object arrays   # the packed arrays (the kernel's pointers point into them)
+    cdef readonly object arrays   # what the kernel's pointers point into
 
     def __init__(self, const int32_t[::1] split_feature, const double[::1] threshold,
                  const uint8_t[::1] default_left, const int32_t[::1] left_child,
                  const int32_t[::1] right_child, const double[::1] value, const int64_t[::1] tree_offsets,
                  const int32_t[::1] tree_group):
         cdef Py_ssize_t n_nodes = split_feature.shape[0], n_trees = tree_group.shape[0]
-        cdef Py_ssize_t t, i, base
-        if n_nodes == 0 or tree_offsets.shape[0] != n_trees + 1 or tree_offsets[n_trees] != n_nodes:
-            raise ValueError("a PackedForest needs nodes and n_trees + 1 tree offsets ending at the node count")
+        cdef Py_ssize_t t, i, node, base
+        cdef int32_t d
+        if n_nodes == 0 or n_trees == 0 or tree_offsets.shape[0] != n_trees + 1 or tree_offsets[n_trees] != n_nodes:
+            raise ValueError("a PackedForest needs trees and n_trees + 1 tree offsets ending at the node count")
         if (threshold.shape[0] != n_nodes or default_left.shape[0] != n_nodes or left_child.shape[0] != n_nodes
                 or right_child.shape[0] != n_nodes or value.shape[0] != n_nodes):
             raise ValueError("the node arrays must have the same length")
-        nodes = np.empty((n_nodes, 4), dtype=np.int32)
-        depth = np.zeros(n_nodes, dtype=np.int32)
-        tree_depth = np.zeros(max(n_trees, 1), dtype=np.int32)
-        cdef int32_t[:, ::1] packed = nodes
-        cdef int32_t[::1] node_depth = depth, deepest = tree_depth
+        if n_nodes * sizeof(Node64) >= 2 ** 31:
+            raise ValueError("the forest is too large to pack (2 GB of nodes)")
+        thresholds32 = float32_thresholds(threshold)
+        cdef const float[::1] t32 = thresholds32
+        bytes32 = np.zeros(n_nodes * sizeof(Node32), dtype=np.uint8)
+        bytes64 = np.zeros(n_nodes * sizeof(Node64), dtype=np.uint8)
+        missing = np.zeros(n_nodes, dtype=np.uint8)
+        depths = np.zeros(n_nodes, dtype=np.int32)
+        tree_depth = np.zeros(n_trees, dtype=np.int32)
+        tree_min_depth = np.full(n_trees, 2 ** 31 - 1, dtype=np.int32)
+        cdef uint8_t[::1] b32 = bytes32, b64 = bytes64, missing_right = missing
+        cdef int32_t[::1] depth = depths, deepest = tree_depth, shallowest = tree_min_depth
+        cdef Node32* n32 = <Node32*> &b32[0]
+        cdef Node64* n64 = <Node64*> &b64[0]
         for t in range(n_trees):
             base = tree_offsets[t]
             for i in range(tree_offsets[t + 1] - base):  # children come after their parent
-                if split_feature[base + i] < 0:
-                    packed[base + i, 0] = 0
-                    packed[base + i, 1] = packed[base + i, 2] = packed[base + i, 3] = <int32_t> i
+                node = base + i
+                n32[node].threshold, n64[node].threshold = t32[node], threshold[node]
+                if split_feature[node] < 0:
+                    shallowest[t] = min(shallowest[t], depth[node])
+                    n32[node].feature = n64[node].feature = 0
+                    n32[node].child[0] = n32[node].child[1] = <int32_t> (i * sizeof(Node32))
+                    n64[node].child[0] = n64[node].child[1] = <int32_t> (i * sizeof(Node64))
                     continue
-                packed[base + i, 0] = split_feature[base + i]
-                packed[base + i, 1] = left_child[base + i]
-                packed[base + i, 2] = right_child[base + i]
-                packed[base + i, 3] = left_child[base + i] if default_left[base + i] else right_child[base + i]
-                node_depth[base + left_child[base + i]] = node_depth[base + right_child[base + i]] = node_depth[base + i] + 1
-                deepest[t] = max(deepest[t], node_depth[base + i] + 1)
-        threshold32 = float32_thresholds(threshold)
-        cdef const float[::1] thr32 = threshold32
-        self.arrays = (nodes, threshold32, np.asarray(threshold), np.asarray(value), np.asarray(tree_offsets),
-                       np.asarray(tree_group), tree_depth)
+                n32[node].feature = <int32_t> (split_feature[node] * sizeof(float))
+                n64[node].feature = <int32_t> (split_feature[node] * sizeof(double))
+                n32[node].child[0] = <int32_t> (left_child[node] * sizeof(Node32))
+                n32[node].child[1] = <int32_t> (right_child[node] * sizeof(Node32))
+                n64[node].child[0] = <int32_t> (left_child[node] * sizeof(Node64))
+                n64[node].child[1] = <int32_t> (right_child[node] * sizeof(Node64))
+                missing_right[node] = 0 if default_left[node] else 1
+                d = depth[node] + 1
+                depth[base + left_child[node]] = depth[base + right_child[node]] = d
+                deepest[t] = max(deepest[t], d)
+        self.arrays = (bytes32, bytes64, missing, np.asarray(value), np.asarray(tree_offsets),
+                       np.asarray(tree_group), tree_depth, tree_min_depth)
         self.n_trees = n_trees
-        self.c.nodes = <const PackedNode*> &packed[0, 0]
-        self.c.threshold32 = &thr32[0]
-        self.c.threshold64 = &threshold[0]
+        self.c.nodes32 = <const char*> n32
+        self.c.nodes64 = <const char*> n64
+        self.c.missing_right = &missing_right[0]
         self.c.value = &value[0]
         self.c.tree_offsets = &tree_offsets[0]
-        self.c.tree_group = &tree_group[0] if n_trees else NULL
+        self.c.tree_group = &tree_group[0]
         self.c.tree_depth = &deepest[0]
+        self.c.tree_min_depth = &shallowest[0]
 
     def predict(self, const value_t[:, ::1] X, out_t[:, ::1] out, Py_ssize_t n_trees, int n_threads):
         """Walk the rows of X (IN: C-contiguous, at least as many columns as the trees read)
@@ -141,61 +170,157 @@ cdef class PackedForest:
             return
         cdef const value_t* rows = &X[0, 0]
         cdef out_t* out_rows = &out[0, 0]
-        cdef Py_ssize_t row_stride = X.shape[1], out_stride = out.shape[1]
+        cdef Py_ssize_t n_columns = X.shape[1], out_stride = out.shape[1]
         with nogil:
             if n_threads <= 1 or n_blocks == 1:  # no thread team for one thread or one block
                 for block in range(n_blocks):
-                    packed_block(&self.c, rows, row_stride, block, n_rows, n_trees, out_rows, out_stride)
+                    packed_block(&self.c, rows, n_columns, block, n_rows, n_trees, out_rows, out_stride)
             else:
                 for block in prange(n_blocks, schedule="static", num_threads=n_threads):
-                    packed_block(&self.c, rows, row_stride, block, n_rows, n_trees, out_rows, out_stride)
+                    packed_block(&self.c, rows, n_columns, block, n_rows, n_trees, out_rows, out_stride)
 
 
-cdef inline void walk_lanes(const PackedNode* nodes, const value_t* threshold, int32_t depth,
-                            const value_t* rows, Py_ssize_t row_stride, int n_lanes,
-                            int32_t* leaf) noexcept nogil:  # rows: IN; leaf: OUT
-    """The leaves `n_lanes` consecutive rows reach in one tree: `depth` steps each, side by
-    side (a row already at its leaf stays there)."""
-    cdef int32_t step, i
-    cdef int k
+cdef inline int32_t step(const char* tree, const uint8_t* missing_right, const value_t* row, int32_t at,
+                         bint has_nan) noexcept nogil:  # row: IN
+    """The node (byte offset) after the node at byte offset `at` for this row: arithmetic, no
+    branch. x > t is false for NaN, so without NaN in the rows the default direction is
+    never read (`has_nan`: a constant of the caller)."""
+    cdef const Node32* n32
+    cdef const Node64* n64
     cdef value_t x
-    for k in range(n_lanes):
+    if value_t is float:
+        n32 = <const Node32*> (tree + at)
+        x = (<const float*> ((<const char*> row) + n32.feature))[0]
+        if has_nan:
+            return n32.child[(x > n32.threshold) | ((x != x) & missing_right[at // sizeof(Node32)])]
+        return n32.child[x > n32.threshold]
+    else:
+        n64 = <const Node64*> (tree + at)
+        x = (<const double*> ((<const char*> row) + n64.feature))[0]
+        if has_nan:
+            return n64.child[(x > n64.threshold) | ((x != x) & missing_right[at // sizeof(Node64)])]
+        return n64.child[x > n64.threshold]
+
+
+cdef inline void walk_lanes(const char* tree, const uint8_t* missing_right, int32_t min_depth, int32_t depth,
+                            const value_t* rows, Py_ssize_t n_columns, int32_t* leaf,
+                            bint has_nan) noexcept nogil:  # rows: IN; leaf: OUT
+    """The leaves (byte offsets) LANES consecutive rows reach in one tree, side by side (a
+    row at its leaf stays there): `min_depth` steps, then steps until no row moves (an
+    unbalanced tree's rows mostly stop far above its deepest leaf). A constant lane count,
+    so the compiler keeps the lanes in registers and the CPU overlaps their loads."""
+    cdef int32_t s, moved, next_at
+    cdef int k
+    for k in range(LANES):
         leaf[k] = 0
-    for step in range(depth):
-        for k in range(n_lanes):
-            i = leaf[k]
-            x = rows[k * row_stride + nodes[i].feature]
-            leaf[k] = nodes[i].left if x <= threshold[i] else nodes[i].right
-            if x != x:
-                leaf[k] = nodes[i].missing
+    for s in range(min_depth):
+        for k in range(LANES):
+            leaf[k] = step(tree, missing_right, rows + k * n_columns, leaf[k], has_nan)
+    for s in range(min_depth, depth):
+        moved = 0
+        for k in range(LANES):
+            next_at = step(tree, missing_right, rows + k * n_columns, leaf[k], has_nan)
+            moved |= next_at ^ leaf[k]
+            leaf[k] = next_at
+        if moved == 0:
+            break
 
 
-cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t row_stride, Py_ssize_t block,
+cdef inline void walk_trees(const Packed* f, const char* nodes, Py_ssize_t node_size, Py_ssize_t first_tree,
+                            const value_t* row, int32_t* leaf, bint has_nan) noexcept nogil:  # row: IN; leaf: OUT
+    """walk_lanes for one row through LANES consecutive trees from `first_tree` side by side
+    (the last rows of a block, a single row): their walks are as independent as rows'."""
+    cdef const char* trees[LANES]
+    cdef const uint8_t* missing[LANES]
+    cdef int32_t s, moved, next_at, min_depth = f.tree_min_depth[first_tree], depth = f.tree_depth[first_tree]
+    cdef int k
+    for k in range(LANES):
+        trees[k] = nodes + f.tree_offsets[first_tree + k] * node_size
+        missing[k] = f.missing_right + f.tree_offsets[first_tree + k]
+        min_depth = min(min_depth, f.tree_min_depth[first_tree + k])
+        depth = max(depth, f.tree_depth[first_tree + k])
+        leaf[k] = 0
+    for s in range(min_depth):
+        for k in range(LANES):
+            leaf[k] = step(trees[k], missing[k], row, leaf[k], has_nan)
+    for s in range(min_depth, depth):
+        moved = 0
+        for k in range(LANES):
+            next_at = step(trees[k], missing[k], row, leaf[k], has_nan)
+            moved |= next_at ^ leaf[k]
+            leaf[k] = next_at
+        if moved == 0:
+            break
+
+
+cdef inline int32_t walk_row(const char* tree, const uint8_t* missing_right, int32_t depth,
+                             const value_t* row) noexcept nogil:  # row: IN
+    """walk_lanes for a single row in a single tree."""
+    cdef int32_t s, at = 0, next_at
+    for s in range(depth):
+        next_at = step(tree, missing_right, row, at, True)
+        if next_at == at:
+            break
+        at = next_at
+    return at
+
+
+cdef inline bint any_nan(const value_t* values, Py_ssize_t n) noexcept nogil:  # values: IN
+    cdef Py_ssize_t i
+    cdef bint found = False
+    for i in range(n):
+        found |= values[i] != values[i]
+    return found
+
+
+cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_columns, Py_ssize_t block,
                        Py_ssize_t n_rows, Py_ssize_t n_trees, out_t* out,
                        Py_ssize_t out_stride) noexcept nogil:  # rows: IN; out: IN and OUT
     """Row block `block` (ROW_BLOCK rows from block * ROW_BLOCK) through the first n_trees
-    trees, LANES rows at a time, then the rest of the block's rows together."""
-    cdef Py_ssize_t r0 = block * ROW_BLOCK, r1 = min(r0 + ROW_BLOCK, n_rows), r, t, base
-    cdef const value_t* threshold
+    trees: tree by tree, LANES rows at a time; then the block's last rows (fewer than
+    LANES) one by one, LANES trees at a time. Each row's outputs are recorded in tree order."""
+    cdef Py_ssize_t r0 = block * ROW_BLOCK, r1 = min(r0 + ROW_BLOCK, n_rows), r, t, base, node_size
+    cdef Py_ssize_t lanes_end = r0 + (r1 - r0) // LANES * LANES
+    cdef const char* nodes
+    cdef const char* tree
     cdef int32_t leaf[LANES]
-    cdef int k, n
+    cdef int k
+    cdef bint has_nan = any_nan(rows + r0 * n_columns, (r1 - r0) * n_columns)
+    if value_t is float:
+        nodes, node_size = f.nodes32, sizeof(Node32)
+    else:
+        nodes, node_size = f.nodes64, sizeof(Node64)
     for t in range(n_trees):
         base = f.tree_offsets[t]
-        if value_t is float:
-            threshold = f.threshold32 + base
-        else:
-            threshold = f.threshold64 + base
+        tree = nodes + base * node_size
         r = r0
-        while r < r1:
-            if r + LANES <= r1:  # a constant lane count: the compiler unrolls the lanes
-                n = LANES
-                walk_lanes(f.nodes + base, threshold, f.tree_depth[t], rows + r * row_stride, row_stride, LANES, leaf)
+        while r < lanes_end:
+            if has_nan:
+                walk_lanes(tree, f.missing_right + base, f.tree_min_depth[t], f.tree_depth[t], rows + r * n_columns,
+                           n_columns, leaf, True)
             else:
-                n = <int> (r1 - r)
-                walk_lanes(f.nodes + base, threshold, f.tree_depth[t], rows + r * row_stride, row_stride, n, leaf)
-            for k in range(n):
-                record(out + (r + k) * out_stride, f.value, f.tree_group[t], t, base, leaf[k])
-            r += n
+                walk_lanes(tree, f.missing_right + base, f.tree_min_depth[t], f.tree_depth[t], rows + r * n_columns,
+                           n_columns, leaf, False)
+            for k in range(LANES):
+                record(out + (r + k) * out_stride, f.value, f.tree_group[t], t, base, leaf[k] // node_size)
+            r += LANES
+    for r in range(lanes_end, r1):
+        t = 0
+        while t + LANES <= n_trees:
+            if has_nan:
+                walk_trees(f, nodes, node_size, t, rows + r * n_columns, leaf, True)
+            else:
+                walk_trees(f, nodes, node_size, t, rows + r * n_columns, leaf, False)
+            for k in range(LANES):
+                record(out + r * out_stride, f.value, f.tree_group[t + k], t + k, f.tree_offsets[t + k],
+                       leaf[k] // node_size)
+            t += LANES
+        while t < n_trees:
+            base = f.tree_offsets[t]
+            record(out + r * out_stride, f.value, f.tree_group[t], t, base,
+                   walk_row(nodes + base * node_size, f.missing_right + base, f.tree_depth[t],
+                            rows + r * n_columns) // node_size)
+            t += 1
 
 
 # -- the general walk: categorical splits, CSR rows ----------------------------------------------
