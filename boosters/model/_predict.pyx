@@ -11,10 +11,10 @@ Two traversals share that rule and their output step (`record`: add the leaf's v
 the row's margin, or store the leaf's index):
 
 - `PackedForest` (numeric splits, dense rows; the common case): each node packed in one
-  16-byte struct, leaves turned into nodes that lead to themselves, so a tree is walked
-  a fixed number of steps (its depth) without a branch, LANES rows at a time: their
-  walks are independent, so the CPU overlaps their loads. float32 rows compare with
-  float32 thresholds (exact, see `float32_thresholds`).
+  16-byte struct (24 for float64 rows), a step computed without a branch, LANES rows
+  walked through a tree side by side: their walks are independent, so the CPU overlaps
+  their loads. float32 rows compare with float32 thresholds (exact, see
+  `float32_thresholds`); NaN handling only where a block of rows holds a NaN.
 - the general walk over the forest's own arrays (categorical splits, CSR rows).
 """
 
@@ -47,16 +47,19 @@ cdef inline void record(out_t* out_row, const double* value, int32_t group, Py_s
 
 
 # -- the packed forest ---------------------------------------------------------------------------
-# A node is one small struct; its fields hold byte offsets, so a step is a handful of
+# A node is one small struct whose fields hold byte offsets, so a step is a handful of
 # instructions: load the feature's offset, the row's value there, compare with the
-# threshold, load the child's offset. A leaf leads to itself: a walk of `depth` steps
-# from the root ends at the row's leaf whatever its depth.
+# threshold, load the child's offset. A tree's splits sit at offsets >= 0 from its root
+# (the root at 0) and its leaves before the root, at negative offsets: a walk is at a
+# leaf when its offset is negative, and LANES walks are all at leaves when the AND of
+# their offsets is. A leaf leads to itself, so a lane at its leaf stays there while the
+# others go on.
 
 cdef struct Node32:    # for float32 rows
     float threshold    # the largest float32 <= the split's threshold (exact, see float32_thresholds)
     int32_t feature    # byte offset of the split's feature in a row; 0 at a leaf (read, never decisive)
-    int32_t child[2]   # x <= threshold: child[0], else child[1]: byte offsets from the tree's first
-                       # node; a leaf's are its own
+    int32_t child[2]   # x <= threshold: child[0], else child[1]: byte offsets from the tree's root;
+                       # a leaf's are its own
 
 
 cdef struct Node64:    # for float64 rows: the same, with the threshold itself
@@ -66,13 +69,16 @@ cdef struct Node64:    # for float64 rows: the same, with the threshold itself
 
 
 cdef struct Packed:
-    const char* nodes32            # every tree's Node32s, concatenated (tree t from tree_offsets[t])
-    const char* nodes64            # the same as Node64s
-    const uint8_t* missing_right   # per node: NaN goes to child[1] (1) or child[0] (0)
-    const double* value            # per node: its value (a leaf's output)
-    const int64_t* tree_offsets    # in nodes
+    const char* nodes32            # slots: every tree's leaves, then its splits (Node32)
+    const char* nodes64            # the same slots as Node64
+    const uint8_t* missing_right   # per slot: NaN goes to child[1] (1) or child[0] (0)
+    const int64_t* tree_root       # per tree: the slot of its root (its first split; after its leaves)
+    const int64_t* tree_first_leaf # per tree: its first leaf's entry in leaf_node
+    const int32_t* leaf_node       # per leaf (j-th leaf of a tree: at offset -(j + 1) nodes), its node index
+    const double* value            # the forest's node values (tree t's from tree_offsets[t])
+    const int64_t* tree_offsets
     const int32_t* tree_group
-    const int32_t* tree_depth      # steps from the root to the tree's deepest leaf
+    const int32_t* tree_depth      # steps from the root to the tree's deepest leaf (0: the root is a leaf)
     const int32_t* tree_min_depth  # ... and to its shallowest leaf
 
 
@@ -100,7 +106,7 @@ cdef class PackedForest:
                  const int32_t[::1] right_child, const double[::1] value, const int64_t[::1] tree_offsets,
                  const int32_t[::1] tree_group):
         cdef Py_ssize_t n_nodes = split_feature.shape[0], n_trees = tree_group.shape[0]
-        cdef Py_ssize_t t, i, node, base
+        cdef Py_ssize_t t, i, node, base, n_leaves, n_splits
         cdef int32_t d
         if n_nodes == 0 or n_trees == 0 or tree_offsets.shape[0] != n_trees + 1 or tree_offsets[n_trees] != n_nodes:
             raise ValueError("a PackedForest needs trees and n_trees + 1 tree offsets ending at the node count")
@@ -114,40 +120,61 @@ cdef class PackedForest:
         bytes32 = np.zeros(n_nodes * sizeof(Node32), dtype=np.uint8)
         bytes64 = np.zeros(n_nodes * sizeof(Node64), dtype=np.uint8)
         missing = np.zeros(n_nodes, dtype=np.uint8)
+        slots = np.zeros(n_nodes, dtype=np.int64)          # per node: its offset from its root, in nodes
         depths = np.zeros(n_nodes, dtype=np.int32)
+        leaves = np.zeros(n_nodes, dtype=np.int32)
+        roots = np.zeros(n_trees, dtype=np.int64)
+        first_leaves = np.zeros(n_trees, dtype=np.int64)
         tree_depth = np.zeros(n_trees, dtype=np.int32)
         tree_min_depth = np.full(n_trees, 2 ** 31 - 1, dtype=np.int32)
         cdef uint8_t[::1] b32 = bytes32, b64 = bytes64, missing_right = missing
-        cdef int32_t[::1] depth = depths, deepest = tree_depth, shallowest = tree_min_depth
-        cdef Node32* n32 = <Node32*> &b32[0]
-        cdef Node64* n64 = <Node64*> &b64[0]
+        cdef int64_t[::1] slot = slots, root = roots, first_leaf = first_leaves
+        cdef int32_t[::1] depth = depths, leaf_node = leaves, deepest = tree_depth, shallowest = tree_min_depth
+        cdef Node32* n32
+        cdef Node64* n64
+        n_leaves = 0
         for t in range(n_trees):
             base = tree_offsets[t]
+            first_leaf[t] = n_leaves
+            n_splits = 0
+            for i in range(tree_offsets[t + 1] - base):  # offsets: splits from 0 up, leaves from -1 down
+                if split_feature[base + i] >= 0:
+                    slot[base + i] = n_splits
+                    n_splits += 1
+                else:
+                    leaf_node[n_leaves] = <int32_t> i
+                    n_leaves += 1
+                    slot[base + i] = first_leaf[t] - n_leaves
+            root[t] = base + (n_leaves - first_leaf[t])
             for i in range(tree_offsets[t + 1] - base):  # children come after their parent
                 node = base + i
-                n32[node].threshold, n64[node].threshold = t32[node], threshold[node]
+                n32 = <Node32*> &b32[(root[t] + slot[node]) * sizeof(Node32)]
+                n64 = <Node64*> &b64[(root[t] + slot[node]) * sizeof(Node64)]
                 if split_feature[node] < 0:
                     shallowest[t] = min(shallowest[t], depth[node])
-                    n32[node].feature = n64[node].feature = 0
-                    n32[node].child[0] = n32[node].child[1] = <int32_t> (i * sizeof(Node32))
-                    n64[node].child[0] = n64[node].child[1] = <int32_t> (i * sizeof(Node64))
+                    n32.child[0] = n32.child[1] = <int32_t> (slot[node] * sizeof(Node32))
+                    n64.child[0] = n64.child[1] = <int32_t> (slot[node] * sizeof(Node64))
                     continue
-                n32[node].feature = <int32_t> (split_feature[node] * sizeof(float))
-                n64[node].feature = <int32_t> (split_feature[node] * sizeof(double))
-                n32[node].child[0] = <int32_t> (left_child[node] * sizeof(Node32))
-                n32[node].child[1] = <int32_t> (right_child[node] * sizeof(Node32))
-                n64[node].child[0] = <int32_t> (left_child[node] * sizeof(Node64))
-                n64[node].child[1] = <int32_t> (right_child[node] * sizeof(Node64))
-                missing_right[node] = 0 if default_left[node] else 1
+                n32.threshold, n64.threshold = t32[node], threshold[node]
+                n32.feature = <int32_t> (split_feature[node] * sizeof(float))
+                n64.feature = <int32_t> (split_feature[node] * sizeof(double))
+                n32.child[0] = <int32_t> (slot[base + left_child[node]] * sizeof(Node32))
+                n32.child[1] = <int32_t> (slot[base + right_child[node]] * sizeof(Node32))
+                n64.child[0] = <int32_t> (slot[base + left_child[node]] * sizeof(Node64))
+                n64.child[1] = <int32_t> (slot[base + right_child[node]] * sizeof(Node64))
+                missing_right[root[t] + slot[node]] = 0 if default_left[node] else 1
                 d = depth[node] + 1
                 depth[base + left_child[node]] = depth[base + right_child[node]] = d
                 deepest[t] = max(deepest[t], d)
-        self.arrays = (bytes32, bytes64, missing, np.asarray(value), np.asarray(tree_offsets),
-                       np.asarray(tree_group), tree_depth, tree_min_depth)
+        self.arrays = (bytes32, bytes64, missing, roots, first_leaves, leaves, np.asarray(value),
+                       np.asarray(tree_offsets), np.asarray(tree_group), tree_depth, tree_min_depth)
         self.n_trees = n_trees
-        self.c.nodes32 = <const char*> n32
-        self.c.nodes64 = <const char*> n64
+        self.c.nodes32 = <const char*> &b32[0]
+        self.c.nodes64 = <const char*> &b64[0]
         self.c.missing_right = &missing_right[0]
+        self.c.tree_root = &root[0]
+        self.c.tree_first_leaf = &first_leaf[0]
+        self.c.leaf_node = &leaf_node[0]
         self.c.value = &value[0]
         self.c.tree_offsets = &tree_offsets[0]
         self.c.tree_group = &tree_group[0]
@@ -180,88 +207,84 @@ cdef class PackedForest:
                     packed_block(&self.c, rows, n_columns, block, n_rows, n_trees, out_rows, out_stride)
 
 
-cdef inline int32_t step(const char* tree, const uint8_t* missing_right, const value_t* row, int32_t at,
+cdef inline int32_t step(const char* root, const uint8_t* missing_right, const value_t* row, int32_t at,
                          bint has_nan) noexcept nogil:  # row: IN
-    """The node (byte offset) after the node at byte offset `at` for this row: arithmetic, no
-    branch. x > t is false for NaN, so without NaN in the rows the default direction is
-    never read (`has_nan`: a constant of the caller)."""
+    """The node (byte offset from the root) after the node at `at` for this row: arithmetic,
+    no branch. x > t is false for NaN, so without NaN in the rows the default direction is
+    never read (`has_nan`: a constant of the caller). missing_right: the root's entry."""
     cdef const Node32* n32
     cdef const Node64* n64
     cdef value_t x
     if value_t is float:
-        n32 = <const Node32*> (tree + at)
+        n32 = <const Node32*> (root + at)
         x = (<const float*> ((<const char*> row) + n32.feature))[0]
         if has_nan:
-            return n32.child[(x > n32.threshold) | ((x != x) & missing_right[at // sizeof(Node32)])]
+            return n32.child[(x > n32.threshold) | ((x != x) & missing_right[at // <int32_t> sizeof(Node32)])]
         return n32.child[x > n32.threshold]
     else:
-        n64 = <const Node64*> (tree + at)
+        n64 = <const Node64*> (root + at)
         x = (<const double*> ((<const char*> row) + n64.feature))[0]
         if has_nan:
-            return n64.child[(x > n64.threshold) | ((x != x) & missing_right[at // sizeof(Node64)])]
+            return n64.child[(x > n64.threshold) | ((x != x) & missing_right[at // <int32_t> sizeof(Node64)])]
         return n64.child[x > n64.threshold]
 
 
-cdef inline void walk_lanes(const char* tree, const uint8_t* missing_right, int32_t min_depth, int32_t depth,
+cdef inline void walk_lanes(const char* root, const uint8_t* missing_right, int32_t start, int32_t min_depth,
                             const value_t* rows, Py_ssize_t n_columns, int32_t* leaf,
                             bint has_nan) noexcept nogil:  # rows: IN; leaf: OUT
-    """The leaves (byte offsets) LANES consecutive rows reach in one tree, side by side (a
-    row at its leaf stays there): `min_depth` steps, then steps until no row moves (an
-    unbalanced tree's rows mostly stop far above its deepest leaf). A constant lane count,
-    so the compiler keeps the lanes in registers and the CPU overlaps their loads."""
-    cdef int32_t s, moved, next_at
+    """The leaves (byte offsets, < 0) LANES consecutive rows reach in one tree, side by
+    side: `min_depth` steps, then steps until every row is at a leaf (an unbalanced
+    tree's rows mostly stop far above its deepest leaf). A constant lane count, so the
+    compiler keeps the lanes in registers and the CPU overlaps their loads."""
+    cdef int32_t s, all_leaves
     cdef int k
     for k in range(LANES):
-        leaf[k] = 0
+        leaf[k] = start
     for s in range(min_depth):
         for k in range(LANES):
-            leaf[k] = step(tree, missing_right, rows + k * n_columns, leaf[k], has_nan)
-    for s in range(min_depth, depth):
-        moved = 0
+            leaf[k] = step(root, missing_right, rows + k * n_columns, leaf[k], has_nan)
+    while True:
+        all_leaves = -1
         for k in range(LANES):
-            next_at = step(tree, missing_right, rows + k * n_columns, leaf[k], has_nan)
-            moved |= next_at ^ leaf[k]
-            leaf[k] = next_at
-        if moved == 0:
-            break
+            all_leaves &= leaf[k]
+        if all_leaves < 0:
+            return
+        for k in range(LANES):
+            leaf[k] = step(root, missing_right, rows + k * n_columns, leaf[k], has_nan)
 
 
-cdef inline void walk_trees(const Packed* f, const char* nodes, Py_ssize_t node_size, Py_ssize_t first_tree,
+cdef inline void walk_trees(const Packed* f, const char* nodes, int32_t node_size, Py_ssize_t first_tree,
                             const value_t* row, int32_t* leaf, bint has_nan) noexcept nogil:  # row: IN; leaf: OUT
     """walk_lanes for one row through LANES consecutive trees from `first_tree` side by side
     (the last rows of a block, a single row): their walks are as independent as rows'."""
-    cdef const char* trees[LANES]
+    cdef const char* roots[LANES]
     cdef const uint8_t* missing[LANES]
-    cdef int32_t s, moved, next_at, min_depth = f.tree_min_depth[first_tree], depth = f.tree_depth[first_tree]
+    cdef int32_t s, all_leaves, min_depth = f.tree_min_depth[first_tree]
     cdef int k
     for k in range(LANES):
-        trees[k] = nodes + f.tree_offsets[first_tree + k] * node_size
-        missing[k] = f.missing_right + f.tree_offsets[first_tree + k]
+        roots[k] = nodes + f.tree_root[first_tree + k] * node_size
+        missing[k] = f.missing_right + f.tree_root[first_tree + k]
         min_depth = min(min_depth, f.tree_min_depth[first_tree + k])
-        depth = max(depth, f.tree_depth[first_tree + k])
-        leaf[k] = 0
+        leaf[k] = 0 if f.tree_depth[first_tree + k] else -node_size
     for s in range(min_depth):
         for k in range(LANES):
-            leaf[k] = step(trees[k], missing[k], row, leaf[k], has_nan)
-    for s in range(min_depth, depth):
-        moved = 0
+            leaf[k] = step(roots[k], missing[k], row, leaf[k], has_nan)
+    while True:
+        all_leaves = -1
         for k in range(LANES):
-            next_at = step(trees[k], missing[k], row, leaf[k], has_nan)
-            moved |= next_at ^ leaf[k]
-            leaf[k] = next_at
-        if moved == 0:
-            break
+            all_leaves &= leaf[k]
+        if all_leaves < 0:
+            return
+        for k in range(LANES):
+            leaf[k] = step(roots[k], missing[k], row, leaf[k], has_nan)
 
 
-cdef inline int32_t walk_row(const char* tree, const uint8_t* missing_right, int32_t depth,
+cdef inline int32_t walk_row(const char* root, const uint8_t* missing_right, int32_t start,
                              const value_t* row) noexcept nogil:  # row: IN
     """walk_lanes for a single row in a single tree."""
-    cdef int32_t s, at = 0, next_at
-    for s in range(depth):
-        next_at = step(tree, missing_right, row, at, True)
-        if next_at == at:
-            break
-        at = next_at
+    cdef int32_t at = start
+    while at >= 0:
+        at = step(root, missing_right, row, at, True)
     return at
 
 
@@ -273,17 +296,26 @@ cdef inline bint any_nan(const value_t* values, Py_ssize_t n) noexcept nogil:  #
     return found
 
 
+cdef inline void record_leaf(const Packed* f, out_t* out_row, Py_ssize_t t, int32_t at,
+                             int32_t node_size) noexcept nogil:  # out_row: IN and OUT
+    """`record` the leaf at offset `at` (< 0) of tree t: the -at/node_size-th leaf."""
+    record(out_row, f.value, f.tree_group[t], t, f.tree_offsets[t],
+           f.leaf_node[f.tree_first_leaf[t] + (-at) // node_size - 1])
+
+
 cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_columns, Py_ssize_t block,
                        Py_ssize_t n_rows, Py_ssize_t n_trees, out_t* out,
                        Py_ssize_t out_stride) noexcept nogil:  # rows: IN; out: IN and OUT
     """Row block `block` (ROW_BLOCK rows from block * ROW_BLOCK) through the first n_trees
     trees: tree by tree, LANES rows at a time; then the block's last rows (fewer than
     LANES) one by one, LANES trees at a time. Each row's outputs are recorded in tree order."""
-    cdef Py_ssize_t r0 = block * ROW_BLOCK, r1 = min(r0 + ROW_BLOCK, n_rows), r, t, base, node_size
+    cdef Py_ssize_t r0 = block * ROW_BLOCK, r1 = min(r0 + ROW_BLOCK, n_rows), r, t
     cdef Py_ssize_t lanes_end = r0 + (r1 - r0) // LANES * LANES
     cdef const char* nodes
-    cdef const char* tree
+    cdef const char* root
+    cdef const uint8_t* missing
     cdef int32_t leaf[LANES]
+    cdef int32_t node_size, start
     cdef int k
     cdef bint has_nan = any_nan(rows + r0 * n_columns, (r1 - r0) * n_columns)
     if value_t is float:
@@ -291,18 +323,17 @@ cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_column
     else:
         nodes, node_size = f.nodes64, sizeof(Node64)
     for t in range(n_trees):
-        base = f.tree_offsets[t]
-        tree = nodes + base * node_size
+        root = nodes + f.tree_root[t] * node_size
+        missing = f.missing_right + f.tree_root[t]
+        start = 0 if f.tree_depth[t] else -node_size  # a tree of one leaf: its root is that leaf
         r = r0
         while r < lanes_end:
             if has_nan:
-                walk_lanes(tree, f.missing_right + base, f.tree_min_depth[t], f.tree_depth[t], rows + r * n_columns,
-                           n_columns, leaf, True)
+                walk_lanes(root, missing, start, f.tree_min_depth[t], rows + r * n_columns, n_columns, leaf, True)
             else:
-                walk_lanes(tree, f.missing_right + base, f.tree_min_depth[t], f.tree_depth[t], rows + r * n_columns,
-                           n_columns, leaf, False)
+                walk_lanes(root, missing, start, f.tree_min_depth[t], rows + r * n_columns, n_columns, leaf, False)
             for k in range(LANES):
-                record(out + (r + k) * out_stride, f.value, f.tree_group[t], t, base, leaf[k] // node_size)
+                record_leaf(f, out + (r + k) * out_stride, t, leaf[k], node_size)
             r += LANES
     for r in range(lanes_end, r1):
         t = 0
@@ -312,14 +343,13 @@ cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_column
             else:
                 walk_trees(f, nodes, node_size, t, rows + r * n_columns, leaf, False)
             for k in range(LANES):
-                record(out + r * out_stride, f.value, f.tree_group[t + k], t + k, f.tree_offsets[t + k],
-                       leaf[k] // node_size)
+                record_leaf(f, out + r * out_stride, t + k, leaf[k], node_size)
             t += LANES
         while t < n_trees:
-            base = f.tree_offsets[t]
-            record(out + r * out_stride, f.value, f.tree_group[t], t, base,
-                   walk_row(nodes + base * node_size, f.missing_right + base, f.tree_depth[t],
-                            rows + r * n_columns) // node_size)
+            start = 0 if f.tree_depth[t] else -node_size
+            record_leaf(f, out + r * out_stride, t,
+                        walk_row(nodes + f.tree_root[t] * node_size, f.missing_right + f.tree_root[t], start,
+                                 rows + r * n_columns), node_size)
             t += 1
 
 
