@@ -98,7 +98,7 @@ def effective_n_threads(n_threads: int = 0) -> int:
     multi-threaded kernels (see the module docstring).
     """
     global _fork_warned, _threads_used
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
+    if type(n_threads) is not int and (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)):
         raise TypeError(f"n_threads must be an int (0 = all cores), got {type(n_threads).__name__}")
     if n_threads < 0:
         raise ValueError(f"n_threads must be >= 0 (0 = all cores), got {n_threads}")

@@ -38,10 +38,12 @@ ctypedef fused out_t:
     int32_t
 
 
-cdef inline void record(out_t* out_row, const double* value, int32_t group, Py_ssize_t t, Py_ssize_t base,
+cdef inline void record(out_t* out_row, int32_t group, Py_ssize_t t, const double* value, Py_ssize_t value_index,
                         Py_ssize_t leaf) noexcept nogil:  # out_row: IN and OUT; value: IN
+    """Row's output for tree t (output group `group`) reaching `leaf` (node index within
+    the tree), whose value is value[value_index]."""
     if out_t is double:
-        out_row[group] += value[base + leaf]
+        out_row[group] += value[value_index]
     else:
         out_row[t] = <int32_t> leaf
 
@@ -75,8 +77,7 @@ cdef struct Packed:
     const int64_t* tree_root       # per tree: the slot of its root (its first split; after its leaves)
     const int64_t* tree_first_leaf # per tree: its first leaf's entry in leaf_node
     const int32_t* leaf_node       # per leaf (j-th leaf of a tree: at offset -(j + 1) nodes), its node index
-    const double* value            # the forest's node values (tree t's from tree_offsets[t])
-    const int64_t* tree_offsets
+    const double* leaf_value       # ... and its value
     const int32_t* tree_group
     const int32_t* tree_depth      # steps from the root to the tree's deepest leaf (0: the root is a leaf)
     const int32_t* tree_min_depth  # ... and to its shallowest leaf
@@ -123,6 +124,7 @@ cdef class PackedForest:
         slots = np.zeros(n_nodes, dtype=np.int64)          # per node: its offset from its root, in nodes
         depths = np.zeros(n_nodes, dtype=np.int32)
         leaves = np.zeros(n_nodes, dtype=np.int32)
+        leaf_values = np.zeros(n_nodes, dtype=np.float64)
         roots = np.zeros(n_trees, dtype=np.int64)
         first_leaves = np.zeros(n_trees, dtype=np.int64)
         tree_depth = np.zeros(n_trees, dtype=np.int32)
@@ -130,6 +132,7 @@ cdef class PackedForest:
         cdef uint8_t[::1] b32 = bytes32, b64 = bytes64, missing_right = missing
         cdef int64_t[::1] slot = slots, root = roots, first_leaf = first_leaves
         cdef int32_t[::1] depth = depths, leaf_node = leaves, deepest = tree_depth, shallowest = tree_min_depth
+        cdef double[::1] leaf_value = leaf_values
         cdef Node32* n32
         cdef Node64* n64
         n_leaves = 0
@@ -143,6 +146,7 @@ cdef class PackedForest:
                     n_splits += 1
                 else:
                     leaf_node[n_leaves] = <int32_t> i
+                    leaf_value[n_leaves] = value[base + i]
                     n_leaves += 1
                     slot[base + i] = first_leaf[t] - n_leaves
             root[t] = base + (n_leaves - first_leaf[t])
@@ -166,8 +170,8 @@ cdef class PackedForest:
                 d = depth[node] + 1
                 depth[base + left_child[node]] = depth[base + right_child[node]] = d
                 deepest[t] = max(deepest[t], d)
-        self.arrays = (bytes32, bytes64, missing, roots, first_leaves, leaves, np.asarray(value),
-                       np.asarray(tree_offsets), np.asarray(tree_group), tree_depth, tree_min_depth)
+        self.arrays = (bytes32, bytes64, missing, roots, first_leaves, leaves, leaf_values,
+                       np.asarray(tree_group), tree_depth, tree_min_depth)
         self.n_trees = n_trees
         self.c.nodes32 = <const char*> &b32[0]
         self.c.nodes64 = <const char*> &b64[0]
@@ -175,8 +179,7 @@ cdef class PackedForest:
         self.c.tree_root = &root[0]
         self.c.tree_first_leaf = &first_leaf[0]
         self.c.leaf_node = &leaf_node[0]
-        self.c.value = &value[0]
-        self.c.tree_offsets = &tree_offsets[0]
+        self.c.leaf_value = &leaf_value[0]
         self.c.tree_group = &tree_group[0]
         self.c.tree_depth = &deepest[0]
         self.c.tree_min_depth = &shallowest[0]
@@ -299,8 +302,8 @@ cdef inline bint any_nan(const value_t* values, Py_ssize_t n) noexcept nogil:  #
 cdef inline void record_leaf(const Packed* f, out_t* out_row, Py_ssize_t t, int32_t at,
                              int32_t node_size) noexcept nogil:  # out_row: IN and OUT
     """`record` the leaf at offset `at` (< 0) of tree t: the -at/node_size-th leaf."""
-    record(out_row, f.value, f.tree_group[t], t, f.tree_offsets[t],
-           f.leaf_node[f.tree_first_leaf[t] + (-at) // node_size - 1])
+    cdef int64_t leaf = f.tree_first_leaf[t] + (-at) // node_size - 1
+    record(out_row, f.tree_group[t], t, f.leaf_value, leaf, f.leaf_node[leaf])
 
 
 cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_columns, Py_ssize_t block,
@@ -406,14 +409,15 @@ cdef void dense_walk(const value_t[:, :] X, const ForestArrays* a, const double*
     """Every row of X through every tree, a block of rows at a time, into `out` (`record`;
     `value` and a.tree_group: NULL for leaves)."""
     cdef Py_ssize_t n_rows = X.shape[0], n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
-    cdef Py_ssize_t block, r, t
+    cdef Py_ssize_t block, r, t, leaf
     cdef TreeArrays tree
     for block in prange(n_blocks, schedule="static", num_threads=n_threads):
         for t in range(a.n_trees):
             tree = tree_of(a, t)
             for r in range(block * ROW_BLOCK, min(block * ROW_BLOCK + ROW_BLOCK, n_rows)):
-                record(&out[r, 0], value, a.tree_group[t] if a.tree_group != NULL else 0, t, a.tree_offsets[t],
-                       dense_leaf(&tree, X, r))
+                leaf = dense_leaf(&tree, X, r)
+                record(&out[r, 0], a.tree_group[t] if a.tree_group != NULL else 0, t, value, a.tree_offsets[t] + leaf,
+                       leaf)
 
 
 def predict_forest(
@@ -511,14 +515,15 @@ cdef void csr_walk(const value_t[::1] data, const index_t[::1] indices, const in
                    int n_threads) noexcept nogil:  # data..indptr: IN; out: IN and OUT
     """dense_walk for the rows of a CSR matrix."""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
-    cdef Py_ssize_t block, r, t
+    cdef Py_ssize_t block, r, t, leaf
     cdef TreeArrays tree
     for block in prange(n_blocks, schedule="static", num_threads=n_threads):
         for t in range(a.n_trees):
             tree = tree_of(a, t)
             for r in range(block * ROW_BLOCK, min(block * ROW_BLOCK + ROW_BLOCK, n_rows)):
-                record(&out[r, 0], value, a.tree_group[t] if a.tree_group != NULL else 0, t, a.tree_offsets[t],
-                       csr_leaf(&tree, &data[0], &indices[0], indptr[r], indptr[r + 1]))
+                leaf = csr_leaf(&tree, &data[0], &indices[0], indptr[r], indptr[r + 1])
+                record(&out[r, 0], a.tree_group[t] if a.tree_group != NULL else 0, t, value, a.tree_offsets[t] + leaf,
+                       leaf)
 
 
 cdef int check_csr(const value_t[::1] data, const index_t[::1] indices, Py_ssize_t n_rows,

@@ -231,24 +231,22 @@ class Forest:
         return None if self._cache is None else self._cache[1]
 
     def _state(self) -> tuple:
-        """What the flat arrays were built from: objects (compared by identity), values,
-        and the latest tree stamp at the time (read first: a later change makes a new one)."""
-        stamp = _last_stamp
-        objects = (self.base_scores, *self.trees)
-        values = (self.n_groups, tuple(self.tree_group), tuple(t._stamp for t in self.trees))
-        return objects, values, stamp
+        """What the flat arrays are built from: the latest tree stamp (read first: a later
+        change makes a new one), objects compared by identity (the trees in a list copy),
+        and values."""
+        return (_last_stamp, self.base_scores, list(self.trees), list(self.tree_group), self.n_groups,
+                tuple(t._stamp for t in self.trees))
 
-    def _unchanged(self, old) -> bool:
+    def _unchanged(self, old: tuple) -> bool:
         """No tree, group or base score changed since `old` (a `_state()`). While no tree
         anywhere has a new stamp, comparing the lists (C loops, identity first) is enough:
         little Python work per prediction, whatever the number of trees."""
-        objects, values, stamp = old
-        if stamp == _last_stamp and len(objects) == len(self.trees) + 1:
-            return (objects[0] is self.base_scores and values[0] == self.n_groups
-                    and list(objects[1:]) == self.trees and list(values[1]) == self.tree_group)
-        new = self._state()
-        return (old[1] == new[1] and len(objects) == len(new[0])
-                and all(a is b for a, b in zip(objects, new[0])))
+        stamp, base_scores, trees, groups, n_groups, stamps = old
+        if base_scores is not self.base_scores or n_groups != self.n_groups or groups != self.tree_group:
+            return False
+        if trees != self.trees:  # Tree compares by identity (eq=False)
+            return False
+        return stamp == _last_stamp or stamps == tuple(t._stamp for t in self.trees)
 
     def flat(self, *, grown: bool = False) -> FlatForest:
         """The validated flat arrays, rebuilt (and validated again) when anything changed.
@@ -257,7 +255,7 @@ class Forest:
         GIL re-take that a busy Python thread makes slow); later changes are checked."""
         cache = self._cache
         if cache is not None and self._unchanged(cache[0]):
-            if cache[0][2] != _last_stamp:  # the same trees: keep the new stamp (fast check next time)
+            if cache[0][0] != _last_stamp:  # the same trees: keep the new stamp (fast check next time)
                 self._cache = (self._state(), cache[1])
             return cache[1]
         state = self._state()
