@@ -89,18 +89,34 @@ def _references(booster, lgb_model) -> dict:
     return refs
 
 
-def best_times(models: dict, cases: list, repeats: int) -> dict:
-    """(name, case) -> best wall seconds, every model called in turn in each repeat."""
-    best = {}
+def best_times(models: dict, cases: list, repeats: int) -> tuple[dict, dict]:
+    """(name, case) -> best wall seconds, and best CPU seconds (the process's, every
+    thread's together), every model called in turn in each repeat."""
+    wall, cpu = {}, {}
     for _ in range(repeats):
         for label, rows, threads, calls in cases:
             for name, predict in models.items():
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 for _ in range(calls):
                     predict(rows, threads)
-                seconds = (time.perf_counter() - start) / calls
-                best[name, label] = min(best.get((name, label), np.inf), seconds)
-    return best
+                wall[name, label] = min(wall.get((name, label), np.inf), (time.perf_counter() - start) / calls)
+                cpu[name, label] = min(cpu.get((name, label), np.inf), (time.process_time() - start_cpu) / calls)
+    return wall, cpu
+
+
+def print_table(models: dict, cases: list, best: dict) -> None:
+    print("| model | " + " | ".join(label for label, *_ in cases) + " |")
+    print("|---|" + "---:|" * len(cases))
+    xgb_name = "XGBoost inplace_predict"
+    for name in models:
+        cells = []
+        for label, *_ in cases:
+            seconds = best[name, label]
+            cell = f"{seconds * 1e6:.1f} us" if label.startswith("1 row") else f"{seconds * 1e3:.1f} ms"
+            if name != xgb_name:
+                cell += f" ({seconds / best[xgb_name, label]:.2f}x)"
+            cells.append(cell)
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -115,20 +131,11 @@ def main():
         predict(X[:1000], 1)
         predict(X[:1000], 2)
     cases = [("100k rows, 1 thread", X, 1, 1), ("100k rows, 2 threads", X, 2, 1), ("1 row, 1 thread", one_row, 1, 200)]
-    best = best_times(models, cases, args.repeats)
-    print(f"\nbest of {args.repeats} (wall); 1 row: mean of 200 calls, best of {args.repeats}\n")
-    print("| model | " + " | ".join(label for label, *_ in cases) + " |")
-    print("|---|" + "---:|" * len(cases))
-    xgb_name = "XGBoost inplace_predict"
-    for name in models:
-        cells = []
-        for label, *_ in cases:
-            seconds = best[name, label]
-            cell = f"{seconds * 1e6:.1f} us" if label.startswith("1 row") else f"{seconds * 1e3:.1f} ms"
-            if name != xgb_name:
-                cell += f" ({seconds / best[xgb_name, label]:.2f}x)"
-            cells.append(cell)
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    wall, cpu = best_times(models, cases, args.repeats)
+    print(f"\nWall time, best of {args.repeats} (1 row: mean of 200 calls, best of {args.repeats})\n")
+    print_table(models, cases, wall)
+    print(f"\nCPU time of the process (every thread's together), best of {args.repeats}\n")
+    print_table(models, cases, cpu)
     print("\n(x: time relative to XGBoost inplace_predict)")
 
 
