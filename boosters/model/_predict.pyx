@@ -302,7 +302,7 @@ cdef inline bint any_nan(const value_t* values, Py_ssize_t n) noexcept nogil:  #
 cdef inline void record_leaf(const Packed* f, out_t* out_row, Py_ssize_t t, int32_t at,
                              int32_t node_size) noexcept nogil:  # out_row: IN and OUT
     """`record` the leaf at offset `at` (< 0) of tree t: the -at/node_size-th leaf."""
-    cdef int64_t leaf = f.tree_first_leaf[t] + (-at) // node_size - 1
+    cdef int64_t leaf = f.tree_first_leaf[t] + <uint32_t> (-at) // <uint32_t> node_size - 1  # unsigned: a shift
     record(out_row, f.tree_group[t], t, f.leaf_value, leaf, f.leaf_node[leaf])
 
 

@@ -371,14 +371,20 @@ def _block_rows(n_trees: int) -> int:
 
 
 def _packed_walk(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
-    """`packed.predict` of the first n_trees trees over X's rows, in blocks (`_block_rows`;
-    a block in another memory order is copied C-contiguous first, as the kernel reads it)."""
+    """`packed.predict` of the first n_trees trees over X's rows, in blocks (`_block_rows`:
+    Python acts on Ctrl-C between them)."""
     rows = _block_rows(n_trees)
     if X.shape[0] <= rows:  # one block: no slicing (single rows are served this way)
-        packed.predict(np.ascontiguousarray(X), out, n_trees, n_threads)
+        _predict_block(packed, X, out, n_trees, n_threads)
         return
     for start in range(0, X.shape[0], rows):
-        packed.predict(np.ascontiguousarray(X[start:start + rows]), out[start:start + rows], n_trees, n_threads)
+        _predict_block(packed, X[start:start + rows], out[start:start + rows], n_trees, n_threads)
+
+
+def _predict_block(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
+    """One block of rows through the packed kernel, which reads C-contiguous rows (a block
+    in another memory order is copied)."""
+    packed.predict(np.ascontiguousarray(X), out, n_trees, n_threads)
 
 
 def _run_in_blocks(dense_kernel, csr_kernel, X, rows: int, trees: tuple, category_args: tuple, out: np.ndarray,
