@@ -160,3 +160,18 @@ def test_packed_arguments_are_checked():
         p.predict(X, np.zeros((20, 1)), 4, 1)
     with pytest.raises(ValueError, match="one column per tree"):
         p.predict(X, np.zeros((20, 2), np.int32), 3, 1)
+
+
+def test_features_past_the_packed_range_take_the_general_walk():
+    """A split feature whose byte offset in a float64 row would not fit the node's int32 is
+    never packed (the forest predicts with the general walk)."""
+    from boosters.model._predict import MAX_PACKED_FEATURES
+    far = Tree([MAX_PACKED_FEATURES, -1, -1], [0.0, 0, 0], [0, 0, 0], [1, 0, 0], [1, -1, -1], [2, -1, -1],
+               [0.0, -1.0, 1.0], [0, 0, 0], [0, 0, 0], [0, 0, 0])
+    forest = Forest(1, np.zeros(1))
+    forest.add(far, 0)
+    assert forest.flat().packed is None
+    a = forest.flat().arrays
+    with pytest.raises(ValueError, match="features below"):
+        PackedForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
+                     a["value"], forest.flat().tree_offsets, forest.flat().tree_group)

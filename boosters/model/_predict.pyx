@@ -83,6 +83,9 @@ cdef struct Packed:
     const int32_t* tree_min_depth  # ... and to its shallowest leaf
 
 
+MAX_PACKED_FEATURES = 2 ** 28  # a feature's byte offset in a float64 row fits an int32
+
+
 def float32_thresholds(const double[::1] threshold):
     """Per threshold t, the largest float32 <= t: for every float32 x, x <= t exactly when
     x <= that float32 (no float32 lies between them), so float32 rows compare in float32."""
@@ -116,6 +119,8 @@ cdef class PackedForest:
             raise ValueError("the node arrays must have the same length")
         if n_nodes * sizeof(Node64) >= 2 ** 31:
             raise ValueError("the forest is too large to pack (2 GB of nodes)")
+        if np.max(split_feature) >= MAX_PACKED_FEATURES:
+            raise ValueError(f"a PackedForest reads features below {MAX_PACKED_FEATURES} (int32 byte offsets)")
         thresholds32 = float32_thresholds(threshold)
         cdef const float[::1] t32 = thresholds32
         bytes32 = np.zeros(n_nodes * sizeof(Node32), dtype=np.uint8)

@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
-from boosters.model._predict import (PackedForest, predict_forest, predict_forest_csr, predict_leaves,
-                                     predict_leaves_csr)
+from boosters.model._predict import (MAX_PACKED_FEATURES, PackedForest, predict_forest, predict_forest_csr,
+                                     predict_leaves, predict_leaves_csr)
 from boosters.model._linear import add_linear_outputs
 from boosters.model.linear import LinearLeaves
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
@@ -303,7 +303,7 @@ class Forest:
         for arr in (*(categories or ()), *(linear or ())):
             arr.flags.writeable = False
         packed = None
-        if categories is None and len(groups):
+        if categories is None and len(groups) and n_features < MAX_PACKED_FEATURES:
             packed = PackedForest(arrays["split_feature"], arrays["threshold"], arrays["default_left"],
                                   arrays["left_child"], arrays["right_child"], arrays["value"], offsets, groups)
         flat = FlatForest(arrays, offsets, groups, n_features, categories, linear, packed)
