@@ -14,6 +14,7 @@ import functools
 import json
 import time
 from importlib import resources
+from pathlib import Path
 
 import jsonschema
 import numpy as np
@@ -524,3 +525,18 @@ def test_fuzz_json_bytes(kind, data):
     model = check_loaded_or_rejected(bytes(raw), doc if doc is not None else {})
     if doc is None:
         assert model is None
+
+
+# ----------------------------------------------------------------------------------
+# The committed files of every format version
+# ----------------------------------------------------------------------------------
+
+COMMITTED = sorted((Path(__file__).parent / "models").glob("v*/*.bstr.json"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_committed_json_files_validate_and_hold_their_npz_twins_model(path):
+    """(test_model_compatibility.py checks their predictions.)"""
+    VALIDATOR.validate(json.loads(path.read_bytes()))
+    twin = path.with_name(path.name.split(".")[0] + ".bst")
+    assert bst.GBDTModel.load(path).to_bytes() == bst.GBDTModel.load(twin).to_bytes()
