@@ -204,7 +204,9 @@ def test_the_document_is_laid_out_for_people():
     assert text.startswith('{\n  "format_version": 1,\n')
     assert '\n        "split_feature": [' in text  # one line per node array
     doc = json.loads(text)
-    assert list(doc)[-2:] == ["base_scores", "trees"]
+    assert list(doc) == ["format_version", "objective", "n_groups", "n_features", "feature_names",
+                         "categorical_features", "categories", "base_scores", "best_iteration", "best_score",
+                         "eval_history", "config", "trees"]
     assert set(doc["trees"][0]) == {"group", "nodes", "category_sets"}
 
 

@@ -23,6 +23,9 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.validation import LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES
 
 SCHEMA_FILE = "model.schema.json"
+# the document's fields in the order people read them (what the model is, then how it came to be)
+FIELD_ORDER = ("format_version", "objective", "n_groups", "n_features", "feature_names", "categorical_features",
+               "categories", "base_scores", "best_iteration", "best_score", "eval_history", "config", "trees")
 # a tree's "nodes": every node array but category_set, which only categorical models write
 NODE_FIELDS = tuple(name for name in TREE_ARRAY_DTYPES if name != "category_set")
 # a tree's "linear" object: short names of the .npz members
@@ -46,7 +49,7 @@ def to_json_bytes(ensemble: Ensemble) -> bytes:
     doc["eval_history"] = [_score_to_json(s) for s in header["eval_history"]]
     doc["base_scores"] = arrays["base_scores"].tolist()
     doc["trees"] = _trees_to_json(arrays)
-    return (_dump(doc, 0) + "\n").encode()
+    return (_dump({name: doc[name] for name in FIELD_ORDER if name in doc}, 0) + "\n").encode()
 
 
 def _score_to_json(score):
