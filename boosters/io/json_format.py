@@ -49,7 +49,8 @@ def to_json_bytes(ensemble: Ensemble) -> bytes:
     doc["eval_history"] = [_score_to_json(s) for s in header["eval_history"]]
     doc["base_scores"] = arrays["base_scores"].tolist()
     doc["trees"] = _trees_to_json(arrays)
-    return (_dump({name: doc[name] for name in FIELD_ORDER if name in doc}, 0) + "\n").encode()
+    ordered = {**{name: doc[name] for name in FIELD_ORDER if name in doc}, **doc}  # (any other field last)
+    return (_dump(ordered, 0) + "\n").encode()
 
 
 def _score_to_json(score):
@@ -127,8 +128,8 @@ def _bounded_int(token: str) -> int:
 
 
 def _finite_float(token: str) -> float:
-    value = float(token[:MAX_FLOAT_CHARS + 1])  # a longer token is refused below, unread
-    if len(token) > MAX_FLOAT_CHARS or not math.isfinite(value):
+    value = float(token) if len(token) <= MAX_FLOAT_CHARS else math.nan  # a longer one is refused unread
+    if not math.isfinite(value):
         raise ValueError(f"number {token[:24]!r} is not a finite float of at most {MAX_FLOAT_CHARS} characters "
                          f"(write infinite thresholds as \"inf\" / \"-inf\")")
     return value
