@@ -396,7 +396,8 @@ def _json_of(kind: str) -> dict:
 def _random_path(data, doc) -> list:
     """A path (keys and indices) to a value or container of `doc`, walked down from the
     top (or, half the time, from the trees: where most of a document is)."""
-    path, target = ([], doc) if data.draw(st.booleans()) else (["trees"], doc["trees"])
+    from_trees = data.draw(st.booleans()) and isinstance(doc.get("trees"), list)
+    path, target = (["trees"], doc["trees"]) if from_trees else ([], doc)
     while isinstance(target, (dict, list)) and target:
         key = data.draw(st.sampled_from(list(target) if isinstance(target, dict) else range(len(target))))
         path.append(key)
@@ -462,7 +463,7 @@ def test_fuzz_json_values_and_keys(kind, data):
 
 def _arrays_of(doc: dict) -> dict:
     """The .npz arrays of a document of FUZZ_KINDS, built by the test: only for documents
-    whose node values all have their array's type (as _typed_node_edit makes them)."""
+    whose node values all have their array's type (as test_fuzz_json_node_values makes them)."""
     trees = doc["trees"]
     arrays = {name: np.array([v for t in trees for v in t["nodes"][name]], dtype=dtype)
               for name, dtype in TREE_ARRAYS.items()}
