@@ -13,7 +13,7 @@ except ModuleNotFoundError as exc:  # the source tree itself, without its compil
         "Install it (pip install .) and run from another directory, or install it in editable "
         "mode (pip install -e .), which works from here too."
     ) from exc
-from boosters import callbacks
+from boosters import callbacks, convert
 from boosters._lib.show_config import show_config
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
@@ -23,6 +23,7 @@ from boosters.gbdt_model import GBDTModel
 __all__ = [
     "__version__",
     "callbacks",
+    "convert",
     "Dataset",
     "GBDTConfig",
     "GBDTModel",

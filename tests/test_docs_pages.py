@@ -30,7 +30,7 @@ RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/
                   "guide/sklearn.md", "guide/ranking.md", "guide/dart.md", "guide/multi_output.md",
                   "guide/custom_objectives.md", "guide/regression_objectives.md",
                   "guide/classification_objectives.md"]
-RUNNABLE_PAGES += ["guide/linear_leaves.md"]
+RUNNABLE_PAGES += ["guide/linear_leaves.md", "guide/converting_xgboost.md", "guide/converting_lightgbm.md"]
 RUNNABLE_PAGES += ["format.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -6,4 +6,8 @@ The source libraries are imported only when one of their objects is passed; a mo
 or its bytes needs neither installed.
 """
 
-__all__: list[str] = []
+from boosters.convert.lightgbm import from_lightgbm
+from boosters.convert.xgboost import from_xgboost
+from boosters.convert.xgboost_export import to_xgboost_json
+
+__all__: list[str] = ["from_lightgbm", "from_xgboost", "to_xgboost_json"]
