@@ -17,7 +17,9 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+import lightgbm
 import numpy as np
+import xgboost
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -163,6 +165,26 @@ def test_json_round_trip_predicts_bit_identically(name):
     # a custom objective's function is not in a file: the .npz loads the same objective
     assert from_json.objective == from_npz.objective and from_json.config == from_npz.config
     assert from_json.feature_names == model.feature_names and from_json.eval_history == model.eval_history
+
+
+def test_converted_models_round_trip():
+    """Models converted from LightGBM and XGBoost (no config; thresholds as they gave them,
+    categorical sets and NaN directions included) are JSON models like any other."""
+    X, rng = _rows(300)
+    y = X[:, 0] + np.where(X[:, 3] == 2, 3.0, 0.0) + np.nan_to_num(X[:, 1])
+    lgb = lightgbm.train({"objective": "regression", "num_leaves": 7, "verbose": -1, "num_threads": 1,
+                          "max_cat_to_onehot": 8, "min_data_in_leaf": 5},
+                         lightgbm.Dataset(X, y, categorical_feature=[3]), num_boost_round=4)
+    xgb = xgboost.train({"max_depth": 3, "nthread": 1}, xgboost.DMatrix(X, y), num_boost_round=4)
+    converted = bst.convert.from_lightgbm(lgb), bst.convert.from_xgboost(xgb)
+    assert converted[0].forest.flat().categories is not None  # LightGBM split on a category
+    for source in converted:
+        assert source.config is None
+        data = source.to_json_bytes()
+        VALIDATOR.validate(json.loads(data))
+        loaded = bst.GBDTModel.from_json_bytes(data)
+        np.testing.assert_array_equal(loaded.predict_raw(X, n_threads=1), source.predict_raw(X, n_threads=1))
+        assert loaded.to_bytes() == source.to_bytes()
 
 
 def test_floats_round_trip_exactly():
