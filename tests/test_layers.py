@@ -34,7 +34,7 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
 # ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.progress": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
-                 "boosters.data.frames": ("pyarrow",)}
+                 "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 
