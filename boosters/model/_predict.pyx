@@ -261,6 +261,11 @@ cdef inline void walk_lanes(const char* root, const uint8_t* missing_right, int3
             leaf[k] = step(root, missing_right, rows + k * n_columns, leaf[k], has_nan)
 
 
+cdef inline int32_t tree_start(const Packed* f, Py_ssize_t t, int32_t node_size) noexcept nogil:
+    """Where a walk of tree t starts: its root, or for a tree of one leaf that leaf (offset -node_size)."""
+    return 0 if f.tree_depth[t] else -node_size
+
+
 cdef inline void walk_trees(const Packed* f, const char* nodes, int32_t node_size, Py_ssize_t first_tree,
                             const value_t* row, int32_t* leaf, bint has_nan) noexcept nogil:  # row: IN; leaf: OUT
     """walk_lanes for one row through LANES consecutive trees from `first_tree` side by side
@@ -273,7 +278,7 @@ cdef inline void walk_trees(const Packed* f, const char* nodes, int32_t node_siz
         roots[k] = nodes + f.tree_root[first_tree + k] * node_size
         missing[k] = f.missing_right + f.tree_root[first_tree + k]
         min_depth = min(min_depth, f.tree_min_depth[first_tree + k])
-        leaf[k] = 0 if f.tree_depth[first_tree + k] else -node_size
+        leaf[k] = tree_start(f, first_tree + k, node_size)
     for s in range(min_depth):
         for k in range(LANES):
             leaf[k] = step(roots[k], missing[k], row, leaf[k], has_nan)
@@ -333,7 +338,7 @@ cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_column
     for t in range(n_trees):
         root = nodes + f.tree_root[t] * node_size
         missing = f.missing_right + f.tree_root[t]
-        start = 0 if f.tree_depth[t] else -node_size  # a tree of one leaf: its root is that leaf
+        start = tree_start(f, t, node_size)
         r = r0
         while r < lanes_end:
             if has_nan:
@@ -354,7 +359,7 @@ cdef void packed_block(const Packed* f, const value_t* rows, Py_ssize_t n_column
                 record_leaf(f, out + r * out_stride, t + k, leaf[k], node_size)
             t += LANES
         while t < n_trees:
-            start = 0 if f.tree_depth[t] else -node_size
+            start = tree_start(f, t, node_size)
             record_leaf(f, out + r * out_stride, t,
                         walk_row(nodes + f.tree_root[t] * node_size, f.missing_right + f.tree_root[t], start,
                                  rows + r * n_columns), node_size)
