@@ -237,20 +237,19 @@ cdef inline int32_t step(const char* root, const uint8_t* missing_right, const v
         return n64.child[x > n64.threshold]
 
 
-cdef inline void walk_lanes(const char* root, const uint8_t* missing_right, int32_t start, int32_t min_depth,
-                            const value_t* rows, Py_ssize_t n_columns, int32_t* leaf,
-                            bint has_nan) noexcept nogil:  # rows: IN; leaf: OUT
-    """The leaves (byte offsets, < 0) LANES consecutive rows reach in one tree, side by
-    side: `min_depth` steps, then steps until every row is at a leaf (an unbalanced
-    tree's rows mostly stop far above its deepest leaf). A constant lane count, so the
-    compiler keeps the lanes in registers and the CPU overlaps their loads."""
+cdef inline void walk(const char** roots, const uint8_t** missing, const value_t** rows, int32_t* leaf,
+                      int32_t min_depth, bint has_nan) noexcept nogil:  # leaf: IN and OUT
+    """LANES walks side by side, walk k through the tree at roots[k] (its missing-right
+    flags at missing[k]) for the row at rows[k], from leaf[k] (its start) to the leaf it
+    reaches (a byte offset < 0): `min_depth` steps, then steps until every walk is at a
+    leaf (an unbalanced tree's rows mostly stop far above its deepest leaf). The walks are
+    independent, so the CPU overlaps their loads. Two uses: LANES rows through one tree (the
+    arrays hold one root, inlined away), one row through LANES trees (a block's last rows)."""
     cdef int32_t s, all_leaves
     cdef int k
-    for k in range(LANES):
-        leaf[k] = start
     for s in range(min_depth):
         for k in range(LANES):
-            leaf[k] = step(root, missing_right, rows + k * n_columns, leaf[k], has_nan)
+            leaf[k] = step(roots[k], missing[k], rows[k], leaf[k], has_nan)
     while True:
         all_leaves = -1
         for k in range(LANES):
@@ -258,7 +257,20 @@ cdef inline void walk_lanes(const char* root, const uint8_t* missing_right, int3
         if all_leaves < 0:
             return
         for k in range(LANES):
-            leaf[k] = step(root, missing_right, rows + k * n_columns, leaf[k], has_nan)
+            leaf[k] = step(roots[k], missing[k], rows[k], leaf[k], has_nan)
+
+
+cdef inline void walk_lanes(const char* root, const uint8_t* missing_right, int32_t start, int32_t min_depth,
+                            const value_t* rows, Py_ssize_t n_columns, int32_t* leaf,
+                            bint has_nan) noexcept nogil:  # rows: IN; leaf: OUT
+    """The leaves LANES consecutive rows reach in one tree (`walk`)."""
+    cdef const char* roots[LANES]
+    cdef const uint8_t* missing[LANES]
+    cdef const value_t* lane_rows[LANES]
+    cdef int k
+    for k in range(LANES):
+        roots[k], missing[k], lane_rows[k], leaf[k] = root, missing_right, rows + k * n_columns, start
+    walk(roots, missing, lane_rows, leaf, min_depth, has_nan)
 
 
 cdef inline int32_t tree_start(const Packed* f, Py_ssize_t t, int32_t node_size) noexcept nogil:
@@ -268,28 +280,19 @@ cdef inline int32_t tree_start(const Packed* f, Py_ssize_t t, int32_t node_size)
 
 cdef inline void walk_trees(const Packed* f, const char* nodes, int32_t node_size, Py_ssize_t first_tree,
                             const value_t* row, int32_t* leaf, bint has_nan) noexcept nogil:  # row: IN; leaf: OUT
-    """walk_lanes for one row through LANES consecutive trees from `first_tree` side by side
-    (the last rows of a block, a single row): their walks are as independent as rows'."""
+    """The leaves one row reaches in LANES consecutive trees from `first_tree` (`walk`)."""
     cdef const char* roots[LANES]
     cdef const uint8_t* missing[LANES]
-    cdef int32_t s, all_leaves, min_depth = f.tree_min_depth[first_tree]
+    cdef const value_t* lane_rows[LANES]
+    cdef int32_t min_depth = f.tree_min_depth[first_tree]
     cdef int k
     for k in range(LANES):
         roots[k] = nodes + f.tree_root[first_tree + k] * node_size
         missing[k] = f.missing_right + f.tree_root[first_tree + k]
+        lane_rows[k] = row
         min_depth = min(min_depth, f.tree_min_depth[first_tree + k])
         leaf[k] = tree_start(f, first_tree + k, node_size)
-    for s in range(min_depth):
-        for k in range(LANES):
-            leaf[k] = step(roots[k], missing[k], row, leaf[k], has_nan)
-    while True:
-        all_leaves = -1
-        for k in range(LANES):
-            all_leaves &= leaf[k]
-        if all_leaves < 0:
-            return
-        for k in range(LANES):
-            leaf[k] = step(roots[k], missing[k], row, leaf[k], has_nan)
+    walk(roots, missing, lane_rows, leaf, min_depth, has_nan)
 
 
 cdef inline int32_t walk_row(const char* root, const uint8_t* missing_right, int32_t start,
