@@ -7,6 +7,12 @@ Each side runs in its own process, so one's memory does not count in the other's
 data (rows x features float32, written a block at a time) is made once in --dir.
 
     python benchmarks/out_of_core.py --rows 2000000 --features 100 --trees 20 --threads 2
+
+With `--memory-limit-mib N` (Linux, root, cgroup v1 memory controller) the out-of-core side
+runs in a memory cgroup of N MiB, which counts the page cache too: bin files larger than
+what is left of N cannot stay cached, so every histogram pass reads them from the disk
+(the regime out-of-core training is for). `--drop-caches` empties the page cache before
+each side, so both start from a cold disk.
 """
 
 from __future__ import annotations
@@ -67,6 +73,28 @@ class PeakSampler(threading.Thread):
         return max(self.peak, rss_anon_kib())
 
 
+CGROUP = "/sys/fs/cgroup/memory/boosters_out_of_core_bench"
+
+
+def memory_cgroup(limit_mib: int):
+    """A function that moves the calling (child) process into a cgroup v1 memory group of
+    `limit_mib` MiB, page cache included."""
+    os.makedirs(CGROUP, exist_ok=True)
+    with open(os.path.join(CGROUP, "memory.limit_in_bytes"), "w") as f:
+        f.write(str(limit_mib * 2**20))
+
+    def enter():
+        with open(os.path.join(CGROUP, "tasks"), "w") as f:
+            f.write(str(os.getpid()))
+    return enter
+
+
+def drop_page_cache() -> None:
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("1")
+
+
 def run_one(mode: str, directory: str, trees: int, threads: int) -> dict:
     """One side, in this process: peak RssAnon and seconds of making the Dataset and training."""
     import boosters as bst
@@ -98,6 +126,9 @@ def main():
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--dir", default=None, help="where the data and models go (a temporary one by default)")
+    parser.add_argument("--memory-limit-mib", type=int, default=None,
+                        help="run the out-of-core side in a memory cgroup this large (page cache included)")
+    parser.add_argument("--drop-caches", action="store_true", help="empty the page cache before each side")
     parser.add_argument("--run", choices=["memory", "out-of-core"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
@@ -108,9 +139,13 @@ def main():
     raw_mib = args.rows * args.features * 4 / 2**20
     results = {}
     for mode in ("out-of-core", "memory"):
+        if args.drop_caches:
+            drop_page_cache()
+        limit = args.memory_limit_mib if mode == "out-of-core" else None
         out = subprocess.run([sys.executable, __file__, "--run", mode, "--dir", directory, "--trees",
                               str(args.trees), "--threads", str(args.threads)],
-                             check=True, capture_output=True, text=True).stdout
+                             check=True, capture_output=True, text=True,
+                             preexec_fn=None if limit is None else memory_cgroup(limit)).stdout
         results[mode] = json.loads(out.strip().splitlines()[-1])
 
     import boosters as bst
@@ -121,7 +156,8 @@ def main():
     same_predictions = np.array_equal(ooc.predict(X_head), mem.predict(X_head))
 
     print(f"{args.rows} x {args.features} float32: raw {raw_mib:.0f} MiB; {args.trees} trees of depth 6, "
-          f"{args.threads} threads")
+          f"{args.threads} threads; out-of-core memory limit (page cache included): "
+          f"{args.memory_limit_mib or 'none'} MiB; page cache dropped before each side: {args.drop_caches}")
     print("| mode | peak RssAnon (MiB) | raw / peak RssAnon | make Dataset (s) | train (s) | total (s) |")
     print("|---|---|---|---|---|---|")
     for mode, r in results.items():
