@@ -216,12 +216,13 @@ cdef class HistogramBuilder:
             self._build_sparse_nodes(part, slot_v, node_v, n)
         if n_col == 0:
             pass
-        elif t > 1:
+        elif t > 1:  # column by column, each column's nodes in turn: a column is read once per
+            # batch of nodes (memory-mapped bins larger than the page cache: once per level)
             for k in prange(n * n_col, schedule="static", num_threads=t):
-                self._build_column(part, node_v[k // n_col], slot_v[k // n_col], self.columns[k % n_col])
+                self._build_column(part, node_v[k % n], slot_v[k % n], self.columns[k // n])
         else:
             for k in range(n * n_col):
-                self._build_column(part, node_v[k // n_col], slot_v[k // n_col], self.columns[k % n_col])
+                self._build_column(part, node_v[k % n], slot_v[k % n], self.columns[k // n])
 
     cdef void subtract(
         self,
