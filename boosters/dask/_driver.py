@@ -1,0 +1,213 @@
+"""The data-parallel growth loop: the driver grows each tree from histograms that the
+partitions' workers build and a fixed tree of Dask tasks sums.
+
+It follows `training/_grow.GrowthLoop` step by step (the same node numbering, split
+rules, subtraction trick, depth-wise levels and leaf-wise best-gain-first order), with
+the kernels split between the two sides:
+
+- workers (`_partition_state.py`): per tree, gradients and the root's histogram; per
+  step, the step's splits applied to their rows, then the smaller child's histogram of
+  each split parent (smaller by the global row counts, themselves a reduced task result);
+- driver: the summed histograms, the larger children by subtraction, the split finder
+  (the library's own, over a pool where slot == node), the tree's arrays.
+
+One growth step is one round trip: the driver submits the split tasks, the count sum,
+the histogram tasks and the histogram sum together and waits only for the two sums.
+Each partition's tasks are pinned to the worker holding its state; the sums are plain
+tasks in a fixed binary tree over the partitions, so their order of addition (and
+every float64 bit) depends on the partitioning only, not on the number of workers.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from boosters._testing.kernels import column_totals, find_best_splits, leaf_weight
+from boosters.config import GBDTConfig, GrowthStrategy
+from boosters.dask import _partition_state as tasks
+from boosters.model.tree import Tree
+from boosters.training._split import FloatSplitFinder
+
+
+def fixed_sum(client, futures: list):
+    """The sum of task results: neighbours added pairwise, level by level (an order fixed
+    by their number alone)."""
+    while len(futures) > 1:
+        pairs = [client.submit(tasks.add, futures[i], futures[i + 1], pure=False)
+                 for i in range(0, len(futures) - 1, 2)]
+        futures = pairs + futures[len(futures) - len(futures) % 2:]
+    return futures[0]
+
+
+class Partitions:
+    """The partitions' states (futures) and the workers holding them: submits tasks pinned
+    to them and sums results in a fixed tree."""
+
+    def __init__(self, client, states: list):
+        self.client = client
+        self.states = states
+        holders = client.who_has(states)
+        self.workers = [sorted(holders[s.key])[0] for s in states]
+        self.round_trips = 0
+
+    def on_each(self, function, *args) -> list:
+        """function(state_i, *args) on every partition, on the worker holding state_i
+        (pure=False: the tasks mutate the state, never deduplicate them)."""
+        return [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False, pure=False)
+                for state, worker in zip(self.states, self.workers)]
+
+    def reduce(self, futures: list):
+        return fixed_sum(self.client, futures)
+
+    def gather(self, futures):
+        self.round_trips += 1
+        return self.client.gather(futures)
+
+
+class DaskTreeGrower:
+    """Grows the trees of a training whose rows live in `partitions` (binned with
+    `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets)."""
+
+    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int):
+        self.partitions = partitions
+        self.config = config
+        self.edges = [np.asarray(e, dtype=np.float64) for e in mapper.upper_edges]
+        self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
+        features = np.flatnonzero(mapper.is_usable).astype(np.int32)
+        self.has_features = len(features) > 0
+        self.max_nodes = self.max_nodes_for(config, n_rows)
+        self.max_leaves = config.n_leaves if self.leafwise else self.max_nodes
+        self.max_depth = -1 if config.max_depth is None else config.max_depth
+        self.min_rows_to_split = max(2, 2 * config.min_samples_leaf)
+        self.n_rows = n_rows
+        self.pool = np.zeros((self.max_nodes, layout.total_bins, 2))  # slot i: node i's histogram
+        self.finder = FloatSplitFinder.for_binned(
+            self.pool, layout, features, l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
+            min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf, n_threads=1)
+        column = layout.feature_column[features[0]] if self.has_features else 0
+        self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
+
+    @staticmethod
+    def max_nodes_for(config: GBDTConfig, n_rows: int) -> int:
+        """Nodes of a tree at most (as TreeGrower's)."""
+        if config.growth_strategy is GrowthStrategy.Leafwise:
+            return max(1, min(2 * config.n_leaves - 1, 2 * n_rows - 1))
+        return max(1, min(2 ** (config.max_depth + 1) - 1, 2 * n_rows - 1))
+
+    # -- one tree ---------------------------------------------------------------------------
+
+    def grow(self, previous_leaves, output: int, new_round: bool) -> Tree:
+        """The tree of `output`, after adding `previous_leaves` (see tasks.start_tree) to
+        the workers' margins."""
+        p = self.partitions
+        self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
+        root = self._add(0, self.n_rows)
+        self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_tree, previous_leaves, output, new_round)))
+        g, h = column_totals(self.finder, root, *self.totals_bins)
+        self.nodes[root].update(sum_g=g, sum_h=h)
+        if self._splittable(root):
+            self._find_splits([root])
+            self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        return self._tree()
+
+    def _grow_depthwise(self) -> None:
+        level = [0]
+        while level:
+            parents = [n for n in level if self.nodes[n]["best"] is not None]
+            level = self._expand(parents, children_final=False) if parents else []
+
+    def _grow_leafwise(self) -> None:
+        heap, n_leaves = [], 1  # (-gain, node): best gain first, ties the lowest node id
+        if self.nodes[0]["best"] is not None:
+            heapq.heappush(heap, (-self.nodes[0]["best"][0], 0))
+        while heap and n_leaves < self.max_leaves:
+            _, node = heapq.heappop(heap)
+            n_leaves += 1
+            for child in self._expand([node], children_final=n_leaves == self.max_leaves):
+                if self.nodes[child]["best"] is not None:
+                    heapq.heappush(heap, (-self.nodes[child]["best"][0], child))
+
+    # -- one expansion step -------------------------------------------------------------------
+
+    def _add(self, depth: int, count: int) -> int:
+        self.nodes.append(dict(depth=depth, count=count, sum_g=0.0, sum_h=0.0, best=None, feature=-1,
+                               threshold_bin=0, default_left=0, left=-1, right=-1, gain=0.0))
+        return len(self.nodes) - 1
+
+    def _splittable(self, node: int) -> bool:
+        n = self.nodes[node]
+        return (self.has_features and (self.max_depth < 0 or n["depth"] < self.max_depth)
+                and n["count"] >= self.min_rows_to_split)
+
+    def _expand(self, parents: list, children_final: bool) -> list:
+        """Split `parents` by their best splits on every partition; the children's
+        histograms and best splits unless `children_final`. Returns the children."""
+        p = self.partitions
+        splits = np.zeros((len(parents), 6), dtype=np.int64)
+        for i, parent in enumerate(parents):
+            depth = self.nodes[parent]["depth"] + 1
+            left, right = self._add(depth, 0), self._add(depth, 0)
+            _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
+            splits[i] = parent, feature, bin_, default_left, left, right
+        counts = p.reduce(p.on_each(tasks.split_nodes, splits))
+        if children_final:
+            counts = p.gather(counts)
+        else:
+            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, splits, counts))])
+        evaluate = []
+        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
+            self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
+            if children_final:
+                continue
+            small, large = (left, right) if counts[0, i] <= counts[1, i] else (right, left)
+            self.pool[small] = hist[i]
+            np.subtract(self.pool[parent], self.pool[small], out=self.pool[large])
+            evaluate += [n for n in (small, large) if self._splittable(n)]
+        self._find_splits(evaluate)
+        return splits[:, 4:].ravel().tolist()
+
+    def _record_split(self, parent: int, left: int, right: int, n_left: int, n_right: int) -> None:
+        node = self.nodes[parent]
+        gain, feature, bin_, default_left, has_missing, left_g, left_h = node["best"]
+        # a feature with no missing values here sends them (at prediction) to the larger child
+        node.update(feature=feature, threshold_bin=bin_, left=left, right=right, gain=gain,
+                    default_left=default_left if has_missing else n_left >= n_right)
+        self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
+        self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
+
+    def _find_splits(self, nodes: list) -> None:
+        if not nodes:
+            return
+        found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
+                                 [self.nodes[n]["sum_h"] for n in nodes],
+                                 [float(self.nodes[n]["count"]) for n in nodes])
+        for node, best in zip(nodes, found):
+            self.nodes[node]["best"] = best
+
+    # -- the tree -------------------------------------------------------------------------------
+
+    def _tree(self) -> Tree:
+        """The nodes as a Tree, as BoostingRounds._finish_tree writes them."""
+        cfg, nodes = self.config, self.nodes
+        feature = np.array([n["feature"] for n in nodes], dtype=np.int32)
+        threshold_bin = np.array([n["threshold_bin"] for n in nodes], dtype=np.int32)
+        threshold = np.array([self.edges[f][b - 1] if f >= 0 else 0.0 for f, b in zip(feature, threshold_bin)])
+        sum_g = np.array([n["sum_g"] for n in nodes])
+        sum_h = np.array([n["sum_h"] for n in nodes])
+        value = cfg.learning_rate * np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
+        return Tree(split_feature=feature, threshold=threshold, threshold_bin=threshold_bin,
+                    default_left=np.array([n["default_left"] for n in nodes], dtype=np.uint8),
+                    left_child=np.array([n["left"] for n in nodes], dtype=np.int32),
+                    right_child=np.array([n["right"] for n in nodes], dtype=np.int32),
+                    value=value, gain=np.array([n["gain"] for n in nodes]), cover=sum_h,
+                    n_samples=np.array([n["count"] for n in nodes], dtype=np.int64),
+                    category_set=np.full(len(nodes), -1, dtype=np.int32),
+                    cat_boundaries=np.zeros(1, dtype=np.int64), cat_bitsets=np.zeros(0, dtype=np.uint32))
+
+    @staticmethod
+    def leaves(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
+        """The tree's leaf nodes and values: what the workers add to their margins."""
+        leaves = np.flatnonzero(np.asarray(tree.left_child) < 0)
+        return leaves, np.asarray(tree.value)[leaves]

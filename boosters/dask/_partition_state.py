@@ -1,0 +1,95 @@
+"""What a Dask worker keeps of one partition, and the tasks that run on it.
+
+Nothing here imports dask: these are plain functions on plain objects, run by Dask
+tasks pinned to the worker that holds the partition's state (see `_driver.py`).
+
+A partition is binned once, with the global bin edges, and kept with its labels,
+weights and margins. Per tree, its row partitioner follows the driver's splits, so
+that each growth step costs the worker one histogram build over the rows of the nodes
+it is asked for (the smaller child of each split parent: the driver derives the larger
+one by subtraction).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters._testing.kernels import build_histogram_gathered, node_count, node_rows, split_many
+from boosters.training._partition import RowPartitioner
+
+
+class PartitionState:
+    """One partition's binned rows, labels, weights, margins (n_outputs, n_rows) and the
+    current tree's row partition. Mutated in place by the tasks below: a task that reads
+    it must run on the worker that holds it."""
+
+    def __init__(self, X, y, weights, mapper, objective, base_scores, max_nodes: int):
+        self.binned = mapper.transform(np.asarray(X), n_threads=1)
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        self.objective = objective
+        self.n_rows = self.binned.n_rows
+        self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
+        self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
+        self.partitioner = RowPartitioner(self.binned, max_nodes, 1)
+        self.output = 0
+
+    def histograms(self, nodes) -> np.ndarray:
+        """float64 (len(nodes), total_bins, 2): each node's histogram over its rows here, in
+        partition order (a fixed order: the same sums on any worker)."""
+        hist = np.zeros((len(nodes), self.binned.total_bins, 2))
+        gh = self.gradients[self.output]
+        for i, node in enumerate(nodes):
+            rows = node_rows(self.partitioner, node)
+            build_histogram_gathered(self.binned, rows, np.ascontiguousarray(gh[rows]), hist[i])
+        return hist
+
+
+def make_state(X, y, weights, mapper, objective, base_scores, max_nodes):
+    return PartitionState(X, y, weights, mapper, objective, base_scores, max_nodes)
+
+
+def label_sums(y, weights) -> np.ndarray:
+    """(sum of w y, sum of w) of a partition: the base score's weighted mean, reduced."""
+    y = np.asarray(y, dtype=np.float64)
+    if weights is None:
+        return np.array([y.sum(), float(len(y))])
+    w = np.asarray(weights, dtype=np.float64)
+    return np.array([(w * y).sum(), w.sum()])
+
+
+def start_tree(state: PartitionState, previous_leaves, output: int, new_round: bool):
+    """Add the previous tree's leaf values to the margins (previous_leaves: (output, leaf
+    nodes, values) or None), then start a tree for `output`: the round's gradients (when
+    `new_round`), the partition reset, and the root's histogram."""
+    if previous_leaves is not None:
+        k, leaves, values = previous_leaves
+        state.partitioner.add_leaf_values(leaves, values, state.margins[k])
+    if new_round:
+        state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+    state.output = output
+    state.partitioner.reset()
+    return state.histograms([0])
+
+
+def split_nodes(state: PartitionState, splits: np.ndarray) -> np.ndarray:
+    """Apply the driver's splits, rows (parent, feature, threshold_bin, default_left, left,
+    right); returns (2, n_splits) int64: the rows each left / right child got here."""
+    if len(splits) == 0:
+        return np.zeros((2, 0), dtype=np.int64)
+    parents = splits[:, 0]
+    counts = np.array([node_count(state.partitioner, p) for p in parents], dtype=np.int64)
+    lefts = split_many(state.partitioner, *(splits[:, j] for j in range(6)))
+    return np.stack([lefts, counts - lefts])
+
+
+def smaller_children_histograms(state: PartitionState, splits: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Histograms here of the smaller child (by the global `counts`, (2, n): left, right;
+    a tie picks the left) of each split, in split order."""
+    nodes = [int(s[4]) if counts[0, i] <= counts[1, i] else int(s[5]) for i, s in enumerate(splits)]
+    return state.histograms(nodes)
+
+
+def add(a, b):
+    """The reduction's step: the fixed tree of these makes the sum's order fixed."""
+    return a + b

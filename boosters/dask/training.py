@@ -1,0 +1,208 @@
+"""`boosters.dask.train` / `predict`: training on the partitions of Dask arrays, where
+they are, on an existing dask.distributed cluster (no sockets of our own).
+
+The bin edges come from the same seeded global row sample the single-machine binning
+takes (the driver fetches those rows only); each partition is then binned once on a
+worker and kept there with its labels and margins (`_partition_state.py`); the driver
+grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters.config import GBDTConfig
+from boosters.dask import _partition_state as tasks
+from boosters.dask._driver import DaskTreeGrower, Partitions, fixed_sum
+from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
+from boosters.gbdt_model import GBDTModel
+from boosters.model.ensemble import Ensemble
+from boosters.model.tree import Forest
+from boosters.training.objectives import make_objective
+
+SUPPORTED_OBJECTIVES = ("squared", "logistic")
+# parameters this first slice does not implement yet: training with them is refused
+UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
+               "interaction_constraints", "subsample", "goss_top_rate", "goss_other_rate", "booster",
+               "linear_leaves", "early_stopping_rounds", "metric")
+
+
+def _dask_array():
+    try:
+        import dask.array as da
+        import distributed  # noqa: F401  (the client's library)
+    except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
+        raise ImportError("boosters.dask needs dask and distributed: pip install 'boosters[dask]'") from error
+    return da
+
+
+def check_config(config: GBDTConfig) -> None:
+    """ValueError naming the first parameter the distributed training does not support yet."""
+    if not isinstance(config, GBDTConfig):
+        raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
+    if config.objective.name not in SUPPORTED_OBJECTIVES:
+        raise ValueError(f"config.objective: boosters.dask supports {' and '.join(SUPPORTED_OBJECTIVES)} "
+                         f"for now, got {config.objective.name!r}")
+    if config.histogram_mode not in ("auto", "f64"):
+        raise ValueError(f"config.histogram_mode: boosters.dask builds float64 histograms for now "
+                         f"('auto' or 'f64'), got {config.histogram_mode!r}")
+    defaults = GBDTConfig(objective=config.objective)
+    for name in UNSUPPORTED:
+        if getattr(config, name) != getattr(defaults, name):
+            raise ValueError(f"config.{name}: not supported by boosters.dask yet (keep the default "
+                             f"{getattr(defaults, name)!r}), got {getattr(config, name)!r}")
+
+
+def _check_collections(da, X, y, weights):
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+    if np.isnan(X.shape[0]):
+        raise ValueError("X: the partitions' row counts must be known (call X.compute_chunk_sizes())")
+    for name, values in (("y", y), ("weights", weights)):
+        if values is None and name == "weights":
+            continue
+        if not isinstance(values, da.Array) or values.ndim != 1:
+            raise TypeError(f"{name} must be a 1-D dask.array.Array, got {type(values).__name__}")
+        if values.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} has {values.shape[0]} rows but X has {X.shape[0]}")
+
+
+def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTModel:
+    """Train a model on Dask arrays, data-parallel over their row partitions.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster to run on.
+    X : dask.array.Array
+        (n_rows, n_features) numeric features; NaN means missing.
+    y : dask.array.Array
+        (n_rows,) labels.
+    config : GBDTConfig, optional
+        The training settings; objectives squared and logistic, float64 histograms, either
+        growth strategy. Sampling, constraints, DART, linear leaves, metrics and early
+        stopping are refused (ValueError) for now.
+    weights : dask.array.Array, optional
+        (n_rows,) row weights.
+
+    Returns
+    -------
+    GBDTModel
+        The model: the same trees for any number of workers (for a given partitioning of
+        X), and the single-machine model's up to float64 rounding of the histogram sums.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from boosters.dask import train
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = X[:, 0] - 2 * X[:, 1]
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=None) as cluster, Client(cluster) as client:
+    ...     model = train(client, da.from_array(X, chunks=100), da.from_array(y, chunks=100),
+    ...                   bst.GBDTConfig(n_estimators=5, max_depth=3))
+    >>> model.n_trees
+    5
+    """
+    da = _dask_array()
+    config = GBDTConfig() if config is None else config
+    check_config(config)
+    _check_collections(da, X, y, weights)
+    n_rows = int(X.shape[0])
+    if n_rows == 0:
+        raise ValueError("X has no rows")
+    X = X.rechunk({1: -1})  # a partition holds whole rows
+    y = y.rechunk((X.chunks[0],))
+    weights = None if weights is None else weights.rechunk((X.chunks[0],))
+    objective = make_objective(config.objective, None)
+
+    mapper = _bin_mapper(client, X, weights, config)
+    x_blocks = client.compute(list(X.to_delayed().ravel()))
+    y_blocks = client.compute(list(y.to_delayed()))
+    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
+    sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
+    total = client.gather(fixed_sum(client, sums))
+    # squared error and logistic start from the weighted mean of y: init_scores of that one value
+    base = objective.init_scores(np.array([total[0] / total[1]]), None)
+    grower_nodes = DaskTreeGrower.max_nodes_for(config, n_rows)
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, grower_nodes, pure=False)
+              for xb, yb, wb in zip(x_blocks, y_blocks, w_blocks)]
+    client.gather(states)  # binned: the raw blocks can go
+    del x_blocks, y_blocks, w_blocks
+    partitions = Partitions(client, states)
+    layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
+    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows)
+    forest = Forest(objective.n_outputs, base)
+    previous = None
+    for round_ in range(config.n_estimators):
+        for k in range(objective.n_outputs):
+            tree = grower.grow(previous, k, new_round=k == 0)
+            forest.add(tree, k)
+            previous = (k, *grower.leaves(tree))
+    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), config=config)
+    ensemble.best_iteration = config.n_estimators - 1 if config.n_estimators else None
+    forest.flat(grown=True)
+    model = GBDTModel(ensemble)
+    model.dask_round_trips = partitions.round_trips
+    return model
+
+
+def _checked_label_sums(objective, y, weights):
+    objective.check_labels(np.asarray(y, dtype=np.float64))
+    return tasks.label_sums(y, weights)
+
+
+def _bin_mapper(client, X, weights, config: GBDTConfig) -> BinMapper:
+    """The bin edges of the single-machine training: from the same seeded row sample
+    (every row up to DEFAULT_BIN_SAMPLE rows), fetched to the driver."""
+    n_rows = int(X.shape[0])
+    if n_rows > DEFAULT_BIN_SAMPLE:
+        rows = stratified_sample(n_rows, DEFAULT_BIN_SAMPLE, config.seed)
+        X, weights = X[rows], None if weights is None else weights[rows]
+    sample = client.compute(X).result()
+    sample_weights = None if weights is None else client.compute(weights).result()
+    return BinMapper(config.max_bins, seed=config.seed).fit(np.asarray(sample), sample_weights)
+
+
+def predict(model: GBDTModel, X, raw: bool = False):
+    """The model's predictions of a Dask array, partition by partition.
+
+    Parameters
+    ----------
+    model : GBDTModel
+        Any boosters model.
+    X : dask.array.Array
+        (n_rows, n_features) features.
+    raw : bool, default False
+        Margins (``predict_raw``) instead of predictions.
+
+    Returns
+    -------
+    dask.array.Array
+        (n_rows,) for a single output, else (n_rows, n_outputs); lazy, one task per
+        row partition.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from boosters.dask import predict
+    >>> X = np.random.default_rng(0).normal(size=(300, 2))
+    >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=3))
+    >>> lazy = predict(model, da.from_array(X, chunks=100))
+    >>> np.array_equal(lazy.compute(scheduler="sync"), model.predict(X))
+    True
+    """
+    da = _dask_array()
+    if not isinstance(model, GBDTModel):
+        raise TypeError(f"model must be a GBDTModel, got {type(model).__name__}")
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+    X = X.rechunk({1: -1})
+    method = model.predict_raw if raw else model.predict
+    n_outputs = model.forest.n_groups
+    if n_outputs == 1:
+        return X.map_blocks(lambda block: method(block, n_threads=1), drop_axis=1, dtype=np.float64)
+    return X.map_blocks(lambda block: method(block, n_threads=1), chunks=(X.chunks[0], (n_outputs,)),
+                        dtype=np.float64)
