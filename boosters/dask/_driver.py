@@ -28,14 +28,14 @@ from boosters._testing.kernels import column_totals, find_best_splits, leaf_weig
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.model.tree import Tree
-from boosters.training._split import FloatSplitFinder
+from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 
 
-def fixed_sum(client, futures: list):
-    """The sum of task results: neighbours added pairwise, level by level (an order fixed
-    by their number alone)."""
+def fixed_sum(client, futures: list, op=tasks.add):
+    """The sum (or another `op`) of task results: neighbours combined pairwise, level by
+    level (an order fixed by their number alone)."""
     while len(futures) > 1:
-        pairs = [client.submit(tasks.add, futures[i], futures[i + 1], pure=False)
+        pairs = [client.submit(op, futures[i], futures[i + 1], pure=False)
                  for i in range(0, len(futures) - 1, 2)]
         futures = pairs + futures[len(futures) - len(futures) % 2:]
     return futures[0]
@@ -58,8 +58,8 @@ class Partitions:
         return [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False, pure=False)
                 for state, worker in zip(self.states, self.workers)]
 
-    def reduce(self, futures: list):
-        return fixed_sum(self.client, futures)
+    def reduce(self, futures: list, op=tasks.add):
+        return fixed_sum(self.client, futures, op)
 
     def gather(self, futures):
         self.round_trips += 1
@@ -68,10 +68,13 @@ class Partitions:
 
 class DaskTreeGrower:
     """Grows the trees of a training whose rows live in `partitions` (binned with
-    `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets)."""
+    `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets;
+    `quantizer`: the partitions' (bits, levels, seed), None for float64 histograms)."""
 
-    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int):
+    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None):
         self.partitions = partitions
+        self.quantizer = quantizer
+        self.renew_leaves = quantizer is not None and config.renew_leaves
         self.config = config
         self.edges = [np.asarray(e, dtype=np.float64) for e in mapper.upper_edges]
         self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
@@ -82,10 +85,14 @@ class DaskTreeGrower:
         self.max_depth = -1 if config.max_depth is None else config.max_depth
         self.min_rows_to_split = max(2, 2 * config.min_samples_leaf)
         self.n_rows = n_rows
-        self.pool = np.zeros((self.max_nodes, layout.total_bins, 2))  # slot i: node i's histogram
-        self.finder = FloatSplitFinder.for_binned(
-            self.pool, layout, features, l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
+        params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
             min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf, n_threads=1)
+        if quantizer is None:  # slot i: node i's histogram
+            self.pool = np.zeros((self.max_nodes, layout.total_bins, 2))
+            self.finder = FloatSplitFinder.for_binned(self.pool, layout, features, **params)
+        else:  # int64 words of 32-bit packed sums, dequantized with each tree's scales
+            self.pool = np.zeros((self.max_nodes, layout.total_bins), dtype=np.int64)
+            self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
 
@@ -98,19 +105,33 @@ class DaskTreeGrower:
 
     # -- one tree ---------------------------------------------------------------------------
 
-    def grow(self, previous_leaves, output: int, new_round: bool) -> Tree:
-        """The tree of `output`, after adding `previous_leaves` (see tasks.start_tree) to
-        the workers' margins."""
+    def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
+        """The tree of `output` (the training's tree `tree_index`), after adding
+        `previous_leaves` (see tasks.start_tree) to the workers' margins."""
         p = self.partitions
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         root = self._add(0, self.n_rows)
-        self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_tree, previous_leaves, output, new_round)))
+        maxima = p.reduce(p.on_each(tasks.start_tree, previous_leaves, output, new_round), tasks.maximum)
+        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, maxima, tree_index))])
+        if self.quantizer is not None:
+            self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
+        if not self._splittable(root):  # a single leaf: its sums from the float gradients
+            self._renew_leaf_sums([root])
+            return self._tree()
         g, h = column_totals(self.finder, root, *self.totals_bins)
         self.nodes[root].update(sum_g=g, sum_h=h)
-        if self._splittable(root):
-            self._find_splits([root])
-            self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        self._find_splits([root])
+        self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
+        if self.renew_leaves and len(leaves) >= 2:  # the structure came from quantized sums
+            self._renew_leaf_sums(leaves)
         return self._tree()
+
+    def _renew_leaf_sums(self, leaves: list) -> None:
+        p = self.partitions
+        sums = p.gather(p.reduce(p.on_each(tasks.leaf_sums, leaves)))
+        for node, (g, h) in zip(leaves, sums.tolist()):
+            self.nodes[node].update(sum_g=g, sum_h=h)
 
     def _grow_depthwise(self) -> None:
         level = [0]

@@ -8,14 +8,20 @@ weights and margins. Per tree, its row partitioner follows the driver's splits, 
 that each growth step costs the worker one histogram build over the rows of the nodes
 it is asked for (the smaller child of each split parent: the driver derives the larger
 one by subtraction).
+
+Quantized histograms ("i16", "i8") are exact integer sums, whatever the order of
+addition: each partition quantizes its rows with the global scales (from the reduced
+maxima of the tree's gradients) and each row's own random bits (its global row index),
+as the single-machine quantizer does, so the trees equal the single-machine ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from boosters._testing.kernels import build_histogram_gathered, node_count, node_rows, split_many
+from boosters._testing.kernels import build_histogram_gathered, build_histogram_packed, node_count, node_rows, split_many
 from boosters.training._partition import RowPartitioner
+from boosters.training.histograms._quantize import quantize_block
 
 
 class PartitionState:
@@ -23,7 +29,9 @@ class PartitionState:
     current tree's row partition. Mutated in place by the tasks below: a task that reads
     it must run on the worker that holds it."""
 
-    def __init__(self, X, y, weights, mapper, objective, base_scores, max_nodes: int):
+    def __init__(self, X, y, weights, mapper, objective, base_scores, max_nodes: int, first_row: int,
+                 quantizer=None):
+        """`quantizer`: (bits, levels, seed) for quantized histograms, None for float64."""
         self.binned = mapper.transform(np.asarray(X), n_threads=1)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
@@ -33,10 +41,20 @@ class PartitionState:
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
         self.partitioner = RowPartitioner(self.binned, max_nodes, 1)
         self.output = 0
+        self.first_row = first_row
+        self.quantizer = quantizer
+        if quantizer is not None:
+            self.packed = np.empty(self.n_rows, dtype=np.int32 if quantizer[0] == 16 else np.int16)
 
     def histograms(self, nodes) -> np.ndarray:
-        """float64 (len(nodes), total_bins, 2): each node's histogram over its rows here, in
-        partition order (a fixed order: the same sums on any worker)."""
+        """Each node's histogram over its rows here: float64 (len(nodes), total_bins, 2),
+        summed in partition order (a fixed order: the same sums on any worker), or
+        quantized, int64 words (len(nodes), total_bins) of 32-bit packed sums (exact)."""
+        if self.quantizer is not None:
+            hist = np.zeros((len(nodes), self.binned.total_bins), dtype=np.int64)
+            for i, node in enumerate(nodes):
+                build_histogram_packed(self.binned, self.packed, hist[i], rows=node_rows(self.partitioner, node))
+            return hist
         hist = np.zeros((len(nodes), self.binned.total_bins, 2))
         gh = self.gradients[self.output]
         for i, node in enumerate(nodes):
@@ -45,8 +63,13 @@ class PartitionState:
         return hist
 
 
-def make_state(X, y, weights, mapper, objective, base_scores, max_nodes):
-    return PartitionState(X, y, weights, mapper, objective, base_scores, max_nodes)
+def make_state(X, y, weights, mapper, objective, base_scores, max_nodes, first_row, quantizer):
+    return PartitionState(X, y, weights, mapper, objective, base_scores, max_nodes, first_row, quantizer)
+
+
+def quantization_scales(maxima, levels: int) -> tuple[float, float]:
+    """(scale_g, scale_h) from the tree's max |grad| and max hess: _quantize.quantize_rows'."""
+    return tuple(float(levels / m) if m > 0 else 0.0 for m in maxima)
 
 
 def label_sums(y, weights) -> np.ndarray:
@@ -58,10 +81,10 @@ def label_sums(y, weights) -> np.ndarray:
     return np.array([(w * y).sum(), w.sum()])
 
 
-def start_tree(state: PartitionState, previous_leaves, output: int, new_round: bool):
+def start_tree(state: PartitionState, previous_leaves, output: int, new_round: bool) -> np.ndarray:
     """Add the previous tree's leaf values to the margins (previous_leaves: (output, leaf
     nodes, values) or None), then start a tree for `output`: the round's gradients (when
-    `new_round`), the partition reset, and the root's histogram."""
+    `new_round`), the partition reset. Returns max |grad| and max |hess| here."""
     if previous_leaves is not None:
         k, leaves, values = previous_leaves
         state.partitioner.add_leaf_values(leaves, values, state.margins[k])
@@ -69,7 +92,26 @@ def start_tree(state: PartitionState, previous_leaves, output: int, new_round: b
         state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
     state.output = output
     state.partitioner.reset()
+    gh = state.gradients[output]
+    return np.abs(gh).max(axis=0).astype(np.float64) if state.n_rows else np.zeros(2)
+
+
+def root_histogram(state: PartitionState, maxima: np.ndarray, tree_index: int) -> np.ndarray:
+    """The root's histogram here; quantized: the tree's gradients quantized first, with
+    the scales of the global `maxima` (tree_index seeds the rounding, as single-machine)."""
+    if state.quantizer is not None:
+        _, levels, seed = state.quantizer
+        scale_g, scale_h = quantization_scales(maxima, levels)
+        quantize_block(state.gradients[state.output], state.packed, levels, seed, tree_index, state.first_row,
+                       scale_g, scale_h)
     return state.histograms([0])
+
+
+def leaf_sums(state: PartitionState, leaves) -> np.ndarray:
+    """(len(leaves), 2) float64: the leaves' float gradient sums here (renewed leaf values)."""
+    gh = state.gradients[state.output]
+    return np.array([gh[node_rows(state.partitioner, node)].sum(axis=0, dtype=np.float64) for node in leaves]
+                    ).reshape(len(leaves), 2)
 
 
 def split_nodes(state: PartitionState, splits: np.ndarray) -> np.ndarray:
@@ -93,3 +135,7 @@ def smaller_children_histograms(state: PartitionState, splits: np.ndarray, count
 def add(a, b):
     """The reduction's step: the fixed tree of these makes the sum's order fixed."""
     return a + b
+
+
+def maximum(a, b):
+    return np.maximum(a, b)

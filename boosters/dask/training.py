@@ -14,11 +14,14 @@ import numpy as np
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask._driver import DaskTreeGrower, Partitions, fixed_sum
+from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
+from boosters.training.histograms._quantize import max_levels
 from boosters.training.objectives import make_objective
+from boosters.training.trainer import resolve_histogram_mode
 
 SUPPORTED_OBJECTIVES = ("squared", "logistic")
 # parameters this first slice does not implement yet: training with them is refused
@@ -43,9 +46,6 @@ def check_config(config: GBDTConfig) -> None:
     if config.objective.name not in SUPPORTED_OBJECTIVES:
         raise ValueError(f"config.objective: boosters.dask supports {' and '.join(SUPPORTED_OBJECTIVES)} "
                          f"for now, got {config.objective.name!r}")
-    if config.histogram_mode not in ("auto", "f64"):
-        raise ValueError(f"config.histogram_mode: boosters.dask builds float64 histograms for now "
-                         f"('auto' or 'f64'), got {config.histogram_mode!r}")
     defaults = GBDTConfig(objective=config.objective)
     for name in UNSUPPORTED:
         if getattr(config, name) != getattr(defaults, name):
@@ -56,6 +56,8 @@ def check_config(config: GBDTConfig) -> None:
 def _check_collections(da, X, y, weights):
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric (bool, int or float); got dtype {X.dtype}")
     if np.isnan(X.shape[0]):
         raise ValueError("X: the partitions' row counts must be known (call X.compute_chunk_sizes())")
     for name, values in (("y", y), ("weights", weights)):
@@ -124,21 +126,26 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     total = client.gather(fixed_sum(client, sums))
+    if not total[1] > 0:
+        raise ValueError("weights must not all be zero")
     # squared error and logistic start from the weighted mean of y: init_scores of that one value
     base = objective.init_scores(np.array([total[0] / total[1]]), None)
-    grower_nodes = DaskTreeGrower.max_nodes_for(config, n_rows)
-    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, grower_nodes, pure=False)
-              for xb, yb, wb in zip(x_blocks, y_blocks, w_blocks)]
+    max_nodes = DaskTreeGrower.max_nodes_for(config, n_rows)
+    quantizer = _quantizer(config, n_rows)
+    first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
+                            pure=False)
+              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
     client.gather(states)  # binned: the raw blocks can go
     del x_blocks, y_blocks, w_blocks
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
-    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows)
+    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, quantizer)
     forest = Forest(objective.n_outputs, base)
     previous = None
     for round_ in range(config.n_estimators):
         for k in range(objective.n_outputs):
-            tree = grower.grow(previous, k, new_round=k == 0)
+            tree = grower.grow(previous, k, new_round=k == 0, tree_index=round_ * objective.n_outputs + k)
             forest.add(tree, k)
             previous = (k, *grower.leaves(tree))
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), config=config)
@@ -149,8 +156,24 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
     return model
 
 
+def _quantizer(config: GBDTConfig, n_rows: int):
+    """(bits, levels, seed) of the quantized histograms the single-machine training would
+    use on these rows ("auto": by the row count), None for float64."""
+    mode = resolve_histogram_mode(config, n_rows)
+    if mode == "f64":
+        return None
+    bits = 16 if mode == "i16" else 8
+    return bits, max_levels(n_rows, bits, config.quantization_levels), config.seed
+
+
 def _checked_label_sums(objective, y, weights):
-    objective.check_labels(np.asarray(y, dtype=np.float64))
+    """A partition's labels and weights checked as Dataset checks them; their sums."""
+    y = as_labels(y, len(y), "y")
+    objective.check_labels(y)
+    if weights is not None:
+        weights = as_vector(weights, len(y), "weights")
+        if np.any(weights < 0):
+            raise ValueError("weights must be >= 0")
     return tasks.label_sums(y, weights)
 
 
