@@ -50,7 +50,9 @@ class Partitions:
         self.states = states
         holders = client.who_has(states)
         self.workers = [sorted(holders[s.key])[0] for s in states]
-        self.round_trips = 0
+        self.round_trips = 0     # driver waits
+        self.driver_bytes = 0    # of the results the driver gathered
+        self.partition_bytes = 0  # of the histograms the partitions' tasks produced
 
     def on_each(self, function, *args) -> list:
         """function(state_i, *args) on every partition, on the worker holding state_i
@@ -61,9 +63,16 @@ class Partitions:
     def reduce(self, futures: list, op=tasks.add):
         return fixed_sum(self.client, futures, op)
 
-    def gather(self, futures):
+    def gather(self, futures, histograms: int = -1):
+        """The results of `futures` (one wait); `histograms`: which of them is a reduced
+        histogram (each partition produced one of its size), -1 none."""
         self.round_trips += 1
-        return self.client.gather(futures)
+        results = self.client.gather(futures)
+        parts = results if isinstance(results, list) else [results]
+        self.driver_bytes += sum(np.asarray(r).nbytes for r in parts)
+        if histograms >= 0:
+            self.partition_bytes += len(self.states) * np.asarray(parts[histograms]).nbytes
+        return results
 
 
 class DaskTreeGrower:
@@ -112,7 +121,8 @@ class DaskTreeGrower:
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         root = self._add(0, self.n_rows)
         maxima = p.reduce(p.on_each(tasks.start_tree, previous_leaves, output, new_round), tasks.maximum)
-        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, maxima, tree_index))])
+        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, maxima, tree_index))],
+                                           histograms=1)
         if self.quantizer is not None:
             self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
         if not self._splittable(root):  # a single leaf: its sums from the float gradients
@@ -173,17 +183,21 @@ class DaskTreeGrower:
             _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
             splits[i] = parent, feature, bin_, default_left, left, right
         counts = p.reduce(p.on_each(tasks.split_nodes, splits))
+        # children at the depth limit are leaves: no histograms (the split still moves their rows)
+        children_final = children_final or 0 <= self.max_depth <= depth  # every parent of a step: one depth
         if children_final:
             counts = p.gather(counts)
         else:
-            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, splits, counts))])
-        evaluate = []
+            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, splits, counts,
+                                                                self.min_rows_to_split))], histograms=1)
+        evaluate, built = [], 0
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
-            if children_final:
-                continue
+            if children_final or max(counts[0, i], counts[1, i]) < self.min_rows_to_split:
+                continue  # as GrowthLoop: no child can be split, no histogram
             small, large = (left, right) if counts[0, i] <= counts[1, i] else (right, left)
-            self.pool[small] = hist[i]
+            self.pool[small] = hist[built]
+            built += 1
             np.subtract(self.pool[parent], self.pool[small], out=self.pool[large])
             evaluate += [n for n in (small, large) if self._splittable(n)]
         self._find_splits(evaluate)

@@ -125,10 +125,13 @@ def split_nodes(state: PartitionState, splits: np.ndarray) -> np.ndarray:
     return np.stack([lefts, counts - lefts])
 
 
-def smaller_children_histograms(state: PartitionState, splits: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def smaller_children_histograms(state: PartitionState, splits: np.ndarray, counts: np.ndarray,
+                                min_rows: int) -> np.ndarray:
     """Histograms here of the smaller child (by the global `counts`, (2, n): left, right;
-    a tie picks the left) of each split, in split order."""
-    nodes = [int(s[4]) if counts[0, i] <= counts[1, i] else int(s[5]) for i, s in enumerate(splits)]
+    a tie picks the left) of each split with a child of at least `min_rows` rows (the
+    others' children can never be split), in split order."""
+    nodes = [int(s[4]) if counts[0, i] <= counts[1, i] else int(s[5])
+             for i, s in enumerate(splits) if counts[:, i].max() >= min_rows]
     return state.histograms(nodes)
 
 

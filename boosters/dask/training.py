@@ -33,7 +33,7 @@ UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "mon
 def _dask_array():
     try:
         import dask.array as da
-        import distributed  # noqa: F401  (the client's library)
+        import distributed  # noqa: F401  (the client's library, with its futures)
     except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
         raise ImportError("boosters.dask needs dask and distributed: pip install 'boosters[dask]'") from error
     return da
@@ -69,7 +69,7 @@ def _check_collections(da, X, y, weights):
             raise ValueError(f"{name} has {values.shape[0]} rows but X has {X.shape[0]}")
 
 
-def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTModel:
+def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: dict | None = None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -86,6 +86,11 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
         stopping are refused (ValueError) for now.
     weights : dask.array.Array, optional
         (n_rows,) row weights.
+    stats : dict, optional
+        Filled with what the training cost in communication: ``round_trips`` (times the
+        driver waited for the workers), ``driver_bytes`` (results the driver gathered)
+        and ``partition_bytes`` (histograms the partitions' tasks produced: what the
+        reduction moves between workers, at most).
 
     Returns
     -------
@@ -102,7 +107,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
     >>> X = rng.normal(size=(400, 3))
     >>> y = X[:, 0] - 2 * X[:, 1]
     >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-    ...                   dashboard_address=None) as cluster, Client(cluster) as client:
+    ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
     ...     model = train(client, da.from_array(X, chunks=100), da.from_array(y, chunks=100),
     ...                   bst.GBDTConfig(n_estimators=5, max_depth=3))
     >>> model.n_trees
@@ -136,7 +141,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
                             pure=False)
               for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
-    client.gather(states)  # binned: the raw blocks can go
+    for state in states:  # binned where they are (waited for, never fetched): the raw blocks can go
+        if state.exception() is not None:
+            state.result()  # raises the task's error
     del x_blocks, y_blocks, w_blocks
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
@@ -151,9 +158,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None) -> GBDTM
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), config=config)
     ensemble.best_iteration = config.n_estimators - 1 if config.n_estimators else None
     forest.flat(grown=True)
-    model = GBDTModel(ensemble)
-    model.dask_round_trips = partitions.round_trips
-    return model
+    if stats is not None:
+        stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
+                     partition_bytes=partitions.partition_bytes)
+    return GBDTModel(ensemble)
 
 
 def _quantizer(config: GBDTConfig, n_rows: int):

@@ -1,0 +1,178 @@
+"""boosters.dask: data-parallel training on dask.distributed LocalClusters.
+
+The trees are compared field by field (split features, bins, thresholds, default
+directions, children, values, gains, covers, row counts) and the predictions bit for
+bit, against single-machine training on the concatenated data and across worker counts.
+Labels are multiples of 1/8 (or 0/1) so that the base score, a weighted mean, is exact
+whichever way its sum is split: the single-machine np.average and the partitions'
+reduced sums then agree to the bit (for other labels they agree to float64 rounding).
+"""
+
+import dask.array as da
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+
+import boosters as bst
+from boosters.dask import predict, train
+
+FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
+          "gain", "cover", "n_samples")
+CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
+
+
+@pytest.fixture(scope="module")
+def clients():
+    """In-process clusters of 1, 2 and 4 single-threaded workers."""
+    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=False, dashboard_address=":0")
+                for n in (1, 2, 4)}
+    out = {n: Client(cluster, set_as_default=False) for n, cluster in clusters.items()}
+    yield out
+    for n in out:
+        out[n].close()
+        clusters[n].close()
+
+
+def make_data(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    signal = np.nan_to_num(X[:, 0]) - 2 * np.nan_to_num(X[:, 1]) + 0.3 * rng.normal(size=n)
+    return X, np.round(8 * signal) / 8
+
+
+def assert_same_trees(model, reference):
+    assert model.n_trees == reference.n_trees
+    assert np.array_equal(model.forest.base_scores, reference.forest.base_scores)
+    for t, (a, b) in enumerate(zip(model.forest.trees, reference.forest.trees)):
+        for field in FIELDS:
+            assert np.array_equal(getattr(a, field), getattr(b, field)), f"tree {t}: {field}"
+
+
+def dask_train(client, X, y, config, weights=None, chunks=CHUNKS, stats=None):
+    w = None if weights is None else da.from_array(weights, chunks=chunks)
+    return train(client, da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), config, weights=w,
+                 stats=stats)
+
+
+DEPTHWISE, LEAFWISE = bst.GrowthStrategy.Depthwise, bst.GrowthStrategy.Leafwise
+FAST_CASES = [("i16", "squared", DEPTHWISE), ("i16", "logistic", LEAFWISE), ("f64", "squared", DEPTHWISE)]
+SLOW_CASES = [(m, o, g) for m in ("i16", "i8", "f64") for o in ("squared", "logistic") for g in (DEPTHWISE, LEAFWISE)
+              if (m, o, g) not in FAST_CASES]
+
+
+@pytest.mark.parametrize("mode, objective, growth",
+                         FAST_CASES + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_CASES])
+def test_equals_single_machine_training(clients, mode, objective, growth):
+    # quantized histograms are exact integer sums: bit-identical trees by construction;
+    # float64 sums of these float32 gradients are exact too (their partial sums fit 53
+    # bits), so the order of addition does not show either
+    X, y = make_data()
+    if objective == "logistic":
+        y = (y > 0).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode,
+                            objective=getattr(bst.Objective, objective)())
+    model = dask_train(clients[2], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert model.forest.trees[0].split_feature[0] >= 0  # the trees really split
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+@pytest.mark.parametrize("renew_leaves", [False, True])
+def test_equals_single_machine_with_weights(clients, renew_leaves):
+    X, y = make_data(seed=1)
+    weights = np.random.default_rng(2).integers(0, 4, size=len(y)).astype(np.float64)  # zeros included
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", renew_leaves=renew_leaves)
+    model = dask_train(clients[4], X, y, config, weights=weights)
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config))
+
+
+def test_float64_histograms_do_not_depend_on_the_worker_count(clients):
+    # weights over 60 binary orders of magnitude: float64 sums of the weighted gradients
+    # round, so they depend on the order of addition, which the fixed reduction tree
+    # fixes for a given partitioning (the single-machine sums do round differently here)
+    X, y = make_data(seed=3)
+    weights = np.exp2(np.random.default_rng(4).integers(-30, 30, size=len(y))).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="f64", min_child_weight=0)
+    models = [dask_train(clients[n], X, y, config, weights=weights) for n in (1, 2, 4)]
+    for other in models[1:]:
+        assert_same_trees(other, models[0])
+    # the single-machine model agrees up to that rounding: the same structure, values
+    # within 1e-12 relative (float64 sums of a few hundred terms: ~1e-14 at worst)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config)
+    for a, b in zip(models[0].forest.trees, reference.forest.trees):
+        assert np.array_equal(a.split_feature, b.split_feature) and np.array_equal(a.threshold_bin, b.threshold_bin)
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=0)
+
+
+def test_one_round_trip_per_growth_step(clients):
+    # depth-wise: the root (gradients, quantization, histogram) then one per level; the
+    # partitions' histograms are int64 words, one per bin, and only the smaller child of
+    # each split is built
+    X, y = make_data()
+    stats = {}
+    model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16",
+                                                        renew_leaves=False), stats=stats)
+    trees = model.forest.trees
+    assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in trees)  # full depth-3 trees
+    assert stats["round_trips"] == 2 * (1 + 3)
+    total_bins = 5 * 256
+    built = 2 * (1 + 1 + 2)  # per tree: the root, the smaller child of the root and of each depth-1 node
+    assert stats["partition_bytes"] == 4 * built * total_bins * 8
+
+
+def test_predict_is_a_dask_array_of_the_model_predictions(clients):
+    X, y = make_data()
+    model = bst.GBDTModel.train(bst.Dataset(X, (y > 0).astype(float)),
+                                bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic()))
+    lazy = predict(model, da.from_array(X, chunks=(CHUNKS, 2)))
+    assert isinstance(lazy, da.Array) and lazy.shape == (len(X),) and lazy.numblocks == (4,)
+    assert np.array_equal(clients[2].compute(lazy).result(), model.predict(X))
+    raw = clients[2].compute(predict(model, da.from_array(X, chunks=CHUNKS), raw=True)).result()
+    assert np.array_equal(raw, model.predict_raw(X))
+
+
+@pytest.mark.parametrize("change, name", [
+    (dict(subsample=0.5), "subsample"), (dict(colsample_bytree=0.5), "colsample_bytree"),
+    (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
+    (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints"),
+    (dict(objective=bst.Objective.softmax(3)), "objective"),
+])
+def test_refuses_what_it_does_not_support_yet(clients, change, name):
+    X, y = make_data(n=100)
+    with pytest.raises(ValueError, match=f"config.{name}"):
+        dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, **change), chunks=50)
+
+
+def test_bad_input(clients):
+    X, y = make_data(n=100)
+    Xd, yd = da.from_array(X, chunks=50), da.from_array(y, chunks=50)
+    with pytest.raises(TypeError, match="X must be a 2-D dask.array"):
+        train(clients[1], X, yd)
+    with pytest.raises(TypeError, match="y must be a 1-D dask.array"):
+        train(clients[1], Xd, y)
+    with pytest.raises(ValueError, match="y has 99 rows but X has 100"):
+        train(clients[1], Xd, yd[:99])
+    bad = y.copy()
+    bad[70] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        train(clients[1], Xd, da.from_array(bad, chunks=50))
+    with pytest.raises(ValueError, match="weights must be >= 0"):
+        train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
+    with pytest.raises(TypeError, match="model must be a GBDTModel"):
+        predict("model", Xd)
+
+
+@pytest.mark.slow
+def test_process_workers_and_sampled_bin_edges():
+    # 210k rows: the bin edges come from the seeded 200k-row sample, which the driver
+    # fetches; "auto" picks 16-bit quantized histograms as single-machine training does
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(210_000, 2)).astype(np.float32)
+    y = np.round(8 * (X[:, 0] + 0.5 * rng.normal(size=len(X)))) / 8
+    config = bst.GBDTConfig(n_estimators=2, max_depth=2)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        model = dask_train(client, X, y, config, chunks=70_000)
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
