@@ -8,13 +8,19 @@ whichever way its sum is split: the single-machine np.average and the partitions
 reduced sums then agree to the bit (for other labels they agree to float64 rounding).
 """
 
+import os
+
 import dask.array as da
 import numpy as np
 import pytest
 from distributed import Client, LocalCluster
 
 import boosters as bst
+from boosters.dask import _partition_state as tasks
 from boosters.dask import predict, train
+from boosters.dask._driver import DaskTreeGrower
+from boosters.data.binning import BinMapper
+from boosters.training.objectives import make_objective
 
 FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
           "gain", "cover", "n_samples")
@@ -162,6 +168,41 @@ def test_bad_input(clients):
         train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
     with pytest.raises(TypeError, match="model must be a GBDTModel"):
         predict("model", Xd)
+
+
+def test_a_rebuilt_partition_state_refuses_to_train():
+    # what Dask would rebuild from the data after losing the worker that held the state:
+    # its margins and row partition are gone, so every task of a later tree must fail
+    X, y = make_data(n=100)
+    state = tasks.make_state(X, y, None, BinMapper(16).fit(X), make_objective(bst.Objective.squared(), None),
+                             np.zeros(1), 7, 0, None)
+    tasks.start_tree(state, 0, None, 0, True)  # the first tree starts from the rebuilt state: fine
+    with pytest.raises(RuntimeError, match="was lost .* expected tree 2, it is at 0"):
+        tasks.start_tree(state, 3, None, 0, True)
+    with pytest.raises(RuntimeError, match="was lost"):
+        tasks.split_nodes(state, 1, np.array([[0, 0, 3, 0, 1, 2]]))
+
+
+@pytest.mark.slow
+def test_a_killed_worker_stops_the_training_with_an_error(monkeypatch):
+    # recovery is not there yet: the training must fail clearly, not hang on tasks
+    # pinned to the dead worker nor train on a rebuilt state
+    X, y = make_data()
+    grow = DaskTreeGrower.grow
+
+    def grow_then_kill(self, previous_leaves, output, new_round, tree_index):
+        if tree_index == 1:
+            try:
+                client.run(os._exit, 1, workers=[self.partitions.workers[0]])
+            except Exception:  # the worker dies before it answers
+                pass
+        return grow(self, previous_leaves, output, new_round, tree_index)
+
+    monkeypatch.setattr(DaskTreeGrower, "grow", grow_then_kill)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        with pytest.raises(RuntimeError, match="left the cluster|was lost"):
+            dask_train(client, X, y, bst.GBDTConfig(n_estimators=3, max_depth=3))
 
 
 @pytest.mark.slow

@@ -31,6 +31,9 @@ from boosters.model.tree import Tree
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 
 
+LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+
+
 def fixed_sum(client, futures: list, op=tasks.add):
     """The sum (or another `op`) of task results: neighbours combined pairwise, level by
     level (an order fixed by their number alone)."""
@@ -67,12 +70,27 @@ class Partitions:
         """The results of `futures` (one wait); `histograms`: which of them is a reduced
         histogram (each partition produced one of its size), -1 none."""
         self.round_trips += 1
-        results = self.client.gather(futures)
-        parts = results if isinstance(results, list) else [results]
+        parts = futures if isinstance(futures, list) else [futures]
+        parts = [self._result(f) for f in parts]
+        results = parts if isinstance(futures, list) else parts[0]
         self.driver_bytes += sum(np.asarray(r).nbytes for r in parts)
         if histograms >= 0:
             self.partition_bytes += len(self.states) * np.asarray(parts[histograms]).nbytes
         return results
+
+    def _result(self, future):
+        """The future's result; RuntimeError if a worker holding a partition left the
+        cluster meanwhile (its pinned tasks would wait for it forever)."""
+        while True:
+            try:
+                return future.result(timeout=LIVENESS_SECONDS)
+            except TimeoutError:
+                alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+                lost = sorted(set(self.workers) - alive)
+                if lost:
+                    raise RuntimeError(f"boosters.dask: worker(s) {', '.join(lost)} holding training partitions "
+                                       f"left the cluster; training cannot recover a lost worker yet: restart "
+                                       f"it") from None
 
 
 class DaskTreeGrower:
@@ -118,10 +136,11 @@ class DaskTreeGrower:
         """The tree of `output` (the training's tree `tree_index`), after adding
         `previous_leaves` (see tasks.start_tree) to the workers' margins."""
         p = self.partitions
+        self.tree_index = tree_index
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         root = self._add(0, self.n_rows)
-        maxima = p.reduce(p.on_each(tasks.start_tree, previous_leaves, output, new_round), tasks.maximum)
-        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, maxima, tree_index))],
+        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
+        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
                                            histograms=1)
         if self.quantizer is not None:
             self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
@@ -139,7 +158,7 @@ class DaskTreeGrower:
 
     def _renew_leaf_sums(self, leaves: list) -> None:
         p = self.partitions
-        sums = p.gather(p.reduce(p.on_each(tasks.leaf_sums, leaves)))
+        sums = p.gather(p.reduce(p.on_each(tasks.leaf_sums, self.tree_index, leaves)))
         for node, (g, h) in zip(leaves, sums.tolist()):
             self.nodes[node].update(sum_g=g, sum_h=h)
 
@@ -182,13 +201,13 @@ class DaskTreeGrower:
             left, right = self._add(depth, 0), self._add(depth, 0)
             _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
             splits[i] = parent, feature, bin_, default_left, left, right
-        counts = p.reduce(p.on_each(tasks.split_nodes, splits))
+        counts = p.reduce(p.on_each(tasks.split_nodes, self.tree_index, splits))
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
         children_final = children_final or 0 <= self.max_depth <= depth  # every parent of a step: one depth
         if children_final:
             counts = p.gather(counts)
         else:
-            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, splits, counts,
+            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, self.tree_index, splits, counts,
                                                                 self.min_rows_to_split))], histograms=1)
         evaluate, built = [], 0
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):

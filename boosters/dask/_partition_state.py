@@ -41,10 +41,20 @@ class PartitionState:
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
         self.partitioner = RowPartitioner(self.binned, max_nodes, 1)
         self.output = 0
+        self.tree = -1  # the tree being grown; a state rebuilt by Dask after losing its worker has -1
         self.first_row = first_row
         self.quantizer = quantizer
         if quantizer is not None:
             self.packed = np.empty(self.n_rows, dtype=np.int32 if quantizer[0] == 16 else np.int16)
+
+    def expect(self, tree: int) -> None:
+        """Raise unless this state is growing `tree`: Dask rebuilds a lost worker's results
+        from their inputs, and a rebuilt state has lost its margins and row partition (it
+        must never be trained on silently)."""
+        if self.tree != tree:
+            raise RuntimeError(f"boosters.dask: the state of the partition starting at row {self.first_row} was "
+                               f"lost (its worker died?) and rebuilt from its data; expected tree {tree}, it is "
+                               f"at {self.tree}: restart the training")
 
     def histograms(self, nodes) -> np.ndarray:
         """Each node's histogram over its rows here: float64 (len(nodes), total_bins, 2),
@@ -81,10 +91,13 @@ def label_sums(y, weights) -> np.ndarray:
     return np.array([(w * y).sum(), w.sum()])
 
 
-def start_tree(state: PartitionState, previous_leaves, output: int, new_round: bool) -> np.ndarray:
+def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool) -> np.ndarray:
     """Add the previous tree's leaf values to the margins (previous_leaves: (output, leaf
-    nodes, values) or None), then start a tree for `output`: the round's gradients (when
-    `new_round`), the partition reset. Returns max |grad| and max |hess| here."""
+    nodes, values) or None), then start tree `tree` (of the training) for `output`: the
+    round's gradients (when `new_round`), the partition reset. Returns max |grad| and max
+    |hess| here."""
+    state.expect(tree - 1)
+    state.tree = tree
     if previous_leaves is not None:
         k, leaves, values = previous_leaves
         state.partitioner.add_leaf_values(leaves, values, state.margins[k])
@@ -96,9 +109,10 @@ def start_tree(state: PartitionState, previous_leaves, output: int, new_round: b
     return np.abs(gh).max(axis=0).astype(np.float64) if state.n_rows else np.zeros(2)
 
 
-def root_histogram(state: PartitionState, maxima: np.ndarray, tree_index: int) -> np.ndarray:
+def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -> np.ndarray:
     """The root's histogram here; quantized: the tree's gradients quantized first, with
     the scales of the global `maxima` (tree_index seeds the rounding, as single-machine)."""
+    state.expect(tree_index)
     if state.quantizer is not None:
         _, levels, seed = state.quantizer
         scale_g, scale_h = quantization_scales(maxima, levels)
@@ -107,16 +121,18 @@ def root_histogram(state: PartitionState, maxima: np.ndarray, tree_index: int) -
     return state.histograms([0])
 
 
-def leaf_sums(state: PartitionState, leaves) -> np.ndarray:
+def leaf_sums(state: PartitionState, tree: int, leaves) -> np.ndarray:
     """(len(leaves), 2) float64: the leaves' float gradient sums here (renewed leaf values)."""
+    state.expect(tree)
     gh = state.gradients[state.output]
     return np.array([gh[node_rows(state.partitioner, node)].sum(axis=0, dtype=np.float64) for node in leaves]
                     ).reshape(len(leaves), 2)
 
 
-def split_nodes(state: PartitionState, splits: np.ndarray) -> np.ndarray:
+def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndarray:
     """Apply the driver's splits, rows (parent, feature, threshold_bin, default_left, left,
     right); returns (2, n_splits) int64: the rows each left / right child got here."""
+    state.expect(tree)
     if len(splits) == 0:
         return np.zeros((2, 0), dtype=np.int64)
     parents = splits[:, 0]
@@ -125,11 +141,12 @@ def split_nodes(state: PartitionState, splits: np.ndarray) -> np.ndarray:
     return np.stack([lefts, counts - lefts])
 
 
-def smaller_children_histograms(state: PartitionState, splits: np.ndarray, counts: np.ndarray,
+def smaller_children_histograms(state: PartitionState, tree: int, splits: np.ndarray, counts: np.ndarray,
                                 min_rows: int) -> np.ndarray:
     """Histograms here of the smaller child (by the global `counts`, (2, n): left, right;
     a tie picks the left) of each split with a child of at least `min_rows` rows (the
     others' children can never be split), in split order."""
+    state.expect(tree)
     nodes = [int(s[4]) if counts[0, i] <= counts[1, i] else int(s[5])
              for i, s in enumerate(splits) if counts[:, i].max() >= min_rows]
     return state.histograms(nodes)
