@@ -11,7 +11,9 @@ reduced sums then agree to the bit (for other labels they agree to float64 round
 import os
 
 import dask.array as da
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
@@ -149,6 +151,23 @@ def test_refuses_what_it_does_not_support_yet(clients, change, name):
     X, y = make_data(n=100)
     with pytest.raises(ValueError, match=f"config.{name}"):
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, **change), chunks=50)
+
+
+def test_dask_dataframes(clients):
+    # numeric columns of mixed dtypes, named: the single-machine model of the pandas frame
+    X, y = make_data()
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(5)]).assign(f4=lambda f: f["f4"].fillna(0).round())
+    frame["f4"] = frame["f4"].astype(np.int64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+    model = train(clients[2], dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3),
+                  config)
+    reference = bst.GBDTModel.train(bst.Dataset(frame, y), config)
+    assert model.feature_names == reference.feature_names == list(frame.columns)
+    assert_same_trees(model, reference)
+    shuffled = dd.from_pandas(frame[frame.columns[::-1]], npartitions=2)  # taken by name
+    assert np.array_equal(clients[2].compute(predict(model, shuffled)).result(), reference.predict(frame))
+    with pytest.raises(ValueError, match="X: column 'c' has dtype .*numeric columns only"):
+        train(clients[1], dd.from_pandas(frame.assign(c="x"), npartitions=2), dd.from_pandas(pd.Series(y), npartitions=2))
 
 
 def test_bad_input(clients):

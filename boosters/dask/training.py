@@ -53,6 +53,34 @@ def check_config(config: GBDTConfig) -> None:
                              f"{getattr(defaults, name)!r}), got {getattr(config, name)!r}")
 
 
+def _frame_types() -> tuple:
+    """dask.dataframe's DataFrame and Series, () without pandas (no frame can be given then)."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return ()
+    return dd.DataFrame, dd.Series
+
+
+def as_arrays(X, y=None, weights=None, feature_names=None):
+    """Dask DataFrame / Series as Dask arrays (numeric columns only; `feature_names`:
+    the columns to take, in that order), and the feature names (None for an array)."""
+    frame_types = _frame_types()
+    names = None
+    if frame_types and isinstance(X, frame_types[0]):
+        if feature_names is not None:
+            X = X[list(feature_names)]
+        for column, dtype in X.dtypes.items():
+            if dtype.kind not in "biuf":
+                raise ValueError(f"X: column {column!r} has dtype {dtype}; boosters.dask takes numeric columns "
+                                 f"only for now (categorical columns are not supported yet)")
+        names = [str(c) for c in X.columns]
+        X = X.to_dask_array(lengths=True)
+    y, weights = (v.to_dask_array(lengths=True) if frame_types and isinstance(v, frame_types[1]) else v
+                  for v in (y, weights))
+    return X, y, weights, names
+
+
 def _check_collections(da, X, y, weights):
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
@@ -76,15 +104,16 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
     ----------
     client : distributed.Client
         The cluster to run on.
-    X : dask.array.Array
-        (n_rows, n_features) numeric features; NaN means missing.
-    y : dask.array.Array
+    X : dask.array.Array or dask.dataframe.DataFrame
+        (n_rows, n_features) numeric features; NaN means missing. A DataFrame's
+        columns must be numeric (bool, int or float); they name the features.
+    y : dask.array.Array or dask.dataframe.Series
         (n_rows,) labels.
     config : GBDTConfig, optional
         The training settings; objectives squared and logistic, float64 histograms, either
         growth strategy. Sampling, constraints, DART, linear leaves, metrics and early
         stopping are refused (ValueError) for now.
-    weights : dask.array.Array, optional
+    weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
@@ -116,6 +145,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
     da = _dask_array()
     config = GBDTConfig() if config is None else config
     check_config(config)
+    X, y, weights, feature_names = as_arrays(X, y, weights)
     _check_collections(da, X, y, weights)
     n_rows = int(X.shape[0])
     if n_rows == 0:
@@ -155,7 +185,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
             tree = grower.grow(previous, k, new_round=k == 0, tree_index=round_ * objective.n_outputs + k)
             forest.add(tree, k)
             previous = (k, *grower.leaves(tree))
-    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), config=config)
+    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
     ensemble.best_iteration = config.n_estimators - 1 if config.n_estimators else None
     forest.flat(grown=True)
     if stats is not None:
@@ -204,8 +234,9 @@ def predict(model: GBDTModel, X, raw: bool = False):
     ----------
     model : GBDTModel
         Any boosters model.
-    X : dask.array.Array
-        (n_rows, n_features) features.
+    X : dask.array.Array or dask.dataframe.DataFrame
+        (n_rows, n_features) features (a DataFrame's columns are taken by the model's
+        feature names when it has them).
     raw : bool, default False
         Margins (``predict_raw``) instead of predictions.
 
@@ -228,6 +259,7 @@ def predict(model: GBDTModel, X, raw: bool = False):
     da = _dask_array()
     if not isinstance(model, GBDTModel):
         raise TypeError(f"model must be a GBDTModel, got {type(model).__name__}")
+    X = as_arrays(X, feature_names=model.feature_names)[0]
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
     X = X.rechunk({1: -1})
