@@ -114,6 +114,25 @@ def test_float64_histograms_do_not_depend_on_the_worker_count(clients):
         np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("objective", ["squared", "logistic"])
+def test_validation_set_and_early_stopping(clients, objective):
+    X, y = make_data(n=1600, seed=6)
+    if objective == "logistic":
+        y = (y > 0).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=60, max_depth=4, learning_rate=0.8, early_stopping_rounds=3,
+                            histogram_mode="i16", objective=getattr(bst.Objective, objective)())
+    model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                  config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)))
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config,
+                                    val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert reference.n_trees < 50  # it did stop early
+    assert model.best_iteration == reference.best_iteration and model.n_trees == reference.n_trees
+    assert_same_trees(model, reference)
+    # the scores are means summed per partition: equal to float64 rounding (~1e-16 per addition)
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+    assert model.best_score == pytest.approx(reference.best_score, rel=1e-12)
+
+
 def test_one_round_trip_per_growth_step(clients):
     # depth-wise: the root (gradients, quantization, histogram) then one per level; the
     # partitions' histograms are int64 words, one per bin, and only the smaller child of
@@ -185,6 +204,10 @@ def test_bad_input(clients):
         train(clients[1], Xd, da.from_array(bad, chunks=50))
     with pytest.raises(ValueError, match="weights must be >= 0"):
         train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
+    with pytest.raises(ValueError, match="early_stopping_rounds needs a val_set"):
+        train(clients[1], Xd, yd, bst.GBDTConfig(early_stopping_rounds=2))
+    with pytest.raises(ValueError, match="val_set has 4 features but X has 5"):
+        train(clients[1], Xd, yd, val_set=(Xd[:, :4], yd))
     with pytest.raises(TypeError, match="model must be a GBDTModel"):
         predict("model", Xd)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
+from boosters.dask import _validation
 from boosters.dask._driver import DaskTreeGrower, Partitions, fixed_sum
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
@@ -27,7 +28,7 @@ SUPPORTED_OBJECTIVES = ("squared", "logistic")
 # parameters this first slice does not implement yet: training with them is refused
 UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
                "interaction_constraints", "subsample", "goss_top_rate", "goss_other_rate", "booster",
-               "linear_leaves", "early_stopping_rounds", "metric")
+               "linear_leaves", "metric")
 
 
 def _dask_array():
@@ -97,7 +98,8 @@ def _check_collections(da, X, y, weights):
             raise ValueError(f"{name} has {values.shape[0]} rows but X has {X.shape[0]}")
 
 
-def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: dict | None = None) -> GBDTModel:
+def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
+          stats: dict | None = None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -111,10 +113,14 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
         (n_rows,) labels.
     config : GBDTConfig, optional
         The training settings; objectives squared and logistic, float64 histograms, either
-        growth strategy. Sampling, constraints, DART, linear leaves, metrics and early
-        stopping are refused (ValueError) for now.
+        growth strategy, early stopping. Sampling, constraints, DART, linear leaves and
+        metrics other than the objective's are refused (ValueError) for now.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
+    val_set : tuple of (X_val, y_val), optional
+        Dask collections as X and y: scored after every round with the objective's
+        metric (``model.eval_history``), and monitored by early stopping
+        (``config.early_stopping_rounds``).
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
@@ -145,8 +151,17 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
     da = _dask_array()
     config = GBDTConfig() if config is None else config
     check_config(config)
+    if val_set is None and config.early_stopping_rounds is not None:
+        raise ValueError("early_stopping_rounds needs a val_set to monitor")
     X, y, weights, feature_names = as_arrays(X, y, weights)
     _check_collections(da, X, y, weights)
+    if val_set is not None:
+        if not isinstance(val_set, tuple) or len(val_set) != 2:
+            raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
+        X_val, y_val, _, _ = as_arrays(*val_set, feature_names=feature_names)
+        _check_collections(da, X_val, y_val, None)
+        if X_val.shape[1] != X.shape[1]:
+            raise ValueError(f"val_set has {X_val.shape[1]} features but X has {X.shape[1]}")
     n_rows = int(X.shape[0])
     if n_rows == 0:
         raise ValueError("X has no rows")
@@ -179,19 +194,61 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, stats: d
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, quantizer)
     forest = Forest(objective.n_outputs, base)
+    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
+    validation = None if val_set is None else _Validation(client, X_val, y_val, base, config)
     previous = None
     for round_ in range(config.n_estimators):
+        trees = []
         for k in range(objective.n_outputs):
-            tree = grower.grow(previous, k, new_round=k == 0, tree_index=round_ * objective.n_outputs + k)
-            forest.add(tree, k)
-            previous = (k, *grower.leaves(tree))
-    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
-    ensemble.best_iteration = config.n_estimators - 1 if config.n_estimators else None
+            trees.append(grower.grow(previous, k, new_round=k == 0, tree_index=round_ * objective.n_outputs + k))
+            forest.add(trees[-1], k)
+            previous = (k, *grower.leaves(trees[-1]))
+        if validation is not None and validation.add(round_, trees, ensemble.eval_history):
+            break
+    n_rounds = forest.n_trees // objective.n_outputs
+    if validation is not None and validation.best_round is not None:  # early stopping: back to the best round
+        forest.truncate((validation.best_round + 1) * objective.n_outputs)
+        ensemble.best_iteration, ensemble.best_score = validation.best_round, validation.best_score
+    else:
+        ensemble.best_iteration = n_rounds - 1 if n_rounds else None
+        ensemble.best_score = ensemble.eval_history[-1] if ensemble.eval_history else None
     forest.flat(grown=True)
     if stats is not None:
         stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
                      partition_bytes=partitions.partition_bytes)
     return GBDTModel(ensemble)
+
+
+class _Validation:
+    """The validation partitions on the workers, scored after each round; early stopping
+    as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
+
+    def __init__(self, client, X_val, y_val, base, config: GBDTConfig):
+        X_val = X_val.rechunk({1: -1})
+        y_val = y_val.rechunk((X_val.chunks[0],))
+        x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
+        states = [client.submit(_validation.make_validation_state, xb, yb, base, pure=False)
+                  for xb, yb in zip(x_blocks, y_blocks)]
+        for state in states:
+            if state.exception() is not None:
+                state.result()
+        self.partitions = Partitions(client, states)
+        self.metric = config.resolved_metrics[0]
+        self.rounds = config.early_stopping_rounds
+        self.best_round = self.best_score = None
+
+    def add(self, round_: int, trees: list, history: list) -> bool:
+        """Score the round (appended to `history`); True when early stopping stops here."""
+        p = self.partitions
+        score = _validation.overall_score(self.metric, p.gather(p.reduce(
+            p.on_each(_validation.score_round, trees, self.metric))))
+        history.append(score)
+        if self.rounds is None:
+            return False
+        if not np.isnan(score) and (self.best_score is None or (
+                score > self.best_score if self.metric.higher_is_better else score < self.best_score)):
+            self.best_round, self.best_score = round_, score
+        return self.best_round is not None and round_ - self.best_round >= self.rounds
 
 
 def _quantizer(config: GBDTConfig, n_rows: int):
