@@ -22,14 +22,15 @@ MEAN_METRICS = {"rmse": (np.square, math.sqrt), "mae": (float, float), "logloss"
 
 
 class ValidationState:
-    def __init__(self, X, y, base_scores):
+    def __init__(self, X, y, objective, base_scores):
         self.X = as_feature_matrix(X, "val_set X")
         self.y = as_labels(y, len(self.X), "val_set y")
+        objective.check_labels(self.y)
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
 
 
-def make_validation_state(X, y, base_scores) -> ValidationState:
-    return ValidationState(X, y, base_scores)
+def make_validation_state(X, y, objective, base_scores) -> ValidationState:
+    return ValidationState(X, y, objective, base_scores)
 
 
 def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:

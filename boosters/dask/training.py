@@ -171,31 +171,13 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     objective = make_objective(config.objective, None)
 
     mapper = _bin_mapper(client, X, weights, config)
-    x_blocks = client.compute(list(X.to_delayed().ravel()))
-    y_blocks = client.compute(list(y.to_delayed()))
-    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
-    sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
-    total = client.gather(fixed_sum(client, sums))
-    if not total[1] > 0:
-        raise ValueError("weights must not all be zero")
-    # squared error and logistic start from the weighted mean of y: init_scores of that one value
-    base = objective.init_scores(np.array([total[0] / total[1]]), None)
-    max_nodes = DaskTreeGrower.max_nodes_for(config, n_rows)
-    quantizer = _quantizer(config, n_rows)
-    first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
-    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
-                            pure=False)
-              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
-    for state in states:  # binned where they are (waited for, never fetched): the raw blocks can go
-        if state.exception() is not None:
-            state.result()  # raises the task's error
-    del x_blocks, y_blocks, w_blocks
+    states, base = _partition_states(client, X, y, weights, mapper, objective, config)
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
-    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, quantizer)
+    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
-    validation = None if val_set is None else _Validation(client, X_val, y_val, base, config)
+    validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config)
     previous = None
     for round_ in range(config.n_estimators):
         trees = []
@@ -223,15 +205,13 @@ class _Validation:
     """The validation partitions on the workers, scored after each round; early stopping
     as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
 
-    def __init__(self, client, X_val, y_val, base, config: GBDTConfig):
+    def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig):
         X_val = X_val.rechunk({1: -1})
         y_val = y_val.rechunk((X_val.chunks[0],))
         x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
-        states = [client.submit(_validation.make_validation_state, xb, yb, base, pure=False)
+        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, pure=False)
                   for xb, yb in zip(x_blocks, y_blocks)]
-        for state in states:
-            if state.exception() is not None:
-                state.result()
+        _wait(states)
         self.partitions = Partitions(client, states)
         self.metric = config.resolved_metrics[0]
         self.rounds = config.early_stopping_rounds
@@ -249,6 +229,35 @@ class _Validation:
                 score > self.best_score if self.metric.higher_is_better else score < self.best_score)):
             self.best_round, self.best_score = round_, score
         return self.best_round is not None and round_ - self.best_round >= self.rounds
+
+
+def _partition_states(client, X, y, weights, mapper, objective, config: GBDTConfig) -> tuple[list, np.ndarray]:
+    """Every row partition binned and kept on a worker (futures of PartitionState, waited
+    for, never fetched), after its labels and weights are checked; and the base scores."""
+    x_blocks = client.compute(list(X.to_delayed().ravel()))
+    y_blocks = client.compute(list(y.to_delayed()))
+    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
+    sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
+    total = client.gather(fixed_sum(client, sums))
+    if not total[1] > 0:
+        raise ValueError("weights must not all be zero")
+    # squared error and logistic start from the weighted mean of y: init_scores of that one value
+    base = objective.init_scores(np.array([total[0] / total[1]]), None)
+    n_rows = int(X.shape[0])
+    max_nodes, quantizer = DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows)
+    first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
+                            pure=False)
+              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
+    _wait(states)
+    return states, base
+
+
+def _wait(futures: list) -> None:
+    """Wait for tasks whose results stay on the workers; raise the first task error."""
+    for future in futures:
+        if future.exception() is not None:
+            future.result()
 
 
 def _quantizer(config: GBDTConfig, n_rows: int):
