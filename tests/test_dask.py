@@ -87,6 +87,16 @@ def test_equals_single_machine_training(clients, mode, objective, growth):
     assert np.array_equal(model.predict(X), reference.predict(X))
 
 
+def test_quantized_trees_depend_on_neither_workers_nor_partitioning(clients):
+    # integer histogram sums are exact in any order: 1 worker x 4 partitions and 4 workers
+    # x 7 partitions give the single-machine trees
+    X, y = make_data(seed=7)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, histogram_mode="i16", renew_leaves=False)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(dask_train(clients[1], X, y, config), reference)
+    assert_same_trees(dask_train(clients[4], X, y, config, chunks=180), reference)
+
+
 @pytest.mark.parametrize("renew_leaves", [False, True])
 def test_equals_single_machine_with_weights(clients, renew_leaves):
     X, y = make_data(seed=1)
