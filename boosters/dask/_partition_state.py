@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from boosters._testing.kernels import build_histogram_gathered, build_histogram_packed, node_count, node_rows, split_many
+# the kernels' checked Python entry points (the growth loop calls them from Cython)
+from boosters._testing.kernels import (
+    build_histogram_gathered, build_histogram_packed, node_count, node_rows, split_many,
+)
 from boosters.training._partition import RowPartitioner
 from boosters.training.histograms._quantize import quantize_block
 
