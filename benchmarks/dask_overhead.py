@@ -61,8 +61,9 @@ def main() -> None:
     n_trees = model.n_trees
     print(f"{args.rows} rows x {args.features} features, {n_trees} trees of depth {args.depth}, "
           f"histograms {'i16' if args.rows >= 100_000 else 'f64'} (auto)")
-    print(f"local, 2 threads:          {min(local_seconds):.2f} s  (runs: {', '.join(f'{s:.2f}' for s in local_seconds)})")
-    print(f"dask, 2 workers x 1 thread: {min(dask_seconds):.2f} s  (runs: {', '.join(f'{s:.2f}' for s in dask_seconds)})")
+    for label, seconds in (("local, 2 threads:          ", local_seconds),
+                           ("dask, 2 workers x 1 thread:", dask_seconds)):
+        print(f"{label} {min(seconds):.2f} s  (runs: {', '.join(f'{s:.2f}' for s in seconds)})")
     print(f"overhead ratio: {min(dask_seconds) / min(local_seconds):.2f}x")
     print(f"round trips per tree: {stats['round_trips'] / n_trees:.1f}")
     print(f"bytes gathered by the driver per tree: {stats['driver_bytes'] / n_trees / 1e3:.0f} kB; "

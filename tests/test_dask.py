@@ -196,7 +196,8 @@ def test_dask_dataframes(clients):
     shuffled = dd.from_pandas(frame[frame.columns[::-1]], npartitions=2)  # taken by name
     assert np.array_equal(clients[2].compute(predict(model, shuffled)).result(), reference.predict(frame))
     with pytest.raises(ValueError, match="X: column 'c' has dtype .*numeric columns only"):
-        train(clients[1], dd.from_pandas(frame.assign(c="x"), npartitions=2), dd.from_pandas(pd.Series(y), npartitions=2))
+        train(clients[1], dd.from_pandas(frame.assign(c="x"), npartitions=2),
+              dd.from_pandas(pd.Series(y), npartitions=2))
 
 
 def test_bad_input(clients):

@@ -207,8 +207,9 @@ class DaskTreeGrower:
         if children_final:
             counts = p.gather(counts)
         else:
-            counts, hist = p.gather([counts, p.reduce(p.on_each(tasks.smaller_children_histograms, self.tree_index, splits, counts,
-                                                                self.min_rows_to_split))], histograms=1)
+            smaller = p.on_each(tasks.smaller_children_histograms, self.tree_index, splits, counts,
+                                self.min_rows_to_split)
+            counts, hist = p.gather([counts, p.reduce(smaller)], histograms=1)
         evaluate, built = [], 0
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
