@@ -25,6 +25,9 @@ from boosters.model.tree import Forest, Tree
 from boosters.training.trainer import GBDTTrainer
 
 
+_FLOAT_MATRIX_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # native byte order
+
+
 class GBDTModel:
     """A trained gradient boosted tree ensemble.
 
@@ -184,6 +187,9 @@ class GBDTModel:
         """X as the float matrix the trees read: a frame's or Dataset's columns are matched
         to the model's features by name (when both have names), an array's by position;
         categorical features coded with the model's categories by value."""
+        if type(X) is np.ndarray and X.ndim == 2 and X.dtype in _FLOAT_MATRIX_DTYPES and X.size:
+            self._check_width(X.shape[1])  # the common case first: what as_feature_matrix returns as is
+            return X
         names, categories = self.feature_names, self.ensemble.categories
         if isinstance(X, Dataset):
             given, given_categories, X = X.feature_names, X.categories, X.X

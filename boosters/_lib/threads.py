@@ -98,11 +98,11 @@ def effective_n_threads(n_threads: int = 0) -> int:
     multi-threaded kernels (see the module docstring).
     """
     global _fork_warned, _threads_used
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
+    if type(n_threads) is not int and (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)):
         raise TypeError(f"n_threads must be an int (0 = all cores), got {type(n_threads).__name__}")
     if n_threads < 0:
         raise ValueError(f"n_threads must be >= 0 (0 = all cores), got {n_threads}")
-    if n_threads > max_n_threads():
+    if n_threads > 256 and n_threads > max_n_threads():  # max_n_threads() >= 256; os.cpu_count() costs ~10 us
         raise ValueError(f"n_threads must be at most {max_n_threads()} (4 per CPU, at least 256), got {n_threads}")
     if not openmp_enabled():
         return 1

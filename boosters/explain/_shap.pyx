@@ -29,7 +29,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 import numpy as np
 
 from boosters._lib.types cimport value_t
-from boosters.model._decision cimport goes_left_categorical, goes_left_numeric
+from boosters.model._decision cimport ForestArrays, TreeArrays, goes_left, tree_of
 
 
 cdef struct PathElement:
@@ -39,20 +39,6 @@ cdef struct PathElement:
     double weight         # permutation weight of the subsets of this element's size
 
 
-cdef struct TreeArrays:
-    # one tree's nodes (pointers to its first node) and its category sets
-    const int32_t* split_feature
-    const double* threshold
-    const uint8_t* default_left
-    const int32_t* left_child
-    const int32_t* right_child
-    const double* value
-    const double* cover
-    const int32_t* category_set     # NULL: the forest has no categorical split
-    const int64_t* set_boundaries   # the tree's sets: words set_boundaries[s]:set_boundaries[s + 1]
-    const uint32_t* cat_bitsets
-
-
 cdef struct Walk:
     # what stays fixed while one row walks one tree
     TreeArrays tree
@@ -60,24 +46,6 @@ cdef struct Walk:
     double* phi                # OUT: contributions added, indexed by feature
     int32_t condition_feature  # interactions: the feature held known or unknown
     int condition              # 0: none; 1: condition_feature known ("on"); -1: unknown ("off")
-
-
-cdef struct ForestArrays:
-    # every tree's nodes concatenated; tree t owns tree_offsets[t]:tree_offsets[t + 1]
-    const int32_t* split_feature
-    const double* threshold
-    const uint8_t* default_left
-    const int32_t* left_child
-    const int32_t* right_child
-    const double* value
-    const double* cover
-    const int64_t* tree_offsets
-    const int32_t* tree_group
-    const int32_t* category_set     # NULL: no categorical split
-    const int64_t* tree_sets        # tree t's sets start at cat_boundaries[tree_sets[t]]
-    const int64_t* cat_boundaries
-    const uint32_t* cat_bitsets
-    Py_ssize_t n_trees
 
 
 cdef class ShapForest:
@@ -103,16 +71,16 @@ cdef class ShapForest:
         self._arrays = (split_feature, threshold, default_left, left_child, right_child, value, cover,
                         tree_offsets, tree_group, categories)
         self.c.n_trees = n_trees
-        self.c.split_feature, self.c.threshold = &split_feature[0], &threshold[0]
-        self.c.default_left, self.c.left_child = &default_left[0], &left_child[0]
-        self.c.right_child, self.c.value, self.c.cover = &right_child[0], &value[0], &cover[0]
+        self.c.nodes.split_feature, self.c.nodes.threshold = &split_feature[0], &threshold[0]
+        self.c.nodes.default_left, self.c.nodes.left_child = &default_left[0], &left_child[0]
+        self.c.nodes.right_child, self.c.nodes.value, self.c.nodes.cover = &right_child[0], &value[0], &cover[0]
         self.c.tree_offsets, self.c.tree_group = &tree_offsets[0], &tree_group[0]
-        self.c.category_set = NULL
+        self.c.nodes.category_set = NULL
         if categories is not None:
             category_set, tree_sets, cat_boundaries, cat_bitsets = categories
-            self.c.category_set, self.c.tree_sets = &category_set[0], &tree_sets[0]
-            self.c.cat_boundaries = &cat_boundaries[0]
-            self.c.cat_bitsets = &cat_bitsets[0] if cat_bitsets.shape[0] else NULL
+            self.c.nodes.category_set, self.c.tree_sets = &category_set[0], &tree_sets[0]
+            self.c.nodes.set_boundaries = &cat_boundaries[0]
+            self.c.nodes.cat_bitsets = &cat_bitsets[0] if cat_bitsets.shape[0] else NULL
         self.max_depth = forest_max_depth(&self.c)
 
     @property
@@ -131,24 +99,9 @@ cdef class ShapForest:
         cdef Py_ssize_t t
         cdef TreeArrays tree
         for t in range(self.c.n_trees):
-            tree = tree_arrays(&self.c, t)
+            tree = tree_of(&self.c, t)
             means[t] = node_mean(&tree, 0)
         return out
-
-
-cdef TreeArrays tree_arrays(const ForestArrays* forest, Py_ssize_t t) noexcept nogil:
-    cdef int64_t base = forest.tree_offsets[t]
-    cdef TreeArrays tree
-    tree.split_feature, tree.threshold = forest.split_feature + base, forest.threshold + base
-    tree.default_left = forest.default_left + base
-    tree.left_child, tree.right_child = forest.left_child + base, forest.right_child + base
-    tree.value, tree.cover = forest.value + base, forest.cover + base
-    tree.category_set = NULL
-    if forest.category_set != NULL:
-        tree.category_set = forest.category_set + base
-        tree.set_boundaries = forest.cat_boundaries + forest.tree_sets[t]
-        tree.cat_bitsets = forest.cat_bitsets
-    return tree
 
 
 cdef int forest_max_depth(const ForestArrays* forest):
@@ -161,9 +114,9 @@ cdef int forest_max_depth(const ForestArrays* forest):
         base = forest.tree_offsets[t]
         for node in range(forest.tree_offsets[t + 1] - base):
             deepest = max(deepest, depth[base + node])
-            if forest.split_feature[base + node] >= 0:
-                depth[base + forest.left_child[base + node]] = depth[base + node] + 1
-                depth[base + forest.right_child[base + node]] = depth[base + node] + 1
+            if forest.nodes.split_feature[base + node] >= 0:
+                depth[base + forest.nodes.left_child[base + node]] = depth[base + node] + 1
+                depth[base + forest.nodes.right_child[base + node]] = depth[base + node] + 1
     return deepest
 
 
@@ -173,18 +126,6 @@ cdef double node_mean(const TreeArrays* tree, int32_t node) noexcept nogil:
         return tree.value[node]
     return (tree.cover[left] * node_mean(tree, left) + tree.cover[right] * node_mean(tree, right)) \
         / tree.cover[node]
-
-
-cdef inline bint row_goes_left(const TreeArrays* tree, int32_t node, const double* x) noexcept nogil:
-    cdef double v = x[tree.split_feature[node]]
-    cdef int32_t s
-    cdef int64_t lo
-    if tree.category_set != NULL and tree.category_set[node] >= 0:
-        s = tree.category_set[node]
-        lo = tree.set_boundaries[s]
-        return goes_left_categorical(v, tree.cat_bitsets + lo, tree.set_boundaries[s + 1] - lo,
-                                     tree.default_left[node])
-    return goes_left_numeric(v, tree.threshold[node], tree.default_left[node])
 
 
 cdef inline void extend_path(PathElement* path, int n, double zero_fraction, double one_fraction,
@@ -267,7 +208,7 @@ cdef void recurse(const Walk* walk, int32_t node, PathElement* parent_path, int 
             walk.phi[path[i].feature] += (unwound_weight_sum(path, n - 1, i)
                                           * (path[i].one_fraction - path[i].zero_fraction) * scale)
         return
-    if row_goes_left(tree, node, walk.x):
+    if goes_left(tree, node, walk.x[tree.split_feature[node]]):
         hot, cold = tree.left_child[node], tree.right_child[node]
     else:
         hot, cold = tree.right_child[node], tree.left_child[node]
@@ -311,7 +252,7 @@ cdef void row_shap(const ForestArrays* forest, const double* x, PathElement* pat
     cdef Py_ssize_t t
     walk.x = x
     for t in range(forest.n_trees):
-        walk.tree = tree_arrays(forest, t)
+        walk.tree = tree_of(forest, t)
         walk_tree(&walk, path, out + forest.tree_group[t] * width, -1, 0)
 
 
@@ -333,7 +274,7 @@ cdef void row_interactions(const ForestArrays* forest, const double* x, PathElem
     for a in range(n_groups * width):
         phis[a] = 0.0
     for t in range(forest.n_trees):
-        walk.tree = tree_arrays(forest, t)
+        walk.tree = tree_of(forest, t)
         g = forest.tree_group[t]
         block = out + g * width * width
         walk_tree(&walk, path, phis + g * width, -1, 0)

@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
-from boosters.model._predict import predict_forest, predict_forest_csr, predict_leaves, predict_leaves_csr
+from boosters.model._predict import (MAX_PACKED_FEATURES, PackedForest, predict_forest, predict_forest_csr,
+                                     predict_leaves, predict_leaves_csr)
 from boosters.model._linear import add_linear_outputs
 from boosters.model.linear import LinearLeaves
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
@@ -26,6 +27,13 @@ __all__ = ["TREE_ARRAY_NAMES", "CsrRows", "FlatForest", "Forest", "Tree", "check
            "row_blocks"]
 
 _STAMPS = itertools.count()  # a new stamp on every change of a tree's arrays
+_last_stamp = -1             # the latest stamp of any tree: unchanged, no tree has changed
+
+
+def _new_stamp() -> int:
+    global _last_stamp
+    _last_stamp = next(_STAMPS)
+    return _last_stamp
 
 
 @dataclass(eq=False)
@@ -56,23 +64,14 @@ class Tree:
         if value is None and name in ("category_set", "cat_boundaries", "cat_bitsets"):
             value = {"category_set": np.full(len(self.split_feature), -1), "cat_boundaries": [0],
                      "cat_bitsets": []}[name]
-        if name in LINEAR_ARRAY_DTYPES and value is not None:
-            value = np.ascontiguousarray(value, dtype=LINEAR_ARRAY_DTYPES[name])
+        dtype = TREE_ARRAY_DTYPES.get(name) or CATEGORY_ARRAY_DTYPES.get(name) or LINEAR_ARRAY_DTYPES.get(name)
+        if dtype is not None and value is not None:
+            value = np.ascontiguousarray(value, dtype=dtype)
             if value.ndim != 1:
                 raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
-        if name in LINEAR_ARRAY_DTYPES:
-            object.__setattr__(self, "_stamp", next(_STAMPS))
-        if name in CATEGORY_ARRAY_DTYPES:
-            value = np.ascontiguousarray(value, dtype=CATEGORY_ARRAY_DTYPES[name])
-            if value.ndim != 1:
-                raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
-            object.__setattr__(self, "_stamp", next(_STAMPS))
-        if name in TREE_ARRAY_DTYPES:
-            value = np.ascontiguousarray(value, dtype=TREE_ARRAY_DTYPES[name])
-            if value.ndim != 1:
-                raise ValueError(f"Tree.{name} must be 1-D, got shape {value.shape}")
-            object.__setattr__(self, "_stamp", next(_STAMPS))
         object.__setattr__(self, name, value)
+        if dtype is not None:  # after the change: a forest that sees the stamp sees the array
+            object.__setattr__(self, "_stamp", _new_stamp())
 
     @classmethod
     def leaf(cls, value: float, cover: float, n_samples: int) -> "Tree":
@@ -143,6 +142,7 @@ class FlatForest(NamedTuple):
     n_features: int           # features the trees read (largest split feature + 1)
     categories: tuple | None = None  # categorical splits: (per tree its first set, set boundaries, words)
     linear: LinearLeaves | None = None  # linear leaves (None: every leaf constant)
+    packed: PackedForest | None = None  # the nodes packed for traversal (None: categorical splits)
 
 
 def _group_array(tree_group) -> np.ndarray:
@@ -162,8 +162,9 @@ class Forest:
         self.base_scores = base_scores
         self.trees: list[Tree] = []
         self.tree_group: list[int] = []
-        self._flat: FlatForest | None = None
-        self._flat_state = None
+        # (what the flat arrays were built from, FlatForest): replaced as a whole, so a
+        # thread reads a consistent pair without a lock
+        self._cache: tuple | None = None
 
     @classmethod
     def from_flat(cls, n_groups: int, base_scores: np.ndarray, arrays: dict, tree_offsets: np.ndarray,
@@ -222,33 +223,48 @@ class Forest:
 
     def __getstate__(self):
         # a pickle carries the trees, never a "checked" cache: the unpickled forest checks again
-        return {**self.__dict__, "_flat": None, "_flat_state": None}
+        return {**self.__dict__, "_cache": None}
+
+    @property
+    def _flat(self) -> FlatForest | None:
+        """The flat arrays last built (None before the first `flat()`)."""
+        return None if self._cache is None else self._cache[1]
 
     def _state(self) -> tuple:
-        """What the flat arrays were built from: objects (compared by identity) and values."""
-        objects = (self.base_scores, *self.trees)
-        values = (self.n_groups, tuple(self.tree_group), tuple(t._stamp for t in self.trees))
-        return objects, values
+        """What the flat arrays are built from: the latest tree stamp (read first: a later
+        change makes a new one), objects compared by identity (the trees in a list copy),
+        and values."""
+        return (_last_stamp, self.base_scores, list(self.trees), list(self.tree_group), self.n_groups,
+                tuple(t._stamp for t in self.trees))
 
-    def _unchanged(self, state) -> bool:
-        old = self._flat_state
-        return (old is not None and old[1] == state[1] and len(old[0]) == len(state[0])
-                and all(a is b for a, b in zip(old[0], state[0])))
+    def _unchanged(self, old: tuple) -> bool:
+        """No tree, group or base score changed since `old` (a `_state()`). While no tree
+        anywhere has a new stamp, comparing the lists (C loops, identity first) is enough:
+        little Python work per prediction, whatever the number of trees."""
+        stamp, base_scores, trees, groups, n_groups, stamps = old
+        if base_scores is not self.base_scores or n_groups != self.n_groups or groups != self.tree_group:
+            return False
+        if trees != self.trees:  # Tree compares by identity (eq=False)
+            return False
+        return stamp == _last_stamp or stamps == tuple(t._stamp for t in self.trees)
 
     def flat(self, *, grown: bool = False) -> FlatForest:
         """The validated flat arrays, rebuilt (and validated again) when anything changed.
         `grown=True`: the trees come straight from this process's grower, valid by
         construction, so the first build skips the check (dozens of NumPy calls, each a
         GIL re-take that a busy Python thread makes slow); later changes are checked."""
+        cache = self._cache
+        if cache is not None and self._unchanged(cache[0]):
+            if cache[0][0] != _last_stamp:  # the same trees: keep the new stamp (fast check next time)
+                self._cache = (self._state(), cache[1])
+            return cache[1]
         state = self._state()
-        if self._flat is not None and self._unchanged(state):
-            return self._flat
         offsets = np.zeros(self.n_trees + 1, dtype=np.int64)
         np.cumsum([t.n_nodes for t in self.trees], out=offsets[1:])
         arrays = {name: np.concatenate([getattr(t, name) for t in self.trees]) if self.trees
                   else np.zeros(0, dtype) for name, dtype in TREE_ARRAY_DTYPES.items()}
         groups = _group_array(self.tree_group)
-        if grown and self._flat is None:
+        if grown and cache is None:
             feature = arrays["split_feature"]
             n_features = int(feature.max()) + 1 if feature.size else 0
         else:
@@ -261,7 +277,7 @@ class Forest:
             linear = check_linear({name: np.concatenate([p[name] for p in parts]) for name in LINEAR_ARRAY_DTYPES},
                                   arrays["split_feature"], offsets)
             n_features = max(n_features, linear.n_features)
-        return self._install(arrays, offsets, groups, n_features, flat_sets, linear)
+        return self._install(arrays, offsets, groups, n_features, flat_sets, linear, state)
 
     @property
     def is_linear(self) -> bool:
@@ -269,10 +285,12 @@ class Forest:
         return any(t.is_linear for t in self.trees)
 
     def _install(self, arrays: dict, offsets: np.ndarray, groups: np.ndarray, n_features: int,
-                 categories: tuple | None = None, linear: LinearLeaves | None = None) -> FlatForest:
+                 categories: tuple | None = None, linear: LinearLeaves | None = None,
+                 state: tuple | None = None) -> FlatForest:
         """Keep checked arrays: read-only, and the trees become views of them, so an
         in-place edit (which would bypass the check) fails, and replacing an array is
-        seen by the next `flat()`."""
+        seen by the next `flat()`. `state`: the `_state()` read before the arrays were."""
+        state = self._state() if state is None else state
         for arr in (*arrays.values(), offsets, groups):
             arr.flags.writeable = False
         for tree, lo, hi in zip(self.trees, offsets[:-1], offsets[1:]):
@@ -284,9 +302,13 @@ class Forest:
                 getattr(tree, name).flags.writeable = False
         for arr in (*(categories or ()), *(linear or ())):
             arr.flags.writeable = False
-        self._flat = FlatForest(arrays, offsets, groups, n_features, categories, linear)
-        self._flat_state = self._state()
-        return self._flat
+        packed = None
+        if categories is None and len(groups) and n_features < MAX_PACKED_FEATURES:
+            packed = PackedForest(arrays["split_feature"], arrays["threshold"], arrays["default_left"],
+                                  arrays["left_child"], arrays["right_child"], arrays["value"], offsets, groups)
+        flat = FlatForest(arrays, offsets, groups, n_features, categories, linear, packed)
+        self._cache = (state, flat)
+        return flat
 
     def predict_margins(self, X: np.ndarray, n_threads: int, n_trees: int | None = None,
                         include_base: bool = True) -> np.ndarray:
@@ -307,7 +329,10 @@ class Forest:
         check_sparse_input(X, flat.categories)
         if flat.linear is not None:
             _add_linear_outputs(a, flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees], flat.linear,
-                                _category_args(a, flat.categories), X, out, n_threads)
+                                _category_args(a, flat.categories), X, out, n_threads, flat.packed)
+            return out
+        if flat.packed is not None and not _is_sparse(X):
+            _packed_walk(flat.packed, X, out, n_trees, n_threads)
             return out
         trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
                  a["value"], flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees])
@@ -323,6 +348,9 @@ class Forest:
         _check_width(X, flat.n_features)
         out = np.zeros((X.shape[0], self.n_trees), dtype=np.int32)
         if self.n_trees == 0:
+            return out
+        if flat.packed is not None and not _is_sparse(X):
+            _packed_walk(flat.packed, X, out, self.n_trees, n_threads)
             return out
         a = flat.arrays
         trees = (a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
@@ -342,6 +370,23 @@ def _block_rows(n_trees: int) -> int:
     return max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // max(n_trees, 1))
 
 
+def _packed_walk(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
+    """`packed.predict` of the first n_trees trees over X's rows, in blocks (`_block_rows`:
+    Python acts on Ctrl-C between them)."""
+    rows = _block_rows(n_trees)
+    if X.shape[0] <= rows:  # one block: no slicing (single rows are served this way)
+        _predict_block(packed, X, out, n_trees, n_threads)
+        return
+    for start in range(0, X.shape[0], rows):
+        _predict_block(packed, X[start:start + rows], out[start:start + rows], n_trees, n_threads)
+
+
+def _predict_block(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
+    """One block of rows through the packed kernel, which reads C-contiguous rows (a block
+    in another memory order is copied)."""
+    packed.predict(np.ascontiguousarray(X), out, n_trees, n_threads)
+
+
 def _run_in_blocks(dense_kernel, csr_kernel, X, rows: int, trees: tuple, category_args: tuple, out: np.ndarray,
                    n_threads: int) -> None:
     """A prediction kernel over X's row blocks (`row_blocks`), each writing its rows of `out`:
@@ -359,17 +404,22 @@ LINEAR_BLOCK_VISITS = 1 << 22  # (row, tree) pairs per block of linear-leaf pred
 
 
 def _add_linear_outputs(arrays: dict, tree_offsets: np.ndarray, tree_group: np.ndarray, linear: LinearLeaves,
-                        category_args: tuple, X, out: np.ndarray, n_threads: int) -> None:
+                        category_args: tuple, X, out: np.ndarray, n_threads: int,
+                        packed: PackedForest | None = None) -> None:
     """out[:, g] += the outputs of the group-g trees (`tree_offsets`, `tree_group`: the trees
     predicted) with linear leaves: each row's leaves (the prediction kernel), then their
     linear models (`_linear.add_linear_outputs`), summed in tree order. A sparse X is read
-    in dense blocks."""
+    in dense blocks. `packed`: the forest's packed nodes, to find the leaves with (the
+    general walk without)."""
     n_trees = len(tree_group)
     walk = (arrays["split_feature"], arrays["threshold"], arrays["default_left"], arrays["left_child"],
             arrays["right_child"], tree_offsets)
     for start, block in row_blocks(X, max(1, LINEAR_BLOCK_VISITS // max(n_trees, 1)), densify=True):
         leaves = np.zeros((block.shape[0], n_trees), dtype=np.int32)
-        predict_leaves(block, *walk, leaves, n_threads, *category_args)
+        if packed is not None:
+            packed.predict(np.ascontiguousarray(block), leaves, n_trees, n_threads)
+        else:
+            predict_leaves(block, *walk, leaves, n_threads, *category_args)
         add_linear_outputs(block, leaves, tree_offsets, tree_group, arrays["value"], *linear,
                            out[start:start + block.shape[0]], n_threads)
 
