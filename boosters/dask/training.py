@@ -170,8 +170,11 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
     objective = make_objective(config.objective, None)
 
-    mapper = _bin_mapper(client, X, weights, config)
-    states, base = _partition_states(client, X, y, weights, mapper, objective, config)
+    x_blocks = client.compute(list(X.to_delayed().ravel()))
+    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
+    mapper = _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config)
+    states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
+    del x_blocks, w_blocks  # binned: the raw blocks can go
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
@@ -231,21 +234,21 @@ class _Validation:
         return self.best_round is not None and round_ - self.best_round >= self.rounds
 
 
-def _partition_states(client, X, y, weights, mapper, objective, config: GBDTConfig) -> tuple[list, np.ndarray]:
-    """Every row partition binned and kept on a worker (futures of PartitionState, waited
-    for, never fetched), after its labels and weights are checked; and the base scores."""
-    x_blocks = client.compute(list(X.to_delayed().ravel()))
+def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
+                      chunks: tuple) -> tuple[list, np.ndarray]:
+    """Every row partition (x_blocks, w_blocks: futures; `chunks`: their row counts)
+    binned and kept on a worker (futures of PartitionState, waited for, never fetched),
+    after its labels and weights are checked; and the base scores."""
     y_blocks = client.compute(list(y.to_delayed()))
-    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     total = client.gather(fixed_sum(client, sums))
     if not total[1] > 0:
         raise ValueError("weights must not all be zero")
     # squared error and logistic start from the weighted mean of y: init_scores of that one value
     base = objective.init_scores(np.array([total[0] / total[1]]), None)
-    n_rows = int(X.shape[0])
+    n_rows = int(sum(chunks))
     max_nodes, quantizer = DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows)
-    first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
+    first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
                             pure=False)
               for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
@@ -281,16 +284,29 @@ def _checked_label_sums(objective, y, weights):
     return tasks.label_sums(y, weights)
 
 
-def _bin_mapper(client, X, weights, config: GBDTConfig) -> BinMapper:
+def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -> BinMapper:
     """The bin edges of the single-machine training: from the same seeded row sample
-    (every row up to DEFAULT_BIN_SAMPLE rows), fetched to the driver."""
-    n_rows = int(X.shape[0])
-    if n_rows > DEFAULT_BIN_SAMPLE:
-        rows = stratified_sample(n_rows, DEFAULT_BIN_SAMPLE, config.seed)
-        X, weights = X[rows], None if weights is None else weights[rows]
-    sample = client.compute(X).result()
-    sample_weights = None if weights is None else client.compute(weights).result()
-    return BinMapper(config.max_bins, seed=config.seed).fit(np.asarray(sample), sample_weights)
+    (every row up to DEFAULT_BIN_SAMPLE rows), each partition's sampled rows taken where
+    it is and fetched to the driver."""
+    n_rows = int(sum(chunks))
+    rows = stratified_sample(n_rows, DEFAULT_BIN_SAMPLE, config.seed) if n_rows > DEFAULT_BIN_SAMPLE else None
+    starts = np.concatenate([[0], np.cumsum(chunks)])
+    taken = []
+    for i, (xb, wb) in enumerate(zip(x_blocks, w_blocks)):
+        local = None if rows is None else rows[(rows >= starts[i]) & (rows < starts[i + 1])] - starts[i]
+        taken.append(client.submit(_take_rows, xb, wb, local, pure=False))
+    parts = client.gather(taken)  # in row order: the sample's rows are increasing
+    sample = np.concatenate([x for x, _ in parts])
+    sample_weights = None if w_blocks[0] is None else np.concatenate([w for _, w in parts])
+    return BinMapper(config.max_bins, seed=config.seed).fit(sample, sample_weights)
+
+
+def _take_rows(X, weights, rows):
+    """The rows (None: all) of a partition and of its weights."""
+    X = np.asarray(X)
+    if rows is None:
+        return X, weights
+    return X[rows], None if weights is None else np.asarray(weights)[rows]
 
 
 def predict(model: GBDTModel, X, raw: bool = False):
