@@ -5,6 +5,8 @@ beside its own inputs."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
@@ -17,7 +19,7 @@ from boosters.data.validation import as_feature_matrix, as_init_score, column_na
 from boosters.explain import shap as _shap
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
-from boosters.io import npz_format
+from boosters.io import json_format, npz_format
 from boosters.io.atomic import write_atomically
 from boosters.model.ensemble import Ensemble
 from boosters.model.transforms import output_transform
@@ -548,8 +550,65 @@ class GBDTModel:
         """
         return cls(npz_format.from_bytes(data))
 
+    def to_json_bytes(self) -> bytes:
+        """The model as a JSON document (UTF-8): the same content as `to_bytes`, for people
+        to read and other tools to parse.
+
+        Its layout is the published JSON Schema ``boosters/io/model.schema.json`` (see the
+        format page of the docs). Floats are written so that they read back exactly;
+        infinite thresholds are the strings ``"inf"`` / ``"-inf"``.
+
+        Returns
+        -------
+        bytes
+
+        Examples
+        --------
+        >>> import json
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> doc = json.loads(model.to_json_bytes())
+        >>> doc["format_version"], doc["objective"], len(doc["trees"])
+        (1, {'name': 'squared', 'n_classes': None}, 5)
+        >>> copy = bst.GBDTModel.from_json_bytes(model.to_json_bytes())
+        >>> np.array_equal(copy.predict(X), model.predict(X))
+        True
+        """
+        return json_format.to_json_bytes(self.ensemble)
+
+    @classmethod
+    def from_json_bytes(cls, data) -> "GBDTModel":
+        """A model from `to_json_bytes` output.
+
+        Checked as `from_bytes` checks a model (the same checks run on both encodings);
+        anything that is not a valid model raises ``ValueError("not a valid boosters
+        model: ...")`` naming the field.
+
+        Parameters
+        ----------
+        data : bytes or str
+            A JSON document, as `to_json_bytes` writes it.
+
+        Returns
+        -------
+        GBDTModel
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
+        >>> bst.GBDTModel.from_json_bytes(model.to_json_bytes()).n_trees
+        5
+        >>> bst.GBDTModel.from_json_bytes(b'{"format_version": 1}')
+        Traceback (most recent call last):
+        ...
+        ValueError: not a valid boosters model: missing field 'base_scores'
+        """
+        return cls(json_format.from_json_bytes(data))
+
     def save(self, path) -> None:
-        """Write the model to a file (the `to_bytes` format).
+        """Write the model to a file: JSON (`to_json_bytes`) when the name ends in
+        ``.json`` (e.g. ``"model.bstr.json"``), else the compact binary (`to_bytes`).
 
         The file is replaced atomically (a temporary file beside it, then a rename): it
         holds the old model or the new one, never part of one, even after Ctrl-C or a
@@ -565,16 +624,24 @@ class GBDTModel:
         >>> import os, tempfile
         >>> X = np.random.default_rng(0).normal(size=(200, 3))
         >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
-        >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
-        >>> model.save(path)
-        >>> np.array_equal(bst.GBDTModel.load(path).predict(X), model.predict(X))
+        >>> folder = tempfile.mkdtemp()
+        >>> model.save(os.path.join(folder, "model.npz"))
+        >>> model.save(os.path.join(folder, "model.bstr.json"))
+        >>> open(os.path.join(folder, "model.bstr.json"), "rb").read(1)
+        b'{'
+        >>> np.array_equal(bst.GBDTModel.load(os.path.join(folder, "model.bstr.json")).predict(X),
+        ...                bst.GBDTModel.load(os.path.join(folder, "model.npz")).predict(X))
         True
         """
-        write_atomically(path, self.to_bytes())
+        is_json = isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).lower().endswith(".json")
+        write_atomically(path, self.to_json_bytes() if is_json else self.to_bytes())
 
     @classmethod
     def load(cls, path) -> "GBDTModel":
         """Read a model written by `save`, checked as `from_bytes` checks it.
+
+        The encoding is read from the file's content, whatever its name: a JSON document
+        starts with ``{``, the binary format is a zip file.
 
         Parameters
         ----------
@@ -596,7 +663,10 @@ class GBDTModel:
         GBDTModel(Objective.squared(), n_trees=5, n_features=3, best_iteration=4)
         """
         with open(path, "rb") as f:
-            return cls.from_bytes(f.read())
+            data = f.read()
+        if data.lstrip(b" \t\r\n")[:1] == b"{":
+            return cls.from_json_bytes(data)
+        return cls.from_bytes(data)
 
     def __getstate__(self):
         return {"bytes": self.to_bytes()}

@@ -31,6 +31,7 @@ RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/
                   "guide/custom_objectives.md", "guide/regression_objectives.md",
                   "guide/classification_objectives.md"]
 RUNNABLE_PAGES += ["guide/linear_leaves.md", "guide/converting_xgboost.md", "guide/converting_lightgbm.md"]
+RUNNABLE_PAGES += ["format.md"]
 RUNNABLE_PAGES += ["guide/dask.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -29,6 +29,15 @@ _READ_HEADER = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.form
 
 
 def to_bytes(ensemble: Ensemble) -> bytes:
+    header, arrays = to_parts(ensemble)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    return buf.getvalue()
+
+
+def to_parts(ensemble: Ensemble) -> tuple[dict, dict]:
+    """The header (a JSON-ready dict) and the arrays by member name: what a file holds,
+    before either encoding (this one, or io/json_format.py's) writes it."""
     forest = ensemble.forest
     flat = forest.flat()
     objective = ensemble.objective
@@ -55,9 +64,7 @@ def to_bytes(ensemble: Ensemble) -> bytes:
         linear = flat.linear
         arrays.update(linear_const=linear.const, linear_n_terms=np.diff(linear.term_offsets).astype(np.int32),
                       linear_features=linear.features, linear_coefs=linear.coefs)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-    return buf.getvalue()
+    return header, arrays
 
 
 def from_bytes(data) -> Ensemble:

@@ -39,6 +39,7 @@ def main(version: str):
     for name, X, data, config in models():
         model = bst.GBDTModel.train(data, config, n_threads=1)
         model.save(folder / f"{name}.bst")
+        model.save(folder / f"{name}.bstr.json")  # the same model in the JSON encoding
         np.savez(folder / f"{name}.expected.npz", X=X, raw=model.predict_raw(X, n_threads=1),
                  prediction=model.predict(X, n_threads=1))
 
