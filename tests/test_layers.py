@@ -36,7 +36,8 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
 # ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.progress": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
-                 "boosters.data.frames": ("pyarrow",), "boosters.dask.training": ("dask", "distributed")}
+                 "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",),
+                 "boosters.dask.training": ("dask", "distributed")}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 

@@ -272,3 +272,165 @@ class Dataset:
         if self.categorical_features:
             parts.append(f"categorical_features={self.categorical_features}")
         return f"Dataset({', '.join(parts)})"
+
+    # -- data larger than memory (boosters/data/out_of_core.py) ------------------------------
+
+    @classmethod
+    def from_batches(cls, batches, label=None, weight=None, feature_names=None, categorical_features=None,
+                     group=None, qid=None, init_score=None, directory=None) -> "Dataset":
+        """A Dataset from batches of rows, never holding all of them: binned to disk.
+
+        The batches are read three times (rows and labels; the bin sample; the binning,
+        when training first needs the bins), so they must come out the same each time.
+        The bins are those of ``Dataset`` on all the rows concatenated, so the model is
+        the same; they are kept in memory-mapped files (see
+        `boosters.data.out_of_core.OutOfCoreDataset`, which this returns).
+
+        Parameters
+        ----------
+        batches : iterable or callable
+            A re-iterable (a list, or an object whose ``iter()`` starts anew) or a callable
+            returning a fresh iterable, of batches: 2-D numeric arrays, pandas DataFrames,
+            pyarrow Tables or RecordBatches, polars DataFrames; or tuples ``(X, y)`` /
+            ``(X, y, weights)`` of them. A plain iterator (read once) is refused.
+        label : str, optional
+            For frame batches: the column holding the labels (not a feature).
+        weight : str, optional
+            For frame batches: the column holding the weights (not a feature).
+        feature_names : sequence of str, optional
+            One unique name per feature; the frame batches' column names by default.
+        categorical_features : "auto", list of int or str, optional
+            As for `Dataset`: "auto" (the default for frame batches) takes the category
+            columns. Their values get the codes that `Dataset` gives them on all rows (a
+            declared order as it is, else the distinct values of all batches, sorted);
+            a numeric column holds the codes themselves.
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
+        directory : str or path, optional
+            Where the bin files go (in a new subdirectory); the system's temporary
+            directory by default. They are removed when the Dataset is closed or
+            garbage collected.
+
+        Returns
+        -------
+        boosters.data.out_of_core.OutOfCoreDataset
+            A Dataset to train on (``with`` closes it).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> def batches():  # e.g. read from a database, a chunk at a time
+        ...     for i in range(4):
+        ...         X = np.random.default_rng(i).normal(size=(250, 3))
+        ...         yield X, X[:, 0] + X[:, 1]
+        >>> with bst.Dataset.from_batches(batches) as data:
+        ...     model = bst.GBDTModel.train(data, bst.GBDTConfig(n_estimators=5))
+        >>> model.n_trees
+        5
+        """
+        from boosters.data.out_of_core import from_batches
+        return from_batches(batches, label, weight, feature_names, categorical_features, group, qid, init_score,
+                            directory)
+
+    @classmethod
+    def from_npy(cls, path, y=None, weights=None, feature_names=None, categorical_features=None, group=None,
+                 qid=None, init_score=None, directory=None, block_rows: int = 65536) -> "Dataset":
+        """A Dataset from a 2-D ``.npy`` file, read through a memory map in row blocks.
+
+        As `from_batches`: the bins go to disk, the model equals the in-memory one.
+
+        Parameters
+        ----------
+        path : str or path
+            The ``.npy`` file of the features, ``(n_rows, n_features)``.
+        y : array-like, optional
+            The labels, one per row (they are held in memory).
+        weights : array-like, optional
+            The weights, one per row.
+        feature_names : sequence of str, optional
+            One unique name per feature.
+        categorical_features : "auto", list of int or str, optional
+            As for `from_batches`.
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
+        directory : str or path, optional
+            Where the bin files go (see `from_batches`).
+        block_rows : int, default 65536
+            Rows read and binned at a time.
+
+        Returns
+        -------
+        boosters.data.out_of_core.OutOfCoreDataset
+            A Dataset to train on (``with`` closes it).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> X = np.random.default_rng(0).normal(size=(1000, 3)).astype(np.float32)
+        >>> path = os.path.join(tempfile.mkdtemp(), "X.npy")
+        >>> np.save(path, X)
+        >>> with bst.Dataset.from_npy(path, y=X[:, 0]) as data:
+        ...     print(data)
+        Dataset(1000 rows, 3 features, out of core from X.npy, labels)
+        """
+        from boosters.data.out_of_core import from_npy
+        return from_npy(path, y, weights, feature_names, categorical_features, group, qid, init_score, directory,
+                        block_rows)
+
+    @classmethod
+    def from_parquet(cls, path, label=None, weight=None, feature_names=None, categorical_features=None,
+                     group=None, qid=None, init_score=None, directory=None, block_rows: int = 65536) -> "Dataset":
+        """A Dataset from a Parquet file, read by batches of rows (needs pyarrow).
+
+        As `from_batches`: the bins go to disk, the model equals the in-memory one.
+
+        Parameters
+        ----------
+        path : str or path
+            The Parquet file; its columns are the features, less `label` and `weight`.
+        label : str, optional
+            The column of the labels.
+        weight : str, optional
+            The column of the weights.
+        feature_names : sequence of str, optional
+            One unique name per feature; the column names by default.
+        categorical_features : "auto", list of int or str, optional
+            As for `from_batches`.
+        group : array-like of int, optional
+            Ranking: the sizes of consecutive query groups, as for `Dataset`.
+        qid : array-like, optional
+            Ranking: one query id per row, as for `Dataset`.
+        init_score : array-like, optional
+            A starting margin per row, as for `Dataset`.
+        directory : str or path, optional
+            Where the bin files go (see `from_batches`).
+        block_rows : int, default 65536
+            Rows read and binned at a time.
+
+        Returns
+        -------
+        boosters.data.out_of_core.OutOfCoreDataset
+            A Dataset to train on (``with`` closes it).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": np.arange(100.0), "b": np.ones(100), "y": np.arange(100.0) % 7})
+        >>> path = os.path.join(tempfile.mkdtemp(), "data.parquet")
+        >>> df.to_parquet(path)
+        >>> with bst.Dataset.from_parquet(path, label="y") as data:
+        ...     print(data, data.feature_names)
+        Dataset(100 rows, 2 features, out of core from data.parquet, labels) ['a', 'b']
+        """
+        from boosters.data.out_of_core import from_parquet
+        return from_parquet(path, label, weight, feature_names, categorical_features, group, qid, init_score,
+                            directory, block_rows)

@@ -1,0 +1,599 @@
+"""Datasets larger than memory: features read in row blocks, binned to a matrix on disk.
+
+The raw feature matrix is never held. A source (an iterable of batches, a ``.npy`` file
+read through a memory map, a Parquet file read by batches) is read again for each pass:
+
+1. at construction: row count, labels and weights (one value per row: they stay in
+   memory), checks of every value, and the largest code of each categorical feature;
+2. when training first asks for the bins (`binned`): the rows of the seeded stratified
+   sample `BinMapper` takes from in-memory data (the row count is known by then, so they
+   are the same rows), whence the same bin edges and the same bundles;
+3. then every block is binned (`BinMapper.transform`) and encoded in the bundled layout
+   (`BundleLayout.encode`) into a `BinnedMatrix` whose bin arrays are ``.npy`` files
+   mapped into memory (`numpy.lib.format.open_memmap`). A bundle that the full data
+   contradicts is split and the pass repeated, as `bin_and_bundle` does in memory.
+
+So the model equals the one trained on the same rows in memory, tree for tree. Training
+reads the mapped bins through the operating system's page cache: pages are file-backed,
+not anonymous memory, and are evicted under memory pressure. What stays in memory is per
+row (labels, margins, gradients, row indices: ~40-60 bytes a row) plus the bin sample.
+The files are removed when the Dataset is closed or garbage collected.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import shutil
+import tempfile
+import weakref
+
+import numpy as np
+
+from boosters._lib.threads import effective_n_threads
+from boosters.data.binned import BinnedMatrix
+from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
+from boosters.data.bundling import BundleLayout, find_bundles
+from boosters.data.categories import (MAX_CATEGORIES, categorical_indices, category_values, check_codes,
+                                      feature_label, map_codes)
+from boosters.data.dataset import Dataset
+from boosters.data.frames import as_frame, frame_library, frame_matrix
+from boosters.data.groups import query_boundaries
+from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, column_names
+
+DEFAULT_BLOCK_ROWS = 65536
+BIN_BLOCK_ROWS = 16384  # rows of the bin sample binned at a time
+
+
+class OutOfCoreDataset(Dataset):
+    """A `Dataset` whose features are read from a source in row blocks and whose bins are
+    kept in memory-mapped files (see the module notes); built by `Dataset.from_batches`,
+    `Dataset.from_npy` and `Dataset.from_parquet`.
+
+    It trains as any Dataset (`GBDTModel.train`, as the training set). It holds no raw
+    features, so what needs them refuses it with a ValueError: a validation set,
+    ``linear_leaves``, DART, `GBDTModel.predict` (predict the batches instead). Close it
+    (`close`, or ``with``) to remove its files at once; otherwise they go when it is
+    garbage collected.
+
+    Parameters
+    ----------
+    read_blocks : callable
+        Returns a fresh iterator of ``(X_block, y_block, w_block, where)``: a 2-D array or
+        a frame, labels and weights of its rows (or None), and how messages name it.
+    y, weights : array-like, optional
+        Labels and weights given whole instead of per block.
+    feature_names, categorical_features, group, qid, init_score :
+        As for `Dataset` (`group`, `qid` and `init_score` whole, one entry per row or query).
+    directory : str or path, optional
+        Where the bin files go; a new temporary directory (removed on close) by default.
+    source : str
+        How `repr` names the source.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(1000, 3))
+    >>> with bst.Dataset.from_batches([(X[:600], X[:600, 0]), (X[600:], X[600:, 0])]) as data:
+    ...     print(data)
+    Dataset(1000 rows, 3 features, out of core from 2 batches, labels)
+    """
+
+    def __init__(self, read_blocks, y=None, weights=None, feature_names=None, categorical_features=None,
+                 group=None, qid=None, init_score=None, directory=None, source: str = "batches"):
+        self._read_blocks, self._source = read_blocks, source
+        self._scan(y, weights, feature_names, categorical_features)
+        self.group_boundaries = query_boundaries(group, qid, self._n_rows)
+        self.init_score = None if init_score is None else as_init_score(init_score, self._n_rows)
+        self._binned_cache: dict = {}
+        self._open_directory(directory)
+
+    def _scan(self, y, weights, feature_names, categorical_features) -> None:
+        """Pass 1: every block checked; rows, labels, weights, categorical code ranges."""
+        n_rows, n_features, names, dtype = 0, None, None, None
+        ys, ws, n_blocks = [], [], 0
+        for raw, yb, wb, where in self._read_blocks():
+            frame = as_frame(raw)
+            if n_features is None:
+                names = None if frame is None else frame.names
+                self._set_features(raw, frame, feature_names, categorical_features)
+                n_features = self._n_features
+            X = self._matrix(raw, where, learn=True)
+            block_names = None if frame is None else frame.names
+            if X.shape[1] != n_features:
+                raise ValueError(f"{where}: {X.shape[1]} features, the first block had {n_features}")
+            if block_names != names:
+                raise ValueError(f"{where}: columns {block_names}, the first block had {names}")
+            for given, value, per_block, name in ((y, yb, ys, "y"), (weights, wb, ws, "weights")):
+                if given is not None and value is not None:
+                    raise ValueError(f"{name} is given both whole and with the blocks of {self._source}")
+                if n_blocks and (value is not None) != bool(per_block):  # as the first block
+                    raise ValueError(f"{where} {'has' if value is not None else 'lacks'} {name}, unlike the "
+                                     f"first block")
+                if value is not None:
+                    value = np.array(value)  # a copy: a view would keep the whole batch alive
+                    if len(value) != X.shape[0]:
+                        raise ValueError(f"{where}: {name} has {len(value)} values for {X.shape[0]} rows")
+                    per_block.append(value)
+            dtype = X.dtype if dtype is None else np.result_type(dtype, X.dtype)
+            n_rows += X.shape[0]
+            n_blocks += 1
+        if n_blocks == 0 or n_rows == 0:
+            raise ValueError(f"{self._source} holds no rows; need at least one row and one feature")
+        if n_rows >= 2**32:
+            raise ValueError(f"{self._source} has {n_rows} rows; at most 2**32 - 1 are supported")
+        self._n_rows, self._n_blocks, self._dtype = n_rows, n_blocks, dtype
+        self.categories = {f: learner.categories() for f, learner in self._learners.items()}
+        if ys:
+            y = np.concatenate(ys)
+        self.y = None if y is None else as_labels(y, n_rows, "y")
+        w = np.concatenate(ws) if ws else weights
+        self.weights = None
+        if w is not None:
+            w = as_vector(w, n_rows, "weights")
+            if np.any(w < 0):
+                raise ValueError("weights must be >= 0")
+            if not np.any(w > 0):
+                raise ValueError("weights must not all be zero")
+            self.weights = w
+
+    def _set_features(self, raw, frame, feature_names, categorical_features) -> None:
+        """Features, names and categorical features, from the first block."""
+        if frame is None:
+            n_features = as_feature_matrix(raw, "X").shape[1]
+        else:
+            n_features = frame.shape[1]
+            if feature_names is None:
+                feature_names = frame.names
+            if categorical_features is None:
+                categorical_features = "auto"
+        if feature_names is not None:
+            feature_names = [str(name) for name in feature_names]
+            if len(feature_names) != n_features:
+                raise ValueError(f"feature_names has {len(feature_names)} names but the data has {n_features} "
+                                 f"features")
+            if len(set(feature_names)) != n_features:
+                raise ValueError("feature_names must be unique")
+        self._n_features = n_features
+        self.feature_names = feature_names
+        auto = [] if frame is None else frame.categorical_columns()
+        self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
+        self._learners = {f: CategoryLearner(feature_label(f, feature_names)) for f in self.categorical_features}
+
+    def _matrix(self, raw, where: str, learn: bool = False) -> np.ndarray:
+        """A block as the float matrix the in-memory Dataset would hold for its rows: a
+        categorical column's values mapped to codes by the categories of all rows (while
+        `learn`ing them, in pass 1, the codes are not known yet: zeros)."""
+        frame = as_frame(raw)
+        if frame is None:
+            X = as_feature_matrix(raw, where)
+            if learn:
+                for f, learner in self._learners.items():
+                    learner.see_codes(X[:, f])
+            return X
+
+        def encoder(learner):
+            return learner.see if learn else learner.encode
+        return frame_matrix(frame, where, {f: encoder(learner) for f, learner in self._learners.items()})
+
+    def _open_directory(self, directory) -> None:
+        """The bin files' directory; a temporary one is removed with the Dataset."""
+        if directory is None:
+            self._directory = tempfile.mkdtemp(prefix="boosters-bins-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._directory, True)
+            return
+        directory = os.fspath(directory)
+        if not os.path.isdir(directory):
+            raise ValueError(f"directory {directory!r} is not an existing directory")
+        self._directory = tempfile.mkdtemp(prefix="boosters-bins-", dir=directory)
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self._directory, True)
+
+    # -- what Dataset offers -------------------------------------------------------------
+
+    @property
+    def X(self):
+        """Not available: the raw features were never held (ValueError)."""
+        raise ValueError(f"this Dataset is out of core (built from {self._source}): it holds no raw features, "
+                         f"only their bins, so it cannot serve as a validation set, for prediction, linear_leaves "
+                         f"or DART; predict the batches themselves")
+
+    @property
+    def is_sparse(self) -> bool:
+        """Always False: the blocks are read dense."""
+        return False
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows."""
+        return self._n_rows
+
+    @property
+    def n_features(self) -> int:
+        """The number of features."""
+        return self._n_features
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(n_rows, n_features)."""
+        return (self._n_rows, self._n_features)
+
+    @property
+    def directory(self) -> str:
+        """The directory of the bin files."""
+        return self._directory
+
+    def binned(self, max_bins: int = 256, seed: int = 42, bundling: bool = True,
+               n_threads: int = 0) -> tuple[BinMapper, BinnedMatrix]:
+        """The bins, as `Dataset.binned` makes them in memory, in memory-mapped files.
+
+        Two passes over the source the first time per setting (the sample, then the
+        binning), cached afterwards.
+
+        Parameters
+        ----------
+        max_bins : int, default 256
+            At most this many bins per feature, bin 0 (missing) included.
+        seed : int, default 42
+            Seeds the row sample the bin edges come from.
+        bundling : bool, default True
+            Mutually exclusive sparse features share columns.
+        n_threads : int, default 0
+            Threads; 0 uses every available core.
+
+        Returns
+        -------
+        mapper : boosters.data.binning.BinMapper
+            The bin edges per feature.
+        binned : boosters.data.binned.BinnedMatrix
+            The bins of every row; its arrays are `numpy.memmap`.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(1000, 2))
+        >>> with bst.Dataset.from_batches([X[:500], X[500:]]) as data:
+        ...     mapper, binned = data.binned(max_bins=16)
+        ...     print(mapper.n_bins, binned.n_rows, type(binned.bins_u8).__name__)
+        [16 16] 1000 memmap
+        """
+        if not isinstance(bundling, bool):
+            raise TypeError(f"bundling must be True or False, got {bundling!r}")
+        if not self._cleanup.alive:
+            raise ValueError("this Dataset is closed")
+        key = (max_bins, seed, bundling)
+        cached = self._binned_cache.get(key)
+        if cached is None:
+            cached = self._binned_cache[key] = self._bin(max_bins, seed, bundling, effective_n_threads(n_threads),
+                                                         len(self._binned_cache))
+        return cached
+
+    def _blocks(self):
+        """(first row, X block) of each block of a new pass over the source."""
+        start = 0
+        for raw, _, _, where in self._read_blocks():
+            X = self._matrix(raw, where)
+            yield start, X
+            start += X.shape[0]
+        if start != self._n_rows:
+            raise ValueError(f"{self._source} gave {start} rows on a later pass, {self._n_rows} on the first; "
+                             f"it must give the same rows on every pass")
+
+    def _sample(self, rows: np.ndarray | None) -> np.ndarray:
+        """Pass 2: the sampled rows (all rows when None), in row order, in a mapped file."""
+        n = self._n_rows if rows is None else len(rows)
+        # on disk too: with many features it is as large as the memory the training uses
+        sample = np.lib.format.open_memmap(os.path.join(self._directory, "sample.npy"), mode="w+",
+                                           dtype=self._dtype, shape=(n, self._n_features))
+        for start, X in self._blocks():
+            if rows is None:
+                sample[start:start + X.shape[0]] = X
+                continue
+            lo, hi = np.searchsorted(rows, [start, start + X.shape[0]])
+            sample[lo:hi] = X[rows[lo:hi] - start]
+        return sample
+
+    def _fit(self, max_bins: int, seed: int, n_threads: int) -> tuple[BinMapper, np.ndarray]:
+        """The mapper `Dataset.binned` fits, from the same rows; and those rows' values."""
+        rows = stratified_sample(self._n_rows, DEFAULT_BIN_SAMPLE, seed) if self._n_rows > DEFAULT_BIN_SAMPLE else None
+        sample = self._sample(rows)
+        weights = None if self.weights is None else (self.weights if rows is None else self.weights[rows])
+        mapper = BinMapper(max_bins, seed=seed, categorical_features=self.categorical_features)
+        mapper.fit(sample, weights, n_threads)
+        # a categorical feature's bins come from all rows, not the sample (see binning.py)
+        for f, (edges, has_missing, has_values) in ((f, l.edges()) for f, l in self._learners.items()):
+            mapper.upper_edges[f] = edges
+            mapper.is_usable[f] = len(edges) > 1 or (has_missing and has_values)
+            mapper.n_bins[f] = len(edges) + 1
+        mapper.sample_rows = rows
+        return mapper, sample
+
+    def _bin(self, max_bins: int, seed: int, bundling: bool, n_threads: int, number: int):
+        mapper, sample = self._fit(max_bins, seed, n_threads)
+        default_bin = np.zeros(self._n_features, dtype=np.int32)
+        bundles = []
+        if bundling:  # found on the sample, as bin_and_bundle does (on every row when they all fit in it)
+            blocks = ((start, sample[start:start + BIN_BLOCK_ROWS]) for start in range(0, len(sample), BIN_BLOCK_ROWS))
+            sample_bins, _ = self._encode(mapper, BundleLayout(mapper.n_bins, [], default_bin), blocks, len(sample),
+                                          "sample_bins", n_threads)
+            bundles, default_bin = find_bundles(sample_bins, mapper.is_usable & ~mapper.is_categorical)
+            del sample_bins
+        del sample
+        for name in os.listdir(self._directory):
+            if name.startswith("sample"):
+                os.remove(os.path.join(self._directory, name))
+        while True:
+            layout = BundleLayout(mapper.n_bins, bundles, default_bin)
+            out, conflicts = self._encode(mapper, layout, self._blocks(), self._n_rows, f"bins{number}", n_threads)
+            if not conflicts.any():
+                return mapper, out
+            del out  # its files are written anew
+            bundles = [members for members, bad in zip(bundles, conflicts) if not bad]
+
+    def _encode(self, mapper: BinMapper, layout: BundleLayout, blocks, n_rows: int, stem: str, n_threads: int):
+        """The blocks binned and encoded in `layout` into mapped files; and, per bundle,
+        whether some row had two of its members away from their default bins."""
+        out = self._allocate(layout, n_rows, stem)
+        conflicts = np.zeros(len(layout.bundles), dtype=bool)
+        for start, X in blocks:
+            conflicts |= layout.encode(mapper.transform(X, n_threads), out, start)
+        for bins in (out.bins_u8, out.bins_u16):
+            if isinstance(bins, np.memmap):
+                bins.flush()
+        return out, conflicts
+
+    def _allocate(self, layout: BundleLayout, n_rows: int, stem: str) -> BinnedMatrix:
+        """`layout.allocate`, with the bins in .npy files mapped into memory."""
+        def storage(n_columns, dtype, name):
+            if n_columns == 0:  # an empty file cannot be mapped
+                return np.empty((0, n_rows), dtype=dtype)
+            path = os.path.join(self._directory, f"{stem}_{name}.npy")
+            return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n_columns, n_rows))
+        return BinnedMatrix(storage(layout.n_u8, np.uint8, "u8"), storage(layout.n_u16, np.uint16, "u16"),
+                            layout.kind, layout.index, layout.column_n_bins, layout.n_bins, layout.feature_column,
+                            layout.feature_offset, layout.feature_default)
+
+    def close(self) -> None:
+        """Remove the bin files now (the Dataset cannot train afterwards).
+
+        Examples
+        --------
+        >>> data = bst.Dataset.from_batches([np.ones((10, 2))])
+        >>> data.close()
+        """
+        self._binned_cache.clear()
+        self._cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        parts = [f"{self.n_rows} rows", f"{self.n_features} features", f"out of core from {self._source}"]
+        if self.y is not None:
+            parts.append("labels" if self.y.ndim == 1 else f"labels of {self.y.shape[1]} targets")
+        if self.weights is not None:
+            parts.append("weights")
+        if self.group_boundaries is not None:
+            parts.append(f"{self.n_groups} query groups")
+        if self.init_score is not None:
+            parts.append("init_score")
+        if self.categorical_features:
+            parts.append(f"categorical_features={self.categorical_features}")
+        return f"Dataset({', '.join(parts)})"
+
+
+class CategoryLearner:
+    """One categorical feature over the blocks of pass 1: its categories and code range as
+    `learn_frame` finds them on all rows at once (`learn_codes`: a declared order as it is,
+    else the distinct values present, sorted; numbers: the codes themselves); afterwards,
+    it maps each block's values to those codes (`map_codes`)."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.kind = None          # "codes", "declared" or "values", from the first block
+        self.declared = None      # the declared categories (kind "declared")
+        self.present = set()      # the values seen (kind "values")
+        self.n_codes = 0          # largest code seen + 1 (kinds "codes" and "declared")
+        self.has_missing = self.has_values = False
+        self._categories = None
+
+    def _kind_is(self, kind: str) -> None:
+        if self.kind is None:
+            self.kind = kind
+        elif self.kind != kind:
+            raise ValueError(f"categorical feature {self.label}: its blocks differ ({self.kind} in the first, "
+                             f"{kind} in a later one)")
+
+    def see_codes(self, codes: np.ndarray) -> None:
+        """A block giving the feature as numeric codes."""
+        self._kind_is("codes")
+        check_codes(codes, self.label)
+        present = codes[~np.isnan(codes)]
+        self.has_missing |= len(present) < len(codes)
+        if len(present):
+            self.has_values = True
+            self.n_codes = max(self.n_codes, int(present.max()) + 1)
+
+    def see(self, column) -> np.ndarray:
+        """A frame block's column (the encoder of pass 1; the codes are not known yet)."""
+        if column.numeric:
+            codes = column.floats(np.float64)
+            self.see_codes(codes)
+            return codes
+        indices, values, ordered = column.encoded()
+        self.has_missing |= bool((indices < 0).any())
+        used = np.unique(indices[indices >= 0])
+        self.has_values |= len(used) > 0
+        if ordered:
+            self._kind_is("declared")
+            declared = category_values(values, self.label)
+            if self.declared is None:
+                self.declared = declared
+            elif not np.array_equal(declared, self.declared):
+                raise ValueError(f"categorical feature {self.label}: the blocks declare different categories")
+            if len(used):
+                self.n_codes = max(self.n_codes, int(used[-1]) + 1)
+        else:
+            self._kind_is("values")
+            self.present.update(category_values(np.asarray(values)[used], self.label).tolist())
+        return np.zeros(len(indices))
+
+    def categories(self) -> np.ndarray | None:
+        """The values in code order (None: the feature is given as codes)."""
+        if self.kind == "declared":
+            self._categories = self.declared
+        elif self.kind == "values":
+            self._categories = np.unique(category_values(np.array(sorted(self.present), dtype=object)
+                                                         if self.present else [], self.label))
+            self.n_codes = len(self._categories)
+        if self._categories is not None and len(self._categories) > MAX_CATEGORIES:
+            raise ValueError(f"categorical feature {self.label} has {len(self._categories)} categories; at most "
+                             f"{MAX_CATEGORIES} (MAX_CATEGORIES) are supported")
+        return self._categories
+
+    def encode(self, column) -> np.ndarray:
+        """A frame block's column as codes (the encoder of the later passes)."""
+        if column.numeric:
+            return column.floats(np.float64)
+        return map_codes(*column.encoded()[:2], self._categories, self.label)
+
+    def edges(self) -> tuple[np.ndarray, bool, bool]:
+        """(upper edges, has missing values, has values), as `categorical_edges` on all rows."""
+        edges = np.append(np.arange(self.n_codes - 1, dtype=np.float64) + 0.5, np.inf) if self.has_values \
+            else np.array([np.inf])
+        return edges, self.has_missing, self.has_values
+
+
+# -- sources ------------------------------------------------------------------------------
+
+def _check_block_rows(block_rows) -> int:
+    if isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1:
+        raise ValueError(f"block_rows must be a positive int, got {block_rows!r}")
+    return int(block_rows)
+
+
+def _check_column_name(value, name: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a column name (str) or None, got {type(value).__name__}")
+
+
+def _split_frame(batch, label, weight, where: str):
+    """(features, labels, weights) of a frame batch whose label and weight are columns."""
+    if type(batch).__name__ == "RecordBatch":
+        import pyarrow  # a RecordBatch exists only when pyarrow does
+        batch = pyarrow.Table.from_batches([batch])
+    library = frame_library(batch)
+    names = column_names(batch)
+    taken = [c for c in (label, weight) if c is not None]
+    for column in taken:
+        if column not in names:
+            raise ValueError(f"{where}: no column {column!r} (label or weight); columns are {names}")
+    if library == "pyarrow":
+        y, w = (None if c is None else batch.column(c).to_numpy() for c in (label, weight))
+        features = batch.drop_columns(taken)
+    elif library == "pandas":
+        y, w = (None if c is None else batch[c].to_numpy() for c in (label, weight))
+        features = batch.drop(columns=taken)
+    else:
+        y, w = (None if c is None else batch[c].to_numpy() for c in (label, weight))
+        features = batch.drop(taken)
+    return features, y, w
+
+
+def _batch_reader(batches, label, weight):
+    """Reads `batches` (see `from_batches`) as (X, y, w, where) blocks."""
+    if callable(batches):
+        def fresh():
+            iterator = batches()
+            if iterator is None:
+                raise ValueError("batches() returned None; it must return an iterable of batches")
+            return iterator
+    else:
+        try:
+            iter(batches)
+        except TypeError:
+            raise TypeError(f"batches must be an iterable of batches or a callable returning one, got "
+                            f"{type(batches).__name__}") from None
+        if iter(batches) is batches:
+            raise ValueError("batches is an iterator, which can be read once; out-of-core binning reads the data "
+                             "three times: pass a callable returning a fresh iterator, or a list")
+        def fresh():
+            return batches
+
+    def read():
+        for i, batch in enumerate(fresh()):
+            where = f"batches[{i}]"
+            if isinstance(batch, tuple):
+                if not 1 <= len(batch) <= 3:
+                    raise ValueError(f"{where}: a tuple batch is (X,), (X, y) or (X, y, weights); got "
+                                     f"{len(batch)} items")
+                if label is not None or weight is not None:
+                    raise ValueError(f"{where}: label / weight name columns of frame batches; a tuple batch "
+                                     f"carries its labels and weights itself")
+                X, y, w = (*batch, None, None)[:3]
+            elif frame_library(batch) is not None or type(batch).__name__ == "RecordBatch":
+                X, y, w = _split_frame(batch, label, weight, where)
+            else:
+                if label is not None or weight is not None:
+                    raise ValueError(f"{where}: label / weight name columns of frame batches; give array batches "
+                                     f"as (X, y) or (X, y, weights) tuples")
+                X, y, w = batch, None, None
+            yield X, y, w, where
+    return read
+
+
+def from_batches(batches, label=None, weight=None, feature_names=None, categorical_features=None,
+                 group=None, qid=None, init_score=None, directory=None) -> OutOfCoreDataset:
+    """See `Dataset.from_batches`."""
+    _check_column_name(label, "label")
+    _check_column_name(weight, "weight")
+    reader = _batch_reader(batches, label, weight)
+    n = len(batches) if isinstance(batches, (list, tuple)) else None
+    source = "batches" if n is None else f"{n} batch{'es' if n != 1 else ''}"
+    return OutOfCoreDataset(reader, feature_names=feature_names, categorical_features=categorical_features,
+                            group=group, qid=qid, init_score=init_score, directory=directory, source=source)
+
+
+def from_npy(path, y=None, weights=None, feature_names=None, categorical_features=None, group=None, qid=None,
+             init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
+    """See `Dataset.from_npy`."""
+    block_rows = _check_block_rows(block_rows)
+    try:
+        X = np.load(os.fspath(path), mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"path: cannot read {path!r} as a .npy file: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"path: {path!r} holds an array of shape {X.shape}; need 2-D (n_rows, n_features)")
+    del X  # each pass maps the file anew: nothing stays mapped between passes
+
+    def read():
+        X = np.load(os.fspath(path), mmap_mode="r")
+        for start in range(0, X.shape[0], block_rows):
+            yield X[start:start + block_rows], None, None, "path"
+    return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, group, qid, init_score,
+                            directory, source=os.path.basename(os.fspath(path)))
+
+
+def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, group=None,
+                 qid=None, init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
+    """See `Dataset.from_parquet`."""
+    _check_column_name(label, "label")
+    _check_column_name(weight, "weight")
+    block_rows = _check_block_rows(block_rows)
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("reading Parquet needs pyarrow: pip install 'boosters[arrow]'") from None
+    try:
+        pq.ParquetFile(os.fspath(path)).close()
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise ValueError(f"path: cannot read {path!r} as a Parquet file: {exc}") from None
+
+    def read():
+        with pq.ParquetFile(os.fspath(path)) as file:
+            for batch in file.iter_batches(batch_size=block_rows):
+                X, y, w = _split_frame(batch, label, weight, "path")
+                yield X, y, w, "path"
+    return OutOfCoreDataset(read, feature_names=feature_names, categorical_features=categorical_features,
+                            group=group, qid=qid, init_score=init_score, directory=directory,
+                            source=os.path.basename(os.fspath(path)))
