@@ -345,7 +345,7 @@ def test_a_file_converts_without_lightgbm(tmp_path):
               "import numpy as np\nfrom boosters.convert import from_lightgbm\n"
               f"model = from_lightgbm({str(tmp_path / 'model.txt')!r})\n"
               f"np.save({str(tmp_path / 'margins.npy')!r}, model.predict_raw(np.load({str(tmp_path / 'X.npy')!r})))\n")
-    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, cwd=tmp_path)  # not the repo root: its ./boosters has no compiled kernels
     np.testing.assert_allclose(np.load(tmp_path / "margins.npy"), booster.predict(held_out(), raw_score=True),
                                rtol=RTOL, atol=ATOL)
 
