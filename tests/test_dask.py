@@ -20,7 +20,7 @@ from distributed import Client, LocalCluster
 import boosters as bst
 from boosters.dask import _partition_state as tasks
 from boosters.dask import predict, train
-from boosters.dask._driver import DaskTreeGrower
+from boosters.dask._driver import LostWorker, Partitions
 from boosters.data.binning import BinMapper
 from boosters.training.objectives import make_objective
 
@@ -227,8 +227,9 @@ def test_a_rebuilt_partition_state_refuses_to_train():
     # what Dask would rebuild from the data after losing the worker that held the state:
     # its margins and row partition are gone, so every task of a later tree must fail
     X, y = make_data(n=100)
+    settings = tasks.Settings(np.arange(5, dtype=np.int32), 7, None)
     state = tasks.make_state(X, y, None, BinMapper(16).fit(X), make_objective(bst.Objective.squared(), None),
-                             np.zeros(1), 7, 0, None)
+                             np.zeros(1), settings, 0)
     tasks.start_tree(state, 0, None, 0, True)  # the first tree starts from the rebuilt state: fine
     with pytest.raises(RuntimeError, match="was lost .* expected tree 2, it is at 0"):
         tasks.start_tree(state, 3, None, 0, True)
@@ -236,26 +237,78 @@ def test_a_rebuilt_partition_state_refuses_to_train():
         tasks.split_nodes(state, 1, np.array([[0, 0, 3, 0, 1, 2]]))
 
 
-@pytest.mark.slow
-def test_a_killed_worker_stops_the_training_with_an_error(monkeypatch):
-    # recovery is not there yet: the training must fail clearly, not hang on tasks
-    # pinned to the dead worker nor train on a rebuilt state
-    X, y = make_data()
-    grow = DaskTreeGrower.grow
+def lose_a_worker_at(monkeypatch, waits: set, kill=None):
+    """From the driver's waits numbered `waits` (1, 2, ... over the training and the
+    validation partitions), each time: the step's tasks submitted, then `kill(partitions)`
+    or, without one, LostWorker raised as the liveness check raises it (every worker
+    stays: the recovery then rebuilds live states only)."""
+    gather, count = Partitions.gather, [0]
 
-    def grow_then_kill(self, previous_leaves, output, new_round, tree_index):
-        if tree_index == 1:
-            try:
-                client.run(os._exit, 1, workers=[self.partitions.workers[0]])
-            except Exception:  # the worker dies before it answers
-                pass
-        return grow(self, previous_leaves, output, new_round, tree_index)
+    def gather_then_lose(self, futures, histograms=-1):
+        count[0] += 1
+        if count[0] in waits:
+            if kill is None:
+                raise LostWorker("simulated")
+            kill(self)
+        return gather(self, futures, histograms)
 
-    monkeypatch.setattr(DaskTreeGrower, "grow", grow_then_kill)
+    monkeypatch.setattr(Partitions, "gather", gather_then_lose)
+
+
+@pytest.mark.parametrize("mode", ["i16", "f64"])
+def test_the_model_survives_recoveries(clients, monkeypatch, mode):
+    # recovered in the middle of tree 0, at round 0's validation score, twice in a row at
+    # tree 1's root and at tree 2's last step: the model, its validation scores and its
+    # predictions are those of the undisturbed run, bit for bit (the rebuilt margins add
+    # the same values in the same order, the trees grow again the same way)
+    X, y = make_data(n=1600, seed=8)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode=mode)
+    n = 1 + 3 + (mode == "i16")  # waits per tree: root, levels, renewed leaves (quantized)
+
+    def run():
+        stats = {}
+        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
+                      stats=stats)
+        return model, stats
+
+    undisturbed, _ = run()
+    # waits (retries counted): tree 0 1-2, again 3..n+2, validation n+3, again n+4, tree 1
+    # n+5, again n+6, again n+7..2n+6, validation 2n+7, tree 2 2n+8..3n+7
+    lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
+    model, stats = run()
+    assert stats["recoveries"] == 5
+    assert_same_trees(model, undisturbed)
+    assert model.eval_history == undisturbed.eval_history
+    assert np.array_equal(model.predict(X), undisturbed.predict(X))
+
+
+def test_a_killed_worker_process_is_survived(monkeypatch):
+    # a worker process holding partitions (training and, with 2 of them, maybe validation)
+    # dies in the middle of tree 1; Dask recomputes its states from their data, the
+    # training rebuilds every state from the finished trees and grows tree 1 again: the
+    # model is the undisturbed one, which is the single-machine one (quantized)
+    X, y = make_data(n=1600, seed=9)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+
+    def kill(partitions):
+        try:
+            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
+        except Exception:  # the worker dies before it answers
+            pass
+
+    lose_a_worker_at(monkeypatch, {8}, kill)  # tree 1's first level (tree 0: 5 waits, then validation)
+    stats = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
-        with pytest.raises(RuntimeError, match="left the cluster|was lost"):
-            dask_train(client, X, y, bst.GBDTConfig(n_estimators=3, max_depth=3))
+        model = train(client, da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(200, 5)), da.from_array(y[1200:], chunks=200)),
+                      stats=stats)
+    assert stats["recoveries"] >= 1
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)  # means: float64 rounding
 
 
 @pytest.mark.slow

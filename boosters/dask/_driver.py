@@ -16,6 +16,14 @@ the histogram tasks and the histogram sum together and waits only for the two su
 Each partition's tasks are pinned to the worker holding its state; the sums are plain
 tasks in a fixed binary tree over the partitions, so their order of addition (and
 every float64 bit) depends on the partitioning only, not on the number of workers.
+
+A lost worker: a wait that outlasts LIVENESS_SECONDS checks that the partitions'
+workers are alive (tasks pinned to a dead one would wait forever), and raises
+LostWorker if not. The training then recovers: Dask recomputes the lost states from
+their lineage (blocks, binning), every partition's state is rebuilt from the finished
+trees (`tasks.resume`: each tree's recorded split steps replayed on the rows) and pinned
+to its holder, and the tree grows again from its start: growth is deterministic (the
+quantized rounding is seeded per row and tree), so the model is the undisturbed one.
 """
 
 from __future__ import annotations
@@ -24,14 +32,19 @@ import heapq
 
 import numpy as np
 
-from boosters._testing.kernels import column_totals, find_best_splits, leaf_weight
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.model.tree import Tree
+from boosters.training._node_steps import column_totals, find_best_splits, leaf_weight
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+
+
+class LostWorker(RuntimeError):
+    """A worker holding partitions left the cluster: the tasks pinned to it will never
+    run. The training recovers (`Partitions.recover`) and grows the tree again."""
 
 
 def fixed_sum(client, futures: list, op=tasks.add):
@@ -51,27 +64,38 @@ class Partitions:
     def __init__(self, client, states: list):
         self.client = client
         self.states = states
-        holders = client.who_has(states)
-        self.workers = [sorted(holders[s.key])[0] for s in states]
+        self.workers = self._holders(states)
+        self.pending = []        # the tasks submitted since the last completed wait
         self.round_trips = 0     # driver waits
         self.driver_bytes = 0    # of the results the driver gathered
         self.partition_bytes = 0  # of the histograms the partitions' tasks produced
 
+    def _holders(self, states: list) -> list:
+        holders = self.client.who_has(states)
+        return [sorted(holders[s.key])[0] for s in states]
+
     def on_each(self, function, *args) -> list:
         """function(state_i, *args) on every partition, on the worker holding state_i
         (pure=False: the tasks mutate the state, never deduplicate them)."""
-        return [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False, pure=False)
-                for state, worker in zip(self.states, self.workers)]
+        futures = [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False,
+                                      pure=False)
+                   for state, worker in zip(self.states, self.workers)]
+        self.pending += futures
+        return futures
 
     def reduce(self, futures: list, op=tasks.add):
-        return fixed_sum(self.client, futures, op)
+        result = fixed_sum(self.client, futures, op)
+        self.pending.append(result)
+        return result
 
     def gather(self, futures, histograms: int = -1):
         """The results of `futures` (one wait); `histograms`: which of them is a reduced
-        histogram (each partition produced one of its size), -1 none."""
+        histogram (each partition produced one of its size), -1 none. LostWorker if a
+        worker holding partitions leaves the cluster meanwhile."""
         self.round_trips += 1
         parts = futures if isinstance(futures, list) else [futures]
         parts = [self._result(f) for f in parts]
+        self.pending = []  # all done: every task submitted so far fed these results
         results = parts if isinstance(futures, list) else parts[0]
         self.driver_bytes += sum(np.asarray(r).nbytes for r in parts)
         if histograms >= 0:
@@ -79,18 +103,50 @@ class Partitions:
         return results
 
     def _result(self, future):
-        """The future's result; RuntimeError if a worker holding a partition left the
+        """The future's result; LostWorker if a worker holding a partition left the
         cluster meanwhile (its pinned tasks would wait for it forever)."""
         while True:
             try:
                 return future.result(timeout=LIVENESS_SECONDS)
             except TimeoutError:
-                alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
-                lost = sorted(set(self.workers) - alive)
-                if lost:
-                    raise RuntimeError(f"boosters.dask: worker(s) {', '.join(lost)} holding training partitions "
-                                       f"left the cluster; training cannot recover a lost worker yet: restart "
-                                       f"it") from None
+                self._check_alive()
+
+    def _check_alive(self) -> None:
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        lost = sorted(set(self.workers) - alive)
+        if lost:
+            raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
+
+    def recover(self, rebuild, *args) -> None:
+        """After a lost worker: the abandoned tasks released; once Dask has recomputed the
+        lost states from their data (their lineage: the raw blocks, then the binning),
+        every state replaced by rebuild(state, *args), a new state made on the worker that
+        holds the old one and pinned there. The states on the live workers are rebuilt
+        too (a task of the abandoned step may still be using them). LostWorker if another
+        worker is lost meanwhile (recover again)."""
+        for future in self.pending:  # no one wants them any more: the scheduler forgets them
+            future.release()
+        self.pending = []
+        self._wait(self.states, pinned=False)
+        self.workers = self._holders(self.states)
+        rebuilt = self.on_each(rebuild, *args)
+        self._wait(rebuilt, pinned=True)
+        self.pending = []
+        self.states = rebuilt
+
+    def _wait(self, futures: list, pinned: bool) -> None:
+        """Wait for tasks whose results stay on the workers (never fetched); raise a task's
+        error. `pinned`: the tasks run on self.workers, check that those are alive."""
+        for future in futures:
+            while True:
+                try:
+                    error = future.exception(timeout=LIVENESS_SECONDS)  # waits; fetches no result
+                    break
+                except TimeoutError:
+                    if pinned:
+                        self._check_alive()
+            if error is not None:
+                raise error
 
 
 class DaskTreeGrower:
@@ -122,6 +178,8 @@ class DaskTreeGrower:
             self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
+        self.finished = []  # per grown tree: (output, its split steps, leaf nodes, leaf values), for `resume`
+        self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
     @staticmethod
     def max_nodes_for(config: GBDTConfig, n_rows: int) -> int:
@@ -132,21 +190,33 @@ class DaskTreeGrower:
 
     # -- one tree ---------------------------------------------------------------------------
 
+    def resume(self, n_outputs: int) -> None:
+        """After a lost worker: every partition rebuilt with the margins of the finished
+        trees and the gradients of their round (see Partitions.recover)."""
+        self.partitions.recover(tasks.resume, self.finished, n_outputs)
+        self.resumed = True
+
     def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
-        """The tree of `output` (the training's tree `tree_index`), after adding
-        `previous_leaves` (see tasks.start_tree) to the workers' margins."""
+        """The tree of `output` (the training's tree `tree_index`, the next one to grow),
+        after adding `previous_leaves` (see tasks.start_tree) to the workers' margins."""
+        if tree_index != len(self.finished):
+            raise ValueError(f"tree_index: the next tree is {len(self.finished)}, got {tree_index}")
         p = self.partitions
-        self.tree_index = tree_index
+        if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
+            previous_leaves, new_round = None, False
+        self.tree_index, self.output = tree_index, output
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
+        self.steps = []  # the splits sent to the partitions, step by step
         root = self._add(0, self.n_rows)
         maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
         maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
                                            histograms=1)
         if self.quantizer is not None:
             self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
+        self.resumed = False  # the partitions started the tree: from now on as any other
         if not self._splittable(root):  # a single leaf: its sums from the float gradients
             self._renew_leaf_sums([root])
-            return self._tree()
+            return self._finish()
         g, h = column_totals(self.finder, root, *self.totals_bins)
         self.nodes[root].update(sum_g=g, sum_h=h)
         self._find_splits([root])
@@ -154,7 +224,12 @@ class DaskTreeGrower:
         leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
         if self.renew_leaves and len(leaves) >= 2:  # the structure came from quantized sums
             self._renew_leaf_sums(leaves)
-        return self._tree()
+        return self._finish()
+
+    def _finish(self) -> Tree:
+        tree = self._tree()
+        self.finished.append((self.output, self.steps, *self.leaves(tree)))
+        return tree
 
     def _renew_leaf_sums(self, leaves: list) -> None:
         p = self.partitions
@@ -201,6 +276,7 @@ class DaskTreeGrower:
             left, right = self._add(depth, 0), self._add(depth, 0)
             _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
             splits[i] = parent, feature, bin_, default_left, left, right
+        self.steps.append(splits)
         counts = p.reduce(p.on_each(tasks.split_nodes, self.tree_index, splits))
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
         children_final = children_final or 0 <= self.max_depth <= depth  # every parent of a step: one depth

@@ -5,26 +5,46 @@ tasks pinned to the worker that holds the partition's state (see `_driver.py`).
 
 A partition is binned once, with the global bin edges, and kept with its labels,
 weights and margins. Per tree, its row partitioner follows the driver's splits, so
-that each growth step costs the worker one histogram build over the rows of the nodes
-it is asked for (the smaller child of each split parent: the driver derives the larger
-one by subtraction).
+that each growth step costs the worker one call of the library's histogram builder
+over the nodes it is asked for (the smaller child of each split parent: the driver
+derives the larger one by subtraction).
 
 Quantized histograms ("i16", "i8") are exact integer sums, whatever the order of
 addition: each partition quantizes its rows with the global scales (from the reduced
 maxima of the tree's gradients) and each row's own random bits (its global row index),
 as the single-machine quantizer does, so the trees equal the single-machine ones.
+
+Everything a state holds beyond its binned rows, labels and weights is a cache of the
+trees so far: `resume` rebuilds it (margins, gradients) from the finished trees, which
+is how a training goes on after losing a worker.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-# the kernels' checked Python entry points (the growth loop calls them from Cython)
-from boosters._testing.kernels import (
-    build_histogram_gathered, build_histogram_packed, node_count, node_rows, split_many,
-)
+from boosters._lib.arrays import unique
+from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
+from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
+from boosters.training.layout import choose_layout
+
+SLOTS = 16  # nodes built per builder call: the state's histogram slots
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every partition of a training shares: `features` the usable features,
+    `max_nodes` of a tree, `quantizer` (bits, levels, seed) for quantized histograms
+    (None: float64), the histogram layout asked for and the prefetch switch."""
+    features: np.ndarray
+    max_nodes: int
+    quantizer: tuple | None
+    histogram_layout: str = "auto"
+    prefetch: bool = True
 
 
 class PartitionState:
@@ -32,23 +52,29 @@ class PartitionState:
     current tree's row partition. Mutated in place by the tasks below: a task that reads
     it must run on the worker that holds it."""
 
-    def __init__(self, X, y, weights, mapper, objective, base_scores, max_nodes: int, first_row: int,
-                 quantizer=None):
-        """`quantizer`: (bits, levels, seed) for quantized histograms, None for float64."""
-        self.binned = mapper.transform(np.asarray(X), n_threads=1)
-        self.y = np.ascontiguousarray(y, dtype=np.float64)
-        self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        self.objective = objective
-        self.n_rows = self.binned.n_rows
+    def __init__(self, binned, y, weights, objective, base_scores, settings: Settings, first_row: int):
+        self.binned, self.y, self.weights = binned, y, weights
+        self.objective, self.base_scores, self.settings = objective, base_scores, settings
+        self.first_row = first_row
+        self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
-        self.partitioner = RowPartitioner(self.binned, max_nodes, 1)
+        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1)
         self.output = 0
         self.tree = -1  # the tree being grown; a state rebuilt by Dask after losing its worker has -1
-        self.first_row = first_row
-        self.quantizer = quantizer
-        if quantizer is not None:
-            self.packed = np.empty(self.n_rows, dtype=np.int32 if quantizer[0] == 16 else np.int16)
+        self.quantizer = settings.quantizer
+        columns = unique(binned.feature_column[settings.features]).astype(np.int32)
+        layout = choose_layout(binned, columns, settings.histogram_layout)
+        n_slots = min(SLOTS, settings.max_nodes)
+        if self.quantizer is not None:
+            bits, levels, _ = self.quantizer
+            self.packed = np.empty(self.n_rows, dtype=np.int32 if bits == 16 else np.int16)
+            self.pool = np.zeros((n_slots, binned.total_bins), dtype=np.int64)
+            self.builder = QuantizedHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
+            self.builder.set_quantized(self.packed, levels)
+        else:
+            self.pool = np.zeros((n_slots, binned.total_bins, 2))
+            self.builder = FloatHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
 
     def expect(self, tree: int) -> None:
         """Raise unless this state is growing `tree`: Dask rebuilds a lost worker's results
@@ -60,24 +86,61 @@ class PartitionState:
                                f"at {self.tree}: restart the training")
 
     def histograms(self, nodes) -> np.ndarray:
-        """Each node's histogram over its rows here: float64 (len(nodes), total_bins, 2),
-        summed in partition order (a fixed order: the same sums on any worker), or
-        quantized, int64 words (len(nodes), total_bins) of 32-bit packed sums (exact)."""
-        if self.quantizer is not None:
-            hist = np.zeros((len(nodes), self.binned.total_bins), dtype=np.int64)
-            for i, node in enumerate(nodes):
-                build_histogram_packed(self.binned, self.packed, hist[i], rows=node_rows(self.partitioner, node))
-            return hist
-        hist = np.zeros((len(nodes), self.binned.total_bins, 2))
-        gh = self.gradients[self.output]
-        for i, node in enumerate(nodes):
-            rows = node_rows(self.partitioner, node)
-            build_histogram_gathered(self.binned, rows, np.ascontiguousarray(gh[rows]), hist[i])
-        return hist
+        """Each node's histogram over its rows here, built by the library's histogram
+        builder SLOTS nodes at a time: float64 (len(nodes), total_bins, 2), each sum in a
+        fixed order (the same sums on any worker), or quantized, int64 words (len(nodes),
+        total_bins) of 32-bit packed sums (exact; the partitions' words add up)."""
+        nodes = list(nodes)
+        quantized = self.quantizer is not None
+        shape = (len(nodes),) + self.pool.shape[1:]
+        out = np.empty(shape, dtype=np.int64 if quantized else np.float64)
+        for start in range(0, len(nodes), len(self.pool)):
+            batch = nodes[start:start + len(self.pool)]
+            build_nodes(self.builder, np.arange(len(batch)), self.partitioner, batch)
+            for slot in range(len(batch)):
+                if quantized:  # a slot's words are as narrow as its rows allow here: widened
+                    g, h = slot_sums(self.builder, slot)
+                    out[start + slot] = (g << 32) + h
+                else:
+                    out[start + slot] = self.pool[slot]
+        return out
+
+    def replay(self, output: int, steps: list, leaves, values) -> None:
+        """Add a finished tree's leaf values to the margins of `output`: its growth steps'
+        splits (each an array of rows as `split_nodes` takes) applied again from the root,
+        which puts every row in the leaf it had (the same calls in the same order)."""
+        self.partitioner.reset()
+        for splits in steps:
+            split_many(self.partitioner, *(splits[:, j] for j in range(6)))
+        self.partitioner.add_leaf_values(leaves, values, self.margins[output])
 
 
-def make_state(X, y, weights, mapper, objective, base_scores, max_nodes, first_row, quantizer):
-    return PartitionState(X, y, weights, mapper, objective, base_scores, max_nodes, first_row, quantizer)
+def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int) -> PartitionState:
+    binned = mapper.transform(np.asarray(X), n_threads=1)
+    weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    return PartitionState(binned, np.ascontiguousarray(y, dtype=np.float64), weights, objective, base_scores,
+                          settings, first_row)
+
+
+def resume(state: PartitionState, finished: list, n_outputs: int) -> PartitionState:
+    """A new state of `state`'s partition, ready to grow tree len(finished) of the
+    training: margins and the round's gradients rebuilt from the `finished` trees, each
+    (output, growth steps, leaf nodes, leaf values), in training order.
+
+    Only what the training never mutates is read from `state` (binned rows, labels,
+    weights): it may be a state Dask rebuilt from the data after its worker died, or a
+    live one that a task of the abandoned tree is still using."""
+    new = PartitionState(state.binned, state.y, state.weights, state.objective, state.base_scores,
+                         state.settings, state.first_row)
+    n_trees = len(finished)
+    round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
+    for t in range(round_start):
+        new.replay(*finished[t])
+    new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
+    for t in range(round_start, n_trees):
+        new.replay(*finished[t])
+    new.tree = n_trees - 1  # the next tree starts with nothing to add (start_tree without previous leaves)
+    return new
 
 
 def quantization_scales(maxima, levels: int) -> tuple[float, float]:
@@ -108,6 +171,8 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
         state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
     state.output = output
     state.partitioner.reset()
+    if state.quantizer is None:
+        state.builder.set_gradients(state.gradients[output])
     gh = state.gradients[output]
     return np.abs(gh).max(axis=0).astype(np.float64) if state.n_rows else np.zeros(2)
 
@@ -125,11 +190,10 @@ def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -
 
 
 def leaf_sums(state: PartitionState, tree: int, leaves) -> np.ndarray:
-    """(len(leaves), 2) float64: the leaves' float gradient sums here (renewed leaf values)."""
+    """(len(leaves), 2) float64: the leaves' float gradient sums here, added in row order
+    as the single-machine renewed leaves."""
     state.expect(tree)
-    gh = state.gradients[state.output]
-    return np.array([gh[node_rows(state.partitioner, node)].sum(axis=0, dtype=np.float64) for node in leaves]
-                    ).reshape(len(leaves), 2)
+    return node_sums(state.partitioner, leaves, state.gradients[state.output])
 
 
 def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndarray:

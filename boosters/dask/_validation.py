@@ -22,22 +22,40 @@ MEAN_METRICS = {"rmse": (np.square, math.sqrt), "mae": (float, float), "logloss"
 
 
 class ValidationState:
-    def __init__(self, X, y, objective, base_scores):
-        self.X = as_feature_matrix(X, "val_set X")
-        self.y = as_labels(y, len(self.X), "val_set y")
-        objective.check_labels(self.y)
+    """A validation partition's rows, labels and margins (n_rows, n_outputs): the base
+    scores plus the trees of the rounds scored so far."""
+
+    def __init__(self, X, y, base_scores):
+        self.X, self.y, self.base_scores = X, y, base_scores
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
+
+    def add(self, trees: list) -> None:
+        """Add a round's trees (one per output) to the margins."""
+        for k, tree in enumerate(trees):
+            self.margins[:, k] += predict_tree(tree, self.X, 1, check=False)
 
 
 def make_validation_state(X, y, objective, base_scores) -> ValidationState:
-    return ValidationState(X, y, objective, base_scores)
+    X = as_feature_matrix(X, "val_set X")
+    y = as_labels(y, len(X), "val_set y")
+    objective.check_labels(y)
+    return ValidationState(X, y, base_scores)
+
+
+def resume(state: ValidationState, rounds: list) -> ValidationState:
+    """A new state of `state`'s partition whose margins hold the trees of `rounds` (the
+    scored rounds, each a list of trees), added in the same order: the same bits. Reads
+    only its rows and labels (a task of an abandoned round may still use `state`)."""
+    new = ValidationState(state.X, state.y, state.base_scores)
+    for trees in rounds:
+        new.add(trees)
+    return new
 
 
 def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
     """Add a round's trees (one per output) to the margins; (the metric's mean here x rows,
     rows): the partition's share of the overall mean."""
-    for k, tree in enumerate(trees):
-        state.margins[:, k] += predict_tree(tree, state.X, 1, check=False)
+    state.add(trees)
     to_mean = MEAN_METRICS[metric.name][0]
     n = len(state.y)
     return np.array([to_mean(evaluate(metric, state.y, state.margins)) * n if n else 0.0, float(n)])

@@ -14,7 +14,7 @@ import numpy as np
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, Partitions, fixed_sum
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, fixed_sum
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
 from boosters.gbdt_model import GBDTModel
@@ -29,6 +29,7 @@ SUPPORTED_OBJECTIVES = ("squared", "logistic")
 UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
                "interaction_constraints", "subsample", "goss_top_rate", "goss_other_rate", "booster",
                "linear_leaves", "metric")
+MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
 def _dask_array():
@@ -125,13 +126,17 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
-        reduction moves between workers, at most).
+        reduction moves between workers, at most), ``recoveries`` (lost workers survived).
 
     Returns
     -------
     GBDTModel
         The model: the same trees for any number of workers (for a given partitioning of
         X), and the single-machine model's up to float64 rounding of the histogram sums.
+        A worker lost during training is survived: the lost partitions are recomputed
+        from their data, every partition is rebuilt from the finished trees and the
+        current tree grows again, giving the undisturbed model (RuntimeError after
+        MAX_RECOVERIES losses in a row).
 
     Examples
     --------
@@ -174,21 +179,31 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
     mapper = _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config)
     states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
-    del x_blocks, w_blocks  # binned: the raw blocks can go
+    del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
     validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config)
+    recoveries = []
+
+    def recover():  # after a lost worker: both sets of partitions rebuilt from the finished trees
+        recoveries.append(None)
+        grower.resume(objective.n_outputs)
+        if validation is not None:
+            validation.resume()
+
     previous = None
     for round_ in range(config.n_estimators):
         trees = []
         for k in range(objective.n_outputs):
-            trees.append(grower.grow(previous, k, new_round=k == 0, tree_index=round_ * objective.n_outputs + k))
+            index = round_ * objective.n_outputs + k
+            trees.append(_surviving(lambda: grower.grow(previous, k, new_round=k == 0, tree_index=index), recover))
             forest.add(trees[-1], k)
             previous = (k, *grower.leaves(trees[-1]))
-        if validation is not None and validation.add(round_, trees, ensemble.eval_history):
+        if validation is not None and _surviving(lambda: validation.add(round_, trees, ensemble.eval_history),
+                                                 recover):
             break
     n_rounds = forest.n_trees // objective.n_outputs
     if validation is not None and validation.best_round is not None:  # early stopping: back to the best round
@@ -200,7 +215,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     forest.flat(grown=True)
     if stats is not None:
         stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
-                     partition_bytes=partitions.partition_bytes)
+                     partition_bytes=partitions.partition_bytes, recoveries=len(recoveries))
     return GBDTModel(ensemble)
 
 
@@ -219,12 +234,18 @@ class _Validation:
         self.metric = config.resolved_metrics[0]
         self.rounds = config.early_stopping_rounds
         self.best_round = self.best_score = None
+        self.scored = []  # the trees of each round scored so far
+
+    def resume(self) -> None:
+        """After a lost worker: every validation partition rebuilt with the scored rounds."""
+        self.partitions.recover(_validation.resume, self.scored)
 
     def add(self, round_: int, trees: list, history: list) -> bool:
         """Score the round (appended to `history`); True when early stopping stops here."""
         p = self.partitions
         score = _validation.overall_score(self.metric, p.gather(p.reduce(
             p.on_each(_validation.score_round, trees, self.metric))))
+        self.scored.append(trees)
         history.append(score)
         if self.rounds is None:
             return False
@@ -232,6 +253,26 @@ class _Validation:
                 score > self.best_score if self.metric.higher_is_better else score < self.best_score)):
             self.best_round, self.best_score = round_, score
         return self.best_round is not None and round_ - self.best_round >= self.rounds
+
+
+def _surviving(step, recover):
+    """step(), done again after recover() when a worker holding partitions is lost (and
+    recover() again when one is lost while recovering); RuntimeError after
+    MAX_RECOVERIES of them in a row."""
+    failures = 0
+    while True:
+        try:
+            return step()
+        except LostWorker as lost:
+            while True:
+                failures += 1
+                if failures > MAX_RECOVERIES:
+                    raise RuntimeError(f"{lost}; gave up after {MAX_RECOVERIES} recoveries in a row") from lost
+                try:
+                    recover()
+                    break
+                except LostWorker as again:
+                    lost = again
 
 
 def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
@@ -247,10 +288,11 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     # squared error and logistic start from the weighted mean of y: init_scores of that one value
     base = objective.init_scores(np.array([total[0] / total[1]]), None)
     n_rows = int(sum(chunks))
-    max_nodes, quantizer = DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows)
+    settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
+                              DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
+                              config.histogram_layout, config.prefetch)
     first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
-    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, max_nodes, first, quantizer,
-                            pure=False)
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
               for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
     _wait(states)
     return states, base
