@@ -255,15 +255,17 @@ def lose_a_worker_at(monkeypatch, waits: set, kill=None):
     monkeypatch.setattr(Partitions, "gather", gather_then_lose)
 
 
-@pytest.mark.parametrize("mode", ["i16", "f64"])
-def test_the_model_survives_recoveries(clients, monkeypatch, mode):
+@pytest.mark.parametrize("mode, growth", [("i16", DEPTHWISE), ("f64", DEPTHWISE), ("i16", LEAFWISE)])
+def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     # recovered in the middle of tree 0, at round 0's validation score, twice in a row at
     # tree 1's root and at tree 2's last step: the model, its validation scores and its
     # predictions are those of the undisturbed run, bit for bit (the rebuilt margins add
     # the same values in the same order, the trees grow again the same way)
     X, y = make_data(n=1600, seed=8)
-    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode=mode)
-    n = 1 + 3 + (mode == "i16")  # waits per tree: root, levels, renewed leaves (quantized)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, n_leaves=6, growth_strategy=growth, histogram_mode=mode)
+    # waits per full tree: the root, one per level (depth-wise) or split (leaf-wise), the
+    # renewed leaves (quantized)
+    n = 1 + (3 if growth is DEPTHWISE else 5) + (mode == "i16")
 
     def run():
         stats = {}
@@ -279,6 +281,7 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode):
     model, stats = run()
     assert stats["recoveries"] == 5
     assert_same_trees(model, undisturbed)
+    assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
     assert model.eval_history == undisturbed.eval_history
     assert np.array_equal(model.predict(X), undisturbed.predict(X))
 
