@@ -6,13 +6,15 @@ rules, subtraction trick, depth-wise levels and leaf-wise best-gain-first order)
 the kernels split between the two sides:
 
 - workers (`_partition_state.py`): per tree, gradients and the root's histogram; per
-  step, the step's splits applied to their rows, then the smaller child's histogram of
-  each split parent (smaller by the global row counts, themselves a reduced task result);
+  step, the step's splits applied to their rows and the histogram of one child of each
+  split parent (the smaller one, as the split's hessian sums tell);
 - driver: the summed histograms, the larger children by subtraction, the split finder
   (the library's own, over a pool where slot == node), the tree's arrays.
 
-One growth step is one round trip: the driver submits the split tasks, the count sum,
-the histogram tasks and the histogram sum together and waits only for the two sums.
+One growth step is one round trip of two task hops: the driver submits one task per
+partition that splits the step's nodes and builds the histograms of the children the
+driver picked (the smaller ones by the splits' hessian sums), and their sum; it waits
+for the sum (the children's row counts and histograms).
 Each partition's tasks are pinned to the worker holding its state; the sums are plain
 tasks in a fixed binary tree over the partitions, so their order of addition (and
 every float64 bit) depends on the partitioning only, not on the number of workers.
@@ -97,10 +99,14 @@ class Partitions:
         parts = [self._result(f) for f in parts]
         self.pending = []  # all done: every task submitted so far fed these results
         results = parts if isinstance(futures, list) else parts[0]
-        self.driver_bytes += sum(np.asarray(r).nbytes for r in parts)
+        self.driver_bytes += sum(np.asarray(a).nbytes for r in parts for a in (r if isinstance(r, tuple) else [r]))
         if histograms >= 0:
-            self.partition_bytes += len(self.states) * np.asarray(parts[histograms]).nbytes
+            self.count_histograms(parts[histograms])
         return results
+
+    def count_histograms(self, reduced) -> None:
+        """A reduced histogram gathered: each partition produced one of its size."""
+        self.partition_bytes += len(self.states) * np.asarray(reduced).nbytes
 
     def _result(self, future):
         """The future's result; LostWorker if a worker holding a partition left the
@@ -277,27 +283,36 @@ class DaskTreeGrower:
             _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
             splits[i] = parent, feature, bin_, default_left, left, right
         self.steps.append(splits)
-        counts = p.reduce(p.on_each(tasks.split_nodes, self.tree_index, splits))
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
         children_final = children_final or 0 <= self.max_depth <= depth  # every parent of a step: one depth
-        if children_final:
-            counts = p.gather(counts)
-        else:
-            smaller = p.on_each(tasks.smaller_children_histograms, self.tree_index, splits, counts,
-                                self.min_rows_to_split)
-            counts, hist = p.gather([counts, p.reduce(smaller)], histograms=1)
-        evaluate, built = [], 0
+        build = [] if children_final else [self._smaller_child(row) for row in splits.tolist()]
+        counts, hist = p.gather(p.reduce(p.on_each(tasks.split_and_build, self.tree_index, splits, build),
+                                         tasks.add_each))
+        p.count_histograms(hist)
+        evaluate = []
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
             if children_final or max(counts[0, i], counts[1, i]) < self.min_rows_to_split:
-                continue  # as GrowthLoop: no child can be split, no histogram
-            small, large = (left, right) if counts[0, i] <= counts[1, i] else (right, left)
-            self.pool[small] = hist[built]
-            built += 1
+                continue  # as GrowthLoop: no child can be split (its histogram, built, is not needed)
+            small = build[i]
+            large = right if small == left else left
+            self.pool[small] = hist[i]
             np.subtract(self.pool[parent], self.pool[small], out=self.pool[large])
             evaluate += [n for n in (small, large) if self._splittable(n)]
         self._find_splits(evaluate)
         return splits[:, 4:].ravel().tolist()
+
+    def _smaller_child(self, split: list) -> int:
+        """The child whose histogram the partitions build (the driver subtracts the other's):
+        the one with fewer rows by the split's hessian sums (exactly the row counts when every
+        row's hessian is 1), the left one on a tie. Known before the split, it lets each
+        partition split and build in one task. (GrowthLoop picks by the counts after the
+        split: with quantized histograms the choice changes no bit; with float64 ones it
+        can change the last bits of the subtracted sibling, never across worker counts.)"""
+        parent, _, _, _, left, right = split
+        node = self.nodes[parent]
+        left_h = node["best"][6]
+        return left if left_h <= node["sum_h"] - left_h else right
 
     def _record_split(self, parent: int, left: int, right: int, n_left: int, n_right: int) -> None:
         node = self.nodes[parent]

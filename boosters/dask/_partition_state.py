@@ -208,20 +208,21 @@ def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndar
     return np.stack([lefts, counts - lefts])
 
 
-def smaller_children_histograms(state: PartitionState, tree: int, splits: np.ndarray, counts: np.ndarray,
-                                min_rows: int) -> np.ndarray:
-    """Histograms here of the smaller child (by the global `counts`, (2, n): left, right;
-    a tie picks the left) of each split with a child of at least `min_rows` rows (the
-    others' children can never be split), in split order."""
-    state.expect(tree)
-    nodes = [int(s[4]) if counts[0, i] <= counts[1, i] else int(s[5])
-             for i, s in enumerate(splits) if counts[:, i].max() >= min_rows]
-    return state.histograms(nodes)
+def split_and_build(state: PartitionState, tree: int, splits: np.ndarray, build: list) -> tuple:
+    """A growth step here: split_nodes(splits), then the histograms of the `build` nodes
+    (children of those splits; may be empty). Returns (counts, histograms)."""
+    counts = split_nodes(state, tree, splits)
+    return counts, state.histograms(build)
 
 
 def add(a, b):
     """The reduction's step: the fixed tree of these makes the sum's order fixed."""
     return a + b
+
+
+def add_each(a: tuple, b: tuple) -> tuple:
+    """The reduction's step for tuples of arrays: their sums, entry by entry."""
+    return tuple(x + y for x, y in zip(a, b))
 
 
 def maximum(a, b):
