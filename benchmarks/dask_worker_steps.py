@@ -91,7 +91,7 @@ def main() -> None:
         previous = None if t == 0 else (0, np.array(leaves), np.full(len(leaves), 0.01))
         tasks.root_histogram(state, t, tasks.start_tree(state, t, previous, 0, True))
         for splits in steps:
-            tasks.split_and_build(state, t, splits, splits[:, 4].tolist())
+            tasks.split_and_build(state, t, splits, splits[:, 4].tolist(), [])
         tasks.leaf_sums(state, t, leaves)
     print(f"a whole tree's tasks (i16): {(time.process_time() - start) / n_trees * 1e3:.1f} ms CPU per tree")
 

@@ -143,14 +143,15 @@ def test_validation_set_and_early_stopping(clients, objective):
     assert model.best_score == pytest.approx(reference.best_score, rel=1e-12)
 
 
-def test_one_round_trip_per_growth_step(clients):
-    # depth-wise: the root (gradients, quantization, histogram) then one per level; the
-    # partitions' histograms are int64 words, one per bin, and only the smaller child of
-    # each split is built
+@pytest.mark.parametrize("renew_leaves", [False, True])
+def test_one_round_trip_per_growth_step(clients, renew_leaves):
+    # depth-wise: the root (gradients, quantization, histogram) then one per level (the
+    # renewed leaves' sums come with the last); the partitions' histograms are int64
+    # words, one per bin, and only the smaller child of each split is built
     X, y = make_data()
     stats = {}
     model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16",
-                                                        renew_leaves=False), stats=stats)
+                                                        renew_leaves=renew_leaves), stats=stats)
     trees = model.forest.trees
     assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in trees)  # full depth-3 trees
     assert stats["round_trips"] == 2 * (1 + 3)
@@ -263,9 +264,9 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     # the same values in the same order, the trees grow again the same way)
     X, y = make_data(n=1600, seed=8)
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, n_leaves=6, growth_strategy=growth, histogram_mode=mode)
-    # waits per full tree: the root, one per level (depth-wise) or split (leaf-wise), the
-    # renewed leaves (quantized)
-    n = 1 + (3 if growth is DEPTHWISE else 5) + (mode == "i16")
+    # waits per full tree: the root, one per level (depth-wise) or split (leaf-wise; the
+    # renewed leaves of quantized training come with the last one)
+    n = 1 + (3 if growth is DEPTHWISE else 5)
 
     def run():
         stats = {}
@@ -300,7 +301,7 @@ def test_a_killed_worker_process_is_survived(monkeypatch):
         except Exception:  # the worker dies before it answers
             pass
 
-    lose_a_worker_at(monkeypatch, {8}, kill)  # tree 1's first level (tree 0: 5 waits, then validation)
+    lose_a_worker_at(monkeypatch, {7}, kill)  # tree 1's first level (tree 0: 4 waits, then validation)
     stats = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:

@@ -213,6 +213,7 @@ class DaskTreeGrower:
         self.tree_index, self.output = tree_index, output
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
+        self.renewed = False  # the last step brought the leaves' float gradient sums
         root = self._add(0, self.n_rows)
         maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
         maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
@@ -228,7 +229,7 @@ class DaskTreeGrower:
         self._find_splits([root])
         self._grow_leafwise() if self.leafwise else self._grow_depthwise()
         leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
-        if self.renew_leaves and len(leaves) >= 2:  # the structure came from quantized sums
+        if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
             self._renew_leaf_sums(leaves)
         return self._finish()
 
@@ -284,14 +285,24 @@ class DaskTreeGrower:
             splits[i] = parent, feature, bin_, default_left, left, right
         self.steps.append(splits)
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
-        children_final = children_final or 0 <= self.max_depth <= depth  # every parent of a step: one depth
+        at_depth_limit = 0 <= self.max_depth <= depth  # every parent of a step: one depth
+        # the tree's last step (leaf-wise: its last leaf; depth-wise: its last level): its
+        # leaves are known, their float gradient sums come with it
+        last_step = children_final or (at_depth_limit and not self.leafwise)
+        children_final = children_final or at_depth_limit
         build = [] if children_final else [self._smaller_child(row) for row in splits.tolist()]
-        counts, hist = p.gather(p.reduce(p.on_each(tasks.split_and_build, self.tree_index, splits, build),
-                                         tasks.add_each))
+        renew = [] if not (last_step and self.renew_leaves) else [
+            i for i, n in enumerate(self.nodes) if n["left"] < 0 and i not in set(parents)]
+        counts, hist, leaf_sums = p.gather(p.reduce(
+            p.on_each(tasks.split_and_build, self.tree_index, splits, build, renew), tasks.add_each))
         p.count_histograms(hist)
         evaluate = []
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
+        for node, (g, h) in zip(renew, leaf_sums.tolist()):
+            self.nodes[node].update(sum_g=g, sum_h=h)
+        self.renewed = bool(renew)
+        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             if children_final or max(counts[0, i], counts[1, i]) < self.min_rows_to_split:
                 continue  # as GrowthLoop: no child can be split (its histogram, built, is not needed)
             small = build[i]

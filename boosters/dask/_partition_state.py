@@ -208,11 +208,12 @@ def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndar
     return np.stack([lefts, counts - lefts])
 
 
-def split_and_build(state: PartitionState, tree: int, splits: np.ndarray, build: list) -> tuple:
+def split_and_build(state: PartitionState, tree: int, splits: np.ndarray, build: list, leaves: list) -> tuple:
     """A growth step here: split_nodes(splits), then the histograms of the `build` nodes
-    (children of those splits; may be empty). Returns (counts, histograms)."""
+    (children of those splits) and, at the tree's last step, the leaf sums of `leaves`
+    (either may be empty). Returns (counts, histograms, leaf sums)."""
     counts = split_nodes(state, tree, splits)
-    return counts, state.histograms(build)
+    return counts, state.histograms(build), leaf_sums(state, tree, leaves)
 
 
 def add(a, b):
