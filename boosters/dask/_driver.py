@@ -127,7 +127,7 @@ class Partitions:
         """After a lost worker: the abandoned tasks released; once Dask has recomputed the
         lost states from their data (their lineage: the raw blocks, then the binning),
         every state replaced by rebuild(state, *args), a new state made on the worker that
-        holds the old one and pinned there. The states on the live workers are rebuilt
+        holds the old one (where later tasks are pinned). The states on the live workers are rebuilt
         too (a task of the abandoned step may still be using them). LostWorker if another
         worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
@@ -135,10 +135,13 @@ class Partitions:
         self.pending = []
         self._wait(self.states, pinned=False)
         self.workers = self._holders(self.states)
-        rebuilt = self.on_each(rebuild, *args)
-        self._wait(rebuilt, pinned=True)
-        self.pending = []
+        # a preference, not a pin: should this worker die too, Dask must be able to
+        # recompute the new state elsewhere from its lineage (a pinned task could not run)
+        rebuilt = [self.client.submit(rebuild, state, *args, workers=[worker], allow_other_workers=True, pure=False)
+                   for state, worker in zip(self.states, self.workers)]
+        self._wait(rebuilt, pinned=False)
         self.states = rebuilt
+        self.workers = self._holders(rebuilt)
 
     def _wait(self, futures: list, pinned: bool) -> None:
         """Wait for tasks whose results stay on the workers (never fetched); raise a task's
