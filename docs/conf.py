@@ -36,7 +36,8 @@ numpydoc_attributes_as_param_list = False
 numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02"}
 # The public modules: api.rst documents every public name of each (tests/test_docstrings.py
 # checks that, and the docstrings).
-PUBLIC_MODULES = ["boosters", "boosters.sklearn", "boosters.callbacks", "boosters.plotting", "boosters.convert"]
+PUBLIC_MODULES = ["boosters", "boosters.sklearn", "boosters.callbacks", "boosters.plotting", "boosters.convert",
+                  "boosters.dask"]
 
 numpydoc_validation_exclude = {
     r"\.__init__$",  # documented in the class docstring

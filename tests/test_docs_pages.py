@@ -33,6 +33,7 @@ RUNNABLE_PAGES = ["getting_started.md", "migration.md", "parameters.md", "guide/
 RUNNABLE_PAGES += ["guide/linear_leaves.md", "guide/converting_xgboost.md", "guide/converting_lightgbm.md"]
 RUNNABLE_PAGES += ["format.md"]
 RUNNABLE_PAGES += ["guide/out_of_core.md"]
+RUNNABLE_PAGES += ["guide/dask.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"

@@ -20,7 +20,8 @@ PACKAGE = Path(boosters.__file__).parent
 # the public modules on top of everything: GBDTModel, the callbacks module (public names of
 # training.callbacks and training.progress, plus its own built-ins), the estimators, the plots,
 # the converters from and to other libraries' model formats
-PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert")
+PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert",
+                "boosters.dask")
 # module prefix -> prefixes it must not import
 FORBIDDEN = {
     "boosters.data": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
@@ -29,12 +30,14 @@ FORBIDDEN = {
     "boosters.io": ("boosters.training", "boosters.explain", *PUBLIC_LAYER),
     "boosters.explain": ("boosters.training", "boosters.io", *PUBLIC_LAYER),
 }
-OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz")
+OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz", "dask",
+                         "distributed")
 # modules that import an optional library inside the function that needs it, with an
 # ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.progress": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
-                 "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",)}
+                 "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",),
+                 "boosters.dask.training": ("dask", "distributed")}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn"}
 

@@ -4,6 +4,8 @@ The grower calls the kernels and the C-level methods of its components (histogra
 builder, split finder, row partitioner, histogram pool) from Cython without checks; the
 functions here make the same calls on caller-provided arrays, after checking them, so
 that tests can compare each kernel with its naive twin and benchmarks can time it alone.
+The growth loop's own checked steps (partitioner, builder, finder, leaf weight) are
+in boosters.training._node_steps, which the library uses too; they are re-exported here.
 The gain formulas of _gain.pxd are here too (vectorised over arrays), for the tests'
 naive references.
 """
@@ -12,15 +14,11 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
 
 from boosters._lib.columns cimport BinColumns
 from boosters._lib.types cimport row_t
-from boosters.training._gain cimport children_score, leaf_score, leaf_weight as gain_leaf_weight, split_gain
-from boosters.training._partition cimport IN_ORDER, RowPartitioner, SPLIT
+from boosters.training._gain cimport children_score, leaf_score, split_gain
 from boosters.training._sampling cimport RowSampler
-from boosters.training._split cimport Candidate, SplitFinder
-from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs, gather_words, subtract_bins,
     subtract_words, threads_for_build,
@@ -29,9 +27,14 @@ from boosters.training.histograms._pool cimport HistogramPool
 from boosters.training.histograms._quantize cimport quantize_rows
 
 from boosters.training.histograms._build import column_list
+# the growth loop's checked steps live in the training layer (drivers such as boosters.dask
+# use them); re-exported here with the other entry points
+from boosters.training._node_steps import (  # noqa: F401
+    build_nodes, column_totals, find_best_splits, leaf_weight, node_count, node_rows, node_sums, slot_sums, split,
+    split_many, subtract_slots, unpack,
+)
 
 _SUM_BITS = {np.dtype(np.int64): 32, np.dtype(np.int32): 16, np.dtype(np.int16): 8}
-_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}
 
 
 # -- histogram kernels --------------------------------------------------------------------
@@ -255,117 +258,6 @@ def quantize_gradients(const float[:, ::1] gh, out, int levels, uint64_t seed, u
     return scales[0], scales[1]
 
 
-def unpack(packed):
-    """(grad, hess) int64 arrays of packed words: int16/int32 per row, or int16/int32/int64
-    sums (8, 16 or 32 bits per value)."""
-    packed = np.asarray(packed)
-    shift = {np.dtype(np.int16): 8, np.dtype(np.int32): 16, np.dtype(np.int64): 32}[packed.dtype]
-    v = packed.astype(np.int64)
-    hess = v & ((1 << shift) - 1)
-    return (v - hess) >> shift, hess
-
-
-# -- the histogram builder ----------------------------------------------------------------
-
-def _int64s(values, name, Py_ssize_t at_most=-1):
-    array = np.ascontiguousarray(values, dtype=np.int64)
-    if array.ndim != 1 or (at_most >= 0 and array.shape[0] > at_most):
-        raise ValueError(f"{name} must be a 1-D list of at most {at_most} integers")
-    return array
-
-
-def build_nodes(HistogramBuilder builder, slots, RowPartitioner part, nodes):
-    """Build the histogram of nodes[i] into pool slot slots[i], for every i. The nodes'
-    row ranges must be disjoint (a tree level's nodes are)."""
-    cdef const int64_t[::1] node_v = _int64s(nodes, "nodes")
-    cdef const int64_t[::1] slot_v = _int64s(slots, "slots")
-    cdef Py_ssize_t i, k, n = node_v.shape[0]
-    if not builder.ready():
-        raise RuntimeError("gradients must be set first")
-    if slot_v.shape[0] != n:
-        raise ValueError("one slot per node")
-    for i in range(n):
-        if not 0 <= slot_v[i] < builder.n_slots or not 0 <= node_v[i] < part.max_nodes:
-            raise ValueError("slot or node out of range")
-        if part.which[node_v[i]] == SPLIT:
-            raise ValueError(f"node {node_v[i]} was split: its rows belong to its children")
-    if n > 1:
-        ranges = sorted((part.begin[node_v[i]], part.end[node_v[i]]) for i in range(n)
-                        if part.end[node_v[i]] > part.begin[node_v[i]])
-        if any(ranges[k][1] > ranges[k + 1][0] for k in range(len(ranges) - 1)):
-            raise ValueError("nodes built together must have disjoint row ranges")
-    if n > 0:
-        with nogil:
-            builder.build(part, &slot_v[0], &node_v[0], n)
-
-
-def subtract_slots(HistogramBuilder builder, parents, children, outs):
-    """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
-    cdef const int64_t[::1] p = _int64s(parents, "parents")
-    cdef const int64_t[::1] c = _int64s(children, "children")
-    cdef const int64_t[::1] o = _int64s(outs, "outs")
-    cdef Py_ssize_t i, n = p.shape[0]
-    if c.shape[0] != n or o.shape[0] != n:
-        raise ValueError("parents, children and outs must have the same length")
-    for i in range(n):
-        if not (0 <= p[i] < builder.n_slots and 0 <= c[i] < builder.n_slots and 0 <= o[i] < builder.n_slots):
-            raise ValueError("slot out of range")
-        if isinstance(builder, QuantizedHistogramBuilder) and \
-                (<QuantizedHistogramBuilder> builder).slot_rows[c[i]] > (<QuantizedHistogramBuilder> builder).slot_rows[p[i]]:
-            raise ValueError(f"slot {c[i]} holds more rows than its parent slot {p[i]}")
-    if n > 0:
-        with nogil:
-            builder.subtract(&p[0], &c[0], &o[0], n)
-
-
-def slot_sums(QuantizedHistogramBuilder builder, Py_ssize_t slot):
-    """(grad, hess) int64 sums per bin of a quantized builder's slot, whatever its width."""
-    if not 0 <= slot < builder.n_slots:
-        raise ValueError(f"slot must be in [0, {builder.n_slots}), got {slot}")
-    words = np.asarray(builder.pool[slot]).view(_WORDS[builder.slot_bits[slot]])
-    return unpack(words[:builder.view.total_bins])
-
-
-# -- the split finder ---------------------------------------------------------------------
-
-def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts):
-    """Best split of each node (slot, G, H, rows) of a batch, or None where no split is
-    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
-    cdef const int64_t[::1] slot_v = _int64s(slots, "slots", finder.max_batch)
-    cdef Py_ssize_t i, n_nodes = slot_v.shape[0]
-    columns = [np.asarray(values, dtype=np.float64).ravel() for values in (sum_grads, sum_hess, counts)]
-    if any(c.shape[0] != n_nodes for c in columns):
-        raise ValueError("one sum_grad, sum_hess and count per slot")
-    sums = np.ascontiguousarray(np.stack(columns)) if n_nodes else np.zeros((3, 1))
-    cdef const double[:, ::1] sums_v = sums
-    for i in range(n_nodes):
-        if not 0 <= slot_v[i] < finder.n_slots:
-            raise ValueError(f"slot {slot_v[i]} out of range")
-    if n_nodes == 0:
-        return []
-    cdef Candidate* out = <Candidate*> malloc(n_nodes * sizeof(Candidate))
-    if out == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
-        return [None if out[i].feature < 0 else
-                (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
-                 bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
-    finally:
-        free(out)
-
-
-def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
-    """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
-    its columns."""
-    if not (0 <= slot < finder.n_slots and 0 <= start <= stop <= finder.total_bins):
-        raise ValueError("slot or bin range out of range")
-    cdef double g, h
-    finder.totals(slot, start, stop, &g, &h)
-    return g, h
-
-
 # -- the gain formulas (_gain.pxd), element by element over arrays --------------------------
 
 def _float64s(*arrays):
@@ -389,12 +281,6 @@ cdef object _per_leaf(leaf_formula formula, g, h, double l1, double l2):
     return out.reshape(shape)
 
 
-def leaf_weight(g, h, double l1, double l2):
-    """Newton step with L1 soft-thresholding, -T(G) / (H + l2); 0 where H + l2 <= 0."""
-    out = _per_leaf(gain_leaf_weight, g, h, l1, l2)
-    return out if out.shape else float(out)
-
-
 def leaf_scores(g, h, double l1, double l2):
     """T(G)^2 / (H + l2) per element; 0 where H + l2 <= 0."""
     return _per_leaf(leaf_score, g, h, l1, l2)
@@ -410,69 +296,6 @@ def split_gains(gl, hl, gr, hr, parent_score, double l1, double l2, double min_g
     for i in range(o.shape[0]):
         o[i] = split_gain(children_score(a[i], b[i], c[i], d[i], l1, l2), p[i], min_gain_to_split)
     return out.reshape(shape)
-
-
-# -- the row partitioner ------------------------------------------------------------------
-
-def _check_node(RowPartitioner part, Py_ssize_t node):
-    if not 0 <= node < part.max_nodes:
-        raise ValueError(f"node {node} out of range [0, {part.max_nodes})")
-
-
-def _check_split(RowPartitioner part, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right, Py_ssize_t feature):
-    if not (0 <= node < part.max_nodes and 0 <= left < part.max_nodes and 0 <= right < part.max_nodes):
-        raise ValueError(f"node ids must be in [0, {part.max_nodes})")
-    part._check_not_split(node)
-    if left == right or left == node or right == node:
-        raise ValueError("parent, left and right must be three different nodes")
-    if not 0 <= feature < part._feature_column.shape[0]:
-        raise ValueError(f"feature {feature} out of range")
-
-
-def node_count(RowPartitioner part, Py_ssize_t node):
-    _check_node(part, node)
-    return part.end[node] - part.begin[node]
-
-
-def node_rows(RowPartitioner part, Py_ssize_t node):
-    """A copy of the node's row indices, in order."""
-    _check_node(part, node)
-    part._check_not_split(node)
-    if part.which[node] == IN_ORDER:
-        return np.arange(part.begin[node], part.end[node], dtype=np.uint32)
-    return np.asarray(part.buffers[part.which[node], part.begin[node]:part.end[node]]).copy()
-
-
-def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
-          Py_ssize_t left, Py_ssize_t right):
-    """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
-    default_left) go to `left`. Returns the number of rows sent left."""
-    _check_split(part, node, left, right, feature)
-    with nogil:
-        part.split_node(node, feature, threshold_bin, default_left, left, right, NULL)
-    return part.end[left] - part.begin[left]
-
-
-def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights):
-    """Split a whole level, node by node; returns the left counts (int64 array)."""
-    cdef const int64_t[:, ::1] b
-    columns = [_int64s(values, "split arguments") for values in
-               (nodes, features, threshold_bins, default_lefts, lefts, rights)]
-    cdef Py_ssize_t i, n = columns[0].shape[0]
-    if any(c.shape[0] != n for c in columns):
-        raise ValueError("one feature, threshold, default direction, left and right per node")
-    b = np.stack(columns) if n else np.zeros((6, 0), dtype=np.int64)
-    for i in range(n):
-        _check_split(part, b[0, i], b[4, i], b[5, i], b[1, i])
-    if len(set(columns[0].tolist())) != n:
-        raise ValueError("each node can be split once")
-    with nogil:
-        for i in range(n):
-            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i], NULL)
-    counts = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        counts[i] = part.end[b[4, i]] - part.begin[b[4, i]]
-    return counts
 
 
 # -- the histogram pool -------------------------------------------------------------------

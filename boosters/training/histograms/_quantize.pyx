@@ -15,9 +15,11 @@ builder then stores each node's sums in the narrowest words that n_node * L fits
 (see histograms/_build.pyx).
 """
 
+import numpy as np
+
 from cython.parallel cimport prange
 from libc.math cimport fabs
-from libc.stdint cimport int16_t, int64_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 
 from boosters._lib.random cimport splitmix64, stream_key
 from boosters._lib.types cimport packed_t, row_t
@@ -112,3 +114,32 @@ cdef void quantize_rows(
                           out + row)
     scales[0] = scale_g
     scales[1] = scale_h
+
+
+def quantize_block(const float[:, ::1] gh, out, int levels, uint64_t seed, uint64_t tree_index,
+                   uint64_t first_row, double scale_g, double scale_h, int n_threads=1):
+    """Quantize the (n, 2) float32 gradients of rows first_row .. first_row + n - 1 of a
+    larger training into `out` (int32: "i16", int16: "i8"; one per row) with the given
+    scales: the words quantize_rows writes for those rows when the whole training's
+    maxima set the scales (the data-parallel training's partitions, boosters.dask)."""
+    cdef int32_t[::1] out32
+    cdef int16_t[::1] out16
+    cdef Py_ssize_t i, n = gh.shape[0]
+    cdef double offset = levels + 1.0
+    cdef uint64_t key = stream_key(seed, tree_index, 0x632BE59BD9B4E019ULL) + first_row
+    out = np.asarray(out)
+    cdef int cap = {np.dtype(np.int32): 32767, np.dtype(np.int16): 127}.get(out.dtype, 0)
+    if gh.shape[1] != 2 or out.shape != (n,) or cap == 0:
+        raise ValueError("gh must be (n_rows, 2) and out an int32 or int16 array of n_rows entries")
+    if not 1 <= levels <= cap:
+        raise ValueError(f"levels must be in [1, {cap}] for this packing, got {levels}")
+    if n == 0:
+        return
+    if cap == 32767:
+        out32 = out
+        for i in prange(n, schedule="static", num_threads=n_threads, nogil=True):
+            quantize_pair(&gh[i, 0], splitmix64(key + <uint64_t> i), scale_g, scale_h, offset, levels, &out32[i])
+    else:
+        out16 = out
+        for i in prange(n, schedule="static", num_threads=n_threads, nogil=True):
+            quantize_pair(&gh[i, 0], splitmix64(key + <uint64_t> i), scale_g, scale_h, offset, levels, &out16[i])

@@ -1,0 +1,373 @@
+"""The data-parallel growth loop: the driver grows each tree from histograms that the
+partitions' workers build and a fixed tree of Dask tasks sums.
+
+It follows `training/_grow.GrowthLoop` step by step (the same node numbering, split
+rules, subtraction trick, depth-wise levels and leaf-wise best-gain-first order), with
+the kernels split between the two sides:
+
+- workers (`_partition_state.py`): per tree, gradients and the root's histogram; per
+  step, the step's splits applied to their rows and the histogram of one child of each
+  split parent (the smaller one, as the split's hessian sums tell);
+- driver: the summed histograms, the larger children by subtraction, the split finder
+  (the library's own, over a pool where slot == node), the tree's arrays.
+
+One growth step is one round trip of two task hops: the driver submits one task per
+partition that splits the step's nodes and builds the histograms of the children the
+driver picked (the smaller ones by the splits' hessian sums), and their sum; it waits
+for the sum (the children's row counts and histograms).
+Each partition's tasks are pinned to the worker holding its state; the sums are plain
+tasks in a fixed binary tree over the partitions, so their order of addition (and
+every float64 bit) depends on the partitioning only, not on the number of workers.
+
+A lost worker: a wait that outlasts LIVENESS_SECONDS checks that the partitions'
+workers are alive (tasks pinned to a dead one would wait forever), and raises
+LostWorker if not. The training then recovers: Dask recomputes the lost states from
+their lineage (blocks, binning), every partition's state is rebuilt from the finished
+trees (`tasks.resume`: each tree's recorded split steps replayed on the rows) and pinned
+to its holder, and the tree grows again from its start: growth is deterministic (the
+quantized rounding is seeded per row and tree), so the model is the undisturbed one.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from boosters.config import GBDTConfig, GrowthStrategy
+from boosters.dask import _partition_state as tasks
+from boosters.model.tree import Tree
+from boosters.training._node_steps import column_totals, find_best_splits, leaf_weight
+from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+
+
+LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+
+
+class LostWorker(RuntimeError):
+    """A worker holding partitions left the cluster: the tasks pinned to it will never
+    run. The training recovers (`Partitions.recover`) and grows the tree again."""
+
+
+def fixed_sum(client, futures: list, op=tasks.add):
+    """The sum (or another `op`) of task results: neighbours combined pairwise, level by
+    level (an order fixed by their number alone)."""
+    while len(futures) > 1:
+        pairs = [client.submit(op, futures[i], futures[i + 1], pure=False)
+                 for i in range(0, len(futures) - 1, 2)]
+        futures = pairs + futures[len(futures) - len(futures) % 2:]
+    return futures[0]
+
+
+class Partitions:
+    """The partitions' states (futures) and the workers holding them: submits tasks pinned
+    to them and sums results in a fixed tree."""
+
+    def __init__(self, client, states: list):
+        self.client = client
+        self.states = states
+        self.workers = self._holders(states)
+        self.pending = []        # the tasks submitted since the last completed wait
+        self.round_trips = 0     # driver waits
+        self.driver_bytes = 0    # of the results the driver gathered
+        self.partition_bytes = 0  # of the histograms the partitions' tasks produced
+
+    def _holders(self, states: list) -> list:
+        holders = self.client.who_has(states)
+        return [sorted(holders[s.key])[0] for s in states]
+
+    def on_each(self, function, *args) -> list:
+        """function(state_i, *args) on every partition, on the worker holding state_i
+        (pure=False: the tasks mutate the state, never deduplicate them)."""
+        futures = [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False,
+                                      pure=False)
+                   for state, worker in zip(self.states, self.workers)]
+        self.pending += futures
+        return futures
+
+    def reduce(self, futures: list, op=tasks.add):
+        result = fixed_sum(self.client, futures, op)
+        self.pending.append(result)
+        return result
+
+    def gather(self, futures, histograms: int = -1):
+        """The results of `futures` (one wait); `histograms`: which of them is a reduced
+        histogram (each partition produced one of its size), -1 none. LostWorker if a
+        worker holding partitions leaves the cluster meanwhile."""
+        self.round_trips += 1
+        parts = futures if isinstance(futures, list) else [futures]
+        parts = [self._result(f) for f in parts]
+        self.pending = []  # all done: every task submitted so far fed these results
+        results = parts if isinstance(futures, list) else parts[0]
+        self.driver_bytes += sum(np.asarray(a).nbytes for r in parts for a in (r if isinstance(r, tuple) else [r]))
+        if histograms >= 0:
+            self.count_histograms(parts[histograms])
+        return results
+
+    def count_histograms(self, reduced) -> None:
+        """A reduced histogram gathered: each partition produced one of its size."""
+        self.partition_bytes += len(self.states) * np.asarray(reduced).nbytes
+
+    def _result(self, future):
+        """The future's result; LostWorker if a worker holding a partition left the
+        cluster meanwhile (its pinned tasks would wait for it forever)."""
+        while True:
+            try:
+                return future.result(timeout=LIVENESS_SECONDS)
+            except TimeoutError:
+                self._check_alive()
+
+    def _check_alive(self) -> None:
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        lost = sorted(set(self.workers) - alive)
+        if lost:
+            raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
+
+    def recover(self, rebuild, *args) -> None:
+        """After a lost worker: the abandoned tasks released; once Dask has recomputed the
+        lost states from their data (their lineage: the raw blocks, then the binning),
+        every state replaced by rebuild(state, *args), a new state made on the worker that
+        holds the old one (where later tasks are pinned). The states on the live workers are rebuilt
+        too (a task of the abandoned step may still be using them). LostWorker if another
+        worker is lost meanwhile (recover again)."""
+        for future in self.pending:  # no one wants them any more: the scheduler forgets them
+            future.release()
+        self.pending = []
+        self._wait(self.states, pinned=False)
+        self.workers = self._holders(self.states)
+        # a preference, not a pin: should this worker die too, Dask must be able to
+        # recompute the new state elsewhere from its lineage (a pinned task could not run)
+        rebuilt = [self.client.submit(rebuild, state, *args, workers=[worker], allow_other_workers=True, pure=False)
+                   for state, worker in zip(self.states, self.workers)]
+        self._wait(rebuilt, pinned=False)
+        self.states = rebuilt
+        self.workers = self._holders(rebuilt)
+
+    def _wait(self, futures: list, pinned: bool) -> None:
+        """Wait for tasks whose results stay on the workers (never fetched); raise a task's
+        error. `pinned`: the tasks run on self.workers, check that those are alive."""
+        for future in futures:
+            while True:
+                try:
+                    error = future.exception(timeout=LIVENESS_SECONDS)  # waits; fetches no result
+                    break
+                except TimeoutError:
+                    if pinned:
+                        self._check_alive()
+            if error is not None:
+                raise error
+
+
+class DaskTreeGrower:
+    """Grows the trees of a training whose rows live in `partitions` (binned with
+    `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets;
+    `quantizer`: the partitions' (bits, levels, seed), None for float64 histograms)."""
+
+    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None):
+        self.partitions = partitions
+        self.quantizer = quantizer
+        self.renew_leaves = quantizer is not None and config.renew_leaves
+        self.config = config
+        self.edges = [np.asarray(e, dtype=np.float64) for e in mapper.upper_edges]
+        self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
+        features = np.flatnonzero(mapper.is_usable).astype(np.int32)
+        self.has_features = len(features) > 0
+        self.max_nodes = self.max_nodes_for(config, n_rows)
+        self.max_leaves = config.n_leaves if self.leafwise else self.max_nodes
+        self.max_depth = -1 if config.max_depth is None else config.max_depth
+        self.min_rows_to_split = max(2, 2 * config.min_samples_leaf)
+        self.n_rows = n_rows
+        params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
+            min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf, n_threads=1)
+        if quantizer is None:  # slot i: node i's histogram
+            self.pool = np.zeros((self.max_nodes, layout.total_bins, 2))
+            self.finder = FloatSplitFinder.for_binned(self.pool, layout, features, **params)
+        else:  # int64 words of 32-bit packed sums, dequantized with each tree's scales
+            self.pool = np.zeros((self.max_nodes, layout.total_bins), dtype=np.int64)
+            self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
+        column = layout.feature_column[features[0]] if self.has_features else 0
+        self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
+        self.finished = []  # per grown tree: (output, its split steps, leaf nodes, leaf values), for `resume`
+        self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
+
+    @staticmethod
+    def max_nodes_for(config: GBDTConfig, n_rows: int) -> int:
+        """Nodes of a tree at most (as TreeGrower's)."""
+        if config.growth_strategy is GrowthStrategy.Leafwise:
+            return max(1, min(2 * config.n_leaves - 1, 2 * n_rows - 1))
+        return max(1, min(2 ** (config.max_depth + 1) - 1, 2 * n_rows - 1))
+
+    # -- one tree ---------------------------------------------------------------------------
+
+    def resume(self, n_outputs: int) -> None:
+        """After a lost worker: every partition rebuilt with the margins of the finished
+        trees and the gradients of their round (see Partitions.recover)."""
+        self.partitions.recover(tasks.resume, self.finished, n_outputs)
+        self.resumed = True
+
+    def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
+        """The tree of `output` (the training's tree `tree_index`, the next one to grow),
+        after adding `previous_leaves` (see tasks.start_tree) to the workers' margins."""
+        if tree_index != len(self.finished):
+            raise ValueError(f"tree_index: the next tree is {len(self.finished)}, got {tree_index}")
+        p = self.partitions
+        if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
+            previous_leaves, new_round = None, False
+        self.tree_index, self.output = tree_index, output
+        self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
+        self.steps = []  # the splits sent to the partitions, step by step
+        self.renewed = False  # the last step brought the leaves' float gradient sums
+        root = self._add(0, self.n_rows)
+        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
+        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
+                                           histograms=1)
+        if self.quantizer is not None:
+            self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
+        self.resumed = False  # the partitions started the tree: from now on as any other
+        if not self._splittable(root):  # a single leaf: its sums from the float gradients
+            self._renew_leaf_sums([root])
+            return self._finish()
+        g, h = column_totals(self.finder, root, *self.totals_bins)
+        self.nodes[root].update(sum_g=g, sum_h=h)
+        self._find_splits([root])
+        self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
+        if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
+            self._renew_leaf_sums(leaves)
+        return self._finish()
+
+    def _finish(self) -> Tree:
+        tree = self._tree()
+        self.finished.append((self.output, self.steps, *self.leaves(tree)))
+        return tree
+
+    def _renew_leaf_sums(self, leaves: list) -> None:
+        p = self.partitions
+        sums = p.gather(p.reduce(p.on_each(tasks.leaf_sums, self.tree_index, leaves)))
+        for node, (g, h) in zip(leaves, sums.tolist()):
+            self.nodes[node].update(sum_g=g, sum_h=h)
+
+    def _grow_depthwise(self) -> None:
+        level = [0]
+        while level:
+            parents = [n for n in level if self.nodes[n]["best"] is not None]
+            level = self._expand(parents, children_final=False) if parents else []
+
+    def _grow_leafwise(self) -> None:
+        heap, n_leaves = [], 1  # (-gain, node): best gain first, ties the lowest node id
+        if self.nodes[0]["best"] is not None:
+            heapq.heappush(heap, (-self.nodes[0]["best"][0], 0))
+        while heap and n_leaves < self.max_leaves:
+            _, node = heapq.heappop(heap)
+            n_leaves += 1
+            for child in self._expand([node], children_final=n_leaves == self.max_leaves):
+                if self.nodes[child]["best"] is not None:
+                    heapq.heappush(heap, (-self.nodes[child]["best"][0], child))
+
+    # -- one expansion step -------------------------------------------------------------------
+
+    def _add(self, depth: int, count: int) -> int:
+        self.nodes.append(dict(depth=depth, count=count, sum_g=0.0, sum_h=0.0, best=None, feature=-1,
+                               threshold_bin=0, default_left=0, left=-1, right=-1, gain=0.0))
+        return len(self.nodes) - 1
+
+    def _splittable(self, node: int) -> bool:
+        n = self.nodes[node]
+        return (self.has_features and (self.max_depth < 0 or n["depth"] < self.max_depth)
+                and n["count"] >= self.min_rows_to_split)
+
+    def _expand(self, parents: list, children_final: bool) -> list:
+        """Split `parents` by their best splits on every partition; the children's
+        histograms and best splits unless `children_final`. Returns the children."""
+        p = self.partitions
+        splits = np.zeros((len(parents), 6), dtype=np.int64)
+        for i, parent in enumerate(parents):
+            depth = self.nodes[parent]["depth"] + 1
+            left, right = self._add(depth, 0), self._add(depth, 0)
+            _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
+            splits[i] = parent, feature, bin_, default_left, left, right
+        self.steps.append(splits)
+        # children at the depth limit are leaves: no histograms (the split still moves their rows)
+        at_depth_limit = 0 <= self.max_depth <= depth  # every parent of a step: one depth
+        # the tree's last step (leaf-wise: its last leaf; depth-wise: its last level): its
+        # leaves are known, their float gradient sums come with it
+        last_step = children_final or (at_depth_limit and not self.leafwise)
+        children_final = children_final or at_depth_limit
+        build = [] if children_final else [self._smaller_child(row) for row in splits.tolist()]
+        renew = [] if not (last_step and self.renew_leaves) else [
+            i for i, n in enumerate(self.nodes) if n["left"] < 0 and i not in set(parents)]
+        counts, hist, leaf_sums = p.gather(p.reduce(
+            p.on_each(tasks.split_and_build, self.tree_index, splits, build, renew), tasks.add_each))
+        p.count_histograms(hist)
+        evaluate = []
+        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
+            self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
+        for node, (g, h) in zip(renew, leaf_sums.tolist()):
+            self.nodes[node].update(sum_g=g, sum_h=h)
+        self.renewed = bool(renew)
+        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
+            if children_final or max(counts[0, i], counts[1, i]) < self.min_rows_to_split:
+                continue  # as GrowthLoop: no child can be split (its histogram, built, is not needed)
+            small = build[i]
+            large = right if small == left else left
+            self.pool[small] = hist[i]
+            np.subtract(self.pool[parent], self.pool[small], out=self.pool[large])
+            evaluate += [n for n in (small, large) if self._splittable(n)]
+        self._find_splits(evaluate)
+        return splits[:, 4:].ravel().tolist()
+
+    def _smaller_child(self, split: list) -> int:
+        """The child whose histogram the partitions build (the driver subtracts the other's):
+        the one with fewer rows by the split's hessian sums (exactly the row counts when every
+        row's hessian is 1), the left one on a tie. Known before the split, it lets each
+        partition split and build in one task. (GrowthLoop picks by the counts after the
+        split: with quantized histograms the choice changes no bit; with float64 ones it
+        can change the last bits of the subtracted sibling, never across worker counts.)"""
+        parent, _, _, _, left, right = split
+        node = self.nodes[parent]
+        left_h = node["best"][6]
+        return left if left_h <= node["sum_h"] - left_h else right
+
+    def _record_split(self, parent: int, left: int, right: int, n_left: int, n_right: int) -> None:
+        node = self.nodes[parent]
+        gain, feature, bin_, default_left, has_missing, left_g, left_h = node["best"]
+        # a feature with no missing values here sends them (at prediction) to the larger child
+        node.update(feature=feature, threshold_bin=bin_, left=left, right=right, gain=gain,
+                    default_left=default_left if has_missing else n_left >= n_right)
+        self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
+        self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
+
+    def _find_splits(self, nodes: list) -> None:
+        if not nodes:
+            return
+        found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
+                                 [self.nodes[n]["sum_h"] for n in nodes],
+                                 [float(self.nodes[n]["count"]) for n in nodes])
+        for node, best in zip(nodes, found):
+            self.nodes[node]["best"] = best
+
+    # -- the tree -------------------------------------------------------------------------------
+
+    def _tree(self) -> Tree:
+        """The nodes as a Tree, as BoostingRounds._finish_tree writes them."""
+        cfg, nodes = self.config, self.nodes
+        feature = np.array([n["feature"] for n in nodes], dtype=np.int32)
+        threshold_bin = np.array([n["threshold_bin"] for n in nodes], dtype=np.int32)
+        threshold = np.array([self.edges[f][b - 1] if f >= 0 else 0.0 for f, b in zip(feature, threshold_bin)])
+        sum_g = np.array([n["sum_g"] for n in nodes])
+        sum_h = np.array([n["sum_h"] for n in nodes])
+        value = cfg.learning_rate * np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
+        return Tree(split_feature=feature, threshold=threshold, threshold_bin=threshold_bin,
+                    default_left=np.array([n["default_left"] for n in nodes], dtype=np.uint8),
+                    left_child=np.array([n["left"] for n in nodes], dtype=np.int32),
+                    right_child=np.array([n["right"] for n in nodes], dtype=np.int32),
+                    value=value, gain=np.array([n["gain"] for n in nodes]), cover=sum_h,
+                    n_samples=np.array([n["count"] for n in nodes], dtype=np.int64),
+                    category_set=np.full(len(nodes), -1, dtype=np.int32),
+                    cat_boundaries=np.zeros(1, dtype=np.int64), cat_bitsets=np.zeros(0, dtype=np.uint32))
+
+    @staticmethod
+    def leaves(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
+        """The tree's leaf nodes and values: what the workers add to their margins."""
+        leaves = np.flatnonzero(np.asarray(tree.left_child) < 0)
+        return leaves, np.asarray(tree.value)[leaves]

@@ -1,0 +1,65 @@
+"""The validation set of a Dask training: each partition of (X_val, y_val) kept on a
+worker with its margins, updated tree by tree; the metric reduced from per-partition
+sums (a fixed order), for `eval_history` and early stopping.
+
+Only metrics that are a mean over rows (after a transform) reduce this way: rmse (the
+mean squared error, then its root), mae, logloss; they agree with the single-machine
+scores to float64 rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from boosters.data.validation import as_feature_matrix, as_labels
+from boosters.model.tree import predict_tree
+from boosters.training.metrics import evaluate
+
+# metric name -> (mean of the partition from its score, score from the overall mean)
+MEAN_METRICS = {"rmse": (np.square, math.sqrt), "mae": (float, float), "logloss": (float, float)}
+
+
+class ValidationState:
+    """A validation partition's rows, labels and margins (n_rows, n_outputs): the base
+    scores plus the trees of the rounds scored so far."""
+
+    def __init__(self, X, y, base_scores):
+        self.X, self.y, self.base_scores = X, y, base_scores
+        self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
+
+    def add(self, trees: list) -> None:
+        """Add a round's trees (one per output) to the margins."""
+        for k, tree in enumerate(trees):
+            self.margins[:, k] += predict_tree(tree, self.X, 1, check=False)
+
+
+def make_validation_state(X, y, objective, base_scores) -> ValidationState:
+    X = as_feature_matrix(X, "val_set X")
+    y = as_labels(y, len(X), "val_set y")
+    objective.check_labels(y)
+    return ValidationState(X, y, base_scores)
+
+
+def resume(state: ValidationState, rounds: list) -> ValidationState:
+    """A new state of `state`'s partition whose margins hold the trees of `rounds` (the
+    scored rounds, each a list of trees), added in the same order: the same bits. Reads
+    only its rows and labels (a task of an abandoned round may still use `state`)."""
+    new = ValidationState(state.X, state.y, state.base_scores)
+    for trees in rounds:
+        new.add(trees)
+    return new
+
+
+def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
+    """Add a round's trees (one per output) to the margins; (the metric's mean here x rows,
+    rows): the partition's share of the overall mean."""
+    state.add(trees)
+    to_mean = MEAN_METRICS[metric.name][0]
+    n = len(state.y)
+    return np.array([to_mean(evaluate(metric, state.y, state.margins)) * n if n else 0.0, float(n)])
+
+
+def overall_score(metric, sums: np.ndarray) -> float:
+    return MEAN_METRICS[metric.name][1](sums[0] / sums[1])

@@ -1,0 +1,395 @@
+"""`boosters.dask.train` / `predict`: training on the partitions of Dask arrays, where
+they are, on an existing dask.distributed cluster (no sockets of our own).
+
+The bin edges come from the same seeded global row sample the single-machine binning
+takes (the driver fetches those rows only); each partition is then binned once on a
+worker and kept there with its labels and margins (`_partition_state.py`); the driver
+grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosters.config import GBDTConfig
+from boosters.dask import _partition_state as tasks
+from boosters.dask import _validation
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, fixed_sum
+from boosters.data.validation import as_labels, as_vector
+from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
+from boosters.gbdt_model import GBDTModel
+from boosters.model.ensemble import Ensemble
+from boosters.model.tree import Forest
+from boosters.training.histograms._quantize import max_levels
+from boosters.training.objectives import make_objective
+from boosters.training.trainer import resolve_histogram_mode
+
+SUPPORTED_OBJECTIVES = ("squared", "logistic")
+# parameters this first slice does not implement yet: training with them is refused
+UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
+               "interaction_constraints", "subsample", "goss_top_rate", "goss_other_rate", "booster",
+               "linear_leaves", "metric")
+MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
+
+
+def _dask_array():
+    try:
+        import dask.array as da
+        import distributed  # noqa: F401  (the client's library, with its futures)
+    except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
+        raise ImportError("boosters.dask needs dask and distributed: pip install 'boosters[dask]'") from error
+    return da
+
+
+def check_config(config: GBDTConfig) -> None:
+    """ValueError naming the first parameter the distributed training does not support yet."""
+    if not isinstance(config, GBDTConfig):
+        raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
+    if config.objective.name not in SUPPORTED_OBJECTIVES:
+        raise ValueError(f"config.objective: boosters.dask supports {' and '.join(SUPPORTED_OBJECTIVES)} "
+                         f"for now, got {config.objective.name!r}")
+    defaults = GBDTConfig(objective=config.objective)
+    for name in UNSUPPORTED:
+        if getattr(config, name) != getattr(defaults, name):
+            raise ValueError(f"config.{name}: not supported by boosters.dask yet (keep the default "
+                             f"{getattr(defaults, name)!r}), got {getattr(config, name)!r}")
+
+
+def _frame_types() -> tuple:
+    """dask.dataframe's DataFrame and Series, () without pandas (no frame can be given then)."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return ()
+    return dd.DataFrame, dd.Series
+
+
+def as_arrays(X, y=None, weights=None, feature_names=None):
+    """Dask DataFrame / Series as Dask arrays (numeric columns only; `feature_names`:
+    the columns to take, in that order), and the feature names (None for an array)."""
+    frame_types = _frame_types()
+    names = None
+    if frame_types and isinstance(X, frame_types[0]):
+        if feature_names is not None:
+            X = X[list(feature_names)]
+        for column, dtype in X.dtypes.items():
+            if dtype.kind not in "biuf":
+                raise ValueError(f"X: column {column!r} has dtype {dtype}; boosters.dask takes numeric columns "
+                                 f"only for now (categorical columns are not supported yet)")
+        names = [str(c) for c in X.columns]
+        X = X.to_dask_array(lengths=True)
+    y, weights = (v.to_dask_array(lengths=True) if frame_types and isinstance(v, frame_types[1]) else v
+                  for v in (y, weights))
+    return X, y, weights, names
+
+
+def _check_collections(da, X, y, weights):
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric (bool, int or float); got dtype {X.dtype}")
+    if np.isnan(X.shape[0]):
+        raise ValueError("X: the partitions' row counts must be known (call X.compute_chunk_sizes())")
+    for name, values in (("y", y), ("weights", weights)):
+        if values is None and name == "weights":
+            continue
+        if not isinstance(values, da.Array) or values.ndim != 1:
+            raise TypeError(f"{name} must be a 1-D dask.array.Array, got {type(values).__name__}")
+        if values.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} has {values.shape[0]} rows but X has {X.shape[0]}")
+
+
+def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
+          stats: dict | None = None) -> GBDTModel:
+    """Train a model on Dask arrays, data-parallel over their row partitions.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster to run on.
+    X : dask.array.Array or dask.dataframe.DataFrame
+        (n_rows, n_features) numeric features; NaN means missing. A DataFrame's
+        columns must be numeric (bool, int or float); they name the features.
+    y : dask.array.Array or dask.dataframe.Series
+        (n_rows,) labels.
+    config : GBDTConfig, optional
+        The training settings; objectives squared and logistic, float64 histograms, either
+        growth strategy, early stopping. Sampling, constraints, DART, linear leaves and
+        metrics other than the objective's are refused (ValueError) for now.
+    weights : dask.array.Array or dask.dataframe.Series, optional
+        (n_rows,) row weights.
+    val_set : tuple of (X_val, y_val), optional
+        Dask collections as X and y: scored after every round with the objective's
+        metric (``model.eval_history``), and monitored by early stopping
+        (``config.early_stopping_rounds``).
+    stats : dict, optional
+        Filled with what the training cost in communication: ``round_trips`` (times the
+        driver waited for the workers), ``driver_bytes`` (results the driver gathered)
+        and ``partition_bytes`` (histograms the partitions' tasks produced: what the
+        reduction moves between workers, at most), ``recoveries`` (lost workers survived).
+
+    Returns
+    -------
+    GBDTModel
+        The model: the same trees for any number of workers (for a given partitioning of
+        X), and the single-machine model's up to float64 rounding of the histogram sums.
+        A worker lost during training is survived: the lost partitions are recomputed
+        from their data, every partition is rebuilt from the finished trees and the
+        current tree grows again, giving the undisturbed model (RuntimeError after
+        MAX_RECOVERIES losses in a row).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from boosters.dask import train
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = X[:, 0] - 2 * X[:, 1]
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+    ...     model = train(client, da.from_array(X, chunks=100), da.from_array(y, chunks=100),
+    ...                   bst.GBDTConfig(n_estimators=5, max_depth=3))
+    >>> model.n_trees
+    5
+    """
+    da = _dask_array()
+    config = GBDTConfig() if config is None else config
+    check_config(config)
+    if val_set is None and config.early_stopping_rounds is not None:
+        raise ValueError("early_stopping_rounds needs a val_set to monitor")
+    X, y, weights, feature_names = as_arrays(X, y, weights)
+    _check_collections(da, X, y, weights)
+    if val_set is not None:
+        if not isinstance(val_set, tuple) or len(val_set) != 2:
+            raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
+        X_val, y_val, _, _ = as_arrays(*val_set, feature_names=feature_names)
+        _check_collections(da, X_val, y_val, None)
+        if X_val.shape[1] != X.shape[1]:
+            raise ValueError(f"val_set has {X_val.shape[1]} features but X has {X.shape[1]}")
+    n_rows = int(X.shape[0])
+    if n_rows == 0:
+        raise ValueError("X has no rows")
+    X = X.rechunk({1: -1})  # a partition holds whole rows
+    y = y.rechunk((X.chunks[0],))
+    weights = None if weights is None else weights.rechunk((X.chunks[0],))
+    objective = make_objective(config.objective, None)
+
+    x_blocks = client.compute(list(X.to_delayed().ravel()))
+    w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
+    mapper = _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config)
+    states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
+    del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
+    partitions = Partitions(client, states)
+    layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
+    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
+    forest = Forest(objective.n_outputs, base)
+    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
+    validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config)
+    recoveries = []
+
+    def recover():  # after a lost worker: both sets of partitions rebuilt from the finished trees
+        recoveries.append(None)
+        grower.resume(objective.n_outputs)
+        if validation is not None:
+            validation.resume()
+
+    previous = None
+    for round_ in range(config.n_estimators):
+        trees = []
+        for k in range(objective.n_outputs):
+            index = round_ * objective.n_outputs + k
+            trees.append(_surviving(lambda: grower.grow(previous, k, new_round=k == 0, tree_index=index), recover))
+            forest.add(trees[-1], k)
+            previous = (k, *grower.leaves(trees[-1]))
+        if validation is not None and _surviving(lambda: validation.add(round_, trees, ensemble.eval_history),
+                                                 recover):
+            break
+    n_rounds = forest.n_trees // objective.n_outputs
+    if validation is not None and validation.best_round is not None:  # early stopping: back to the best round
+        forest.truncate((validation.best_round + 1) * objective.n_outputs)
+        ensemble.best_iteration, ensemble.best_score = validation.best_round, validation.best_score
+    else:
+        ensemble.best_iteration = n_rounds - 1 if n_rounds else None
+        ensemble.best_score = ensemble.eval_history[-1] if ensemble.eval_history else None
+    forest.flat(grown=True)
+    if stats is not None:
+        stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
+                     partition_bytes=partitions.partition_bytes, recoveries=len(recoveries))
+    return GBDTModel(ensemble)
+
+
+class _Validation:
+    """The validation partitions on the workers, scored after each round; early stopping
+    as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
+
+    def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig):
+        X_val = X_val.rechunk({1: -1})
+        y_val = y_val.rechunk((X_val.chunks[0],))
+        x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
+        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, pure=False)
+                  for xb, yb in zip(x_blocks, y_blocks)]
+        _wait(states)
+        self.partitions = Partitions(client, states)
+        self.metric = config.resolved_metrics[0]
+        self.rounds = config.early_stopping_rounds
+        self.best_round = self.best_score = None
+        self.scored = []  # the trees of each round scored so far
+
+    def resume(self) -> None:
+        """After a lost worker: every validation partition rebuilt with the scored rounds."""
+        self.partitions.recover(_validation.resume, self.scored)
+
+    def add(self, round_: int, trees: list, history: list) -> bool:
+        """Score the round (appended to `history`); True when early stopping stops here."""
+        p = self.partitions
+        score = _validation.overall_score(self.metric, p.gather(p.reduce(
+            p.on_each(_validation.score_round, trees, self.metric))))
+        self.scored.append(trees)
+        history.append(score)
+        if self.rounds is None:
+            return False
+        if not np.isnan(score) and (self.best_score is None or (
+                score > self.best_score if self.metric.higher_is_better else score < self.best_score)):
+            self.best_round, self.best_score = round_, score
+        return self.best_round is not None and round_ - self.best_round >= self.rounds
+
+
+def _surviving(step, recover):
+    """step(), done again after recover() when a worker holding partitions is lost (and
+    recover() again when one is lost while recovering); RuntimeError after
+    MAX_RECOVERIES of them in a row."""
+    failures = 0
+    while True:
+        try:
+            return step()
+        except LostWorker as lost:
+            while True:
+                failures += 1
+                if failures > MAX_RECOVERIES:
+                    raise RuntimeError(f"{lost}; gave up after {MAX_RECOVERIES} recoveries in a row") from lost
+                try:
+                    recover()
+                    break
+                except LostWorker as again:
+                    lost = again
+
+
+def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
+                      chunks: tuple) -> tuple[list, np.ndarray]:
+    """Every row partition (x_blocks, w_blocks: futures; `chunks`: their row counts)
+    binned and kept on a worker (futures of PartitionState, waited for, never fetched),
+    after its labels and weights are checked; and the base scores."""
+    y_blocks = client.compute(list(y.to_delayed()))
+    sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
+    total = client.gather(fixed_sum(client, sums))
+    if not total[1] > 0:
+        raise ValueError("weights must not all be zero")
+    # squared error and logistic start from the weighted mean of y: init_scores of that one value
+    base = objective.init_scores(np.array([total[0] / total[1]]), None)
+    n_rows = int(sum(chunks))
+    settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
+                              DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
+                              config.histogram_layout, config.prefetch)
+    first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
+              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
+    _wait(states)
+    return states, base
+
+
+def _wait(futures: list) -> None:
+    """Wait for tasks whose results stay on the workers; raise the first task error."""
+    for future in futures:
+        if future.exception() is not None:
+            future.result()
+
+
+def _quantizer(config: GBDTConfig, n_rows: int):
+    """(bits, levels, seed) of the quantized histograms the single-machine training would
+    use on these rows ("auto": by the row count), None for float64."""
+    mode = resolve_histogram_mode(config, n_rows)
+    if mode == "f64":
+        return None
+    bits = 16 if mode == "i16" else 8
+    return bits, max_levels(n_rows, bits, config.quantization_levels), config.seed
+
+
+def _checked_label_sums(objective, y, weights):
+    """A partition's labels and weights checked as Dataset checks them; their sums."""
+    y = as_labels(y, len(y), "y")
+    objective.check_labels(y)
+    if weights is not None:
+        weights = as_vector(weights, len(y), "weights")
+        if np.any(weights < 0):
+            raise ValueError("weights must be >= 0")
+    return tasks.label_sums(y, weights)
+
+
+def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -> BinMapper:
+    """The bin edges of the single-machine training: from the same seeded row sample
+    (every row up to DEFAULT_BIN_SAMPLE rows), each partition's sampled rows taken where
+    it is and fetched to the driver."""
+    n_rows = int(sum(chunks))
+    rows = stratified_sample(n_rows, DEFAULT_BIN_SAMPLE, config.seed) if n_rows > DEFAULT_BIN_SAMPLE else None
+    starts = np.concatenate([[0], np.cumsum(chunks)])
+    taken = []
+    for i, (xb, wb) in enumerate(zip(x_blocks, w_blocks)):
+        local = None if rows is None else rows[(rows >= starts[i]) & (rows < starts[i + 1])] - starts[i]
+        taken.append(client.submit(_take_rows, xb, wb, local, pure=False))
+    parts = client.gather(taken)  # in row order: the sample's rows are increasing
+    sample = np.concatenate([x for x, _ in parts])
+    sample_weights = None if w_blocks[0] is None else np.concatenate([w for _, w in parts])
+    return BinMapper(config.max_bins, seed=config.seed).fit(sample, sample_weights)
+
+
+def _take_rows(X, weights, rows):
+    """The rows (None: all) of a partition and of its weights."""
+    X = np.asarray(X)
+    if rows is None:
+        return X, weights
+    return X[rows], None if weights is None else np.asarray(weights)[rows]
+
+
+def predict(model: GBDTModel, X, raw: bool = False):
+    """The model's predictions of a Dask array, partition by partition.
+
+    Parameters
+    ----------
+    model : GBDTModel
+        Any boosters model.
+    X : dask.array.Array or dask.dataframe.DataFrame
+        (n_rows, n_features) features (a DataFrame's columns are taken by the model's
+        feature names when it has them).
+    raw : bool, default False
+        Margins (``predict_raw``) instead of predictions.
+
+    Returns
+    -------
+    dask.array.Array
+        (n_rows,) for a single output, else (n_rows, n_outputs); lazy, one task per
+        row partition.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from boosters.dask import predict
+    >>> X = np.random.default_rng(0).normal(size=(300, 2))
+    >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=3))
+    >>> lazy = predict(model, da.from_array(X, chunks=100))
+    >>> np.array_equal(lazy.compute(scheduler="sync"), model.predict(X))
+    True
+    """
+    da = _dask_array()
+    if not isinstance(model, GBDTModel):
+        raise TypeError(f"model must be a GBDTModel, got {type(model).__name__}")
+    X = as_arrays(X, feature_names=model.feature_names)[0]
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+    X = X.rechunk({1: -1})
+    method = model.predict_raw if raw else model.predict
+    n_outputs = model.forest.n_groups
+    if n_outputs == 1:
+        return X.map_blocks(lambda block: method(block, n_threads=1), drop_axis=1, dtype=np.float64)
+    return X.map_blocks(lambda block: method(block, n_threads=1), chunks=(X.chunks[0], (n_outputs,)),
+                        dtype=np.float64)

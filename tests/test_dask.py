@@ -1,0 +1,333 @@
+"""boosters.dask: data-parallel training on dask.distributed LocalClusters.
+
+The trees are compared field by field (split features, bins, thresholds, default
+directions, children, values, gains, covers, row counts) and the predictions bit for
+bit, against single-machine training on the concatenated data and across worker counts.
+Labels are multiples of 1/8 (or 0/1) so that the base score, a weighted mean, is exact
+whichever way its sum is split: the single-machine np.average and the partitions'
+reduced sums then agree to the bit (for other labels they agree to float64 rounding).
+"""
+
+import os
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import boosters as bst
+from boosters.dask import _partition_state as tasks
+from boosters.dask import predict, train
+from boosters.dask._driver import LostWorker, Partitions
+from boosters.data.binning import BinMapper
+from boosters.training.objectives import make_objective
+
+FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
+          "gain", "cover", "n_samples")
+CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
+
+
+@pytest.fixture(scope="module")
+def clients():
+    """In-process clusters of 1, 2 and 4 single-threaded workers."""
+    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=False, dashboard_address=":0")
+                for n in (1, 2, 4)}
+    out = {n: Client(cluster, set_as_default=False) for n, cluster in clusters.items()}
+    yield out
+    for n in out:
+        out[n].close()
+        clusters[n].close()
+
+
+def make_data(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    signal = np.nan_to_num(X[:, 0]) - 2 * np.nan_to_num(X[:, 1]) + 0.3 * rng.normal(size=n)
+    return X, np.round(8 * signal) / 8
+
+
+def assert_same_trees(model, reference):
+    assert model.n_trees == reference.n_trees
+    assert np.array_equal(model.forest.base_scores, reference.forest.base_scores)
+    for t, (a, b) in enumerate(zip(model.forest.trees, reference.forest.trees)):
+        for field in FIELDS:
+            assert np.array_equal(getattr(a, field), getattr(b, field)), f"tree {t}: {field}"
+
+
+def dask_train(client, X, y, config, weights=None, chunks=CHUNKS, stats=None):
+    w = None if weights is None else da.from_array(weights, chunks=chunks)
+    return train(client, da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), config, weights=w,
+                 stats=stats)
+
+
+DEPTHWISE, LEAFWISE = bst.GrowthStrategy.Depthwise, bst.GrowthStrategy.Leafwise
+FAST_CASES = [("i16", "squared", DEPTHWISE), ("i16", "logistic", LEAFWISE), ("f64", "squared", DEPTHWISE)]
+SLOW_CASES = [(m, o, g) for m in ("i16", "i8", "f64") for o in ("squared", "logistic") for g in (DEPTHWISE, LEAFWISE)
+              if (m, o, g) not in FAST_CASES]
+
+
+@pytest.mark.parametrize("mode, objective, growth",
+                         FAST_CASES + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_CASES])
+def test_equals_single_machine_training(clients, mode, objective, growth):
+    # quantized histograms are exact integer sums: bit-identical trees by construction;
+    # float64 sums of these float32 gradients are exact too (their partial sums fit 53
+    # bits), so the order of addition does not show either
+    X, y = make_data()
+    if objective == "logistic":
+        y = (y > 0).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode,
+                            objective=getattr(bst.Objective, objective)())
+    model = dask_train(clients[2], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert model.forest.trees[0].split_feature[0] >= 0  # the trees really split
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_quantized_trees_depend_on_neither_workers_nor_partitioning(clients):
+    # integer histogram sums are exact in any order: 1 worker x 4 partitions and 4 workers
+    # x 7 partitions give the single-machine trees
+    X, y = make_data(seed=7)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, histogram_mode="i16", renew_leaves=False)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(dask_train(clients[1], X, y, config), reference)
+    assert_same_trees(dask_train(clients[4], X, y, config, chunks=180), reference)
+
+
+@pytest.mark.parametrize("renew_leaves", [False, True])
+def test_equals_single_machine_with_weights(clients, renew_leaves):
+    X, y = make_data(seed=1)
+    weights = np.random.default_rng(2).integers(0, 4, size=len(y)).astype(np.float64)  # zeros included
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", renew_leaves=renew_leaves)
+    model = dask_train(clients[4], X, y, config, weights=weights)
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config))
+
+
+def test_float64_histograms_do_not_depend_on_the_worker_count(clients):
+    # weights over 60 binary orders of magnitude: float64 sums of the weighted gradients
+    # round, so they depend on the order of addition, which the fixed reduction tree
+    # fixes for a given partitioning (the single-machine sums do round differently here)
+    X, y = make_data(seed=3)
+    weights = np.exp2(np.random.default_rng(4).integers(-30, 30, size=len(y))).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="f64", min_child_weight=0)
+    models = [dask_train(clients[n], X, y, config, weights=weights) for n in (1, 2, 4)]
+    for other in models[1:]:
+        assert_same_trees(other, models[0])
+    # the single-machine model agrees up to that rounding: the same structure, values
+    # within 1e-12 relative (float64 sums of a few hundred terms: ~1e-14 at worst)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config)
+    for a, b in zip(models[0].forest.trees, reference.forest.trees):
+        assert np.array_equal(a.split_feature, b.split_feature) and np.array_equal(a.threshold_bin, b.threshold_bin)
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("objective", ["squared", "logistic"])
+def test_validation_set_and_early_stopping(clients, objective):
+    X, y = make_data(n=1600, seed=6)
+    if objective == "logistic":
+        y = (y > 0).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=60, max_depth=4, learning_rate=0.8, early_stopping_rounds=3,
+                            histogram_mode="i16", objective=getattr(bst.Objective, objective)())
+    model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                  config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)))
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config,
+                                    val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert reference.n_trees < 50  # it did stop early
+    assert model.best_iteration == reference.best_iteration and model.n_trees == reference.n_trees
+    assert_same_trees(model, reference)
+    # the scores are means summed per partition: equal to float64 rounding (~1e-16 per addition)
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+    assert model.best_score == pytest.approx(reference.best_score, rel=1e-12)
+
+
+@pytest.mark.parametrize("renew_leaves", [False, True])
+def test_one_round_trip_per_growth_step(clients, renew_leaves):
+    # depth-wise: the root (gradients, quantization, histogram) then one per level (the
+    # renewed leaves' sums come with the last); the partitions' histograms are int64
+    # words, one per bin, and only the smaller child of each split is built
+    X, y = make_data()
+    stats = {}
+    model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16",
+                                                        renew_leaves=renew_leaves), stats=stats)
+    trees = model.forest.trees
+    assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in trees)  # full depth-3 trees
+    assert stats["round_trips"] == 2 * (1 + 3)
+    total_bins = 5 * 256
+    built = 2 * (1 + 1 + 2)  # per tree: the root, the smaller child of the root and of each depth-1 node
+    assert stats["partition_bytes"] == 4 * built * total_bins * 8
+
+
+def test_predict_is_a_dask_array_of_the_model_predictions(clients):
+    X, y = make_data()
+    model = bst.GBDTModel.train(bst.Dataset(X, (y > 0).astype(float)),
+                                bst.GBDTConfig(n_estimators=3, objective=bst.Objective.logistic()))
+    lazy = predict(model, da.from_array(X, chunks=(CHUNKS, 2)))
+    assert isinstance(lazy, da.Array) and lazy.shape == (len(X),) and lazy.numblocks == (4,)
+    assert np.array_equal(clients[2].compute(lazy).result(), model.predict(X))
+    raw = clients[2].compute(predict(model, da.from_array(X, chunks=CHUNKS), raw=True)).result()
+    assert np.array_equal(raw, model.predict_raw(X))
+
+
+@pytest.mark.parametrize("change, name", [
+    (dict(subsample=0.5), "subsample"), (dict(colsample_bytree=0.5), "colsample_bytree"),
+    (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
+    (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints"),
+    (dict(objective=bst.Objective.softmax(3)), "objective"),
+])
+def test_refuses_what_it_does_not_support_yet(clients, change, name):
+    X, y = make_data(n=100)
+    with pytest.raises(ValueError, match=f"config.{name}"):
+        dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, **change), chunks=50)
+
+
+def test_dask_dataframes(clients):
+    # numeric columns of mixed dtypes, named: the single-machine model of the pandas frame
+    X, y = make_data()
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(5)]).assign(f4=lambda f: f["f4"].fillna(0).round())
+    frame["f4"] = frame["f4"].astype(np.int64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+    model = train(clients[2], dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3),
+                  config)
+    reference = bst.GBDTModel.train(bst.Dataset(frame, y), config)
+    assert model.feature_names == reference.feature_names == list(frame.columns)
+    assert_same_trees(model, reference)
+    shuffled = dd.from_pandas(frame[frame.columns[::-1]], npartitions=2)  # taken by name
+    assert np.array_equal(clients[2].compute(predict(model, shuffled)).result(), reference.predict(frame))
+    with pytest.raises(ValueError, match="X: column 'c' has dtype .*numeric columns only"):
+        train(clients[1], dd.from_pandas(frame.assign(c="x"), npartitions=2),
+              dd.from_pandas(pd.Series(y), npartitions=2))
+
+
+def test_bad_input(clients):
+    X, y = make_data(n=100)
+    Xd, yd = da.from_array(X, chunks=50), da.from_array(y, chunks=50)
+    with pytest.raises(TypeError, match="X must be a 2-D dask.array"):
+        train(clients[1], X, yd)
+    with pytest.raises(TypeError, match="y must be a 1-D dask.array"):
+        train(clients[1], Xd, y)
+    with pytest.raises(ValueError, match="y has 99 rows but X has 100"):
+        train(clients[1], Xd, yd[:99])
+    bad = y.copy()
+    bad[70] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        train(clients[1], Xd, da.from_array(bad, chunks=50))
+    with pytest.raises(ValueError, match="weights must be >= 0"):
+        train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
+    with pytest.raises(ValueError, match="early_stopping_rounds needs a val_set"):
+        train(clients[1], Xd, yd, bst.GBDTConfig(early_stopping_rounds=2))
+    with pytest.raises(ValueError, match="val_set has 4 features but X has 5"):
+        train(clients[1], Xd, yd, val_set=(Xd[:, :4], yd))
+    with pytest.raises(TypeError, match="model must be a GBDTModel"):
+        predict("model", Xd)
+
+
+def test_a_rebuilt_partition_state_refuses_to_train():
+    # what Dask would rebuild from the data after losing the worker that held the state:
+    # its margins and row partition are gone, so every task of a later tree must fail
+    X, y = make_data(n=100)
+    settings = tasks.Settings(np.arange(5, dtype=np.int32), 7, None)
+    state = tasks.make_state(X, y, None, BinMapper(16).fit(X), make_objective(bst.Objective.squared(), None),
+                             np.zeros(1), settings, 0)
+    tasks.start_tree(state, 0, None, 0, True)  # the first tree starts from the rebuilt state: fine
+    with pytest.raises(RuntimeError, match="was lost .* expected tree 2, it is at 0"):
+        tasks.start_tree(state, 3, None, 0, True)
+    with pytest.raises(RuntimeError, match="was lost"):
+        tasks.split_nodes(state, 1, np.array([[0, 0, 3, 0, 1, 2]]))
+
+
+def lose_a_worker_at(monkeypatch, waits: set, kill=None):
+    """From the driver's waits numbered `waits` (1, 2, ... over the training and the
+    validation partitions), each time: the step's tasks submitted, then `kill(partitions)`
+    or, without one, LostWorker raised as the liveness check raises it (every worker
+    stays: the recovery then rebuilds live states only)."""
+    gather, count = Partitions.gather, [0]
+
+    def gather_then_lose(self, futures, histograms=-1):
+        count[0] += 1
+        if count[0] in waits:
+            if kill is None:
+                raise LostWorker("simulated")
+            kill(self)
+        return gather(self, futures, histograms)
+
+    monkeypatch.setattr(Partitions, "gather", gather_then_lose)
+
+
+@pytest.mark.parametrize("mode, growth", [("i16", DEPTHWISE), ("f64", DEPTHWISE), ("i16", LEAFWISE)])
+def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
+    # recovered in the middle of tree 0, at round 0's validation score, twice in a row at
+    # tree 1's root and at tree 2's last step: the model, its validation scores and its
+    # predictions are those of the undisturbed run, bit for bit (the rebuilt margins add
+    # the same values in the same order, the trees grow again the same way)
+    X, y = make_data(n=1600, seed=8)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, n_leaves=6, growth_strategy=growth, histogram_mode=mode)
+    # waits per full tree: the root, one per level (depth-wise) or split (leaf-wise; the
+    # renewed leaves of quantized training come with the last one)
+    n = 1 + (3 if growth is DEPTHWISE else 5)
+
+    def run():
+        stats = {}
+        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
+                      stats=stats)
+        return model, stats
+
+    undisturbed, _ = run()
+    # waits (retries counted): tree 0 1-2, again 3..n+2, validation n+3, again n+4, tree 1
+    # n+5, again n+6, again n+7..2n+6, validation 2n+7, tree 2 2n+8..3n+7
+    lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
+    model, stats = run()
+    assert stats["recoveries"] == 5
+    assert_same_trees(model, undisturbed)
+    assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
+    assert model.eval_history == undisturbed.eval_history
+    assert np.array_equal(model.predict(X), undisturbed.predict(X))
+
+
+def test_a_killed_worker_process_is_survived(monkeypatch):
+    # worker processes holding partitions die twice: the one holding validation partition
+    # 0 while round 0 is scored, then one holding partitions in the middle of a later tree;
+    # Dask recomputes their states from their data, the training rebuilds every state from
+    # the finished trees and grows the tree again: the model is the undisturbed one, which
+    # is the single-machine one (quantized)
+    X, y = make_data(n=1600, seed=9)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+
+    def kill(partitions):
+        try:
+            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
+        except Exception:  # the worker dies before it answers
+            pass
+
+    # waits: tree 0 1-4, validation 5 (a kill), retried 6, tree 1 7-10, validation 11, tree 2
+    # from 12: the second kill at its first level (if the first loss shows one wait later,
+    # the second comes one step earlier, still in a tree)
+    lose_a_worker_at(monkeypatch, {5, 13}, kill)
+    stats = {}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        model = train(client, da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(200, 5)), da.from_array(y[1200:], chunks=200)),
+                      stats=stats)
+    assert stats["recoveries"] == 2
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)  # means: float64 rounding
+
+
+@pytest.mark.slow
+def test_process_workers_and_sampled_bin_edges():
+    # 210k rows: the bin edges come from the seeded 200k-row sample, which the driver
+    # fetches; "auto" picks 16-bit quantized histograms as single-machine training does
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(210_000, 2)).astype(np.float32)
+    y = np.round(8 * (X[:, 0] + 0.5 * rng.normal(size=len(X)))) / 8
+    config = bst.GBDTConfig(n_estimators=2, max_depth=2)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        model = dask_train(client, X, y, config, chunks=70_000)
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
