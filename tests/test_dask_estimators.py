@@ -11,6 +11,7 @@ scores are per-partition sums: equal to float64 rounding (rtol 1e-12).
 """
 
 import pickle
+import warnings
 
 import dask.array as da
 import dask.dataframe as dd
@@ -116,10 +117,18 @@ def test_dataframes_keep_feature_names_and_take_columns_by_name(client):
     lazy = est.predict(shuffled)
     assert isinstance(lazy, da.Array) and lazy.numblocks == (4,)  # one block per partition of the frame
     assert np.array_equal(computed(client, lazy), reference.predict(frame))
-    # a Series of strings as labels (pandas' string dtype)
+    # a filter that empties the middle partition: it predicts no rows
+    parts = dd.from_pandas(frame, npartitions=3)
+    kept = (frame.index < 300) | (frame.index >= 900)
+    filtered = parts[dd.from_pandas(pd.Series(kept), npartitions=3)]
+    assert computed(client, filtered.map_partitions(len)).tolist() == [300, 0, 300]
+    assert np.array_equal(computed(client, est.predict(filtered)), reference.predict(frame[kept]))
+    # a Series of strings as labels (pandas' string dtype), without Dask's warning on converting it
     words = pd.Series(np.where(y > 0, "b", "a"), dtype="string")
-    clf = DaskGBDTClassifier(**params, client=client).fit(dd.from_pandas(frame, npartitions=3),
-                                                         dd.from_pandas(words, npartitions=3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf = DaskGBDTClassifier(**params, client=client).fit(dd.from_pandas(frame, npartitions=3),
+                                                             dd.from_pandas(words, npartitions=3))
     reference = GBDTClassifier(**params).fit(frame, words)
     assert list(clf.classes_) == ["a", "b"]
     assert_same_trees(clf.booster_, reference.booster_)

@@ -126,6 +126,8 @@ class _DaskGBDTEstimator(_GBDTEstimator):
         """A 1-D Dask array or Series (y, weights) as a 1-D Dask array (row counts known)."""
         da, frames = _dask_array(), _frame_types()
         if frames and isinstance(values, frames[1]):
+            if not isinstance(values.dtype, np.dtype):  # strings, categories: as Python objects
+                values = values.astype(object)
             values = values.to_dask_array(lengths=True)
         if not isinstance(values, da.Array) or values.ndim != 1:
             raise TypeError(f"{name} must be a 1-D dask.array.Array or a dask.dataframe.Series, got "
@@ -166,6 +168,7 @@ class _DaskGBDTEstimator(_GBDTEstimator):
         else:  # lazily: the partitions' row counts stay unknown
             names = getattr(self, "feature_names_in_", None)
             X = (X if names is None else X[list(names)]).to_dask_array()
+            X = X.astype(np.float64) if X.dtype == object else X  # bool and float columns together
         args = (self.booster_, self.n_threads or 1)
         if n_columns is None:
             return X.map_blocks(block_function, *args, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype))
@@ -173,17 +176,17 @@ class _DaskGBDTEstimator(_GBDTEstimator):
                             meta=np.empty((0, n_columns), dtype))
 
 
-def _predictions(block, model, n_threads):
-    return model.predict(block, n_threads=n_threads)
-
-
-def _margins(block, model, n_threads):
-    return model.predict_raw(block, n_threads=n_threads)
+def _predictions(block, model, n_threads, raw=False):
+    """The model's predictions (margins with `raw`) of a block of rows; none for an empty
+    block (a partition a filter emptied)."""
+    if len(block) == 0:
+        return np.empty(0)
+    return (model.predict_raw if raw else model.predict)(block, n_threads=n_threads)
 
 
 def _probabilities(block, model, n_threads):
     """(rows, 2) probabilities of classes 0 and 1 (logistic), as GBDTClassifier's."""
-    p = model.predict(block, n_threads=n_threads)
+    p = _predictions(block, model, n_threads)
     return np.column_stack([1.0 - p, p])
 
 
@@ -484,7 +487,7 @@ feature_importances_
         >>> bool(np.allclose(1 / (1 + np.exp(-margin)), p[:, 1]))
         True
         """
-        return self._map(X, _margins)
+        return self._map(X, partial(_predictions, raw=True))
 
     def predict(self, X):
         """The most probable class of each row, lazily: one task per row partition of X.
