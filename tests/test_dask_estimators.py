@@ -68,6 +68,7 @@ def test_regressor_equals_dask_train_and_the_in_memory_regressor(client, mode):
     lazy = est.predict(darr(X))
     assert isinstance(lazy, da.Array) and lazy.chunks == ((350, 350, 350, 150),)  # the input's partitions
     assert np.array_equal(computed(client, lazy), reference.predict(X))
+    assert est.score(darr(X), darr(y)) == reference.score(X, y)  # sklearn's R^2, on the gathered arrays
 
 
 def test_classifier_maps_string_labels_back_and_equals_the_in_memory_classifier(client):
@@ -87,6 +88,7 @@ def test_classifier_maps_string_labels_back_and_equals_the_in_memory_classifier(
     assert predicted.dtype == reference.classes_.dtype and predicted.numblocks == (4,)
     assert np.array_equal(computed(client, predicted), reference.predict(X))
     assert set(computed(client, predicted)) == {"yes", "no"}
+    assert clf.score(darr(X), darr(labels)) == reference.score(X, labels)
 
 
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0}])
