@@ -240,3 +240,20 @@ def test_bad_input(client):
         clf.fit(Xd, darr(y > 0, 100), eval_set=(Xd, darr(np.where(y > 0, 1, 2), 100)))
     with pytest.raises(ValueError, match="class_weight"):
         DaskGBDTClassifier(class_weight="bogus", client=client).fit(Xd, darr(y > 0, 100))
+
+
+@pytest.mark.slow
+def test_process_workers():
+    # the label coding, the class weights and the prediction tasks travel to other
+    # processes (pickled): the same model and predictions as in memory
+    X, y = make_data(seed=11)
+    labels = np.where(y > 0, "up", "down")
+    params = dict(n_estimators=2, max_depth=3, histogram_mode="i16", class_weight={"up": 2.0})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        clf = DaskGBDTClassifier(**params, client=client).fit(darr(X), darr(labels))
+        predicted = computed(client, clf.predict(darr(X)))
+        proba = computed(client, clf.predict_proba(darr(X)))
+    reference = GBDTClassifier(**params).fit(X, labels)
+    assert_same_trees(clf.booster_, reference.booster_)
+    assert np.array_equal(proba, reference.predict_proba(X)) and np.array_equal(predicted, reference.predict(X))
