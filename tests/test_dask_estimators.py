@@ -137,21 +137,22 @@ def test_dataframes_keep_feature_names_and_take_columns_by_name(client):
     assert list(computed(client, clf.predict(shuffled))) == list(reference.predict(frame))
 
 
-@pytest.mark.parametrize("estimator", ["regressor", "classifier"])
+@pytest.mark.parametrize("estimator", [pytest.param("regressor", marks=pytest.mark.slow), "classifier"])
 def test_eval_set_early_stopping_gives_best_iteration(client, estimator):
     X, y = make_data(n=1600, seed=6)
     if estimator == "classifier":
         y = np.where(y > 0, "up", "down")
-    params = dict(n_estimators=60, max_depth=4, learning_rate=0.8, early_stopping_rounds=3, histogram_mode="i16")
+    params = dict(n_estimators=60, max_depth=3, learning_rate=1.0, early_stopping_rounds=2, histogram_mode="i16")
     dask_class, local_class = ((DaskGBDTRegressor, GBDTRegressor) if estimator == "regressor" else
                                (DaskGBDTClassifier, GBDTClassifier))
     est = dask_class(**params, client=client).fit(darr(X[:1200]), darr(y[:1200]),
                                                   eval_set=[(darr(X[1200:], 150), darr(y[1200:], 150))])
     reference = local_class(**params).fit(X[:1200], y[:1200], eval_set=(X[1200:], y[1200:]))
-    assert reference.booster_.n_trees < 50  # it did stop early
+    metric = "rmse" if estimator == "regressor" else "logloss"
+    scores = reference.evals_result_["valid"][metric]
+    assert reference.booster_.n_trees < 50 and len(scores) > reference.best_iteration_ + 1  # it did stop early
     assert est.best_iteration_ == reference.best_iteration_ and est.booster_.n_trees == reference.booster_.n_trees
     assert_same_trees(est.booster_, reference.booster_)
-    metric = "rmse" if estimator == "regressor" else "logloss"
     assert list(est.evals_result_) == ["valid"] and list(est.evals_result_["valid"]) == [metric]
     np.testing.assert_allclose(est.evals_result_["valid"][metric], reference.evals_result_["valid"][metric],
                                rtol=1e-12)
