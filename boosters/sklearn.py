@@ -495,12 +495,7 @@ feature_importances_
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.minimum(codes, self.n_classes_ - 1)
-        unknown = self.classes_[codes] != y
-        if np.any(unknown):
-            raise ValueError(f"y holds labels not seen in training: {np.unique(np.asarray(y)[unknown])[:5]!r}")
-        return codes.astype(np.float64)
+        return _class_codes(self.classes_, y)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities.
@@ -710,6 +705,16 @@ feature_importances_
         (100,)
         """
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+
+
+def _class_codes(classes: np.ndarray, y) -> np.ndarray:
+    """Labels -> their index in the sorted `classes` (float, as Dataset reads labels); a
+    ValueError names labels not among them. (Also the Dask classifier's, per partition.)"""
+    codes = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+    unknown = classes[codes] != y
+    if np.any(unknown):
+        raise ValueError(f"y holds labels not seen in training: {np.unique(np.asarray(y)[unknown])[:5]!r}")
+    return codes.astype(np.float64)
 
 
 def _queries(group, qid, n_rows: int) -> dict:

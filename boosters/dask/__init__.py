@@ -1,6 +1,16 @@
 """Distributed training on dask.distributed: `train` on Dask arrays, `predict` as a Dask
-array. Needs the `dask` extra (dask and distributed), imported when these are called."""
+array, and the scikit-learn estimators `DaskGBDTRegressor` / `DaskGBDTClassifier`. Needs
+the `dask` extra (dask and distributed), imported when these are called; the estimators
+also need scikit-learn (the `sklearn` extra), imported when they are first named."""
 
 from boosters.dask.training import predict, train
 
-__all__ = ["predict", "train"]
+__all__ = ["DaskGBDTClassifier", "DaskGBDTRegressor", "predict", "train"]
+
+
+def __getattr__(name: str):
+    if name in ("DaskGBDTClassifier", "DaskGBDTRegressor"):  # scikit-learn estimators: train works without it
+        from boosters.dask import estimators
+        globals()[name] = getattr(estimators, name)
+        return globals()[name]
+    raise AttributeError(f"module 'boosters.dask' has no attribute {name!r}")

@@ -1,0 +1,519 @@
+"""scikit-learn estimators on Dask collections: `DaskGBDTRegressor`, `DaskGBDTClassifier`.
+
+They extend the base of `boosters.sklearn`'s estimators, so they take the same parameters
+with the same checks and the same `GBDTConfig` mapping, plus `client`. `fit` trains with
+`boosters.dask.train` on Dask arrays or DataFrames; `predict` / `predict_proba` map the
+model over the row partitions of X and return lazy Dask arrays. They train what
+`boosters.dask.train` trains (squared error, logistic): other objectives, and more than
+two classes, are refused with a ValueError naming the parameter.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from boosters._lib.checks import require_int
+from boosters.config import GBDTConfig, Objective
+from boosters.dask.training import _dask_array, _frame_types, check_config, train
+from boosters.explain.importance import ImportanceType
+from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
+                              _class_codes, _GBDTEstimator, _storing_init)
+
+# n_threads means something else here: the workers' threads are Dask's
+_N_THREADS_DOC = """    n_threads : int, default 0
+        Threads for training and prediction; 0 uses every available core.
+"""
+_PARAMETERS_DOC = _CONFIG_PARAMETERS_DOC.replace(_N_THREADS_DOC, """    n_threads : int, default 0
+        Threads of each partition's prediction task on its worker; 0 means one (the
+        workers' own threads run the partitions in parallel). Training tasks use one.
+""") + """    client : distributed.Client, optional
+        The cluster to train on; None uses ``distributed.default_client()`` at `fit`.
+        A pickled estimator leaves it out (unpickled, it uses the default client).
+"""
+
+
+def _with_parameters(cls):
+    """Put the parameter descriptions into the class docstring."""
+    cls.__doc__ = cls.__doc__.replace("%(parameters)s", _PARAMETERS_DOC)
+    return cls
+
+
+class _DaskGBDTEstimator(_GBDTEstimator):
+    """What the Dask estimators share: the client, input checks, training, mapping the
+    model over partitions. Each sets its `__init__` with `_storing_init`."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False       # Dask arrays and DataFrames
+        tags.input_tags.categorical = False  # boosters.dask takes numeric features only, for now
+        return tags
+
+    def __getstate__(self):
+        # a client is a live connection to a scheduler: it is not pickled
+        return {**super().__getstate__(), "client": None}
+
+    def __sklearn_clone__(self):
+        # sklearn's clone deep-copies every parameter; the clone shares the client instead
+        params = {name: clone(value, safe=False) for name, value in self.get_params(deep=False).items()
+                  if name != "client"}
+        return type(self)(**params, client=self.client)
+
+    def _client(self):
+        from distributed import Client, default_client
+        if self.client is None:
+            try:
+                return default_client()
+            except ValueError as error:
+                raise ValueError("client: none given and no default dask.distributed client is running "
+                                 "(start one with distributed.Client(...))") from error
+        if not isinstance(self.client, Client):
+            raise TypeError(f"client must be a distributed.Client or None, got {type(self.client).__name__}")
+        return self.client
+
+    def _checked_config(self, objective: Objective) -> GBDTConfig:
+        """The GBDTConfig of the parameters, checked before any data is touched."""
+        ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type
+        require_int("n_threads", self.n_threads, 0)
+        config = self.config(objective)
+        check_config(config)  # what boosters.dask cannot train yet: a ValueError naming it
+        return config
+
+    # -- input checks ------------------------------------------------------------------------
+
+    def _check_X(self, X, reset: bool, name: str = "X"):
+        """X as given (a DataFrame keeps its names for `train`), checked: a 2-D Dask array
+        or a Dask DataFrame of numeric columns, as wide as in `fit` (a frame's columns:
+        the fitted names, in any order). `reset`: record its width and names."""
+        da, frames = _dask_array(), _frame_types()
+        if frames and isinstance(X, frames[0]):
+            columns = list(X.columns)
+            for column, dtype in X.dtypes.items():
+                if dtype.kind not in "biuf":
+                    raise ValueError(f"{name}: column {column!r} has dtype {dtype}; the Dask estimators take "
+                                     f"numeric columns only for now")
+        elif isinstance(X, da.Array) and X.ndim == 2:
+            columns = None
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{name} must be numeric (bool, int or float); got dtype {X.dtype}")
+        else:
+            raise TypeError(f"{name} must be a 2-D dask.array.Array or a dask.dataframe.DataFrame, got "
+                            f"{type(X).__name__} (boosters.sklearn's estimators take in-memory data)")
+        width = X.shape[1] if columns is None else len(columns)
+        if reset:
+            self.n_features_in_ = width
+            if columns is not None and all(isinstance(c, str) for c in columns):
+                self.feature_names_in_ = np.asarray(columns, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return X
+        fitted = getattr(self, "feature_names_in_", None)
+        if columns is not None and fitted is not None:
+            missing = [c for c in fitted if c not in columns]
+            if missing or width != len(fitted):
+                raise ValueError(f"{name} must have the columns of fit ({list(fitted)}), got {columns}")
+        elif width != self.n_features_in_:
+            raise ValueError(f"{name} has {width} features, but {type(self).__name__} was fitted with "
+                             f"{self.n_features_in_}")
+        return X
+
+    def _check_vector(self, values, name: str):
+        """A 1-D Dask array or Series (y, weights) as a 1-D Dask array (row counts known)."""
+        da, frames = _dask_array(), _frame_types()
+        if frames and isinstance(values, frames[1]):
+            if not isinstance(values.dtype, np.dtype):  # strings, categories: as Python objects
+                values = values.astype(object)
+            values = values.to_dask_array(lengths=True)
+        if not isinstance(values, da.Array) or values.ndim != 1:
+            raise TypeError(f"{name} must be a 1-D dask.array.Array or a dask.dataframe.Series, got "
+                            f"{type(values).__name__}")
+        return values
+
+    def _eval_pair(self, eval_set):
+        """eval_set as one checked (X_val, y_val) pair of Dask collections, or None."""
+        if eval_set is None:
+            return None
+        if isinstance(eval_set, list):
+            if len(eval_set) != 1:
+                raise ValueError(f"eval_set: give one (X_val, y_val) pair, got a list of {len(eval_set)}")
+            eval_set = eval_set[0]
+        if not isinstance(eval_set, tuple) or len(eval_set) != 2:
+            raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
+        return (self._check_X(eval_set[0], reset=False, name="eval_set X"),
+                self._check_vector(eval_set[1], "eval_set y"))
+
+    # -- training and prediction -------------------------------------------------------------
+
+    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig):
+        """Train on checked Dask collections (y as the objective reads it)."""
+        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair)
+        self.best_iteration_ = self.booster_.best_iteration
+        # the form of boosters.callbacks.record_evaluation, as the in-memory estimators
+        self.evals_result_ = ({} if eval_pair is None else
+                              {"valid": {config.resolved_metric.label: list(self.booster_.eval_history)}})
+        return self
+
+    def _map(self, X, block_function, n_columns: int | None = None, dtype=np.float64):
+        """`block_function(block, model, n_threads)` over the row partitions of X (a frame's
+        columns taken by the fitted names): a lazy Dask array, one block per partition."""
+        check_is_fitted(self, "booster_")
+        X = self._check_X(X, reset=False)
+        if isinstance(X, _dask_array().Array):
+            X = X.rechunk({1: -1})  # blocks of whole rows
+        else:  # lazily: the partitions' row counts stay unknown
+            names = getattr(self, "feature_names_in_", None)
+            X = (X if names is None else X[list(names)]).to_dask_array()
+            X = X.astype(np.float64) if X.dtype == object else X  # bool and float columns together
+        args = (self.booster_, self.n_threads or 1)
+        if n_columns is None:
+            return X.map_blocks(block_function, *args, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype))
+        return X.map_blocks(block_function, *args, chunks=(X.chunks[0], (n_columns,)), dtype=dtype,
+                            meta=np.empty((0, n_columns), dtype))
+
+
+def _predictions(block, model, n_threads, raw=False):
+    """The model's predictions (margins with `raw`) of a block of rows; none for an empty
+    block (a partition a filter emptied)."""
+    if len(block) == 0:
+        return np.empty(0)
+    return (model.predict_raw if raw else model.predict)(block, n_threads=n_threads)
+
+
+def _probabilities(block, model, n_threads):
+    """(rows, 2) probabilities of classes 0 and 1 (logistic), as GBDTClassifier's."""
+    p = _predictions(block, model, n_threads)
+    return np.column_stack([1.0 - p, p])
+
+
+def _labels(block, model, n_threads, classes):
+    return classes[np.argmax(_probabilities(block, model, n_threads), axis=1)]
+
+
+def _row_class_weights(codes, class_weights):
+    return class_weights[codes.astype(np.intp)]
+
+
+@_with_parameters
+class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
+    """Gradient boosted trees for regression on Dask collections: `boosters.sklearn.GBDTRegressor`'s
+    parameters and attributes, trained data-parallel with `boosters.dask.train` (squared
+    error; the objectives `boosters.dask` supports) and predicting lazily.
+
+    Parameters
+    ----------
+%(parameters)s
+    Attributes
+    ----------
+    booster_ : GBDTModel
+        The trained model (an ordinary one: save it, or predict in memory).
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame given to `fit` (only then).
+    best_iteration_ : int
+        The 0-based round the model ends at (the best validation round with early stopping).
+    evals_result_ : dict
+        ``{"valid": {metric_label: [score per round]}}`` with an `eval_set`, ``{}`` without.
+    feature_importances_ : ndarray of float64
+        Normalised importance of each feature (sums to 1).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from boosters.dask import DaskGBDTRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = X[:, 0] - 2 * X[:, 1]
+    >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+    ...     est = DaskGBDTRegressor(n_estimators=5).fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    ...     predictions = est.predict(da.from_array(X, chunks=100))  # lazy: one task per partition
+    ...     type(predictions).__name__, predictions.numblocks, est.booster_.n_trees
+    ('Array', (4,), 5)
+    """
+
+    __init__ = _storing_init({**_PARAMETERS, "client": None})
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Train on (X, y), partition by partition where they are.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            Numeric features (NaN is missing); a DataFrame's columns name them.
+        y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
+            Finite targets.
+        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Dask collections, scored every round (`evals_result_`); used for early
+            stopping when `early_stopping_rounds` is set.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X, X_val = rng.normal(size=(400, 3)), rng.normal(size=(200, 3))
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     est = DaskGBDTRegressor(n_estimators=100, learning_rate=0.8, early_stopping_rounds=2).fit(
+        ...         da.from_array(X, chunks=200), da.from_array(X[:, 0], chunks=200),
+        ...         eval_set=(da.from_array(X_val, chunks=100), da.from_array(X_val[:, 0], chunks=100)))
+        >>> est.best_iteration_ < 99, len(est.evals_result_["valid"]["rmse"]) == est.best_iteration_ + 3
+        (True, True)
+        """
+        client = self._client()
+        config = self._checked_config(self._objective(REGRESSION_OBJECTIVES, Objective.squared()))
+        with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
+            X = self._check_X(X, reset=True)
+            y = self._check_vector(y, "y")
+            sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+            return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config)
+
+    def predict(self, X):
+        """Predicted values, lazily: one task per row partition of X.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            A DataFrame's columns are taken by the names of `fit` (any order).
+
+        Returns
+        -------
+        dask.array.Array of shape (n_samples,)
+            One block per row partition of X.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTRegressor
+        >>> X = np.random.default_rng(0).normal(size=(300, 2))
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     est = DaskGBDTRegressor(n_estimators=5).fit(da.from_array(X, chunks=100),
+        ...                                                 da.from_array(X[:, 0], chunks=100))
+        >>> lazy = est.predict(da.from_array(X, chunks=150))  # computed anywhere, even without the cluster
+        >>> lazy.chunks, bool((lazy.compute(scheduler="sync") == est.booster_.predict(X)).all())
+        (((150, 150),), True)
+        """
+        return self._map(X, _predictions)
+
+
+@_with_parameters
+class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
+    """Gradient boosted trees for binary classification on Dask collections:
+    `boosters.sklearn.GBDTClassifier`'s parameters and attributes, trained data-parallel
+    with `boosters.dask.train` (logistic loss) and predicting lazily. Labels may be of
+    any type; `classes_` holds the two sorted, found with `dask.array.unique`, and the
+    labels are coded 0 / 1 partition by partition. More than two classes are refused
+    (ValueError naming y) until `boosters.dask` trains softmax.
+
+    Parameters
+    ----------
+%(parameters)s    class_weight : None, "balanced" or dict, default None
+        Per-class weights ({label: weight}, or "balanced": inversely proportional to the
+        class frequencies), multiplied into `sample_weight`.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The two labels seen in `fit`, sorted.
+    n_classes_ : int
+        Their number (2).
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
+feature_importances_
+        As in `DaskGBDTRegressor`.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from boosters.dask import DaskGBDTClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * rng.normal(size=400) > 0, "yes", "no")
+    >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+    ...     clf = DaskGBDTClassifier(n_estimators=5).fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    >>> clf.classes_
+    array(['no', 'yes'], dtype='<U3')
+    >>> X[2:5, 0].round(2), clf.predict(da.from_array(X[2:5], chunks=3)).compute(scheduler="sync")
+    (array([ 1.3 , -1.27, -2.33]), array(['yes', 'no', 'no'], dtype='<U3'))
+    """
+
+    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None})
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Train on (X, y), partition by partition where they are; the labels of an
+        `eval_set` must be among the training labels.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            Numeric features (NaN is missing); a DataFrame's columns name them.
+        y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
+            Class labels of any type: exactly two classes.
+        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+            Non-negative row weights.
+        eval_set : (X_val, y_val) or list of one such pair, optional
+            Dask collections, scored every round (`evals_result_`); used for early
+            stopping when `early_stopping_rounds` is set.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(400, 2))
+        >>> y = X[:, 0] + 0.5 * rng.normal(size=400) > 1  # few True
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     clf = DaskGBDTClassifier(n_estimators=5, class_weight="balanced").fit(
+        ...         da.from_array(X, chunks=200), da.from_array(y, chunks=200))
+        >>> clf.classes_, clf.n_features_in_
+        (array([False,  True]), 2)
+        """
+        client = self._client()
+        config = self._checked_config(self._objective(CLASSIFICATION_OBJECTIVES, Objective.logistic(), 2))
+        with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
+            return self._fit_binary(client, config, X, y, sample_weight, eval_set)
+
+    def _fit_binary(self, client, config: GBDTConfig, X, y, sample_weight, eval_set):
+        """`fit` after the parameters are checked: the two classes found with Dask, the
+        labels (and eval_set's) coded 0 / 1 partition by partition, class_weight applied."""
+        da = _dask_array()
+        X = self._check_X(X, reset=True)
+        y = self._check_vector(y, "y")
+        sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+        eval_pair = self._eval_pair(eval_set)
+        classes, counts = client.gather(client.compute(list(da.unique(y, return_counts=True))))
+        check_classification_targets(classes)  # a ValueError for continuous or NaN labels
+        if len(classes) != 2:
+            raise ValueError(f"y has {len(classes)} class{'' if len(classes) == 1 else 'es'}; "
+                             + ("a classifier needs at least 2 classes" if len(classes) < 2 else
+                                "DaskGBDTClassifier trains binary classifiers only for now (boosters.dask "
+                                "has no softmax yet)"))
+        self.classes_, self.n_classes_ = classes, len(classes)
+        codes = y.map_blocks(partial(_class_codes, classes), dtype=np.float64)
+        class_weights = self._class_weights(counts)
+        if class_weights is not None:
+            by_class = codes.map_blocks(partial(_row_class_weights, class_weights=class_weights), dtype=np.float64)
+            sample_weight = by_class if sample_weight is None else sample_weight * by_class
+        if eval_pair is not None:
+            eval_pair = (eval_pair[0], eval_pair[1].map_blocks(partial(_class_codes, classes), dtype=np.float64))
+        return self._train(client, X, codes, sample_weight, eval_pair, config)
+
+    def _class_weights(self, counts: np.ndarray) -> np.ndarray | None:
+        """Per class (`classes_` order) its rows' class_weight factor, as sklearn's
+        compute_sample_weight gives it; `counts`: the rows of each class."""
+        if self.class_weight is None:
+            return None
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced":
+            counts = counts.astype(np.float64)  # compute_class_weight's "balanced", from the counts
+            return counts.sum() / (len(counts) * counts)
+        return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_)
+
+    def predict_proba(self, X):
+        """Class probabilities, lazily: one task per row partition of X.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            A DataFrame's columns are taken by the names of `fit` (any order).
+
+        Returns
+        -------
+        dask.array.Array of shape (n_samples, 2)
+            Columns in `classes_` order; rows sum to 1.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTClassifier
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     clf = DaskGBDTClassifier(n_estimators=5).fit(da.from_array(X, chunks=100),
+        ...                                                  da.from_array(X[:, 0] > 0, chunks=100))
+        >>> p = clf.predict_proba(da.from_array(X, chunks=100)).compute(scheduler="sync")
+        >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
+        ((200, 2), True)
+        """
+        return self._map(X, _probabilities, n_columns=2)
+
+    def decision_function(self, X):
+        """Raw margins (the log-odds of ``classes_[1]``), lazily: one task per row partition.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            A DataFrame's columns are taken by the names of `fit` (any order).
+
+        Returns
+        -------
+        dask.array.Array of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTClassifier
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     clf = DaskGBDTClassifier(n_estimators=5).fit(da.from_array(X, chunks=100),
+        ...                                                  da.from_array(X[:, 0] > 0, chunks=100))
+        >>> margin = clf.decision_function(da.from_array(X, chunks=100)).compute(scheduler="sync")
+        >>> p = clf.predict_proba(da.from_array(X, chunks=100)).compute(scheduler="sync")
+        >>> bool(np.allclose(1 / (1 + np.exp(-margin)), p[:, 1]))
+        True
+        """
+        return self._map(X, partial(_predictions, raw=True))
+
+    def predict(self, X):
+        """The most probable class of each row, lazily: one task per row partition of X.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            A DataFrame's columns are taken by the names of `fit` (any order).
+
+        Returns
+        -------
+        dask.array.Array of shape (n_samples,)
+            Labels from `classes_`.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTClassifier
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     clf = DaskGBDTClassifier(n_estimators=5).fit(
+        ...         da.from_array(X, chunks=100), da.from_array(np.where(X[:, 0] > 0, "pos", "neg"), chunks=100))
+        >>> clf.predict(da.from_array(X[:4], chunks=2)).compute(scheduler="sync")
+        array(['pos', 'pos', 'neg', 'pos'], dtype='<U3')
+        """
+        check_is_fitted(self, "booster_")
+        return self._map(X, partial(_labels, classes=self.classes_), dtype=self.classes_.dtype)
