@@ -218,6 +218,19 @@ def test_hypothesis_bound(values, weighted, size, n_blocks, seed):
     assert error <= (depth + 1) * truth.total / (2 * (size - 1)) * (1 + TOL) + TOL
 
 
+def test_blocks_of_any_numeric_dtype_and_empty_blocks():
+    # integers and bools are read as float64, float32 as it is; an empty block adds nothing
+    rng = np.random.default_rng(9)
+    ints = rng.integers(-50, 50, size=(400, 2))
+    reference = QuantileSketch(2, 16).add(ints.astype(np.float64))
+    for X in (ints, ints.astype(np.int8), ints.astype(np.float32)):
+        sketch = QuantileSketch(2, 16).add(X).add(np.zeros((0, 2)))
+        for a, b in zip(sketch.summaries, reference.summaries):
+            assert np.array_equal(a.values, b.values) and np.array_equal(a.rmax, b.rmax)
+    flags = QuantileSketch(1, 16).add(rng.random((100, 1)) < 0.3)
+    assert flags.summaries[0].values.tolist() == [0.0, 1.0] and flags.summaries[0].total == 100
+
+
 def test_bad_arguments():
     summary = Summary.from_values([1.0, 2.0])
     with pytest.raises(ValueError, match="size must be an int >= 2"):
@@ -235,6 +248,8 @@ def test_bad_arguments():
         sketch.add(np.zeros((3, 2)), np.ones(4))
     with pytest.raises(ValueError, match="other sketches 2 features to size 16"):
         QuantileSketch(2, 8).merge(QuantileSketch(2, 16))
+    with pytest.raises(ValueError, match="X must be numeric"):
+        sketch.add(np.array([["a", "b"]]))
     with pytest.raises(ValueError, match="n_features must be a positive int"):
         QuantileSketch(0, 8)
 

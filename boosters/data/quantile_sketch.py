@@ -34,7 +34,10 @@ import numbers
 
 import numpy as np
 
-from boosters.data.binning import BinMapper, _distinct_values, edges_from_distinct
+from boosters._lib.threads import effective_n_threads
+from boosters.data._binning import gather_columns
+from boosters.data._distinct import distinct_values
+from boosters.data.binning import FEATURES_PER_PASS, BinMapper, _distinct_values, edges_from_distinct
 
 
 class WeightedQuantileSummary:
@@ -54,12 +57,19 @@ class WeightedQuantileSummary:
             weights = np.asarray(weights, dtype=np.float64).ravel()
             keep &= weights > 0  # a row of zero weight says nothing about the ranks
             weights = weights[keep]
-        values = values[keep] + 0.0  # -0.0 -> 0.0: one zero, whichever the blocks hold
-        if values.size == 0:
+        if not keep.any():
             return cls.empty()
-        distinct, weight = _distinct_values(values, weights)  # the binning's own distinct values and weights
-        rank_up_to = np.cumsum(weight)
-        return cls(distinct, np.concatenate([[0.0], rank_up_to[:-1]]), rank_up_to, weight, rank_up_to[-1])
+        return cls.from_distinct(*_distinct_values(values[keep], weights))  # the binning's own
+
+    @classmethod
+    def from_distinct(cls, distinct: np.ndarray, weight: np.ndarray) -> "WeightedQuantileSummary":
+        """The exact summary of sorted distinct values and their positive weights."""
+        if len(distinct) == 0:
+            return cls.empty()
+        distinct = np.asarray(distinct, dtype=np.float64) + 0.0  # -0.0 -> 0.0: one zero, whichever the blocks hold
+        rank_up_to = np.cumsum(weight, dtype=np.float64)
+        return cls(distinct, np.concatenate([[0.0], rank_up_to[:-1]]), rank_up_to,
+                   np.asarray(weight, dtype=np.float64), rank_up_to[-1])
 
     @classmethod
     def empty(cls) -> "WeightedQuantileSummary":
@@ -100,6 +110,8 @@ class WeightedQuantileSummary:
         so merge(a, b) and merge(b, a) are equal to the bit)."""
         if not isinstance(other, WeightedQuantileSummary):
             raise TypeError(f"other must be a WeightedQuantileSummary, got {type(other).__name__}")
+        if self.total == 0 or other.total == 0:  # nothing to add (summaries are immutable)
+            return other if self.total == 0 else self
         values = np.union1d(self.values, other.values)
         mine, theirs = self._bounds_at(values), other._bounds_at(values)
         return WeightedQuantileSummary(values, *(a + b for a, b in zip(mine, theirs)), self.total + other.total)
@@ -175,25 +187,56 @@ class QuantileSketch:
     def n_features(self) -> int:
         return len(self.summaries)
 
-    def add(self, X, weights=None) -> "QuantileSketch":
+    def add(self, X, weights=None, n_threads: int = 1) -> "QuantileSketch":
         """Summarise a block of rows (n_rows, n_features), weighted by `weights` (n_rows,
-        finite, >= 0; None: 1 each), into this sketch (in place; returns it)."""
+        finite, >= 0; None: 1 each), into this sketch (in place; returns it). Unweighted
+        columns are sorted by the binning's own kernel, in `n_threads` threads (0: all)."""
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must have shape (n_rows, {self.n_features}), got {X.shape}")
         if X.dtype.kind not in "biuf":
             raise ValueError(f"X must be numeric (bool, int or float); got dtype {X.dtype}")
+        if X.dtype.type not in (np.float32, np.float64):
+            X = X.astype(np.float64)
         if weights is not None:
             weights = np.asarray(weights, dtype=np.float64)
             if weights.shape != (X.shape[0],):
                 raise ValueError(f"weights must have shape ({X.shape[0]},), got {weights.shape}")
             if not np.all(np.isfinite(weights)) or np.any(weights < 0):
                 raise ValueError("weights must be finite and >= 0")
+        if X.shape[0] == 0:
+            return self
+        exact = self._unweighted(X, n_threads) if weights is None else self._weighted(X, weights)
+        self.summaries = [s.merge(e).prune(self.size) for s, e in zip(self.summaries, exact)]
+        return self
+
+    def _unweighted(self, X: np.ndarray, n_threads: int) -> list:
+        """The exact summaries of X's columns, from the distinct values and counts that
+        BinMapper.fit finds (a few adjacent columns at a time, sorted in place)."""
+        n_rows, exact = X.shape[0], []
+        rows = np.arange(n_rows, dtype=np.int64)
+        width = min(FEATURES_PER_PASS, self.n_features)
+        block = np.empty((width, n_rows), dtype=np.float64)
+        counts = np.empty((width, n_rows), dtype=np.uint32)
+        n_distinct, n_present = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
+        for first in range(0, self.n_features, FEATURES_PER_PASS):
+            width = min(FEATURES_PER_PASS, self.n_features - first)
+            gather_columns(X, rows, first, block[:width])
+            distinct_values(block[:width], counts[:width], n_distinct[:width], n_present[:width],
+                            effective_n_threads(n_threads))
+            for j in range(width):
+                self.has_missing[first + j] |= bool(n_present[j] < n_rows)
+                k = n_distinct[j]
+                exact.append(WeightedQuantileSummary.from_distinct(block[j, :k].copy(), counts[j, :k]))
+        return exact
+
+    def _weighted(self, X: np.ndarray, weights: np.ndarray) -> list:
+        exact = []
         for f in range(self.n_features):
             column = np.asarray(X[:, f], dtype=np.float64)
             self.has_missing[f] |= bool(np.isnan(column).any())
-            self.summaries[f] = self.summaries[f].add(column, weights).prune(self.size)
-        return self
+            exact.append(WeightedQuantileSummary.from_values(column, weights))
+        return exact
 
     def merge(self, other: "QuantileSketch") -> "QuantileSketch":
         """A new sketch of both sketches' rows (each feature's summaries merged, pruned)."""
