@@ -375,7 +375,7 @@ def dask_train(client, X, y, config, weights=None, chunks=350, **kwargs):
 
 def dask_sketch_mapper(client, X, w, max_bins, chunks=350):
     x_blocks = client.compute(list(da.from_array(X, chunks=(chunks, -1)).to_delayed().ravel()))
-    w_blocks = [None] * len(x_blocks) if w is None else client.compute(list(da.from_array(w, chunks=chunks).to_delayed()))
+    w_blocks = client.compute(list(da.from_array(w, chunks=chunks).to_delayed()))
     return sketch_bin_mapper(client, x_blocks, w_blocks, bst.GBDTConfig(max_bins=max_bins))
 
 
