@@ -15,6 +15,7 @@ from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _validation
 from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, fixed_sum
+from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
 from boosters.gbdt_model import GBDTModel
@@ -100,7 +101,7 @@ def _check_collections(da, X, y, weights):
 
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
-          stats: dict | None = None) -> GBDTModel:
+          stats: dict | None = None, bin_edges: str = "sample") -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -127,6 +128,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
         reduction moves between workers, at most), ``recoveries`` (lost workers survived).
+    bin_edges : {"sample", "sketch"}, default "sample"
+        "sample": the single-machine training's edges, from its seeded row sample.
+        "sketch": from a mergeable weighted quantile sketch of every row (the user guide page
+        "Bin edges from a quantile sketch").
 
     Returns
     -------
@@ -156,6 +161,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     da = _dask_array()
     config = GBDTConfig() if config is None else config
     check_config(config)
+    check_bin_edges(bin_edges)
     if val_set is None and config.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds needs a val_set to monitor")
     X, y, weights, feature_names = as_arrays(X, y, weights)
@@ -177,7 +183,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
 
     x_blocks = client.compute(list(X.to_delayed().ravel()))
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
-    mapper = _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config)
+    mapper = (sketch_bin_mapper(client, x_blocks, w_blocks, config) if bin_edges == "sketch"
+              else _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config))
     states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
