@@ -169,6 +169,7 @@ class DaskTreeGrower:
         self.renew_leaves = quantizer is not None and config.renew_leaves
         self.config = config
         self.edges = [np.asarray(e, dtype=np.float64) for e in mapper.upper_edges]
+        self.n_bins = np.asarray(mapper.n_bins)
         self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(mapper.is_usable).astype(np.int32)
         self.has_features = len(features) > 0
@@ -185,6 +186,11 @@ class DaskTreeGrower:
         else:  # int64 words of 32-bit packed sums, dequantized with each tree's scales
             self.pool = np.zeros((self.max_nodes, layout.total_bins), dtype=np.int64)
             self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
+        if mapper.is_categorical.any():  # as TreeGrower
+            self.finder.use_categorical(mapper.is_categorical, max_onehot_cats=config.max_onehot_cats,
+                                        cat_smooth=config.cat_smooth, cat_l2=config.cat_l2,
+                                        max_cat_threshold=config.max_cat_threshold,
+                                        min_data_per_group=config.min_data_per_group)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
         self.finished = []  # per grown tree: (output, its split steps, leaf nodes, leaf values), for `resume`
@@ -268,7 +274,8 @@ class DaskTreeGrower:
 
     def _add(self, depth: int, count: int) -> int:
         self.nodes.append(dict(depth=depth, count=count, sum_g=0.0, sum_h=0.0, best=None, feature=-1,
-                               threshold_bin=0, default_left=0, left=-1, right=-1, gain=0.0))
+                               threshold_bin=0, default_left=0, left=-1, right=-1, gain=0.0,
+                               best_bins=None, category_bins=None))  # categorical: the bins going left
         return len(self.nodes) - 1
 
     def _splittable(self, node: int) -> bool:
@@ -286,7 +293,8 @@ class DaskTreeGrower:
             left, right = self._add(depth, 0), self._add(depth, 0)
             _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
             splits[i] = parent, feature, bin_, default_left, left, right
-        self.steps.append(splits)
+        sent = self._with_categories(splits, parents)
+        self.steps.append(sent)
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
         at_depth_limit = 0 <= self.max_depth <= depth  # every parent of a step: one depth
         # the tree's last step (leaf-wise: its last leaf; depth-wise: its last level): its
@@ -297,7 +305,7 @@ class DaskTreeGrower:
         renew = [] if not (last_step and self.renew_leaves) else [
             i for i, n in enumerate(self.nodes) if n["left"] < 0 and i not in set(parents)]
         counts, hist, leaf_sums = p.gather(p.reduce(
-            p.on_each(tasks.split_and_build, self.tree_index, splits, build, renew), tasks.add_each))
+            p.on_each(tasks.split_and_build, self.tree_index, sent, build, renew), tasks.add_each))
         p.count_histograms(hist)
         evaluate = []
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
@@ -316,6 +324,20 @@ class DaskTreeGrower:
         self._find_splits(evaluate)
         return splits[:, 4:].ravel().tolist()
 
+    def _with_categories(self, splits: np.ndarray, parents: list) -> np.ndarray:
+        """The step's split rows as the partitions take them (tasks.split_rows): when a
+        split is categorical, every row gets a flag (1: categorical) and the words of its
+        bitset of the bins going left."""
+        bins = [self.nodes[parent]["best_bins"] for parent in parents]
+        if all(b is None for b in bins):
+            return splits
+        extra = np.zeros((len(parents), 1 + max(len(b) for b in bins if b is not None)), dtype=np.int64)
+        for i, b in enumerate(bins):
+            if b is not None:
+                extra[i, 0] = 1
+                extra[i, 1:1 + len(b)] = b
+        return np.hstack([splits, extra])
+
     def _smaller_child(self, split: list) -> int:
         """The child whose histogram the partitions build (the driver subtracts the other's):
         the one with fewer rows by the split's hessian sums (exactly the row counts when every
@@ -333,7 +355,8 @@ class DaskTreeGrower:
         gain, feature, bin_, default_left, has_missing, left_g, left_h = node["best"]
         # a feature with no missing values here sends them (at prediction) to the larger child
         node.update(feature=feature, threshold_bin=bin_, left=left, right=right, gain=gain,
-                    default_left=default_left if has_missing else n_left >= n_right)
+                    default_left=default_left if has_missing else n_left >= n_right,
+                    category_bins=node["best_bins"])
         self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
         self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
 
@@ -342,9 +365,10 @@ class DaskTreeGrower:
             return
         found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
                                  [self.nodes[n]["sum_h"] for n in nodes],
-                                 [float(self.nodes[n]["count"]) for n in nodes])
-        for node, best in zip(nodes, found):
-            self.nodes[node]["best"] = best
+                                 [float(self.nodes[n]["count"]) for n in nodes], category_bins=True)
+        for node, best in zip(nodes, found):  # categorical splits' bins apart: the rest is as numeric ones'
+            self.nodes[node].update(best=None if best is None else best[:7],
+                                    best_bins=None if best is None else best[7])
 
     # -- the tree -------------------------------------------------------------------------------
 
@@ -352,8 +376,11 @@ class DaskTreeGrower:
         """The nodes as a Tree, as BoostingRounds._finish_tree writes them."""
         cfg, nodes = self.config, self.nodes
         feature = np.array([n["feature"] for n in nodes], dtype=np.int32)
-        threshold_bin = np.array([n["threshold_bin"] for n in nodes], dtype=np.int32)
-        threshold = np.array([self.edges[f][b - 1] if f >= 0 else 0.0 for f, b in zip(feature, threshold_bin)])
+        categorical = [n["category_bins"] is not None for n in nodes]  # their threshold: bin 0, value 0
+        threshold_bin = np.array([0 if c else n["threshold_bin"] for n, c in zip(nodes, categorical)], dtype=np.int32)
+        threshold = np.array([self.edges[f][b - 1] if f >= 0 and not c else 0.0
+                              for f, b, c in zip(feature, threshold_bin, categorical)])
+        sets = [self._category_set(n) for n, c in zip(nodes, categorical) if c]
         sum_g = np.array([n["sum_g"] for n in nodes])
         sum_h = np.array([n["sum_h"] for n in nodes])
         value = cfg.learning_rate * np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
@@ -363,8 +390,25 @@ class DaskTreeGrower:
                     right_child=np.array([n["right"] for n in nodes], dtype=np.int32),
                     value=value, gain=np.array([n["gain"] for n in nodes]), cover=sum_h,
                     n_samples=np.array([n["count"] for n in nodes], dtype=np.int64),
-                    category_set=np.full(len(nodes), -1, dtype=np.int32),
-                    cat_boundaries=np.zeros(1, dtype=np.int64), cat_bitsets=np.zeros(0, dtype=np.uint32))
+                    category_set=np.where(categorical, np.cumsum(categorical) - 1, -1).astype(np.int32),
+                    cat_boundaries=np.cumsum([0] + [len(w) for w in sets]).astype(np.int64),
+                    cat_bitsets=np.concatenate(sets or [np.zeros(0)]).astype(np.uint32))
+
+    def _category_set(self, node: dict) -> np.ndarray:
+        """A categorical split's set, as BoostingRounds._category_set writes it: bit c of
+        its uint32 words is code c (bin c + 1) going left; codes past the feature's largest
+        training code go the default way (their bits set when it is left; when it is right,
+        the words stop at the last code going left)."""
+        n_codes = int(self.n_bins[node["feature"]]) - 1
+        bins = np.unpackbits(node["category_bins"].astype("<u4").view(np.uint8), bitorder="little")
+        left = bins[1:n_codes + 1]  # codes 0..n_codes-1
+        default_left = bool(node["default_left"])
+        end = n_codes if default_left else (int(np.flatnonzero(left)[-1]) + 1 if left.any() else 0)
+        n_words = max(1, (end + 31) // 32)
+        bits = np.full(32 * n_words, default_left, dtype=np.uint8)
+        shown = min(n_codes, 32 * n_words)
+        bits[:shown] = left[:shown]
+        return np.packbits(bits, bitorder="little").view("<u4").astype(np.uint32)
 
     @staticmethod
     def leaves(tree: Tree) -> tuple[np.ndarray, np.ndarray]:

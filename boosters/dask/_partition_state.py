@@ -111,7 +111,7 @@ class PartitionState:
         which puts every row in the leaf it had (the same calls in the same order)."""
         self.partitioner.reset()
         for splits in steps:
-            split_many(self.partitioner, *(splits[:, j] for j in range(6)))
+            split_rows(self.partitioner, splits)
         self.partitioner.add_leaf_values(leaves, values, self.margins[output])
 
 
@@ -196,15 +196,24 @@ def leaf_sums(state: PartitionState, tree: int, leaves) -> np.ndarray:
     return node_sums(state.partitioner, leaves, state.gradients[state.output])
 
 
+def split_rows(partitioner, splits: np.ndarray) -> np.ndarray:
+    """split_many of the driver's split rows (parent, feature, threshold_bin, default_left,
+    left, right), which a step with categorical splits extends with a flag (1: categorical)
+    and the words of its bitset of the bins going left (as int64); the left counts."""
+    categorical = () if splits.shape[1] == 6 else (splits[:, 6], splits[:, 7:])
+    return split_many(partitioner, *(splits[:, j] for j in range(6)), *categorical)
+
+
 def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndarray:
     """Apply the driver's splits, rows (parent, feature, threshold_bin, default_left, left,
-    right); returns (2, n_splits) int64: the rows each left / right child got here."""
+    right[, categorical, bitset words...]: see split_rows); returns (2, n_splits) int64:
+    the rows each left / right child got here."""
     state.expect(tree)
     if len(splits) == 0:
         return np.zeros((2, 0), dtype=np.int64)
     parents = splits[:, 0]
     counts = np.array([node_count(state.partitioner, p) for p in parents], dtype=np.int64)
-    lefts = split_many(state.partitioner, *(splits[:, j] for j in range(6)))
+    lefts = split_rows(state.partitioner, splits)
     return np.stack([lefts, counts - lefts])
 
 

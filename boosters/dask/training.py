@@ -17,7 +17,10 @@ from boosters.dask import _validation
 from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, fixed_sum
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
-from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
+from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
+from boosters.data.categories import categorical_indices, check_codes, feature_label, frame_codes, learn_codes, \
+    learn_frame
+from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
@@ -65,23 +68,82 @@ def _frame_types() -> tuple:
     return dd.DataFrame, dd.Series
 
 
-def as_arrays(X, y=None, weights=None, feature_names=None):
-    """Dask DataFrame / Series as Dask arrays (numeric columns only; `feature_names`:
-    the columns to take, in that order), and the feature names (None for an array)."""
+def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=None, categories=None):
+    """Dask DataFrame / Series as Dask arrays, the feature names (None for an array) and
+    the categorical features' categories (feature -> its values in code order, None for
+    integer codes). `feature_names`: the columns to take, in that order.
+
+    Training (`categories` None): the categorical features are `categorical_features`
+    (as Dataset's: "auto", a frame's default, takes its pandas ``category`` columns;
+    indices or names; a numeric column or an array's is taken as the codes) and each
+    partition is coded as Dataset codes a frame: the categories of a ``category`` column
+    are its dtype's, the same in every partition of a Dask DataFrame whose categories are
+    known. Validation set, prediction: a frame's categorical columns are coded with the
+    training's `categories` by value, as GBDTModel.predict codes a frame."""
     frame_types = _frame_types()
-    names = None
+    names, learn = None, categories is None
     if frame_types and isinstance(X, frame_types[0]):
         if feature_names is not None:
             X = X[list(feature_names)]
-        for column, dtype in X.dtypes.items():
-            if dtype.kind not in "biuf":
-                raise ValueError(f"X: column {column!r} has dtype {dtype}; boosters.dask takes numeric columns "
-                                 f"only for now (categorical columns are not supported yet)")
         names = [str(c) for c in X.columns]
+        category_columns = [j for j, dtype in enumerate(X.dtypes) if str(dtype) == "category"]
+        for column, dtype in X.dtypes.items():
+            if dtype.kind not in "biuf" and str(dtype) != "category":
+                raise ValueError(f"X: column {column!r} has dtype {dtype}; boosters.dask takes numeric and pandas "
+                                 f"category columns (give other categorical values as a category column)")
+        if categories is None:
+            categorical = categorical_indices("auto" if categorical_features is None else categorical_features,
+                                              len(names), names, category_columns)
+            categories = _frame_categories(X, categorical, names)
+        if categories or category_columns:  # coded partition by partition
+            import pandas as pd
+            meta = pd.DataFrame(np.zeros((0, len(names))), columns=X.columns)
+            X = X.map_partitions(_coded_partition, names, learn, categories, meta=meta)
         X = X.to_dask_array(lengths=True)
+    elif categories is None:  # an array: integer codes, checked as its partitions are binned
+        n_features = X.shape[1] if getattr(X, "ndim", 0) == 2 else 0
+        categories = {f: None for f in categorical_indices(categorical_features, n_features, None, [])}
     y, weights = (v.to_dask_array(lengths=True) if frame_types and isinstance(v, frame_types[1]) else v
                   for v in (y, weights))
-    return X, y, weights, names
+    return X, y, weights, names, categories
+
+
+def _frame_categories(X, categorical: list, names: list) -> dict:
+    """The categories of a Dask DataFrame's categorical features (see as_arrays): a
+    ``category`` column's from its dtype (ValueError naming X when Dask does not know
+    them), None for a numeric column (codes)."""
+    from dask.dataframe.utils import has_known_categories
+
+    categories = {}
+    for f in categorical:
+        column = X.columns[f]
+        dtype = X.dtypes.iloc[f]
+        if dtype.kind in "biuf":
+            categories[f] = None
+        elif not has_known_categories(X[column]):
+            raise ValueError(f"X: the categories of column {column!r} are unknown to Dask (they differ from one "
+                             f"partition to the next); make them known first: X = X.categorize(columns="
+                             f"[{column!r}]) or X[{column!r}].cat.as_known()")
+        else:
+            codes = np.zeros(0, dtype=np.int64)
+            categories[f] = learn_codes(codes, np.asarray(dtype.categories.to_numpy()), True,
+                                        feature_label(f, names))[1]
+    return categories
+
+
+def _coded_partition(frame, names: list, learn, categories: dict):
+    """A pandas partition as the float matrix of its features (a frame of them): with
+    `learn`, as Dataset codes it (the categorical features' codes checked), else coded by
+    value with `categories`."""
+    import pandas as pd
+
+    if len(frame) == 0:
+        matrix = np.zeros((0, frame.shape[1]))
+    elif learn:
+        matrix = learn_frame(as_frame(frame), sorted(categories), names)[0]
+    else:
+        matrix = frame_codes(as_frame(frame), None, categories, names)
+    return pd.DataFrame(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
 
 
 def _check_collections(da, X, y, weights):
@@ -101,7 +163,7 @@ def _check_collections(da, X, y, weights):
 
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
-          stats: dict | None = None, bin_edges: str = "sample") -> GBDTModel:
+          stats: dict | None = None, bin_edges: str = "sample", categorical_features=None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -109,8 +171,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     client : distributed.Client
         The cluster to run on.
     X : dask.array.Array or dask.dataframe.DataFrame
-        (n_rows, n_features) numeric features; NaN means missing. A DataFrame's
-        columns must be numeric (bool, int or float); they name the features.
+        (n_rows, n_features) features; NaN means missing. A DataFrame's columns must be
+        numeric (bool, int or float) or pandas ``category`` with known categories (the
+        categorical features, by default); they name the features.
     y : dask.array.Array or dask.dataframe.Series
         (n_rows,) labels.
     config : GBDTConfig, optional
@@ -132,6 +195,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         "sample": the single-machine training's edges, from its seeded row sample.
         "sketch": from a mergeable weighted quantile sketch of every row (the user guide page
         "Bin edges from a quantile sketch").
+    categorical_features : "auto", list of int or str, optional
+        As Dataset's: the categorical features, by index or name; "auto" (the default for
+        a DataFrame) takes its ``category`` columns. A numeric column or an array's
+        column is taken as the integer codes themselves.
 
     Returns
     -------
@@ -164,12 +231,12 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     check_bin_edges(bin_edges)
     if val_set is None and config.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds needs a val_set to monitor")
-    X, y, weights, feature_names = as_arrays(X, y, weights)
+    X, y, weights, feature_names, categories = as_arrays(X, y, weights, categorical_features=categorical_features)
     _check_collections(da, X, y, weights)
     if val_set is not None:
         if not isinstance(val_set, tuple) or len(val_set) != 2:
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
-        X_val, y_val, _, _ = as_arrays(*val_set, feature_names=feature_names)
+        X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
         _check_collections(da, X_val, y_val, None)
         if X_val.shape[1] != X.shape[1]:
             raise ValueError(f"val_set has {X_val.shape[1]} features but X has {X.shape[1]}")
@@ -185,13 +252,18 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
     mapper = (sketch_bin_mapper(client, x_blocks, w_blocks, config) if bin_edges == "sketch"
               else _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config))
+    if categories:
+        mapper = _with_categories(mapper, client.gather([
+            client.submit(_category_codes, xb, sorted(categories), feature_names, pure=False) for xb in x_blocks]),
+            sorted(categories))
     states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
     forest = Forest(objective.n_outputs, base)
-    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config)
+    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
+                        categories=categories)
     validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config)
     recoveries = []
 
@@ -350,6 +422,35 @@ def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -
     return BinMapper(config.max_bins, seed=config.seed).fit(sample, sample_weights)
 
 
+def _category_codes(X, categorical: list, names) -> list:
+    """A partition's categorical features' codes, checked as Dataset checks them, and
+    summed up for categorical_edges: the largest code, and a NaN for missing values."""
+    X = np.asarray(X)
+    summaries = []
+    for f in categorical:
+        codes = X[:, f].astype(np.float64)
+        check_codes(codes, feature_label(f, names))
+        present = codes[~np.isnan(codes)]
+        summaries.append(np.array(([present.max()] if present.size else []) +
+                                  ([np.nan] if present.size < codes.size else []), dtype=np.float64))
+    return summaries
+
+
+def _with_categories(mapper: BinMapper, summaries: list, categorical: list) -> BinMapper:
+    """The mapper with the `categorical` features binned as BinMapper.fit bins them (code
+    c -> bin c + 1, as many bins as the largest code over all rows asks), from the
+    partitions' summaries (_category_codes)."""
+    mapper.categorical_features = tuple(categorical)
+    mapper.is_categorical = np.zeros(mapper.n_features, dtype=bool)
+    for i, f in enumerate(categorical):
+        edges, has_missing, has_values = categorical_edges(np.concatenate([s[i] for s in summaries]), f)
+        mapper.upper_edges[f] = edges
+        mapper.is_usable[f] = len(edges) > 1 or (has_missing and has_values)
+        mapper.n_bins[f] = len(edges) + 1
+        mapper.is_categorical[f] = True
+    return mapper
+
+
 def _take_rows(X, weights, rows):
     """The rows (None: all) of a partition and of its weights."""
     X = np.asarray(X)
@@ -367,7 +468,8 @@ def predict(model: GBDTModel, X, raw: bool = False):
         Any boosters model.
     X : dask.array.Array or dask.dataframe.DataFrame
         (n_rows, n_features) features (a DataFrame's columns are taken by the model's
-        feature names when it has them).
+        feature names when it has them; its categorical columns are coded with the
+        model's categories by value, as GBDTModel.predict codes a frame).
     raw : bool, default False
         Margins (``predict_raw``) instead of predictions.
 
@@ -390,7 +492,7 @@ def predict(model: GBDTModel, X, raw: bool = False):
     da = _dask_array()
     if not isinstance(model, GBDTModel):
         raise TypeError(f"model must be a GBDTModel, got {type(model).__name__}")
-    X = as_arrays(X, feature_names=model.feature_names)[0]
+    X = as_arrays(X, feature_names=model.feature_names, categories=model.categories)[0]
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
     X = X.rechunk({1: -1})

@@ -10,7 +10,7 @@ functions here, which check every index before a kernel sees it.
 
 import numpy as np
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from boosters.training._gain cimport leaf_weight as gain_leaf_weight
@@ -70,9 +70,15 @@ def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t t
     return part.end[left] - part.begin[left]
 
 
-def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights):
-    """Split a whole level, node by node; returns the left counts (int64 array)."""
+def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights,
+               categorical=None, category_bins=None):
+    """Split a whole level, node by node; returns the left counts (int64 array).
+    Categorical splits: `categorical` (one flag per node) marks them and row i of
+    `category_bins` (n_nodes, words) is node i's bitset of the bins going left (bit b:
+    bin b, missing bin 0 included; the finder's cat_bits), read instead of its threshold."""
     cdef const int64_t[:, ::1] b
+    cdef const uint8_t[::1] is_cat
+    cdef const uint32_t[:, ::1] cat_bins
     columns = [int64s(values, "split arguments") for values in
                (nodes, features, threshold_bins, default_lefts, lefts, rights)]
     cdef Py_ssize_t i, n = columns[0].shape[0]
@@ -83,9 +89,22 @@ def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lef
         _check_split(part, b[0, i], b[4, i], b[5, i], b[1, i])
     if len(set(columns[0].tolist())) != n:
         raise ValueError("each node can be split once")
+    if (categorical is None) != (category_bins is None):
+        raise ValueError("categorical and category_bins go together")
+    flags = np.zeros(n, dtype=np.uint8) if categorical is None else np.ascontiguousarray(categorical, dtype=np.uint8)
+    words = np.zeros((n, 1), dtype=np.uint32) if category_bins is None else np.ascontiguousarray(category_bins,
+                                                                                                dtype=np.uint32)
+    if flags.shape != (n,) or words.ndim != 2 or words.shape[0] != n:
+        raise ValueError("one categorical flag and one row of category_bins per node")
+    for i in range(n):
+        if flags[i] and (part._decode_start[b[1, i]] >= 0 or 32 * words.shape[1] < part._n_bins[b[1, i]]):
+            raise ValueError(f"categorical split of feature {b[1, i]}: the feature must not be bundled and its "
+                             f"bitset must cover its {part._n_bins[b[1, i]]} bins")
+    is_cat, cat_bins = flags, words
     with nogil:
         for i in range(n):
-            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i], NULL)
+            part.split_node(b[0, i], b[1, i], b[2, i], b[3, i] != 0, b[4, i], b[5, i],
+                            &cat_bins[i, 0] if is_cat[i] else NULL)
     counts = np.empty(n, dtype=np.int64)
     for i in range(n):
         counts[i] = part.end[b[4, i]] - part.begin[b[4, i]]
@@ -176,9 +195,12 @@ def slot_sums(QuantizedHistogramBuilder builder, Py_ssize_t slot):
 
 # -- the split finder ---------------------------------------------------------------------
 
-def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts):
+def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bint category_bins=False):
     """Best split of each node (slot, G, H, rows) of a batch, or None where no split is
-    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h)."""
+    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h), and
+    with `category_bins` an eighth entry: a categorical split's bins going left (a copy of
+    its uint32 bitset, bit b: bin b; its bin is then the count of categories going left),
+    None for a numeric split."""
     cdef const int64_t[::1] slot_v = int64s(slots, "slots", finder.max_batch)
     cdef Py_ssize_t i, n_nodes = slot_v.shape[0]
     columns = [np.asarray(values, dtype=np.float64).ravel() for values in (sum_grads, sum_hess, counts)]
@@ -197,11 +219,23 @@ def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts):
     try:
         with nogil:
             finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
-        return [None if out[i].feature < 0 else
-                (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
-                 bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
+        found = [None if out[i].feature < 0 else
+                 (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
+                  bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
+        if category_bins:  # the bitsets live in the finder's scratch until its next search: copied
+            found = [None if best is None else best + (_bitset_copy(out[i].cat_bits,
+                                                                    (finder.n_bins[out[i].feature] + 31) // 32),)
+                     for i, best in enumerate(found)]
+        return found
     finally:
         free(out)
+
+
+cdef object _bitset_copy(const uint32_t* bits, Py_ssize_t words):
+    """The `words` words at bits as a uint32 array, None for NULL (a numeric split)."""
+    if bits == NULL:
+        return None
+    return np.asarray(<uint32_t[:words]> <uint32_t*> bits).copy()
 
 
 def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
