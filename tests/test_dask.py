@@ -25,7 +25,7 @@ from boosters.data.binning import BinMapper
 from boosters.training.objectives import make_objective
 
 FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
-          "gain", "cover", "n_samples")
+          "gain", "cover", "n_samples", "category_set", "cat_boundaries", "cat_bitsets")
 CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
 
 
@@ -331,3 +331,127 @@ def test_process_workers_and_sampled_bin_edges():
             Client(cluster, set_as_default=False) as client:
         model = dask_train(client, X, y, config, chunks=70_000)
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
+
+
+# -- categorical features ------------------------------------------------------------------------
+
+def make_categorical_frame(n=1200, seed=10):
+    """Two numeric and two categorical columns: "many" (40 of its 45 categories present:
+    more than max_onehot_cats, the sorted-partition search) and "few" (3 categories and
+    missing values: one category against the rest)."""
+    rng = np.random.default_rng(seed)
+    many, few = rng.integers(0, 40, size=n), rng.integers(0, 3, size=n)
+    x0, x1 = rng.normal(size=n), rng.normal(size=n)
+    x1[rng.random(n) < 0.05] = np.nan
+    signal = x0 - 0.5 * np.nan_to_num(x1) + 2 * np.sin(1.7 * many) + (few == 1) + 0.3 * rng.normal(size=n)
+    few_values = pd.Series(np.array(["a", "b", "c"])[few]).mask(rng.random(n) < 0.05)
+    frame = pd.DataFrame({"x0": x0, "many": pd.Categorical([f"c{v}" for v in many],
+                                                           categories=[f"c{v}" for v in range(45)]),
+                          "x1": x1, "few": pd.Categorical(few_values)})
+    return frame, np.round(8 * signal) / 8
+
+
+def assert_categorical_splits(model):
+    """Both categorical features are split on, "many" with several categories on a side."""
+    sets = {}
+    for tree in model.forest.trees:
+        for node in np.flatnonzero(np.asarray(tree.category_set) >= 0):
+            sets.setdefault(int(tree.split_feature[node]), []).append(tree.category_set[node])
+    assert set(sets) == {1, 3}
+    many_left = [bin(int(w)).count("1") for t in model.forest.trees for w in t.cat_bitsets]
+    assert max(many_left) > 1
+
+
+@pytest.mark.parametrize("mode, n_workers", [("i16", 2), ("f64", 1), pytest.param("i16", 1, marks=pytest.mark.slow),
+                                             pytest.param("f64", 2, marks=pytest.mark.slow),
+                                             pytest.param("i8", 4, marks=pytest.mark.slow)])
+def test_categorical_frames_equal_single_machine_training(clients, mode, n_workers):
+    # a Dask DataFrame with pandas category columns (known categories): the categories
+    # are the dtype's, the bins and the categorical splits those of single-machine
+    # training on the pandas frame, tree by tree (their category sets too) and bit for bit
+    frame, y = make_categorical_frame()
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, histogram_mode=mode)
+    model = train(clients[n_workers], dd.from_pandas(frame, npartitions=4), dd.from_pandas(pd.Series(y), npartitions=4),
+                  config)
+    reference = bst.GBDTModel.train(bst.Dataset(frame, y), config)
+    assert model.categorical_features == reference.categorical_features == [1, 3]
+    assert all(np.array_equal(model.categories[f], reference.categories[f]) for f in (1, 3))
+    assert_same_trees(model, reference)
+    assert_categorical_splits(model)
+    expected = reference.predict(frame)
+    assert np.array_equal(model.predict(frame), expected)
+    # predict on a Dask DataFrame: its category columns coded by value with the model's categories
+    lazy = predict(model, dd.from_pandas(frame, npartitions=3))
+    assert np.array_equal(clients[n_workers].compute(lazy).result(), expected)
+
+
+@pytest.mark.parametrize("growth", [LEAFWISE, pytest.param(DEPTHWISE, marks=pytest.mark.slow)])
+def test_integer_codes_with_categorical_features(clients, growth):
+    # a Dask array of integer codes, categorical_features naming the columns: the
+    # single-machine model of Dataset(X, categorical_features=...); a code above every
+    # code of the bin sample's rows still gets its bin (the bins count the largest code
+    # over all rows, reduced over the partitions)
+    frame, y = make_categorical_frame(seed=11)
+    X = np.column_stack([frame["x0"], frame["many"].cat.codes, frame["x1"],
+                         frame["few"].cat.codes.replace(-1, np.nan)]).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, n_leaves=10, growth_strategy=growth, histogram_mode="i16")
+    model = train(clients[2], da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=CHUNKS), config,
+                  categorical_features=[1, 3])
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[1, 3]), config)
+    assert model.categories == {1: None, 3: None}
+    assert_same_trees(model, reference)
+    assert_categorical_splits(model)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_categorical_recoveries_and_validation_frames(clients, monkeypatch):
+    # lost workers in the middle of trees whose steps hold categorical splits: the states
+    # rebuilt by replaying those splits give the undisturbed model, which is the
+    # single-machine one (quantized); the validation frame is coded with the training's
+    # categories by value (its own dtype lists them in another order)
+    frame, y = make_categorical_frame(n=1600, seed=12)
+    train_frame, val_frame = frame.iloc[:1200], frame.iloc[1200:].reset_index(drop=True)
+    val_frame = val_frame.assign(many=val_frame["many"].cat.reorder_categories(
+        val_frame["many"].cat.categories[::-1]))
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+
+    def run():
+        stats = {}
+        model = train(clients[2], dd.from_pandas(train_frame, npartitions=4),
+                      dd.from_pandas(pd.Series(y[:1200]), npartitions=4), config,
+                      val_set=(dd.from_pandas(val_frame, npartitions=2), dd.from_pandas(pd.Series(y[1200:]),
+                                                                                        npartitions=2)), stats=stats)
+        return model, stats
+
+    undisturbed, _ = run()
+    reference = bst.GBDTModel.train(bst.Dataset(train_frame, y[:1200]), config,
+                                    val_set=bst.Dataset(val_frame, y[1200:]))
+    assert_same_trees(undisturbed, reference)
+    assert_categorical_splits(undisturbed)
+    # the scores are means summed per partition: equal to float64 rounding (~1e-16 per addition)
+    np.testing.assert_allclose(undisturbed.eval_history, reference.eval_history, rtol=1e-12)
+    # waits: tree 0 1-4 (lost at 3: again 4-7), validation 8, tree 1 9-12 (lost at 11: again 12-15)
+    lose_a_worker_at(monkeypatch, {3, 11})
+    model, stats = run()
+    assert stats["recoveries"] == 2
+    assert_same_trees(model, undisturbed)
+    assert model.eval_history == undisturbed.eval_history
+
+
+def test_categorical_input_errors(clients):
+    frame, y = make_categorical_frame(n=200)
+    labels = dd.from_pandas(pd.Series(y), npartitions=2)
+    unknown = dd.from_pandas(frame, npartitions=2)
+    unknown = unknown.assign(few=unknown["few"].cat.as_unknown())
+    with pytest.raises(ValueError, match="X: the categories of column 'few' are unknown .*as_known"):
+        train(clients[1], unknown, labels)
+    with pytest.raises(ValueError, match="X: column 'few' has dtype .*numeric and pandas category columns"):
+        train(clients[1], dd.from_pandas(frame.assign(few=frame["few"].astype(object)), npartitions=2), labels)
+    codes = np.column_stack([frame["x0"], frame["many"].cat.codes + 0.5])
+    with pytest.raises(ValueError, match=r"X: categorical feature 1: code \d+\.5 at row 0 .* partition starting at "
+                                         r"row (0|100)\)"):
+        train(clients[1], da.from_array(codes, chunks=(100, 2)), da.from_array(y, chunks=100),
+              categorical_features=[1])
+    with pytest.raises(ValueError, match="categorical_features: index 2 is outside"):
+        train(clients[1], da.from_array(codes, chunks=(100, 2)), da.from_array(y, chunks=100),
+              categorical_features=[2])

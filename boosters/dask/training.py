@@ -253,9 +253,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     mapper = (sketch_bin_mapper(client, x_blocks, w_blocks, config) if bin_edges == "sketch"
               else _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config))
     if categories:
+        first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
         mapper = _with_categories(mapper, client.gather([
-            client.submit(_category_codes, xb, sorted(categories), feature_names, pure=False) for xb in x_blocks]),
-            sorted(categories))
+            client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
+            for xb, first in zip(x_blocks, first_rows)]), sorted(categories))
     states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
@@ -422,14 +423,17 @@ def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -
     return BinMapper(config.max_bins, seed=config.seed).fit(sample, sample_weights)
 
 
-def _category_codes(X, categorical: list, names) -> list:
+def _category_codes(X, categorical: list, names, first_row: int) -> list:
     """A partition's categorical features' codes, checked as Dataset checks them, and
     summed up for categorical_edges: the largest code, and a NaN for missing values."""
     X = np.asarray(X)
     summaries = []
     for f in categorical:
         codes = X[:, f].astype(np.float64)
-        check_codes(codes, feature_label(f, names))
+        try:
+            check_codes(codes, feature_label(f, names))
+        except ValueError as error:  # its row is the partition's
+            raise ValueError(f"X: {error} (row of the partition starting at row {first_row})") from None
         present = codes[~np.isnan(codes)]
         summaries.append(np.array(([present.max()] if present.size else []) +
                                   ([np.nan] if present.size < codes.size else []), dtype=np.float64))
