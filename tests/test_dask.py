@@ -196,7 +196,7 @@ def test_dask_dataframes(clients):
     assert_same_trees(model, reference)
     shuffled = dd.from_pandas(frame[frame.columns[::-1]], npartitions=2)  # taken by name
     assert np.array_equal(clients[2].compute(predict(model, shuffled)).result(), reference.predict(frame))
-    with pytest.raises(ValueError, match="X: column 'c' has dtype .*numeric columns only"):
+    with pytest.raises(ValueError, match="X: column 'c' has dtype .*numeric and pandas category columns"):
         train(clients[1], dd.from_pandas(frame.assign(c="x"), npartitions=2),
               dd.from_pandas(pd.Series(y), npartitions=2))
 
