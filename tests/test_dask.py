@@ -362,17 +362,19 @@ def assert_categorical_splits(model):
     assert max(many_left) > 1
 
 
-@pytest.mark.parametrize("mode, n_workers", [("i16", 2), ("f64", 1), pytest.param("i16", 1, marks=pytest.mark.slow),
-                                             pytest.param("f64", 2, marks=pytest.mark.slow),
-                                             pytest.param("i8", 4, marks=pytest.mark.slow)])
-def test_categorical_frames_equal_single_machine_training(clients, mode, n_workers):
+@pytest.mark.parametrize("mode, n_workers, bin_edges", [
+    ("i16", 2, "sample"), ("f64", 1, "sample"), pytest.param("i16", 1, "sample", marks=pytest.mark.slow),
+    pytest.param("f64", 2, "sample", marks=pytest.mark.slow), pytest.param("i8", 4, "sample", marks=pytest.mark.slow),
+    pytest.param("i16", 2, "sketch", marks=pytest.mark.slow)])
+def test_categorical_frames_equal_single_machine_training(clients, mode, n_workers, bin_edges):
     # a Dask DataFrame with pandas category columns (known categories): the categories
     # are the dtype's, the bins and the categorical splits those of single-machine
     # training on the pandas frame, tree by tree (their category sets too) and bit for bit
+    # (the sketch's numeric edges too: 1200 rows keep every summary exact)
     frame, y = make_categorical_frame()
     config = bst.GBDTConfig(n_estimators=3, max_depth=4, histogram_mode=mode)
     model = train(clients[n_workers], dd.from_pandas(frame, npartitions=4), dd.from_pandas(pd.Series(y), npartitions=4),
-                  config)
+                  config, bin_edges=bin_edges)
     reference = bst.GBDTModel.train(bst.Dataset(frame, y), config)
     assert model.categorical_features == reference.categorical_features == [1, 3]
     assert all(np.array_equal(model.categories[f], reference.categories[f]) for f in (1, 3))
@@ -455,3 +457,22 @@ def test_categorical_input_errors(clients):
     with pytest.raises(ValueError, match="categorical_features: index 2 is outside"):
         train(clients[1], da.from_array(codes, chunks=(100, 2)), da.from_array(y, chunks=100),
               categorical_features=[2])
+
+
+def test_a_categorical_split_row_sends_its_set_of_bins_left():
+    # the step row of a categorical split: flag 1, then the words of the bins going left
+    # (bit b: bin b, the missing bin 0 included), whatever its threshold bin says
+    from boosters._testing.kernels import node_rows
+
+    codes = np.array([0, 1, 2, 3, np.nan, 2, 1, 0, 3, np.nan])
+    X = np.column_stack([codes, np.arange(10.0)])
+    settings = tasks.Settings(np.arange(2, dtype=np.int32), 3, None)
+    state = tasks.make_state(X, np.zeros(10), None, BinMapper(16, categorical_features=[0]).fit(X),
+                             make_objective(bst.Objective.squared(), None), np.zeros(1), settings, 0)
+    tasks.start_tree(state, 0, None, 0, True)
+    counts = tasks.split_nodes(state, 0, np.array([[0, 0, 1, 0, 1, 2, 1, 0b1001]]))  # missing and code 2 left
+    assert counts.tolist() == [[4], [6]]
+    assert node_rows(state.partitioner, 1).tolist() == [2, 4, 5, 9]
+    tasks.start_tree(state, 1, None, 0, False)
+    with pytest.raises(ValueError, match="categorical split of feature 0: .* bitset must cover its 5 bins"):
+        tasks.split_nodes(state, 1, np.array([[0, 0, 1, 0, 1, 2, 1]]))  # a flag and no words
