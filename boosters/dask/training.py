@@ -95,9 +95,8 @@ def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=
             categorical = categorical_indices("auto" if categorical_features is None else categorical_features,
                                               len(names), names, category_columns)
             categories = _frame_categories(X, categorical, names)
-        if categories or category_columns:  # coded partition by partition
-            import pandas as pd
-            meta = pd.DataFrame(np.zeros((0, len(names))), columns=X.columns)
+        if categories or category_columns:  # coded partition by partition (frames of the partitions' class)
+            meta = type(X._meta)(np.zeros((0, len(names))), columns=X.columns)
             X = X.map_partitions(_coded_partition, names, learn, categories, meta=meta)
         X = X.to_dask_array(lengths=True)
     elif categories is None:  # an array: integer codes, checked as its partitions are binned
@@ -135,15 +134,13 @@ def _coded_partition(frame, names: list, learn, categories: dict):
     """A pandas partition as the float matrix of its features (a frame of them): with
     `learn`, as Dataset codes it (the categorical features' codes checked), else coded by
     value with `categories`."""
-    import pandas as pd
-
     if len(frame) == 0:
         matrix = np.zeros((0, frame.shape[1]))
     elif learn:
         matrix = learn_frame(as_frame(frame), sorted(categories), names)[0]
     else:
         matrix = frame_codes(as_frame(frame), None, categories, names)
-    return pd.DataFrame(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
+    return type(frame)(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
 
 
 def _check_collections(da, X, y, weights):
