@@ -444,11 +444,7 @@ def _with_categories(mapper: BinMapper, summaries: list, categorical: list) -> B
     mapper.categorical_features = tuple(categorical)
     mapper.is_categorical = np.zeros(mapper.n_features, dtype=bool)
     for i, f in enumerate(categorical):
-        edges, has_missing, has_values = categorical_edges(np.concatenate([s[i] for s in summaries]), f)
-        mapper.upper_edges[f] = edges
-        mapper.is_usable[f] = len(edges) > 1 or (has_missing and has_values)
-        mapper.n_bins[f] = len(edges) + 1
-        mapper.is_categorical[f] = True
+        mapper.set_categorical(f, *categorical_edges(np.concatenate([s[i] for s in summaries]), f))
     return mapper
 
 

@@ -121,6 +121,12 @@ def categorical_edges(codes: np.ndarray, feature: int) -> tuple[np.ndarray, bool
     return edges, present.size < codes.size, True
 
 
+def is_usable(edges: np.ndarray, has_missing: bool, has_values: bool) -> bool:
+    """Whether a feature with these edges can be split on: more than one bin of values, or
+    values and missing ones (a split then separates the two)."""
+    return len(edges) > 1 or (has_missing and has_values)
+
+
 class BinMapper:
     """Learns per-feature bin edges from a row sample and maps values to bins.
 
@@ -194,11 +200,18 @@ class BinMapper:
             results[f] = categorical_edges(X[:, f], f)
             self.is_categorical[f] = True
         self.upper_edges = [edges for edges, _, _ in results]
-        self.is_usable = np.array([len(edges) > 1 or (has_missing and has_values)
-                                   for edges, has_missing, has_values in results], dtype=bool)
+        self.is_usable = np.array([is_usable(*result) for result in results], dtype=bool)
         self.n_bins = np.array([len(e) + 1 for e in self.upper_edges], dtype=np.int32)
         self.n_features = n_features
         return self
+
+    def set_categorical(self, feature: int, edges: np.ndarray, has_missing: bool, has_values: bool) -> None:
+        """Bin categorical `feature` by `categorical_edges` of all its rows, where `fit` saw
+        only a sample of them (out-of-core and Dask data: the rows come block by block)."""
+        self.upper_edges[feature] = edges
+        self.is_usable[feature] = is_usable(edges, has_missing, has_values)
+        self.n_bins[feature] = len(edges) + 1
+        self.is_categorical[feature] = True
 
     def transform(self, X, n_threads: int = 0) -> BinnedMatrix:
         """Bin X with the fitted edges (GIL released, parallel)."""

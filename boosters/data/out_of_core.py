@@ -298,10 +298,8 @@ class OutOfCoreDataset(Dataset):
         mapper = BinMapper(max_bins, seed=seed, categorical_features=self.categorical_features)
         mapper.fit(sample, weights, n_threads)
         # a categorical feature's bins come from all rows, not the sample (see binning.py)
-        for f, (edges, has_missing, has_values) in ((f, l.edges()) for f, l in self._learners.items()):
-            mapper.upper_edges[f] = edges
-            mapper.is_usable[f] = len(edges) > 1 or (has_missing and has_values)
-            mapper.n_bins[f] = len(edges) + 1
+        for f, learner in self._learners.items():
+            mapper.set_categorical(f, *learner.edges())
         mapper.sample_rows = rows
         return mapper, sample
 
