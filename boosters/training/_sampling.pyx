@@ -43,16 +43,29 @@ KINDS = {"uniform": UNIFORM, "goss": GOSS, "queries": QUERIES}
 cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
 
 
+cdef inline size_t takes(uint64_t key, Py_ssize_t i, Py_ssize_t n, Py_ssize_t need) noexcept nogil:
+    """Algorithm S's draw: row i of n is taken when `need` rows are still to be taken."""
+    return uniform01(key, i) * <double> (n - i) < <double> need
+
+
+cdef Py_ssize_t uniform_range(uint64_t key, Py_ssize_t n, Py_ssize_t m, Py_ssize_t start, Py_ssize_t stop,
+                              Py_ssize_t n_before, row_t* out) noexcept nogil:
+    """The part of the sample of m rows from 0..n-1 (algorithm S) that lies in rows
+    start..stop-1, given the n_before sampled rows below `start`: out[:k] = those rows
+    (as row - start), out[k:stop - start] = the others, both increasing; returns k.
+    One branch-free stable split (_lib/stable_split.pxd)."""
+    cdef Py_ssize_t i, size = stop - start, n_taken = 0, n_other = 0
+    for i in range(start, stop):
+        store_both_ends(out, size, <row_t> (i - start), takes(key, i, n, m - n_before - n_taken),
+                        &n_taken, &n_other)
+    reverse_second_part(out, n_taken, size)
+    return n_taken
+
+
 cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* out) noexcept nogil:
     """out[:m] = m rows drawn from 0..n-1 (algorithm S), out[m:n] = the others, both
-    increasing; returns m. One branch-free stable split (_lib/stable_split.pxd)."""
-    cdef Py_ssize_t i, n_taken = 0, n_other = 0
-    cdef size_t take
-    for i in range(n):
-        take = uniform01(key, i) * <double> (n - i) < <double> (m - n_taken)
-        store_both_ends(out, n, <row_t> i, take, &n_taken, &n_other)
-    reverse_second_part(out, m, n)
-    return m
+    increasing; returns m."""
+    return uniform_range(key, n, m, 0, n, 0, out)
 
 
 cdef enum:
@@ -130,6 +143,51 @@ cdef class RowSampler:
         self.n_rows, self.n_outputs, self.seed, self.n_threads = n_rows, n_outputs, seed, n_threads
         self.n_sample, self.top_k, self.other_k, self.weight = n_sample, top_k, other_k, weight
         self.warmup_rounds = warmup_rounds
+
+    def taken_below(self, uint64_t round_, bounds):
+        """Uniform sampling: for each row bound (increasing), how many rows of round
+        `round_`'s sample lie below it: what a range of rows needs to draw its part of
+        the sample alone (`draw_range`), without the others. One pass over the rows,
+        O(1) memory (the data-parallel training's driver: boosters.dask)."""
+        cdef const int64_t[::1] b = np.ascontiguousarray(bounds, dtype=np.int64)
+        out = np.empty(b.shape[0], dtype=np.int64)
+        cdef int64_t[::1] out_v = out
+        cdef Py_ssize_t i, j = 0, n_taken = 0, n = self.n_rows
+        cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
+        if self.kind != UNIFORM:
+            raise ValueError("taken_below: uniform sampling only")
+        if b.shape[0] and (np.any(np.diff(b) < 0) or b[0] < 0 or b[b.shape[0] - 1] > n):
+            raise ValueError(f"bounds must increase within [0, {n}]")
+        with nogil:
+            for i in range(n):
+                while j < b.shape[0] and b[j] == i:
+                    out_v[j] = n_taken
+                    j += 1
+                n_taken += takes(key, i, n, self.n_sample - n_taken)
+            while j < b.shape[0]:
+                out_v[j] = n_taken
+                j += 1
+        return out
+
+    def draw_range(self, uint64_t round_, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t n_before,
+                   row_t[::1] out):  # out: OUT
+        """Uniform sampling: the part of round `round_`'s sample in rows start..stop-1,
+        given the n_before sampled rows below start (`taken_below`): out[:k] those rows
+        minus start, out[k:stop - start] the others, both increasing; returns k. The
+        rows the whole sample takes there, draw for draw."""
+        if self.kind != UNIFORM:
+            raise ValueError("draw_range: uniform sampling only")
+        if not (0 <= start <= stop <= self.n_rows and 0 <= n_before <= self.n_sample):
+            raise ValueError(f"need 0 <= start <= stop <= {self.n_rows} and 0 <= n_before <= {self.n_sample}")
+        if out.shape[0] < stop - start:
+            raise ValueError(f"out must hold {stop - start} rows")
+        if stop == start:
+            return 0
+        cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
+        cdef Py_ssize_t k
+        with nogil:
+            k = uniform_range(key, self.n_rows, self.n_sample, start, stop, n_before, &out[0])
+        return k
 
     cdef Py_ssize_t sample(
         self,
