@@ -31,14 +31,18 @@ quantized rounding is seeded per row and tree), so the model is the undisturbed 
 from __future__ import annotations
 
 import heapq
+import time
 
 import numpy as np
 
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.model.tree import Tree
-from boosters.training._node_steps import column_totals, find_best_splits, leaf_weight
+from boosters.training._node_steps import (
+    column_totals, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits, leaf_weight,
+)
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.constraints import make_node_constraints
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
@@ -76,12 +80,14 @@ class Partitions:
         holders = self.client.who_has(states)
         return [sorted(holders[s.key])[0] for s in states]
 
-    def on_each(self, function, *args) -> list:
+    def on_each(self, function, *args, each=None) -> list:
         """function(state_i, *args) on every partition, on the worker holding state_i
-        (pure=False: the tasks mutate the state, never deduplicate them)."""
-        futures = [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False,
+        (pure=False: the tasks mutate the state, never deduplicate them); `each`: one more
+        argument per partition, each[i] for state_i."""
+        each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        futures = [self.client.submit(function, state, *args, *extra, workers=[worker], allow_other_workers=False,
                                       pure=False)
-                   for state, worker in zip(self.states, self.workers)]
+                   for state, worker, extra in zip(self.states, self.workers, each)]
         self.pending += futures
         return futures
 
@@ -123,13 +129,13 @@ class Partitions:
         if lost:
             raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
 
-    def recover(self, rebuild, *args) -> None:
+    def recover(self, rebuild, *args, each=None) -> None:
         """After a lost worker: the abandoned tasks released; once Dask has recomputed the
         lost states from their data (their lineage: the raw blocks, then the binning),
         every state replaced by rebuild(state, *args), a new state made on the worker that
         holds the old one (where later tasks are pinned). The states on the live workers are rebuilt
-        too (a task of the abandoned step may still be using them). LostWorker if another
-        worker is lost meanwhile (recover again)."""
+        too (a task of the abandoned step may still be using them). `each`: one more argument
+        per partition (as on_each). LostWorker if another worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
             future.release()
         self.pending = []
@@ -137,8 +143,10 @@ class Partitions:
         self.workers = self._holders(self.states)
         # a preference, not a pin: should this worker die too, Dask must be able to
         # recompute the new state elsewhere from its lineage (a pinned task could not run)
-        rebuilt = [self.client.submit(rebuild, state, *args, workers=[worker], allow_other_workers=True, pure=False)
-                   for state, worker in zip(self.states, self.workers)]
+        each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        rebuilt = [self.client.submit(rebuild, state, *args, *extra, workers=[worker], allow_other_workers=True,
+                                      pure=False)
+                   for state, worker, extra in zip(self.states, self.workers, each)]
         self._wait(rebuilt, pinned=False)
         self.states = rebuilt
         self.workers = self._holders(rebuilt)
@@ -187,7 +195,17 @@ class DaskTreeGrower:
             self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
-        self.finished = []  # per grown tree: (output, its split steps, leaf nodes, leaf values), for `resume`
+        # column sampling: the library's draws (seeded by tree, depth and node), as GrowthLoop makes them
+        self.constraints = make_node_constraints(config, features, layout.n_features, None, self.max_nodes,
+                                                 self.finder.max_batch, mapper.is_categorical)
+        if self.constraints is not None:
+            self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
+        self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
+        self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
+        self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples
+        # per grown tree: (output, its split steps, leaf nodes, leaf values, and with a row
+        # sample the tree's splits for the other rows), for `resume`
+        self.finished = []
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
     @staticmethod
@@ -199,10 +217,35 @@ class DaskTreeGrower:
 
     # -- one tree ---------------------------------------------------------------------------
 
+    def sample_rows(self, sampler, chunks: tuple) -> None:
+        """Sample each round's rows with `sampler` (the library's RowSampler of the whole
+        training, uniform): `chunks` are the partitions' row counts, in order."""
+        if sampler is not None and sampler.kind != 1:  # _sampling.UNIFORM
+            raise ValueError("boosters.dask samples rows uniformly only")
+        self.sampler = sampler
+        self.bounds = np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)  # each partition's first row
+        self.counts = {}  # round -> per partition: the round's sampled rows before its first row
+
+    def _round_sample(self, round_: int) -> list:
+        """Per partition, what it needs to draw its part of the round's row sample itself:
+        (round, sampled rows before its first row). The driver's one pass over the row
+        indices (O(n_rows) time, O(partitions) memory), once per round."""
+        if round_ not in self.counts:
+            start = time.perf_counter()
+            self.counts[round_] = self.sampler.taken_below(round_, self.bounds).tolist()
+            self.sample_seconds += time.perf_counter() - start
+            self.sample_bytes += 16 * len(self.bounds)
+        return [(round_, n) for n in self.counts[round_]]
+
     def resume(self, n_outputs: int) -> None:
         """After a lost worker: every partition rebuilt with the margins of the finished
-        trees and the gradients of their round (see Partitions.recover)."""
-        self.partitions.recover(tasks.resume, self.finished, n_outputs)
+        trees and the gradients of their round (see Partitions.recover); with row sampling,
+        each round's sample drawn again by every partition."""
+        each = None
+        if self.sampler is not None:
+            rounds = [self._round_sample(r) for r in range(len(self.finished) // n_outputs + 1)]
+            each = [[r[i][1] for r in rounds] for i in range(len(self.partitions.states))]
+        self.partitions.recover(tasks.resume, self.finished, n_outputs, each=each)
         self.resumed = True
 
     def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
@@ -213,12 +256,21 @@ class DaskTreeGrower:
         p = self.partitions
         if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
             previous_leaves, new_round = None, False
+        if previous_leaves is not None and self.finished[-1][4] is not None:  # and the rows outside its sample
+            previous_leaves = (*previous_leaves, self.finished[-1][4])
+        # a new round's row sample: each partition draws its part (the round's sample is
+        # that of the trees' output 0 index: tree_index // n_outputs, as single-machine)
+        sample = (self._round_sample(tree_index // self.sampler.n_outputs)
+                  if self.sampler is not None and new_round else None)
         self.tree_index, self.output = tree_index, output
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
         self.renewed = False  # the last step brought the leaves' float gradient sums
-        root = self._add(0, self.n_rows)
-        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
+        root = self._add(0, self.n_rows if self.sampler is None else self.sampler.n_sample)
+        if self.constraints is not None:
+            constraints_start_tree(self.constraints, tree_index)
+        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round, each=sample),
+                          tasks.maximum)
         maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
                                            histograms=1)
         if self.quantizer is not None:
@@ -238,7 +290,13 @@ class DaskTreeGrower:
 
     def _finish(self) -> Tree:
         tree = self._tree()
-        self.finished.append((self.output, self.steps, *self.leaves(tree)))
+        outside = None
+        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction
+            internal = np.flatnonzero(np.asarray(tree.left_child) >= 0)
+            outside = np.stack([internal, *(np.asarray(a)[internal] for a in (
+                tree.split_feature, tree.threshold_bin, tree.default_left, tree.left_child, tree.right_child))],
+                axis=1).astype(np.int64)
+        self.finished.append((self.output, self.steps, *self.leaves(tree), outside))
         return tree
 
     def _renew_leaf_sums(self, leaves: list) -> None:
@@ -336,10 +394,15 @@ class DaskTreeGrower:
                     default_left=default_left if has_missing else n_left >= n_right)
         self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
         self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
+        if self.constraints is not None:
+            constraints_split(self.constraints, parent, left, right, feature, left_g, left_h,
+                              node["sum_g"] - left_g, node["sum_h"] - left_h)
 
     def _find_splits(self, nodes: list) -> None:
         if not nodes:
             return
+        if self.constraints is not None:  # the nodes' sampled columns
+            constraints_prepare(self.constraints, nodes, [n["depth"] for n in self.nodes])
         found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
                                  [self.nodes[n]["sum_h"] for n in nodes],
                                  [float(self.nodes[n]["count"]) for n in nodes])
