@@ -23,6 +23,8 @@ from boosters.dask import predict, train
 from boosters.dask._driver import LostWorker, Partitions
 from boosters.data.binning import BinMapper
 from boosters.training.objectives import make_objective
+from boosters._testing.kernels import sample_rows
+from boosters.training.sampling import make_row_sampler
 
 FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
           "gain", "cover", "n_samples")
@@ -171,8 +173,68 @@ def test_predict_is_a_dask_array_of_the_model_predictions(clients):
     assert np.array_equal(raw, model.predict_raw(X))
 
 
+COLUMN_SAMPLING = [dict(colsample_bytree=0.6), dict(colsample_bylevel=0.5), dict(colsample_bynode=0.5)]
+ROW_SAMPLING = [dict(subsample=0.5), dict(subsample=0.7, colsample_bynode=0.6, colsample_bytree=0.8)]
+FAST_SAMPLING = [(COLUMN_SAMPLING[0], "i16", DEPTHWISE, 2), (COLUMN_SAMPLING[1], "f64", DEPTHWISE, 4),
+                 (COLUMN_SAMPLING[2], "i16", LEAFWISE, 1), (ROW_SAMPLING[0], "i16", DEPTHWISE, 4),
+                 (ROW_SAMPLING[1], "f64", LEAFWISE, 2)]
+SLOW_SAMPLING = [(c, m, g, w) for c in COLUMN_SAMPLING + ROW_SAMPLING for m in ("i16", "f64") for g in (DEPTHWISE, LEAFWISE)
+                 for w in (1, 2, 4) if (c, m, g, w) not in FAST_SAMPLING]
+
+
+@pytest.mark.parametrize("sampling, mode, growth, n_workers",
+                         FAST_SAMPLING + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_SAMPLING])
+def test_sampling_equals_single_machine_training(clients, sampling, mode, growth, n_workers):
+    # the same column draws (the library's, seeded by tree, depth and node) and the same
+    # row sample (each partition draws its part of the single-machine sample): the
+    # single-machine trees, bit for bit (float64 sums of these gradients are exact too)
+    X, y = make_data(seed=10)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode,
+                            **sampling)
+    stats = {}
+    chunks = 180 if n_workers == 4 else CHUNKS  # 7 partitions on 4 workers, 4 on fewer
+    model = dask_train(clients[n_workers], X, y, config, chunks=chunks, stats=stats)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    # and the sampling shows: the trees differ from the unsampled ones
+    unsampled = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(
+        n_estimators=4, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode))
+    assert any(not np.array_equal(a.split_feature, b.split_feature) or not np.array_equal(a.n_samples, b.n_samples)
+               for a, b in zip(model.forest.trees, unsampled.forest.trees))
+    if "subsample" in sampling:  # the root holds the round's sample; each partition was sent 2 integers a round
+        assert all(t.n_samples[0] == round(sampling["subsample"] * len(y)) for t in model.forest.trees)
+        assert stats["sample_bytes"] == 16 * -(-len(y) // chunks) * 4
+    else:
+        assert stats["sample_bytes"] == 0
+
+
+def test_partitions_draw_their_part_of_the_single_machine_row_sample():
+    # the driver counts each partition's sampled rows before it; each partition then
+    # draws its rows alone: together, the single-machine sample of every round (empty
+    # partitions and one at the very end included)
+    n, first_rows = 1000, np.array([0, 0, 137, 400, 400, 999])
+    sampler = make_row_sampler(bst.GBDTConfig(subsample=0.3, seed=3), n, 1, 1)
+    stops = np.append(first_rows[1:], n)
+    for round_ in range(3):
+        taken, others = sample_rows(sampler, round_, np.zeros((1, n, 2), dtype=np.float32))
+        before = sampler.taken_below(round_, first_rows)
+        assert before.tolist() == [np.sum(taken < f) for f in first_rows]
+        parts = []
+        for start, stop, n_before in zip(first_rows, stops, before):
+            out = np.empty(stop - start + 1, dtype=np.uint32)
+            k = sampler.draw_range(round_, start, stop, n_before, out)
+            assert np.array_equal(np.sort(out[:stop - start]), np.arange(stop - start))  # theirs, then the others
+            parts.append(out[:k].astype(np.int64) + start)
+        assert np.array_equal(np.concatenate(parts), taken)
+    with pytest.raises(ValueError, match="bounds must increase"):
+        sampler.taken_below(0, [5, 3])
+    with pytest.raises(ValueError, match="n_before"):
+        sampler.draw_range(0, 0, 10, 301, np.empty(11, dtype=np.uint32))
+
+
 @pytest.mark.parametrize("change, name", [
-    (dict(subsample=0.5), "subsample"), (dict(colsample_bytree=0.5), "colsample_bytree"),
+    (dict(goss_top_rate=0.2, goss_other_rate=0.1), "goss_top_rate"),
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints"),
     (dict(objective=bst.Objective.softmax(3)), "objective"),
@@ -283,6 +345,34 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     assert stats["recoveries"] == 5
     assert_same_trees(model, undisturbed)
     assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
+    assert model.eval_history == undisturbed.eval_history
+    assert np.array_equal(model.predict(X), undisturbed.predict(X))
+
+
+def test_the_model_survives_recoveries_with_sampling(clients, monkeypatch):
+    # as above, with row and column sampling: every rebuilt partition draws the rounds'
+    # samples again and adds each finished tree to its sampled rows (by the growth
+    # steps) and to the others (by the tree's splits); the model is the single-machine
+    # one (quantized), and its validation scores those of the undisturbed run
+    X, y = make_data(n=1600, seed=8)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.6, colsample_bynode=0.6)
+    n = 1 + 3
+
+    def run():
+        stats = {}
+        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
+                      stats=stats)
+        return model, stats
+
+    undisturbed, _ = run()
+    lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
+    model, stats = run()
+    assert stats["recoveries"] == 5
+    assert all(len(t.value) == 15 for t in model.forest.trees)  # full trees: the waits are numbered as above
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(undisturbed, reference)
+    assert_same_trees(model, undisturbed)
     assert model.eval_history == undisturbed.eval_history
     assert np.array_equal(model.predict(X), undisturbed.predict(X))
 
