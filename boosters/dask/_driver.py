@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -225,16 +226,31 @@ class DaskTreeGrower:
         self.sampler = sampler
         self.bounds = np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)  # each partition's first row
         self.counts = {}  # round -> per partition: the round's sampled rows before its first row
+        self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
+        self.executor = None
 
     def _round_sample(self, round_: int) -> list:
         """Per partition, what it needs to draw its part of the round's row sample itself:
         (round, sampled rows before its first row). The driver's one pass over the row
-        indices (O(n_rows) time, O(partitions) memory), once per round."""
+        indices (O(n_rows) time, O(partitions) memory) per round, in a thread while the
+        round before grows (taken_below releases the GIL)."""
         if round_ not in self.counts:
             start = time.perf_counter()
-            self.counts[round_] = self.sampler.taken_below(round_, self.bounds).tolist()
-            self.sample_seconds += time.perf_counter() - start
+            if self.next_counts is not None and self.next_counts[0] == round_:
+                self.counts[round_] = self.next_counts[1].result().tolist()
+            else:
+                self.counts[round_] = self.sampler.taken_below(round_, self.bounds).tolist()
+            self.sample_seconds += time.perf_counter() - start  # what the driver waited for
             self.sample_bytes += 16 * len(self.bounds)
+            self.next_counts = None
+            if round_ + 1 < self.config.n_estimators:
+                if self.executor is None:  # one thread, ended when the training's grower goes
+                    self.executor = ThreadPoolExecutor(1, thread_name_prefix="boosters-dask-sample")
+                self.next_counts = (round_ + 1, self.executor.submit(self.sampler.taken_below, round_ + 1,
+                                                                     self.bounds))
+            elif self.executor is not None:
+                self.executor.shutdown(wait=False)
+                self.executor = None
         return [(round_, n) for n in self.counts[round_]]
 
     def resume(self, n_outputs: int) -> None:
