@@ -178,8 +178,8 @@ ROW_SAMPLING = [dict(subsample=0.5), dict(subsample=0.7, colsample_bynode=0.6, c
 FAST_SAMPLING = [(COLUMN_SAMPLING[0], "i16", DEPTHWISE, 2), (COLUMN_SAMPLING[1], "f64", DEPTHWISE, 4),
                  (COLUMN_SAMPLING[2], "i16", LEAFWISE, 1), (ROW_SAMPLING[0], "i16", DEPTHWISE, 4),
                  (ROW_SAMPLING[1], "f64", LEAFWISE, 2)]
-SLOW_SAMPLING = [(c, m, g, w) for c in COLUMN_SAMPLING + ROW_SAMPLING for m in ("i16", "f64") for g in (DEPTHWISE, LEAFWISE)
-                 for w in (1, 2, 4) if (c, m, g, w) not in FAST_SAMPLING]
+SLOW_SAMPLING = [(c, m, g, w) for c in COLUMN_SAMPLING + ROW_SAMPLING for m in ("i16", "f64")
+                 for g in (DEPTHWISE, LEAFWISE) for w in (1, 2, 4) if (c, m, g, w) not in FAST_SAMPLING]
 
 
 @pytest.mark.parametrize("sampling, mode, growth, n_workers",

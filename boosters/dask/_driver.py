@@ -274,8 +274,7 @@ class DaskTreeGrower:
             previous_leaves, new_round = None, False
         if previous_leaves is not None and self.finished[-1][4] is not None:  # and the rows outside its sample
             previous_leaves = (*previous_leaves, self.finished[-1][4])
-        # a new round's row sample: each partition draws its part (the round's sample is
-        # that of the trees' output 0 index: tree_index // n_outputs, as single-machine)
+        # a new round's row sample (round tree_index // n_outputs): each partition draws its part
         sample = (self._round_sample(tree_index // self.sampler.n_outputs)
                   if self.sampler is not None and new_round else None)
         self.tree_index, self.output = tree_index, output

@@ -118,8 +118,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         (n_rows,) labels.
     config : GBDTConfig, optional
         The training settings; objectives squared and logistic, float64 histograms, either
-        growth strategy, early stopping. Sampling, constraints, DART, linear leaves and
-        metrics other than the objective's are refused (ValueError) for now.
+        growth strategy, early stopping, column sampling and uniform row sampling. GOSS,
+        constraints, DART, linear leaves and metrics other than the objective's are refused
+        (ValueError) for now.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -130,7 +131,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
-        reduction moves between workers, at most), ``recoveries`` (lost workers survived).
+        reduction moves between workers, at most), ``recoveries`` (lost workers survived),
+        ``sample_bytes`` (sent to the partitions to draw their parts of the row samples)
+        and ``sample_seconds`` (the driver's wait for the row samples' counts).
     bin_edges : {"sample", "sketch"}, default "sample"
         "sample": the single-machine training's edges, from its seeded row sample.
         "sketch": from a mergeable weighted quantile sketch of every row (the user guide page
