@@ -47,6 +47,8 @@ from boosters.training.constraints import make_node_constraints
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+# the radix select's digits (tasks.DIGIT_BITS each), from the top, as _sampling.kth_largest's
+GOSS_SHIFTS = (53, 42, 31, 20, 9, 0)
 
 
 class LostWorker(RuntimeError):
@@ -89,6 +91,18 @@ class Partitions:
         futures = [self.client.submit(function, state, *args, *extra, workers=[worker], allow_other_workers=False,
                                       pure=False)
                    for state, worker, extra in zip(self.states, self.workers, each)]
+        self.pending += futures
+        return futures
+
+    def chain(self, function, first, *args) -> list:
+        """function(state_i, *args, previous) on every partition in order, `previous` being
+        `first` for the first one and the result of the one before for the others: a pass
+        over all the rows in order, one pinned task after the other."""
+        futures, previous = [], first
+        for state, worker in zip(self.states, self.workers):
+            previous = self.client.submit(function, state, *args, previous, workers=[worker],
+                                          allow_other_workers=False, pure=False)
+            futures.append(previous)
         self.pending += futures
         return futures
 
@@ -220,10 +234,12 @@ class DaskTreeGrower:
 
     def sample_rows(self, sampler, chunks: tuple) -> None:
         """Sample each round's rows with `sampler` (the library's RowSampler of the whole
-        training, uniform): `chunks` are the partitions' row counts, in order."""
-        if sampler is not None and sampler.kind != 1:  # _sampling.UNIFORM
-            raise ValueError("boosters.dask samples rows uniformly only")
+        training, uniform or GOSS): `chunks` are the partitions' row counts, in order."""
+        if sampler is not None and sampler.kind not in (1, 2):  # _sampling.UNIFORM, GOSS
+            raise ValueError("boosters.dask samples rows uniformly or by GOSS only")
         self.sampler = sampler
+        self.goss = sampler is not None and sampler.kind == 2
+        self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
         self.bounds = np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)  # each partition's first row
         self.counts = {}  # round -> per partition: the round's sampled rows before its first row
         self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
@@ -257,10 +273,17 @@ class DaskTreeGrower:
         """After a lost worker: every partition rebuilt with the margins of the finished
         trees and the gradients of their round (see Partitions.recover); with row sampling,
         each round's sample drawn again by every partition."""
-        each = None
-        if self.sampler is not None:
+        each, n_parts = None, len(self.partitions.states)
+        if self.goss:  # the rounds whose samples were drawn (the current one's may still be to draw)
+            rounds = []
+            for r in range(len(self.finished) // n_outputs + 1):
+                if r >= self.sampler.warmup_rounds and r not in self.goss_starts:
+                    break
+                rounds.append(self.goss_starts.get(r, [None] * n_parts))
+            each = [[r[i] for r in rounds] for i in range(n_parts)]
+        elif self.sampler is not None:
             rounds = [self._round_sample(r) for r in range(len(self.finished) // n_outputs + 1)]
-            each = [[r[i][1] for r in rounds] for i in range(len(self.partitions.states))]
+            each = [[r[i][1] for r in rounds] for i in range(n_parts)]
         self.partitions.recover(tasks.resume, self.finished, n_outputs, each=each)
         self.resumed = True
 
@@ -275,13 +298,19 @@ class DaskTreeGrower:
         if previous_leaves is not None and self.finished[-1][4] is not None:  # and the rows outside its sample
             previous_leaves = (*previous_leaves, self.finished[-1][4])
         # a new round's row sample (round tree_index // n_outputs): each partition draws its part
-        sample = (self._round_sample(tree_index // self.sampler.n_outputs)
-                  if self.sampler is not None and new_round else None)
+        round_ = 0 if self.sampler is None else tree_index // self.sampler.n_outputs
+        goss_round = self.goss and round_ >= self.sampler.warmup_rounds
+        if goss_round and round_ not in self.goss_starts:  # a new round, or one resumed before its sample
+            self._goss_sample(round_, tree_index, previous_leaves)
+            previous_leaves, new_round = None, False  # added, and the round's gradients computed
+        sample = (self._round_sample(round_)
+                  if self.sampler is not None and not self.goss and new_round else None)
+        sampled = self.sampler is not None and (goss_round or not self.goss)
         self.tree_index, self.output = tree_index, output
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
         self.renewed = False  # the last step brought the leaves' float gradient sums
-        root = self._add(0, self.n_rows if self.sampler is None else self.sampler.n_sample)
+        root = self._add(0, self.sampler.n_sample if sampled else self.n_rows)
         if self.constraints is not None:
             constraints_start_tree(self.constraints, tree_index)
         maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round, each=sample),
@@ -302,6 +331,31 @@ class DaskTreeGrower:
         if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
             self._renew_leaf_sums(leaves)
         return self._finish()
+
+    def _goss_sample(self, round_: int, tree_index: int, previous_leaves) -> None:
+        """The round's GOSS sample, the single-machine one: the previous tree added and the
+        round's gradients and scores computed on every partition, the top_k-th largest
+        score found exactly by a radix select over the partitions' reduced digit counts
+        (one round trip per digit), then the selection pass over the rows in partition
+        order (a chain of tasks, each partition's rows drawn from where the one before
+        left the pass). Where the pass stood at each partition is kept, for `resume`."""
+        p, sampler = self.partitions, self.sampler
+        k, prefix, fixed_low = sampler.top_k, 0, 64
+        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, GOSS_SHIFTS[0])))
+        for j, shift in enumerate(GOSS_SHIFTS):
+            if j:
+                counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))
+            above, digit = 0, len(counts) - 1
+            while above + int(counts[digit]) < k:  # the digit of the k-th largest, from the top
+                above += int(counts[digit])
+                digit -= 1
+            k -= above
+            prefix, fixed_low = prefix | (digit << shift), shift
+        threshold = float(np.array(prefix, dtype=np.uint64).view(np.float64))
+        # k: the rows scoring the threshold itself that the top set takes (the first ones)
+        start = (threshold, k, self.n_rows - sampler.top_k, sampler.other_k)
+        ends = p.gather(p.chain(tasks.goss_draw, start, tree_index, round_))
+        self.goss_starts[round_] = [start] + ends[:-1]
 
     def _finish(self) -> Tree:
         tree = self._tree()

@@ -28,12 +28,13 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split, split_many
 from boosters.training._partition import RowPartitioner
-from boosters.training._sampling import RowSampler
+from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
+DIGIT_BITS = 11  # GOSS's distributed k-th largest score: radix select, 2048 counters a pass
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,9 @@ class Settings:
     """What every partition of a training shares: `features` the usable features,
     `max_nodes` of a tree, `quantizer` (bits, levels, seed) for quantized histograms
     (None: float64), the histogram layout asked for and the prefetch switch;
-    `row_sample` (n_rows of the training, rows per round, seed): each round's trees see
-    a uniform row sample, the single-machine one (None: every row)."""
+    `row_sample`: each round's trees see the single-machine row sample, uniform
+    ("uniform", n_rows of the training, rows per round, seed) or GOSS ("goss", seed,
+    weight of the drawn rows); None: every row."""
     features: np.ndarray
     max_nodes: int
     quantizer: tuple | None
@@ -63,11 +65,14 @@ class PartitionState:
         self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
-        self.sampler = None  # the training's row sampler: this partition draws its part of each round's sample
-        if settings.row_sample is not None:
-            n_total, n_sample, seed = settings.row_sample
+        self.sampler = None  # uniform: the training's row sampler; this partition draws its part of each round's
+        self.goss = None  # GOSS: (seed, weight); the round's scores in self.scores
+        if settings.row_sample is not None and settings.row_sample[0] == "uniform":
+            _, n_total, n_sample, seed = settings.row_sample
             self.sampler = RowSampler("uniform", n_total, len(base_scores), seed, 1, n_sample=n_sample)
-        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1, sampling=self.sampler is not None)
+        elif settings.row_sample is not None:
+            self.goss = settings.row_sample[1:]
+        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1, sampling=settings.row_sample is not None)
         self.output = 0
         self.tree = -1  # the tree being grown; a state rebuilt by Dask after losing its worker has -1
         self.quantizer = settings.quantizer
@@ -125,13 +130,28 @@ class PartitionState:
         if outside is not None:
             self.add_outside(output, outside, leaves, values)
 
-    def draw_sample(self, round_: int, n_before: int) -> None:
-        """This partition's part of the round's row sample (the training's sample: n_before
-        of its rows lie before this partition), which the partitioner's root holds from now on."""
+    def draw_sample(self, round_: int, spec) -> None:
+        """This partition's part of the round's row sample, which the partitioner's root holds
+        from now on. Uniform: `spec` is how many sampled rows lie before this partition;
+        GOSS: where the round's selection pass stands at its first row (goss_draw_range;
+        the round's gradients computed, re-weighted here), None in a warm-up round (every row)."""
         part = self.partitioner
-        part.n_sampled = self.sampler.draw_range(round_, self.first_row, self.first_row + self.n_rows, n_before,
-                                                 part.sample)
+        if self.sampler is not None:
+            part.n_sampled = self.sampler.draw_range(round_, self.first_row, self.first_row + self.n_rows, spec,
+                                                     part.sample)
+        elif spec is None:
+            part.n_sampled = -1
+        else:
+            self.scores = goss_scores(self.gradients)
+            part.n_sampled = self.draw_goss(round_, spec)[0]
         part.reset()
+
+    def draw_goss(self, round_: int, at: tuple) -> tuple:
+        """GOSS's selection over this partition's rows (self.scores: the round's), from
+        where the round's pass stands at its first row: (rows taken, where it stands after)."""
+        seed, weight = self.goss
+        return goss_draw_range(seed, round_, weight, self.scores, self.gradients, self.first_row, at,
+                               self.partitioner.sample)
 
     def add_outside(self, output: int, splits: np.ndarray, leaves, values) -> None:
         """Add a finished tree's leaf values to the margins of the rows outside the round's
@@ -176,18 +196,19 @@ def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) 
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
 
-    def sample(t):  # each round's row sample, before its first tree
-        if samples is not None and t % n_outputs == 0:
+    def start_round(t):  # the gradients (GOSS: every round's) and the row sample, before the round's first tree
+        if t % n_outputs:
+            return
+        if t == round_start or new.goss is not None:
+            new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
+        if samples is not None and t // n_outputs < len(samples):
             new.draw_sample(t // n_outputs, samples[t // n_outputs])
 
-    for t in range(round_start):
-        sample(t)
+    for t in range(n_trees):
+        start_round(t)
         new.replay(*finished[t])
-    new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
-    for t in range(round_start, n_trees):
-        sample(t)
-        new.replay(*finished[t])
-    sample(n_trees)
+    if n_trees == round_start:
+        start_round(n_trees)
     new.tree = n_trees - 1  # the next tree starts with nothing to add (start_tree without previous leaves)
     return new
 
@@ -216,11 +237,7 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     tree's rows here."""
     state.expect(tree - 1)
     state.tree = tree
-    if previous_leaves is not None:
-        k, leaves, values, *outside = previous_leaves
-        state.partitioner.add_leaf_values(leaves, values, state.margins[k])
-        if outside:
-            state.add_outside(k, outside[0], leaves, values)
+    _add_previous(state, previous_leaves)
     if new_round:
         state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
         if sample is not None:
@@ -233,6 +250,51 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     if state.partitioner.n_sampled >= 0:  # the quantizer's scales: from the sampled rows, as single-machine
         gh = gh[np.asarray(state.partitioner.sample)[:state.partitioner.n_sampled]]
     return np.abs(gh).max(axis=0).astype(np.float64) if len(gh) else np.zeros(2)
+
+
+def _add_previous(state: PartitionState, previous_leaves) -> None:
+    """The previous tree's leaf values added to the margins (see start_tree)."""
+    if previous_leaves is not None:
+        k, leaves, values, *outside = previous_leaves
+        state.partitioner.add_leaf_values(leaves, values, state.margins[k])
+        if outside:
+            state.add_outside(k, outside[0], leaves, values)
+
+
+def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: int) -> np.ndarray:
+    """A GOSS round's start (before start_tree, with new_round False): the previous
+    tree's leaf values added, the round's gradients and scores; returns the first pass's
+    digit counts of the scores (goss_digits)."""
+    state.expect(tree - 1)
+    _add_previous(state, previous_leaves)
+    state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+    state.scores = goss_scores(state.gradients)
+    state.candidates = state.scores.view(np.uint64)  # the radix select's: narrowed pass by pass
+    return goss_digits(state, tree, 0, 64, shift)
+
+
+def goss_digits(state: PartitionState, tree: int, prefix: int, fixed_low: int, shift: int) -> np.ndarray:
+    """A pass of the round's distributed radix select: (2**DIGIT_BITS,) int64 counts of
+    the digit at `shift` of the scores' bit patterns (non-negative doubles: ordered as
+    integers) that agree with `prefix` from bit `fixed_low` up (64: every score); those
+    are kept as the candidates of the next pass."""
+    state.expect(tree - 1)
+    keys = state.candidates
+    if fixed_low < 64:
+        keys = state.candidates = keys[(keys >> np.uint64(fixed_low)) == np.uint64(prefix >> fixed_low)]
+    digits = (keys >> np.uint64(shift)) & np.uint64((1 << DIGIT_BITS) - 1)
+    return np.bincount(digits.astype(np.int64), minlength=1 << DIGIT_BITS)
+
+
+def goss_draw(state: PartitionState, tree: int, round_: int, at: tuple) -> tuple:
+    """This partition's part of the round's GOSS sample, from where the round's pass
+    over the rows stands at its first row (the previous partition's result): the
+    partitioner's root holds it from now on. Returns where the pass stands after it."""
+    state.expect(tree - 1)
+    k, after = state.draw_goss(round_, at)
+    state.partitioner.n_sampled = k
+    state.partitioner.reset()
+    return after
 
 
 def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -> np.ndarray:

@@ -28,8 +28,7 @@ from boosters.training.trainer import resolve_histogram_mode
 
 SUPPORTED_OBJECTIVES = ("squared", "logistic")
 # parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "goss_top_rate", "goss_other_rate", "booster",
-               "linear_leaves", "metric")
+UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "booster", "linear_leaves", "metric")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -118,8 +117,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         (n_rows,) labels.
     config : GBDTConfig, optional
         The training settings; objectives squared and logistic, float64 histograms, either
-        growth strategy, early stopping, column sampling and uniform row sampling. GOSS,
-        constraints, DART, linear leaves and metrics other than the objective's are refused
+        growth strategy, early stopping, column sampling, uniform row sampling and GOSS.
+        Constraints, DART, linear leaves and metrics other than the objective's are refused
         (ValueError) for now.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
@@ -304,10 +303,13 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     base = objective.init_scores(np.array([total[0] / total[1]]), None)
     n_rows = int(sum(chunks))
     sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)
+    row_sample = None
+    if sampler is not None:
+        row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == 2 else
+                      ("uniform", n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
-                              config.histogram_layout, config.prefetch,
-                              row_sample=None if sampler is None else (n_rows, sampler.n_sample, config.seed))
+                              config.histogram_layout, config.prefetch, row_sample=row_sample)
     first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
               for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
