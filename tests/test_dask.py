@@ -185,7 +185,8 @@ SLOW_SAMPLING = [(c, m, g, w) for c in COLUMN_SAMPLING + ROW_SAMPLING for m in (
 
 
 @pytest.mark.parametrize("sampling, mode, growth, n_workers",
-                         FAST_SAMPLING + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_SAMPLING])
+                         FAST_SAMPLING + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_SAMPLING],
+                         ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
 def test_sampling_equals_single_machine_training(clients, sampling, mode, growth, n_workers):
     # the same column draws (the library's, seeded by tree, depth and node) and the same
     # row sample (each partition draws its part of the single-machine sample; GOSS: after
