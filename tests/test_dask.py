@@ -23,6 +23,9 @@ from boosters.dask import predict, train
 from boosters.dask._driver import LostWorker, Partitions
 from boosters.data.binning import BinMapper
 from boosters.training.objectives import make_objective
+from boosters._testing.kernels import sample_rows
+from boosters.training._sampling import goss_draw_range, goss_scores
+from boosters.training.sampling import make_row_sampler
 
 FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
           "gain", "cover", "n_samples", "category_set", "cat_boundaries", "cat_bitsets")
@@ -171,9 +174,103 @@ def test_predict_is_a_dask_array_of_the_model_predictions(clients):
     assert np.array_equal(raw, model.predict_raw(X))
 
 
+COLUMN_SAMPLING = [dict(colsample_bytree=0.6), dict(colsample_bylevel=0.5), dict(colsample_bynode=0.5)]
+GOSS = dict(goss_top_rate=0.2, goss_other_rate=0.1, learning_rate=0.5)  # 2 warm-up rounds, then GOSS
+ROW_SAMPLING = [dict(subsample=0.5), dict(subsample=0.7, colsample_bynode=0.6, colsample_bytree=0.8), GOSS]
+FAST_SAMPLING = [(COLUMN_SAMPLING[0], "i16", DEPTHWISE, 2), (COLUMN_SAMPLING[1], "f64", DEPTHWISE, 4),
+                 (COLUMN_SAMPLING[2], "i16", LEAFWISE, 1), (ROW_SAMPLING[0], "i16", DEPTHWISE, 4),
+                 (ROW_SAMPLING[1], "f64", LEAFWISE, 2), (GOSS, "i16", DEPTHWISE, 4), (GOSS, "f64", LEAFWISE, 2)]
+SLOW_SAMPLING = [(c, m, g, w) for c in COLUMN_SAMPLING + ROW_SAMPLING for m in ("i16", "f64")
+                 for g in (DEPTHWISE, LEAFWISE) for w in (1, 2, 4) if (c, m, g, w) not in FAST_SAMPLING]
+
+
+@pytest.mark.parametrize("sampling, mode, growth, n_workers",
+                         FAST_SAMPLING + [pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_SAMPLING],
+                         ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
+def test_sampling_equals_single_machine_training(clients, sampling, mode, growth, n_workers):
+    # the same column draws (the library's, seeded by tree, depth and node) and the same
+    # row sample (each partition draws its part of the single-machine sample; GOSS: after
+    # an exact distributed k-th largest score): the single-machine trees, bit for bit
+    # (float64 sums of these gradients are exact too)
+    X, y = make_data(seed=10)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode,
+                            **sampling)
+    stats = {}
+    chunks = 180 if n_workers == 4 else CHUNKS  # 7 partitions on 4 workers, 4 on fewer
+    model = dask_train(clients[n_workers], X, y, config, chunks=chunks, stats=stats)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    # and the sampling shows: the trees differ from the unsampled ones
+    defaults = bst.GBDTConfig()
+    unsampled = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(
+        **{name: getattr(defaults, name) for name in sampling if name != "learning_rate"}))
+    assert any(not np.array_equal(a.split_feature, b.split_feature) or not np.array_equal(a.n_samples, b.n_samples)
+               for a, b in zip(model.forest.trees, unsampled.forest.trees))
+    if "subsample" in sampling:  # the root holds the round's sample; each partition was sent 2 integers a round
+        assert all(t.n_samples[0] == round(sampling["subsample"] * len(y)) for t in model.forest.trees)
+        assert stats["sample_bytes"] == 16 * -(-len(y) // chunks) * 4
+    else:
+        assert stats["sample_bytes"] == 0
+    if "goss_top_rate" in sampling:  # the warm-up rounds see every row, then the 240 + 120 GOSS rows
+        assert [t.n_samples[0] for t in model.forest.trees] == [1200, 1200, 360, 360]
+
+
+def test_partitions_draw_their_part_of_the_single_machine_row_sample():
+    # the driver counts each partition's sampled rows before it; each partition then
+    # draws its rows alone: together, the single-machine sample of every round (empty
+    # partitions and one at the very end included)
+    n, first_rows = 1000, np.array([0, 0, 137, 400, 400, 999])
+    sampler = make_row_sampler(bst.GBDTConfig(subsample=0.3, seed=3), n, 1, 1)
+    stops = np.append(first_rows[1:], n)
+    for round_ in range(3):
+        taken, others = sample_rows(sampler, round_, np.zeros((1, n, 2), dtype=np.float32))
+        before = sampler.taken_below(round_, first_rows)
+        assert before.tolist() == [np.sum(taken < f) for f in first_rows]
+        parts = []
+        for start, stop, n_before in zip(first_rows, stops, before):
+            out = np.empty(stop - start + 1, dtype=np.uint32)
+            k = sampler.draw_range(round_, start, stop, n_before, out)
+            assert np.array_equal(np.sort(out[:stop - start]), np.arange(stop - start))  # theirs, then the others
+            parts.append(out[:k].astype(np.int64) + start)
+        assert np.array_equal(np.concatenate(parts), taken)
+    with pytest.raises(ValueError, match="bounds must increase"):
+        sampler.taken_below(0, [5, 3])
+    with pytest.raises(ValueError, match="n_before"):
+        sampler.draw_range(0, 0, 10, 301, np.empty(11, dtype=np.uint32))
+
+
+def test_partitions_draw_their_part_of_the_single_machine_goss_sample():
+    # scores with many ties at the threshold (integer gradients): from where the pass
+    # stands at each partition's first row, the partitions' draws are the single-machine
+    # sample and re-weighted gradients, ties taken first-come across partitions
+    n, first_rows = 1000, [0, 0, 137, 400, 400, 999]
+    rng = np.random.default_rng(1)
+    gh = np.stack([rng.integers(-3, 4, size=(n, 2)), rng.integers(0, 3, size=(n, 2))], axis=2).astype(np.float32)
+    gh = np.ascontiguousarray(gh.transpose(1, 0, 2))  # (2 outputs, n, 2)
+    sampler = make_row_sampler(bst.GBDTConfig(goss_top_rate=0.2, goss_other_rate=0.1, learning_rate=1.0), n, 2, 1)
+    for round_ in (1, 2):
+        expected_gh = gh.copy()
+        taken, _ = sample_rows(sampler, round_, expected_gh)
+        scores = goss_scores(gh)
+        threshold = np.sort(scores)[::-1][sampler.top_k - 1]
+        assert np.sum(scores == threshold) > np.sum(scores > threshold) // 4  # ties: plenty
+        at = (threshold, sampler.top_k - int(np.sum(scores > threshold)), n - sampler.top_k, sampler.other_k)
+        parts, drawn_gh = [], gh.copy()
+        for start, stop in zip(first_rows, first_rows[1:] + [n]):
+            part = np.ascontiguousarray(drawn_gh[:, start:stop])
+            out = np.empty(stop - start + 1, dtype=np.uint32)
+            k, at = goss_draw_range(sampler.seed, round_, sampler.weight, scores[start:stop], part, start, at, out)
+            drawn_gh[:, start:stop] = part
+            parts.append(out[:k].astype(np.int64) + start)
+        assert at[1:] == (0, 0, 0)  # every tie, rest row and draw accounted for
+        assert np.array_equal(np.concatenate(parts), taken)
+        assert np.array_equal(drawn_gh, expected_gh)
+
+
 @pytest.mark.parametrize("change, name", [
-    (dict(subsample=0.5), "subsample"), (dict(colsample_bytree=0.5), "colsample_bytree"),
-    (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
+    (dict(interaction_constraints=[[0, 1]]), "interaction_constraints"), (dict(booster="dart"), "booster"),
+    (dict(linear_leaves=True), "linear_leaves"),
     (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints"),
     (dict(objective=bst.Objective.softmax(3)), "objective"),
 ])
@@ -285,6 +382,49 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
     assert model.eval_history == undisturbed.eval_history
     assert np.array_equal(model.predict(X), undisturbed.predict(X))
+
+
+def test_the_model_survives_recoveries_with_sampling(clients, monkeypatch):
+    # as above, with row and column sampling: every rebuilt partition draws the rounds'
+    # samples again and adds each finished tree to its sampled rows (by the growth
+    # steps) and to the others (by the tree's splits); the model is the single-machine
+    # one (quantized), and its validation scores those of the undisturbed run
+    X, y = make_data(n=1600, seed=8)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.6, colsample_bynode=0.6)
+    n = 1 + 3
+
+    def run():
+        stats = {}
+        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
+                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
+                      stats=stats)
+        return model, stats
+
+    undisturbed, _ = run()
+    lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
+    model, stats = run()
+    assert stats["recoveries"] == 5
+    assert all(len(t.value) == 15 for t in model.forest.trees)  # full trees: the waits are numbered as above
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(undisturbed, reference)
+    assert_same_trees(model, undisturbed)
+    assert model.eval_history == undisturbed.eval_history
+    assert np.array_equal(model.predict(X), undisturbed.predict(X))
+
+
+def test_the_model_survives_recoveries_with_goss(clients, monkeypatch):
+    # lost workers in the warm-up rounds and in GOSS rounds (while the k-th largest score
+    # is searched, and while trees grow): the rebuilt partitions draw the finished GOSS
+    # rounds' samples again from where the selection pass stood at each of them, and a
+    # round whose sample was not drawn yet draws it again; the single-machine model
+    X, y = make_data(seed=11)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", **GOSS)
+    # waits: 4 per warm-up tree; a GOSS tree 1 + 5 (the select) + 1 (the selection pass) + 4
+    lose_a_worker_at(monkeypatch, {2, 7, 12, 16, 25})
+    stats = {}
+    model = dask_train(clients[2], X, y, config, stats=stats)
+    assert stats["recoveries"] == 5
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
 
 
 def test_a_killed_worker_process_is_survived(monkeypatch):

@@ -206,8 +206,8 @@ def test_bad_input(client):
         est.fit(Xd, yd, eval_set=(Xd[:, :4], yd))
     with pytest.raises(ValueError, match="config.objective"):
         DaskGBDTRegressor(objective="huber", client=client).fit(Xd, yd)
-    with pytest.raises(ValueError, match="config.subsample"):
-        DaskGBDTRegressor(subsample=0.5, client=client).fit(Xd, yd)
+    with pytest.raises(ValueError, match="config.booster"):
+        DaskGBDTRegressor(booster="dart", client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="n_threads must be >= 0"):
         DaskGBDTRegressor(n_threads=-1, client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="importance_type"):

@@ -33,17 +33,24 @@ quantized rounding is seeded per row and tree), so the model is the undisturbed 
 from __future__ import annotations
 
 import heapq
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.model.tree import Tree
-from boosters.training._node_steps import column_totals, find_best_splits, leaf_weight
+from boosters.training._node_steps import (
+    column_totals, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits, leaf_weight,
+)
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.constraints import make_node_constraints
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+# the radix select's digits (tasks.DIGIT_BITS each), from the top, as _sampling.kth_largest's
+GOSS_SHIFTS = (53, 42, 31, 20, 9, 0)
 
 
 class LostWorker(RuntimeError):
@@ -97,12 +104,26 @@ class Partitions:
         holders = self.client.who_has(states)
         return [sorted(holders[s.key])[0] for s in states]
 
-    def on_each(self, function, *args) -> list:
+    def on_each(self, function, *args, each=None) -> list:
         """function(state_i, *args) on every partition, on the worker holding state_i
-        (pure=False: the tasks mutate the state, never deduplicate them)."""
-        futures = [self.client.submit(function, state, *args, workers=[worker], allow_other_workers=False,
+        (pure=False: the tasks mutate the state, never deduplicate them); `each`: one more
+        argument per partition, each[i] for state_i."""
+        each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        futures = [self.client.submit(function, state, *args, *extra, workers=[worker], allow_other_workers=False,
                                       pure=False)
-                   for state, worker in zip(self.states, self.workers)]
+                   for state, worker, extra in zip(self.states, self.workers, each)]
+        self.pending += futures
+        return futures
+
+    def chain(self, function, first, *args) -> list:
+        """function(state_i, *args, previous) on every partition in order, `previous` being
+        `first` for the first one and the result of the one before for the others: a pass
+        over all the rows in order, one pinned task after the other."""
+        futures, previous = [], first
+        for state, worker in zip(self.states, self.workers):
+            previous = self.client.submit(function, state, *args, previous, workers=[worker],
+                                          allow_other_workers=False, pure=False)
+            futures.append(previous)
         self.pending += futures
         return futures
 
@@ -152,13 +173,13 @@ class Partitions:
         if lost:
             raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
 
-    def recover(self, rebuild, *args) -> None:
+    def recover(self, rebuild, *args, each=None) -> None:
         """After a lost worker: the abandoned tasks released; once Dask has recomputed the
         lost states from their data (their lineage: the raw blocks, then the binning),
         every state replaced by rebuild(state, *args), a new state made on the worker that
         holds the old one (where later tasks are pinned). The states on the live workers are rebuilt
-        too (a task of the abandoned step may still be using them). LostWorker if another
-        worker is lost meanwhile (recover again)."""
+        too (a task of the abandoned step may still be using them). `each`: one more argument
+        per partition (as on_each). LostWorker if another worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
             future.release()
         self.pending = []
@@ -166,8 +187,10 @@ class Partitions:
         self.workers = self._holders(self.states)
         # a preference, not a pin: should this worker die too, Dask must be able to
         # recompute the new state elsewhere from its lineage (a pinned task could not run)
-        rebuilt = [self.client.submit(rebuild, state, *args, workers=[worker], allow_other_workers=True, pure=False)
-                   for state, worker in zip(self.states, self.workers)]
+        each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        rebuilt = [self.client.submit(rebuild, state, *args, *extra, workers=[worker], allow_other_workers=True,
+                                      pure=False)
+                   for state, worker, extra in zip(self.states, self.workers, each)]
         self._wait(rebuilt, pinned=False)
         self.states = rebuilt
         self.workers = self._holders(rebuilt)
@@ -222,7 +245,17 @@ class DaskTreeGrower:
                                         min_data_per_group=config.min_data_per_group)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
-        self.finished = []  # per grown tree: (output, its split steps, leaf nodes, leaf values), for `resume`
+        # column sampling: the library's draws (seeded by tree, depth and node), as GrowthLoop makes them
+        self.constraints = make_node_constraints(config, features, layout.n_features, None, self.max_nodes,
+                                                 self.finder.max_batch, mapper.is_categorical)
+        if self.constraints is not None:
+            self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
+        self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
+        self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
+        self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples
+        # per grown tree: (output, its split steps, leaf nodes, leaf values, and with a row
+        # sample the tree's splits for the other rows), for `resume`
+        self.finished = []
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
     @staticmethod
@@ -234,10 +267,59 @@ class DaskTreeGrower:
 
     # -- one tree ---------------------------------------------------------------------------
 
+    def sample_rows(self, sampler, chunks: tuple) -> None:
+        """Sample each round's rows with `sampler` (the library's RowSampler of the whole
+        training, uniform or GOSS): `chunks` are the partitions' row counts, in order."""
+        if sampler is not None and sampler.kind not in (1, 2):  # _sampling.UNIFORM, GOSS
+            raise ValueError("boosters.dask samples rows uniformly or by GOSS only")
+        self.sampler = sampler
+        self.goss = sampler is not None and sampler.kind == 2
+        self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
+        self.bounds = np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)  # each partition's first row
+        self.counts = {}  # round -> per partition: the round's sampled rows before its first row
+        self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
+        self.executor = None
+
+    def _round_sample(self, round_: int) -> list:
+        """Per partition, what it needs to draw its part of the round's row sample itself:
+        (round, sampled rows before its first row). The driver's one pass over the row
+        indices (O(n_rows) time, O(partitions) memory) per round, in a thread while the
+        round before grows (taken_below releases the GIL)."""
+        if round_ not in self.counts:
+            start = time.perf_counter()
+            if self.next_counts is not None and self.next_counts[0] == round_:
+                self.counts[round_] = self.next_counts[1].result().tolist()
+            else:
+                self.counts[round_] = self.sampler.taken_below(round_, self.bounds).tolist()
+            self.sample_seconds += time.perf_counter() - start  # what the driver waited for
+            self.sample_bytes += 16 * len(self.bounds)
+            self.next_counts = None
+            if round_ + 1 < self.config.n_estimators:
+                if self.executor is None:  # one thread, ended when the training's grower goes
+                    self.executor = ThreadPoolExecutor(1, thread_name_prefix="boosters-dask-sample")
+                self.next_counts = (round_ + 1, self.executor.submit(self.sampler.taken_below, round_ + 1,
+                                                                     self.bounds))
+            elif self.executor is not None:
+                self.executor.shutdown(wait=False)
+                self.executor = None
+        return [(round_, n) for n in self.counts[round_]]
+
     def resume(self, n_outputs: int) -> None:
         """After a lost worker: every partition rebuilt with the margins of the finished
-        trees and the gradients of their round (see Partitions.recover)."""
-        self.partitions.recover(tasks.resume, self.finished, n_outputs)
+        trees and the gradients of their round (see Partitions.recover); with row sampling,
+        each round's sample drawn again by every partition."""
+        each, n_parts = None, len(self.partitions.states)
+        if self.goss:  # the rounds whose samples were drawn (the current one's may still be to draw)
+            rounds = []
+            for r in range(len(self.finished) // n_outputs + 1):
+                if r >= self.sampler.warmup_rounds and r not in self.goss_starts:
+                    break
+                rounds.append(self.goss_starts.get(r, [None] * n_parts))
+            each = [[r[i] for r in rounds] for i in range(n_parts)]
+        elif self.sampler is not None:
+            rounds = [self._round_sample(r) for r in range(len(self.finished) // n_outputs + 1)]
+            each = [[r[i][1] for r in rounds] for i in range(n_parts)]
+        self.partitions.recover(tasks.resume, self.finished, n_outputs, each=each)
         self.resumed = True
 
     def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
@@ -248,13 +330,26 @@ class DaskTreeGrower:
         p = self.partitions
         if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
             previous_leaves, new_round = None, False
+        if previous_leaves is not None and self.finished[-1][4] is not None:  # and the rows outside its sample
+            previous_leaves = (*previous_leaves, self.finished[-1][4])
+        # a new round's row sample (round tree_index // n_outputs): each partition draws its part
+        round_ = 0 if self.sampler is None else tree_index // self.sampler.n_outputs
+        goss_round = self.goss and round_ >= self.sampler.warmup_rounds
+        if goss_round and round_ not in self.goss_starts:  # a new round, or one resumed before its sample
+            self._goss_sample(round_, tree_index, previous_leaves)
+            previous_leaves, new_round = None, False  # added, and the round's gradients computed
+        sample = (self._round_sample(round_)
+                  if self.sampler is not None and not self.goss and new_round else None)
+        sampled = self.sampler is not None and (goss_round or not self.goss)
         self.tree_index, self.output = tree_index, output
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
         self.renewed = False  # the last step brought the leaves' float gradient sums
-        root = self._add(0, self.n_rows)
-        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum,
-                          for_workers=True)  # the root's tasks take it
+        root = self._add(0, self.sampler.n_sample if sampled else self.n_rows)
+        if self.constraints is not None:
+            constraints_start_tree(self.constraints, tree_index)
+        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round, each=sample),
+                          tasks.maximum, for_workers=True)  # the root's tasks take it
         maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
                                            histograms=1)
         if self.quantizer is not None:
@@ -272,9 +367,40 @@ class DaskTreeGrower:
             self._renew_leaf_sums(leaves)
         return self._finish()
 
+    def _goss_sample(self, round_: int, tree_index: int, previous_leaves) -> None:
+        """The round's GOSS sample, the single-machine one: the previous tree added and the
+        round's gradients and scores computed on every partition, the top_k-th largest
+        score found exactly by a radix select over the partitions' reduced digit counts
+        (one round trip per digit), then the selection pass over the rows in partition
+        order (a chain of tasks, each partition's rows drawn from where the one before
+        left the pass). Where the pass stood at each partition is kept, for `resume`."""
+        p, sampler = self.partitions, self.sampler
+        k, prefix, fixed_low = sampler.top_k, 0, 64
+        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, GOSS_SHIFTS[0])))
+        for j, shift in enumerate(GOSS_SHIFTS):
+            if j:
+                counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))
+            above, digit = 0, len(counts) - 1
+            while above + int(counts[digit]) < k:  # the digit of the k-th largest, from the top
+                above += int(counts[digit])
+                digit -= 1
+            k -= above
+            prefix, fixed_low = prefix | (digit << shift), shift
+        threshold = float(np.array(prefix, dtype=np.uint64).view(np.float64))
+        # k: the rows scoring the threshold itself that the top set takes (the first ones)
+        start = (threshold, k, self.n_rows - sampler.top_k, sampler.other_k)
+        ends = p.gather(p.chain(tasks.goss_draw, start, tree_index, round_))
+        self.goss_starts[round_] = [start] + ends[:-1]
+
     def _finish(self) -> Tree:
         tree = self._tree()
-        self.finished.append((self.output, self.steps, *self.leaves(tree)))
+        outside = None
+        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction
+            internal = np.flatnonzero(np.asarray(tree.left_child) >= 0)
+            outside = np.stack([internal, *(np.asarray(a)[internal] for a in (
+                tree.split_feature, tree.threshold_bin, tree.default_left, tree.left_child, tree.right_child))],
+                axis=1).astype(np.int64)
+        self.finished.append((self.output, self.steps, *self.leaves(tree), outside))
         return tree
 
     def _renew_leaf_sums(self, leaves: list) -> None:
@@ -389,10 +515,15 @@ class DaskTreeGrower:
                     category_bins=node["best_bins"])
         self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
         self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
+        if self.constraints is not None:
+            constraints_split(self.constraints, parent, left, right, feature, left_g, left_h,
+                              node["sum_g"] - left_g, node["sum_h"] - left_h)
 
     def _find_splits(self, nodes: list) -> None:
         if not nodes:
             return
+        if self.constraints is not None:  # the nodes' sampled columns
+            constraints_prepare(self.constraints, nodes, [n["depth"] for n in self.nodes])
         found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
                                  [self.nodes[n]["sum_h"] for n in nodes],
                                  [float(self.nodes[n]["count"]) for n in nodes], category_bins=True)

@@ -26,25 +26,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from boosters._lib.arrays import unique
-from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
+from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split, split_many
 from boosters.training._partition import RowPartitioner
+from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
+DIGIT_BITS = 11  # GOSS's distributed k-th largest score: radix select, 2048 counters a pass
 
 
 @dataclass(frozen=True)
 class Settings:
     """What every partition of a training shares: `features` the usable features,
     `max_nodes` of a tree, `quantizer` (bits, levels, seed) for quantized histograms
-    (None: float64), the histogram layout asked for and the prefetch switch."""
+    (None: float64), the histogram layout asked for and the prefetch switch;
+    `row_sample`: each round's trees see the single-machine row sample, uniform
+    ("uniform", n_rows of the training, rows per round, seed) or GOSS ("goss", seed,
+    weight of the drawn rows); None: every row."""
     features: np.ndarray
     max_nodes: int
     quantizer: tuple | None
     histogram_layout: str = "auto"
     prefetch: bool = True
+    row_sample: tuple | None = None
 
 
 class PartitionState:
@@ -59,7 +65,14 @@ class PartitionState:
         self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
-        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1)
+        self.sampler = None  # uniform: the training's row sampler; this partition draws its part of each round's
+        self.goss = None  # GOSS: (seed, weight); the round's scores in self.scores
+        if settings.row_sample is not None and settings.row_sample[0] == "uniform":
+            _, n_total, n_sample, seed = settings.row_sample
+            self.sampler = RowSampler("uniform", n_total, len(base_scores), seed, 1, n_sample=n_sample)
+        elif settings.row_sample is not None:
+            self.goss = settings.row_sample[1:]
+        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1, sampling=settings.row_sample is not None)
         self.output = 0
         self.tree = -1  # the tree being grown; a state rebuilt by Dask after losing its worker has -1
         self.quantizer = settings.quantizer
@@ -105,14 +118,60 @@ class PartitionState:
                     out[start + slot] = self.pool[slot]
         return out
 
-    def replay(self, output: int, steps: list, leaves, values) -> None:
+    def replay(self, output: int, steps: list, leaves, values, outside=None) -> None:
         """Add a finished tree's leaf values to the margins of `output`: its growth steps'
-        splits (each an array of rows as `split_nodes` takes) applied again from the root,
-        which puts every row in the leaf it had (the same calls in the same order)."""
+        splits (each an array of rows as `split_nodes` takes) applied again from the root
+        (every row, or the round's sample), which puts every row in the leaf it had (the
+        same calls in the same order); then the rows outside the sample (see add_outside)."""
         self.partitioner.reset()
         for splits in steps:
             split_rows(self.partitioner, splits)
         self.partitioner.add_leaf_values(leaves, values, self.margins[output])
+        if outside is not None:
+            self.add_outside(output, outside, leaves, values)
+
+    def draw_sample(self, round_: int, spec) -> None:
+        """This partition's part of the round's row sample, which the partitioner's root holds
+        from now on. Uniform: `spec` is how many sampled rows lie before this partition;
+        GOSS: where the round's selection pass stands at its first row (goss_draw_range;
+        the round's gradients computed, re-weighted here), None in a warm-up round (every row)."""
+        part = self.partitioner
+        if self.sampler is not None:
+            part.n_sampled = self.sampler.draw_range(round_, self.first_row, self.first_row + self.n_rows, spec,
+                                                     part.sample)
+        elif spec is None:
+            part.n_sampled = -1
+        else:
+            self.scores = goss_scores(self.gradients)
+            part.n_sampled = self.draw_goss(round_, spec)[0]
+        part.reset()
+
+    def draw_goss(self, round_: int, at: tuple) -> tuple:
+        """GOSS's selection over this partition's rows (self.scores: the round's), from
+        where the round's pass stands at its first row: (rows taken, where it stands after)."""
+        seed, weight = self.goss
+        return goss_draw_range(seed, round_, weight, self.scores, self.gradients, self.first_row, at,
+                               self.partitioner.sample)
+
+    def add_outside(self, output: int, splits: np.ndarray, leaves, values) -> None:
+        """Add a finished tree's leaf values to the margins of the rows outside the round's
+        sample: the tree's `splits` (rows as `split_nodes` takes, with the tree's default
+        directions, as at prediction) applied to those rows alone, as single-machine
+        training's RowPartitioner.add_tree_outside_sample does. The sample stays."""
+        part, n = self.partitioner, self.n_rows
+        k = part.n_sampled
+        if k < 0 or k == n:
+            return
+        rows = np.asarray(part.sample)
+        rows[:n] = np.concatenate([rows[k:n], rows[:k]])  # the root: the other rows
+        part.n_sampled = n - k
+        part.reset()
+        for node, feature, bin_, default_left, left, right in splits.tolist():  # parents before children
+            split(part, node, feature, bin_, default_left, left, right)
+        part.add_leaf_values(leaves, values, self.margins[output])
+        rows[:n] = np.concatenate([rows[n - k:n], rows[:n - k]])
+        part.n_sampled = k
+        part.reset()
 
 
 def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int) -> PartitionState:
@@ -122,10 +181,12 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
                           settings, first_row)
 
 
-def resume(state: PartitionState, finished: list, n_outputs: int) -> PartitionState:
+def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) -> PartitionState:
     """A new state of `state`'s partition, ready to grow tree len(finished) of the
     training: margins and the round's gradients rebuilt from the `finished` trees, each
-    (output, growth steps, leaf nodes, leaf values), in training order.
+    (output, growth steps, leaf nodes, leaf values, splits for the rows outside the row
+    sample or None), in training order. `samples`: with row sampling, per round so far
+    (the current one included) the sampled rows before this partition (see draw_sample).
 
     Only what the training never mutates is read from `state` (binned rows, labels,
     weights): it may be a state Dask rebuilt from the data after its worker died, or a
@@ -134,11 +195,20 @@ def resume(state: PartitionState, finished: list, n_outputs: int) -> PartitionSt
                          state.settings, state.first_row)
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
-    for t in range(round_start):
+
+    def start_round(t):  # the gradients (GOSS: every round's) and the row sample, before the round's first tree
+        if t % n_outputs:
+            return
+        if t == round_start or new.goss is not None:
+            new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
+        if samples is not None and t // n_outputs < len(samples):
+            new.draw_sample(t // n_outputs, samples[t // n_outputs])
+
+    for t in range(n_trees):
+        start_round(t)
         new.replay(*finished[t])
-    new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
-    for t in range(round_start, n_trees):
-        new.replay(*finished[t])
+    if n_trees == round_start:
+        start_round(n_trees)
     new.tree = n_trees - 1  # the next tree starts with nothing to add (start_tree without previous leaves)
     return new
 
@@ -157,24 +227,74 @@ def label_sums(y, weights) -> np.ndarray:
     return np.array([(w * y).sum(), w.sum()])
 
 
-def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool) -> np.ndarray:
+def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,
+               sample=None) -> np.ndarray:
     """Add the previous tree's leaf values to the margins (previous_leaves: (output, leaf
-    nodes, values) or None), then start tree `tree` (of the training) for `output`: the
-    round's gradients (when `new_round`), the partition reset. Returns max |grad| and max
-    |hess| here."""
+    nodes, values) or None; with a row sample, then its splits for the other rows), then
+    start tree `tree` (of the training) for `output`: the round's gradients (when
+    `new_round`) and row sample (`sample`: (round, sampled rows before this partition),
+    None: every row), the partition reset. Returns max |grad| and max |hess| of the
+    tree's rows here."""
     state.expect(tree - 1)
     state.tree = tree
-    if previous_leaves is not None:
-        k, leaves, values = previous_leaves
-        state.partitioner.add_leaf_values(leaves, values, state.margins[k])
+    _add_previous(state, previous_leaves)
     if new_round:
         state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+        if sample is not None:
+            state.draw_sample(*sample)
     state.output = output
     state.partitioner.reset()
     if state.quantizer is None:
         state.builder.set_gradients(state.gradients[output])
     gh = state.gradients[output]
-    return np.abs(gh).max(axis=0).astype(np.float64) if state.n_rows else np.zeros(2)
+    if state.partitioner.n_sampled >= 0:  # the quantizer's scales: from the sampled rows, as single-machine
+        gh = gh[np.asarray(state.partitioner.sample)[:state.partitioner.n_sampled]]
+    return np.abs(gh).max(axis=0).astype(np.float64) if len(gh) else np.zeros(2)
+
+
+def _add_previous(state: PartitionState, previous_leaves) -> None:
+    """The previous tree's leaf values added to the margins (see start_tree)."""
+    if previous_leaves is not None:
+        k, leaves, values, *outside = previous_leaves
+        state.partitioner.add_leaf_values(leaves, values, state.margins[k])
+        if outside:
+            state.add_outside(k, outside[0], leaves, values)
+
+
+def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: int) -> np.ndarray:
+    """A GOSS round's start (before start_tree, with new_round False): the previous
+    tree's leaf values added, the round's gradients and scores; returns the first pass's
+    digit counts of the scores (goss_digits)."""
+    state.expect(tree - 1)
+    _add_previous(state, previous_leaves)
+    state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+    state.scores = goss_scores(state.gradients)
+    state.candidates = state.scores.view(np.uint64)  # the radix select's: narrowed pass by pass
+    return goss_digits(state, tree, 0, 64, shift)
+
+
+def goss_digits(state: PartitionState, tree: int, prefix: int, fixed_low: int, shift: int) -> np.ndarray:
+    """A pass of the round's distributed radix select: (2**DIGIT_BITS,) int64 counts of
+    the digit at `shift` of the scores' bit patterns (non-negative doubles: ordered as
+    integers) that agree with `prefix` from bit `fixed_low` up (64: every score); those
+    are kept as the candidates of the next pass."""
+    state.expect(tree - 1)
+    keys = state.candidates
+    if fixed_low < 64:
+        keys = state.candidates = keys[(keys >> np.uint64(fixed_low)) == np.uint64(prefix >> fixed_low)]
+    digits = (keys >> np.uint64(shift)) & np.uint64((1 << DIGIT_BITS) - 1)
+    return np.bincount(digits.astype(np.int64), minlength=1 << DIGIT_BITS)
+
+
+def goss_draw(state: PartitionState, tree: int, round_: int, at: tuple) -> tuple:
+    """This partition's part of the round's GOSS sample, from where the round's pass
+    over the rows stands at its first row (the previous partition's result): the
+    partitioner's root holds it from now on. Returns where the pass stands after it."""
+    state.expect(tree - 1)
+    k, after = state.draw_goss(round_, at)
+    state.partitioner.n_sampled = k
+    state.partitioner.reset()
+    return after
 
 
 def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -> np.ndarray:

@@ -26,13 +26,12 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.objectives import make_objective
+from boosters.training.sampling import make_row_sampler
 from boosters.training.trainer import resolve_histogram_mode
 
 SUPPORTED_OBJECTIVES = ("squared", "logistic")
 # parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("colsample_bytree", "colsample_bylevel", "colsample_bynode", "monotone_constraints",
-               "interaction_constraints", "subsample", "goss_top_rate", "goss_other_rate", "booster",
-               "linear_leaves", "metric")
+UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "booster", "linear_leaves", "metric")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -57,6 +56,9 @@ def check_config(config: GBDTConfig) -> None:
         if getattr(config, name) != getattr(defaults, name):
             raise ValueError(f"config.{name}: not supported by boosters.dask yet (keep the default "
                              f"{getattr(defaults, name)!r}), got {getattr(config, name)!r}")
+    if config.subsample < 1.0 and config.objective.needs_groups:
+        raise ValueError("config.subsample: boosters.dask samples rows uniformly; sampling whole queries (a "
+                         "ranking objective) is not supported yet")
 
 
 def _frame_types() -> tuple:
@@ -175,8 +177,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         (n_rows,) labels.
     config : GBDTConfig, optional
         The training settings; objectives squared and logistic, float64 histograms, either
-        growth strategy, early stopping. Sampling, constraints, DART, linear leaves and
-        metrics other than the objective's are refused (ValueError) for now.
+        growth strategy, early stopping, column sampling, uniform row sampling and GOSS.
+        Constraints, DART, linear leaves and metrics other than the objective's are refused
+        (ValueError) for now.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -187,7 +190,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
-        reduction moves between workers, at most), ``recoveries`` (lost workers survived).
+        reduction moves between workers, at most), ``recoveries`` (lost workers survived),
+        ``sample_bytes`` (sent to the partitions to draw their parts of the row samples)
+        and ``sample_seconds`` (the driver's wait for the row samples' counts).
     bin_edges : {"sample", "sketch"}, default "sample"
         "sample": the single-machine training's edges, from its seeded row sample.
         "sketch": from a mergeable weighted quantile sketch of every row (the user guide page
@@ -259,6 +264,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
+    grower.sample_rows(make_row_sampler(config, n_rows, objective.n_outputs, 1), X.chunks[0])
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
                         categories=categories)
@@ -293,6 +299,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     if stats is not None:
         stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
                      partition_bytes=partitions.partition_bytes, recoveries=len(recoveries))
+        stats.update(sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
     return GBDTModel(ensemble)
 
 
@@ -365,9 +372,14 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     # squared error and logistic start from the weighted mean of y: init_scores of that one value
     base = objective.init_scores(np.array([total[0] / total[1]]), None)
     n_rows = int(sum(chunks))
+    sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)
+    row_sample = None
+    if sampler is not None:
+        row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == 2 else
+                      ("uniform", n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
-                              config.histogram_layout, config.prefetch)
+                              config.histogram_layout, config.prefetch, row_sample=row_sample)
     first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
               for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]

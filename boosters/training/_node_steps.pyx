@@ -10,9 +10,10 @@ functions here, which check every index before a kernel sees it.
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+from boosters.training._constraints cimport NodeConstraints
 from boosters.training._gain cimport leaf_weight as gain_leaf_weight
 from boosters.training._partition cimport IN_ORDER, RowPartitioner, SPLIT
 from boosters.training._split cimport Candidate, SplitFinder
@@ -246,6 +247,42 @@ def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssiz
     cdef double g, h
     finder.totals(slot, start, stop, &g, &h)
     return g, h
+
+
+# -- the node constraints (column sampling) -----------------------------------------------------
+
+def constraints_start_tree(NodeConstraints constraints, uint64_t tree_index):
+    """A new tree (`tree_index` of the training: it seeds the column draws), as
+    GrowthLoop.grow_tree starts one."""
+    constraints.start_tree(tree_index)
+
+
+def constraints_split(NodeConstraints constraints, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right,
+                      int32_t feature, double left_g, double left_h, double right_g, double right_h):
+    """`node` was split on `feature` into `left` and `right` with these sums (as
+    GrowthLoop records a split)."""
+    cdef Py_ssize_t n_nodes = constraints.parent.shape[0]
+    if not (0 <= node < n_nodes and 0 <= left < n_nodes and 0 <= right < n_nodes):
+        raise ValueError(f"node ids must be in [0, {n_nodes})")
+    if not 0 <= feature < constraints.position.shape[0]:
+        raise ValueError(f"feature {feature} out of range")
+    constraints.split(node, left, right, feature, left_g, left_h, right_g, right_h)
+
+
+def constraints_prepare(NodeConstraints constraints, nodes, depth):
+    """Row i of the constraints' `allowed` and `bounds` (what the split finder reads)
+    for nodes[i], as GrowthLoop prepares a split search; `depth`: int32 per node id."""
+    cdef const int64_t[::1] node_v = int64s(nodes, "nodes", constraints.parent.shape[0])
+    cdef const int32_t[::1] depth_v = np.ascontiguousarray(depth, dtype=np.int32)
+    cdef Py_ssize_t i
+    batch = constraints.allowed if constraints.allowed is not None else constraints.bounds
+    if batch is not None and node_v.shape[0] > batch.shape[0]:
+        raise ValueError(f"at most {batch.shape[0]} nodes per split search")
+    for i in range(node_v.shape[0]):
+        if not 0 <= node_v[i] < min(depth_v.shape[0], constraints.parent.shape[0]):
+            raise ValueError(f"node {node_v[i]} out of range (or without a depth)")
+    if node_v.shape[0] > 0:
+        constraints.prepare(&node_v[0], node_v.shape[0], &depth_v[0])
 
 
 # -- the leaf values --------------------------------------------------------------------------

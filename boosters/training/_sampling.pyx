@@ -43,16 +43,29 @@ KINDS = {"uniform": UNIFORM, "goss": GOSS, "queries": QUERIES}
 cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
 
 
+cdef inline size_t takes(uint64_t key, Py_ssize_t i, Py_ssize_t n, Py_ssize_t need) noexcept nogil:
+    """Algorithm S's draw: row i of n is taken when `need` rows are still to be taken."""
+    return uniform01(key, i) * <double> (n - i) < <double> need
+
+
+cdef Py_ssize_t uniform_range(uint64_t key, Py_ssize_t n, Py_ssize_t m, Py_ssize_t start, Py_ssize_t stop,
+                              Py_ssize_t n_before, row_t* out) noexcept nogil:
+    """The part of the sample of m rows from 0..n-1 (algorithm S) that lies in rows
+    start..stop-1, given the n_before sampled rows below `start`: out[:k] = those rows
+    (as row - start), out[k:stop - start] = the others, both increasing; returns k.
+    One branch-free stable split (_lib/stable_split.pxd)."""
+    cdef Py_ssize_t i, size = stop - start, n_taken = 0, n_other = 0
+    for i in range(start, stop):
+        store_both_ends(out, size, <row_t> (i - start), takes(key, i, n, m - n_before - n_taken),
+                        &n_taken, &n_other)
+    reverse_second_part(out, n_taken, size)
+    return n_taken
+
+
 cdef Py_ssize_t uniform_rows(uint64_t key, Py_ssize_t n, Py_ssize_t m, row_t* out) noexcept nogil:
     """out[:m] = m rows drawn from 0..n-1 (algorithm S), out[m:n] = the others, both
-    increasing; returns m. One branch-free stable split (_lib/stable_split.pxd)."""
-    cdef Py_ssize_t i, n_taken = 0, n_other = 0
-    cdef size_t take
-    for i in range(n):
-        take = uniform01(key, i) * <double> (n - i) < <double> (m - n_taken)
-        store_both_ends(out, n, <row_t> i, take, &n_taken, &n_other)
-    reverse_second_part(out, m, n)
-    return m
+    increasing; returns m."""
+    return uniform_range(key, n, m, 0, n, 0, out)
 
 
 cdef enum:
@@ -93,6 +106,50 @@ cdef double kth_largest(uint64_t* keys, Py_ssize_t n, Py_ssize_t k) noexcept nog
     return value
 
 
+cdef struct GossDraw:  # where GOSS's selection pass over the rows stands
+    double threshold        # the top_k-th largest score
+    Py_ssize_t ties_left    # rows scoring the threshold still to take into the top set
+    Py_ssize_t rest_left    # rows outside the top set not passed yet
+    Py_ssize_t need         # of them, rows still to draw
+
+
+cdef Py_ssize_t goss_select(
+    uint64_t key,
+    const double* scores,   # IN: n rows' scores
+    float* gh,              # IN and OUT: (n_outputs, n_gh, 2); rows 0..n-1 here are rows first_row.. of the training
+    Py_ssize_t n_gh,
+    Py_ssize_t n_outputs,
+    Py_ssize_t first_row,
+    Py_ssize_t n,
+    float w,
+    GossDraw* at,           # IN and OUT: where the pass stands before these rows, then after them
+    row_t* out,             # OUT: n entries: the rows taken (0..n-1), then the others, both increasing
+) noexcept nogil:
+    """GOSS's selection over n consecutive rows of the training: the top rows (score
+    above the threshold, or at it while ties are left: the first ones), and among the
+    others algorithm S's draws (each row's draw seeded by its training row index), whose
+    gradients and hessians (every output's) are multiplied by w. Returns the rows taken."""
+    cdef Py_ssize_t i, k, n_taken = 0, n_other = 0
+    cdef double s
+    cdef size_t take
+    for i in range(n):
+        s = scores[i]
+        if s > at.threshold or (s == at.threshold and at.ties_left > 0):
+            at.ties_left -= s == at.threshold
+            take = 1
+        else:
+            take = uniform01(key, first_row + i) * <double> at.rest_left < <double> at.need
+            if take:
+                at.need -= 1
+                for k in range(n_outputs):
+                    gh[2 * (k * n_gh + i)] *= w
+                    gh[2 * (k * n_gh + i) + 1] *= w
+            at.rest_left -= 1
+        store_both_ends(out, n, <row_t> i, take, &n_taken, &n_other)
+    reverse_second_part(out, n_taken, n)
+    return n_taken
+
+
 cdef inline double goss_score(const float* gh, Py_ssize_t n_rows, Py_ssize_t n_outputs, Py_ssize_t row) noexcept nogil:
     """sum over outputs of |grad * hess| (exact products of float32 values)."""
     cdef Py_ssize_t k
@@ -131,6 +188,51 @@ cdef class RowSampler:
         self.n_sample, self.top_k, self.other_k, self.weight = n_sample, top_k, other_k, weight
         self.warmup_rounds = warmup_rounds
 
+    def taken_below(self, uint64_t round_, bounds):
+        """Uniform sampling: for each row bound (increasing), how many rows of round
+        `round_`'s sample lie below it: what a range of rows needs to draw its part of
+        the sample alone (`draw_range`), without the others. One pass over the rows,
+        O(1) memory (the data-parallel training's driver: boosters.dask)."""
+        cdef const int64_t[::1] b = np.ascontiguousarray(bounds, dtype=np.int64)
+        out = np.empty(b.shape[0], dtype=np.int64)
+        cdef int64_t[::1] out_v = out
+        cdef Py_ssize_t i, j = 0, n_taken = 0, n = self.n_rows
+        cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
+        if self.kind != UNIFORM:
+            raise ValueError("taken_below: uniform sampling only")
+        if b.shape[0] and (np.any(np.diff(b) < 0) or b[0] < 0 or b[b.shape[0] - 1] > n):
+            raise ValueError(f"bounds must increase within [0, {n}]")
+        with nogil:
+            for i in range(n):
+                while j < b.shape[0] and b[j] == i:
+                    out_v[j] = n_taken
+                    j += 1
+                n_taken += takes(key, i, n, self.n_sample - n_taken)
+            while j < b.shape[0]:
+                out_v[j] = n_taken
+                j += 1
+        return out
+
+    def draw_range(self, uint64_t round_, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t n_before,
+                   row_t[::1] out):  # out: OUT
+        """Uniform sampling: the part of round `round_`'s sample in rows start..stop-1,
+        given the n_before sampled rows below start (`taken_below`): out[:k] those rows
+        minus start, out[k:stop - start] the others, both increasing; returns k. The
+        rows the whole sample takes there, draw for draw."""
+        if self.kind != UNIFORM:
+            raise ValueError("draw_range: uniform sampling only")
+        if not (0 <= start <= stop <= self.n_rows and 0 <= n_before <= self.n_sample):
+            raise ValueError(f"need 0 <= start <= stop <= {self.n_rows} and 0 <= n_before <= {self.n_sample}")
+        if out.shape[0] < stop - start:
+            raise ValueError(f"out must hold {stop - start} rows")
+        if stop == start:
+            return 0
+        cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
+        cdef Py_ssize_t k
+        with nogil:
+            k = uniform_range(key, self.n_rows, self.n_sample, start, stop, n_before, &out[0])
+        return k
+
     cdef Py_ssize_t sample(
         self,
         uint64_t round_,
@@ -164,34 +266,54 @@ cdef class RowSampler:
         return n_taken
 
     cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil:
-        cdef Py_ssize_t i, k, n = self.n_rows, m = self.top_k + self.other_k
-        cdef Py_ssize_t n_top_above = 0, ties_left, n_taken = 0, n_other = 0, rest_left, need = self.other_k
-        cdef double threshold, s
-        cdef float w = <float> self.weight
+        cdef Py_ssize_t i, n = self.n_rows, n_top_above = 0
+        cdef GossDraw at
         for i in prange(n, schedule="static", num_threads=self.n_threads):
             self.scores[i] = goss_score(gh, n, self.n_outputs, i)
             memcpy(&self.keys[i], &self.scores[i], sizeof(double))
-        threshold = kth_largest(&self.keys[0], n, self.top_k)
+        at.threshold = kth_largest(&self.keys[0], n, self.top_k)
         for i in range(n):
-            n_top_above += self.scores[i] > threshold
-        ties_left = self.top_k - n_top_above  # rows scoring the threshold itself: the first ones
-        rest_left = n - self.top_k
-        for i in range(n):
-            s = self.scores[i]
-            if s > threshold or (s == threshold and ties_left > 0):
-                ties_left -= s == threshold
-                out[n_taken] = <row_t> i
-                n_taken += 1
-                continue
-            if uniform01(key, i) * <double> rest_left < <double> need:
-                need -= 1
-                out[n_taken] = <row_t> i
-                n_taken += 1
-                for k in range(self.n_outputs):
-                    gh[2 * (k * n + i)] *= w
-                    gh[2 * (k * n + i) + 1] *= w
-            else:
-                out[m + n_other] = <row_t> i
-                n_other += 1
-            rest_left -= 1
-        return m
+            n_top_above += self.scores[i] > at.threshold
+        at.ties_left = self.top_k - n_top_above  # rows scoring the threshold itself: the first ones
+        at.rest_left = n - self.top_k
+        at.need = self.other_k
+        return goss_select(key, &self.scores[0], gh, n, self.n_outputs, 0, n, <float> self.weight, &at, out)
+
+
+def goss_scores(const float[:, :, ::1] gh):
+    """GOSS's score of each row of the (n_outputs, n_rows, 2) gradients: the sum over
+    outputs of |grad * hess| (what a part of the rows contributes to the round's top
+    set, for a data-parallel training: boosters.dask)."""
+    cdef Py_ssize_t i, n = gh.shape[1]
+    scores = np.empty(n)
+    cdef double[::1] s = scores
+    if gh.shape[2] != 2:
+        raise ValueError("gh must be (n_outputs, n_rows, 2)")
+    if n and gh.shape[0]:
+        with nogil:
+            for i in range(n):
+                s[i] = goss_score(&gh[0, 0, 0], n, gh.shape[0], i)
+    else:
+        scores[:] = 0.0
+    return scores
+
+
+def goss_draw_range(uint64_t seed, uint64_t round_, double weight, const double[::1] scores,
+                    float[:, :, ::1] gh, Py_ssize_t first_row, tuple at, row_t[::1] out):  # gh: IN and OUT
+    """GOSS's selection (of round `round_` of a training seeded `seed`) over rows
+    first_row.. of the training, whose scores (goss_scores) and gradients (re-weighted
+    by `weight` where drawn) these are: `at` = (threshold, ties left, rest left, need)
+    where the round's pass over all rows stands at first_row. out[:k] = the rows taken
+    (0..n-1), out[k:n] the others; returns (k, where the pass stands after them): the
+    round's sample on one machine, draw for draw."""
+    cdef Py_ssize_t n = scores.shape[0], k
+    cdef GossDraw state
+    cdef uint64_t key = stream_key(seed, round_, SAMPLING_SALT)
+    if gh.shape[1] != n or gh.shape[2] != 2 or out.shape[0] < n:
+        raise ValueError(f"gh must be (n_outputs, {n}, 2) and out hold {n} rows")
+    state.threshold, state.ties_left, state.rest_left, state.need = at
+    if n == 0:
+        return 0, at
+    with nogil:
+        k = goss_select(key, &scores[0], &gh[0, 0, 0], n, gh.shape[0], first_row, n, <float> weight, &state, &out[0])
+    return k, (state.threshold, state.ties_left, state.rest_left, state.need)
