@@ -124,15 +124,20 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     y : dask.array.Array or dask.dataframe.Series
         (n_rows,) labels.
     config : GBDTConfig, optional
-        The training settings; objectives squared and logistic, float64 histograms, either
-        growth strategy, early stopping. Sampling, constraints, DART, linear leaves and
-        metrics other than the objective's are refused (ValueError) for now.
+        The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
+        poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
+        row, a start from sums over the rows), float64 or quantized histograms, either
+        growth strategy, early stopping. Refused (ValueError naming the parameter) for
+        now: absolute, pinball, ranking and custom objectives, multi-target regression,
+        sampling, constraints, DART, linear leaves, several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
-        Dask collections as X and y: scored after every round with the objective's
-        metric (``model.eval_history``), and monitored by early stopping
-        (``config.early_stopping_rounds``).
+        Dask collections as X and y: scored after every round with the first metric
+        (``model.eval_history``), and monitored by early stopping
+        (``config.early_stopping_rounds``). The metric must be a mean over the rows of a
+        per-row loss (the objectives' defaults are; auc and ranking metrics are not:
+        ValueError naming config.metric).
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
