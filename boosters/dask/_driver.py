@@ -11,13 +11,15 @@ the kernels split between the two sides:
 - driver: the summed histograms, the larger children by subtraction, the split finder
   (the library's own, over a pool where slot == node), the tree's arrays.
 
-One growth step is one round trip of two task hops: the driver submits one task per
-partition that splits the step's nodes and builds the histograms of the children the
-driver picked (the smaller ones by the splits' hessian sums), and their sum; it waits
-for the sum (the children's row counts and histograms).
+One growth step is one round trip: the driver submits one task per partition that splits
+the step's nodes and builds the histograms of the children the driver picked (the smaller
+ones by the splits' hessian sums), and their sum; it waits for the sum (the children's row
+counts and histograms).
 Each partition's tasks are pinned to the worker holding its state; the sums are plain
-tasks in a fixed binary tree over the partitions, so their order of addition (and
-every float64 bit) depends on the partitioning only, not on the number of workers.
+tasks in a fixed binary tree over the partitions, whose last levels (up to DRIVER_FANIN
+results) the driver adds itself when it gathers (one task hop less per round trip), so
+their order of addition (and every float64 bit) depends on the partitioning only, not on
+the number of workers.
 
 A lost worker: a wait that outlasts LIVENESS_SECONDS checks that the partitions'
 workers are alive (tasks pinned to a dead one would wait forever), and raises
@@ -49,14 +51,33 @@ class LostWorker(RuntimeError):
     run. The training recovers (`Partitions.recover`) and grows the tree again."""
 
 
+DRIVER_FANIN = 4  # a reduction's last levels (at most this many results) are summed by the driver
+
+
+def pairwise_levels(items: list, combine, keep: int = 1) -> list:
+    """Neighbours combined pairwise, level by level (an order fixed by their number alone),
+    until at most `keep` items are left."""
+    while len(items) > keep:
+        pairs = [combine(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        items = pairs + items[len(items) - len(items) % 2:]
+    return items
+
+
 def fixed_sum(client, futures: list, op=tasks.add):
-    """The sum (or another `op`) of task results: neighbours combined pairwise, level by
-    level (an order fixed by their number alone)."""
-    while len(futures) > 1:
-        pairs = [client.submit(op, futures[i], futures[i + 1], pure=False)
-                 for i in range(0, len(futures) - 1, 2)]
-        futures = pairs + futures[len(futures) - len(futures) % 2:]
-    return futures[0]
+    """The sum (or another `op`) of task results, as a task: `pairwise_levels` of tasks."""
+    return pairwise_levels(futures, lambda a, b: client.submit(op, a, b, pure=False))[0]
+
+
+class DriverSum:
+    """A fixed sum whose last levels the driver finishes when it gathers the results
+    (`Partitions.gather`): the same order of addition as `fixed_sum`, so the same bits,
+    one task hop less per round trip (the driver fetches up to DRIVER_FANIN results)."""
+
+    def __init__(self, futures: list, op):
+        self.futures, self.op = futures, op
+
+    def finish(self, values: list):
+        return pairwise_levels(values, self.op)[0]
 
 
 class Partitions:
@@ -85,21 +106,29 @@ class Partitions:
         self.pending += futures
         return futures
 
-    def reduce(self, futures: list, op=tasks.add):
-        result = fixed_sum(self.client, futures, op)
-        self.pending.append(result)
-        return result
+    def reduce(self, futures: list, op=tasks.add, for_workers: bool = False):
+        """The fixed sum of `futures`: a task when later tasks take it (`for_workers`),
+        else a DriverSum for `gather`."""
+        if for_workers:
+            result = fixed_sum(self.client, futures, op)
+            self.pending.append(result)
+            return result
+        futures = pairwise_levels(futures, lambda a, b: self.client.submit(op, a, b, pure=False), DRIVER_FANIN)
+        self.pending += futures
+        return DriverSum(futures, op)
 
     def gather(self, futures, histograms: int = -1):
-        """The results of `futures` (one wait); `histograms`: which of them is a reduced
+        """The results of `futures` (futures or DriverSums; one wait); `histograms`: which of them is a reduced
         histogram (each partition produced one of its size), -1 none. LostWorker if a
         worker holding partitions leaves the cluster meanwhile."""
         self.round_trips += 1
-        parts = futures if isinstance(futures, list) else [futures]
-        parts = [self._result(f) for f in parts]
+        parts = []
+        for item in futures if isinstance(futures, list) else [futures]:
+            values = [self._result(f) for f in (item.futures if isinstance(item, DriverSum) else [item])]
+            self.driver_bytes += sum(np.asarray(a).nbytes for r in values for a in (r if isinstance(r, tuple) else [r]))
+            parts.append(item.finish(values) if isinstance(item, DriverSum) else values[0])
         self.pending = []  # all done: every task submitted so far fed these results
         results = parts if isinstance(futures, list) else parts[0]
-        self.driver_bytes += sum(np.asarray(a).nbytes for r in parts for a in (r if isinstance(r, tuple) else [r]))
         if histograms >= 0:
             self.count_histograms(parts[histograms])
         return results
@@ -218,7 +247,8 @@ class DaskTreeGrower:
         self.steps = []  # the splits sent to the partitions, step by step
         self.renewed = False  # the last step brought the leaves' float gradient sums
         root = self._add(0, self.n_rows)
-        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum)
+        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round), tasks.maximum,
+                          for_workers=True)  # the root's tasks take it
         maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
                                            histograms=1)
         if self.quantizer is not None:
