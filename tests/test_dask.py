@@ -258,7 +258,8 @@ def test_a_validation_metric_must_be_a_mean_over_rows(clients):
     y = (y > 0).astype(np.float64)
     Xd, yd = da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS)
     val = (da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150))
-    config = bst.GBDTConfig(n_estimators=3, max_depth=3, objective=bst.Objective.logistic(), metric=bst.Metric.accuracy())
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, objective=bst.Objective.logistic(),
+                            metric=bst.Metric.accuracy())
     model = train(clients[2], Xd, yd, config, val_set=val)
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
     np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
@@ -300,16 +301,18 @@ def test_bad_input(clients):
     with pytest.raises(ValueError, match="weights must be >= 0"):
         train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
     # the objective's label checks, on every partition; its float32 range check, on the reduced extremes
-    for objective, labels, message in ((bst.Objective.gamma(), np.r_[np.ones(99), 0.0], "gamma objective needs labels > 0"),
-                                       (bst.Objective.softmax(3), np.r_[np.ones(99), 3.0], r"softmax\(3\) needs integer"),
-                                       (bst.Objective.squared(), np.r_[np.ones(99), 1e38], "rescale y")):
+    for objective, last, message in ((bst.Objective.gamma(), 0.0, "gamma objective needs labels > 0"),
+                                     (bst.Objective.softmax(3), 3.0, r"softmax\(3\) needs integer"),
+                                     (bst.Objective.squared(), 1e38, "rescale y")):
+        labels = np.r_[np.ones(99), last]
         with pytest.raises(ValueError, match=message):
             train(clients[1], Xd, da.from_array(labels, chunks=50), bst.GBDTConfig(objective=objective))
     big = da.from_array(np.r_[np.ones(50), np.full(50, 1e37)], chunks=50)  # y's largest label in the other partition
     with pytest.raises(ValueError, match="weights: weights up to 1e\\+37"):
         train(clients[1], Xd, da.from_array(np.r_[np.full(50, 4.0), np.ones(50)], chunks=50), weights=big)
     with pytest.raises(ValueError, match="poisson objective needs some training label > 0"):
-        train(clients[1], Xd, da.from_array(np.zeros(100), chunks=50), bst.GBDTConfig(objective=bst.Objective.poisson()))
+        train(clients[1], Xd, da.from_array(np.zeros(100), chunks=50),
+              bst.GBDTConfig(objective=bst.Objective.poisson()))
     with pytest.raises(ValueError, match="early_stopping_rounds needs a val_set"):
         train(clients[1], Xd, yd, bst.GBDTConfig(early_stopping_rounds=2))
     with pytest.raises(ValueError, match="val_set has 4 features but X has 5"):
