@@ -485,11 +485,7 @@ feature_importances_
         eval_pair = self._checked_eval_set(eval_set, y_numeric=False)
         if eval_pair is not None:
             eval_pair = (eval_pair[0], self._encode(eval_pair[1]))
-        default = Objective.logistic() if self.n_classes_ == 2 else Objective.softmax(self.n_classes_)
-        objective = self._objective(CLASSIFICATION_OBJECTIVES, default, self.n_classes_)
-        if objective.n_outputs not in ((1, 2) if self.n_classes_ == 2 else (self.n_classes_,)):
-            raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {self.n_classes_} "
-                             f"classes (give one output for two classes, else one per class)")
+        objective = _classification_objective(self, self.n_classes_)
         return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks,
                          init_score=init_score, eval_init_score=eval_init_score)
 
@@ -529,9 +525,7 @@ feature_importances_
             p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
         else:
             p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
-        if self.booster_.objective.name == "one_vs_rest":  # independent sigmoids: normalised to sum to 1
-            p = p / p.sum(axis=1, keepdims=True)
-        return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
+        return _class_probabilities(self.booster_.objective.name, p)
 
     def decision_function(self, X) -> np.ndarray:
         """Raw margins (before the sigmoid / softmax).
@@ -705,6 +699,27 @@ feature_importances_
         (100,)
         """
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+
+
+def _classification_objective(estimator: _GBDTEstimator, n_classes: int) -> Objective:
+    """A classifier's objective for `n_classes` classes (also the Dask classifier's):
+    its `objective` parameter, by default logistic for two classes, else softmax; a
+    ValueError unless it has one output for two classes (or two), else one per class."""
+    default = Objective.logistic() if n_classes == 2 else Objective.softmax(n_classes)
+    objective = estimator._objective(CLASSIFICATION_OBJECTIVES, default, n_classes)
+    if objective.n_outputs not in ((1, 2) if n_classes == 2 else (n_classes,)):
+        raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {n_classes} "
+                         f"classes (give one output for two classes, else one per class)")
+    return objective
+
+
+def _class_probabilities(objective_name: str, p: np.ndarray) -> np.ndarray:
+    """(n_rows, n_classes) class probabilities from a classifier model's predictions `p`
+    (also the Dask classifier's, per partition): one-vs-rest's independent sigmoids
+    normalised to sum to 1; a single output's p is class 1's."""
+    if objective_name == "one_vs_rest":
+        p = p / p.sum(axis=1, keepdims=True)
+    return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
 
 def _class_codes(classes: np.ndarray, y) -> np.ndarray:

@@ -3,9 +3,10 @@
 The trees are compared field by field (split features, bins, thresholds, default
 directions, children, values, gains, covers, row counts) and the predictions bit for
 bit, against single-machine training on the concatenated data and across worker counts.
-Labels are multiples of 1/8 (or 0/1) so that the base score, a weighted mean, is exact
-whichever way its sum is split: the single-machine np.average and the partitions'
-reduced sums then agree to the bit (for other labels they agree to float64 rounding).
+Labels are multiples of 1/8 (or 0/1, or class indices) so that the base score's sums (a
+weighted mean, or weighted class counts) are exact whichever way they are split: the
+single-machine np.average / np.bincount and the partitions' reduced sums then agree to
+the bit (for other labels they agree to float64 rounding).
 """
 
 import os
@@ -50,6 +51,27 @@ def make_data(n=1200, seed=0):
     X[rng.random(X.shape) < 0.05] = np.nan
     signal = np.nan_to_num(X[:, 0]) - 2 * np.nan_to_num(X[:, 1]) + 0.3 * rng.normal(size=n)
     return X, np.round(8 * signal) / 8
+
+
+# objective name -> its Objective, for the objectives boosters.dask trains
+OBJECTIVES = {"squared": bst.Objective.squared(), "logistic": bst.Objective.logistic(), "hinge": bst.Objective.hinge(),
+              "huber": bst.Objective.huber(1.0), "poisson": bst.Objective.poisson(), "gamma": bst.Objective.gamma(),
+              "tweedie": bst.Objective.tweedie(1.5), "softmax": bst.Objective.softmax(3),
+              "one_vs_rest": bst.Objective.one_vs_rest(3)}
+
+
+def objective_labels(name, y):
+    """make_data's labels (multiples of 1/8) made valid for the objective, still exact in
+    the base score's sums: 0/1, >= 0, > 0, or three classes 0, 1, 2."""
+    if name in ("logistic", "hinge"):
+        return (y > 0).astype(np.float64)
+    if name in ("poisson", "tweedie"):
+        return np.maximum(y, 0.0)
+    if name == "gamma":
+        return np.abs(y) + 0.125
+    if name in ("softmax", "one_vs_rest"):
+        return np.digitize(y, [-1.0, 1.0]).astype(np.float64)
+    return y
 
 
 def assert_same_trees(model, reference):
@@ -100,6 +122,46 @@ def test_quantized_trees_depend_on_neither_workers_nor_partitioning(clients):
     assert_same_trees(dask_train(clients[4], X, y, config, chunks=180), reference)
 
 
+# (objective, histogram mode, workers): one fast case per family (mean-started regression,
+# log-link regression, binary classification, multiclass), the rest slow
+OBJECTIVE_CASES = [("huber", "i16", 2), ("poisson", "f64", 1), ("hinge", "i16", 1), ("one_vs_rest", "f64", 2)]
+SLOW_OBJECTIVE_CASES = [(o, m, n) for o in ("hinge", "huber", "poisson", "gamma", "tweedie", "softmax", "one_vs_rest")
+                        for m, n in (("i16", 2), ("f64", 1)) if (o, m, n) not in OBJECTIVE_CASES]
+
+
+@pytest.mark.parametrize("objective, mode, n_workers", OBJECTIVE_CASES + [
+    pytest.param(*case, marks=pytest.mark.slow) for case in SLOW_OBJECTIVE_CASES])
+def test_every_objective_equals_single_machine_training(clients, objective, mode, n_workers):
+    # quantized: integer sums; float64: the float32 gradients' partial sums over 1200 rows
+    # are exact here (a few trees keep the probabilities and means away from extremes), so
+    # the trees, base scores and predictions are the single-machine ones bit for bit
+    X, y = make_data(seed=12)
+    y = objective_labels(objective, y)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode=mode, objective=OBJECTIVES[objective])
+    model = dask_train(clients[n_workers], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert model.n_trees == 3 * OBJECTIVES[objective].n_outputs
+    assert_same_trees(model, reference)
+    assert all(t.split_feature[0] >= 0 for t in model.forest.trees)  # every tree really splits
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_multiclass_quantized_trees_on_1_2_and_4_workers(clients):
+    # softmax with weights: per round one tree per class from the round's gradients, each
+    # quantized with its own maxima; integer histogram sums, so bit-identical on any
+    # number of workers and partitioning, and equal to single-machine training
+    X, y = make_data(seed=13)
+    y = objective_labels("softmax", y)
+    weights = np.random.default_rng(14).integers(0, 4, size=len(y)).astype(np.float64)
+    config = bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16", objective=bst.Objective.softmax(3))
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config)
+    for n_workers, chunks in ((1, CHUNKS), (2, CHUNKS), (4, 180)):
+        model = dask_train(clients[n_workers], X, y, config, weights=weights, chunks=chunks)
+        assert_same_trees(model, reference)
+        assert np.array_equal(model.predict(X), reference.predict(X))
+    assert reference.n_trees == 6 and len(np.unique(reference.forest.base_scores)) == 3
+
+
 @pytest.mark.parametrize("renew_leaves", [False, True])
 def test_equals_single_machine_with_weights(clients, renew_leaves):
     X, y = make_data(seed=1)
@@ -127,18 +189,20 @@ def test_float64_histograms_do_not_depend_on_the_worker_count(clients):
         np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=0)
 
 
-@pytest.mark.parametrize("objective", ["squared", "logistic"])
+@pytest.mark.parametrize("objective", ["squared", "logistic", "softmax"] + [
+    pytest.param(o, marks=pytest.mark.slow) for o in ("hinge", "huber", "poisson", "gamma", "tweedie", "one_vs_rest")])
 def test_validation_set_and_early_stopping(clients, objective):
+    # each objective's default metric (rmse, logloss, multiclass logloss, accuracy, huber,
+    # the deviances, the one-vs-rest logloss): all means over the validation rows
     X, y = make_data(n=1600, seed=6)
-    if objective == "logistic":
-        y = (y > 0).astype(np.float64)
+    y = objective_labels(objective, y)
     config = bst.GBDTConfig(n_estimators=60, max_depth=4, learning_rate=0.8, early_stopping_rounds=3,
-                            histogram_mode="i16", objective=getattr(bst.Objective, objective)())
+                            histogram_mode="i16", objective=OBJECTIVES[objective])
     model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
                   config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)))
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config,
                                     val_set=bst.Dataset(X[1200:], y[1200:]))
-    assert reference.n_trees < 50  # it did stop early
+    assert len(reference.eval_history) < 60  # it did stop early
     assert model.best_iteration == reference.best_iteration and model.n_trees == reference.n_trees
     assert_same_trees(model, reference)
     # the scores are means summed per partition: equal to float64 rounding (~1e-16 per addition)
@@ -272,12 +336,32 @@ def test_partitions_draw_their_part_of_the_single_machine_goss_sample():
     (dict(interaction_constraints=[[0, 1]]), "interaction_constraints"), (dict(booster="dart"), "booster"),
     (dict(linear_leaves=True), "linear_leaves"),
     (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints"),
-    (dict(objective=bst.Objective.softmax(3)), "objective"),
+    (dict(objective=bst.Objective.absolute()), "objective"), (dict(objective=bst.Objective.pinball(0.3)), "objective"),
+    (dict(objective=bst.Objective.lambdarank()), "objective"),
+    (dict(objective=bst.Objective.custom(lambda m, d: (m, m))), "objective"),
+    (dict(objective=bst.Objective.squared(n_targets=2)), "objective"),
+    (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
 ])
 def test_refuses_what_it_does_not_support_yet(clients, change, name):
     X, y = make_data(n=100)
     with pytest.raises(ValueError, match=f"config.{name}"):
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, **change), chunks=50)
+
+
+def test_a_validation_metric_must_be_a_mean_over_rows(clients):
+    # a given metric that is such a mean is scored as single-machine training scores it
+    # (to float64 rounding); auc is not a mean over rows: refused with a val_set
+    X, y = make_data(n=1600, seed=15)
+    y = (y > 0).astype(np.float64)
+    Xd, yd = da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS)
+    val = (da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150))
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, objective=bst.Objective.logistic(),
+                            metric=bst.Metric.accuracy())
+    model = train(clients[2], Xd, yd, config, val_set=val)
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+    with pytest.raises(ValueError, match="config.metric: .*mean over rows.*Metric.auc"):
+        train(clients[2], Xd, yd, config.replace(metric=bst.Metric.auc()), val_set=val)
 
 
 def test_dask_dataframes(clients):
@@ -313,6 +397,19 @@ def test_bad_input(clients):
         train(clients[1], Xd, da.from_array(bad, chunks=50))
     with pytest.raises(ValueError, match="weights must be >= 0"):
         train(clients[1], Xd, yd, weights=da.from_array(-np.ones(100), chunks=50))
+    # the objective's label checks, on every partition; its float32 range check, on the reduced extremes
+    for objective, last, message in ((bst.Objective.gamma(), 0.0, "gamma objective needs labels > 0"),
+                                     (bst.Objective.softmax(3), 3.0, r"softmax\(3\) needs integer"),
+                                     (bst.Objective.squared(), 1e38, "rescale y")):
+        labels = np.r_[np.ones(99), last]
+        with pytest.raises(ValueError, match=message):
+            train(clients[1], Xd, da.from_array(labels, chunks=50), bst.GBDTConfig(objective=objective))
+    big = da.from_array(np.r_[np.ones(50), np.full(50, 1e37)], chunks=50)  # y's largest label in the other partition
+    with pytest.raises(ValueError, match="weights: weights up to 1e\\+37"):
+        train(clients[1], Xd, da.from_array(np.r_[np.full(50, 4.0), np.ones(50)], chunks=50), weights=big)
+    with pytest.raises(ValueError, match="poisson objective needs some training label > 0"):
+        train(clients[1], Xd, da.from_array(np.zeros(100), chunks=50),
+              bst.GBDTConfig(objective=bst.Objective.poisson()))
     with pytest.raises(ValueError, match="early_stopping_rounds needs a val_set"):
         train(clients[1], Xd, yd, bst.GBDTConfig(early_stopping_rounds=2))
     with pytest.raises(ValueError, match="val_set has 4 features but X has 5"):
@@ -424,6 +521,22 @@ def test_the_model_survives_recoveries_with_goss(clients, monkeypatch):
     stats = {}
     model = dask_train(clients[2], X, y, config, stats=stats)
     assert stats["recoveries"] == 5
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
+
+
+def test_multiclass_recoveries_replay_a_round_s_trees(clients, monkeypatch):
+    # lost in the middle of a round's second tree (class 1): the rebuilt partitions replay
+    # the earlier rounds, take the round's gradients from the margins before it, then add
+    # the round's finished trees; the model is the undisturbed (single-machine) one
+    X, y = make_data(seed=16)
+    y = objective_labels("softmax", y)
+    config = bst.GBDTConfig(n_estimators=2, max_depth=2, histogram_mode="i16", objective=bst.Objective.softmax(3))
+    # 3 waits per tree (the root, two levels): tree 1 is 4-6, lost at 5; again 6-8, tree 2
+    # 9-11, tree 3 12-14, tree 4 (round 1, class 1) 15-17, lost at 16
+    lose_a_worker_at(monkeypatch, {5, 16})
+    stats = {}
+    model = dask_train(clients[2], X, y, config, stats=stats)
+    assert stats["recoveries"] == 2
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
 
 

@@ -91,6 +91,44 @@ def test_classifier_maps_string_labels_back_and_equals_the_in_memory_classifier(
     assert clf.score(darr(X), darr(labels)) == reference.score(X, labels)
 
 
+@pytest.mark.parametrize("objective", [None, pytest.param("one_vs_rest", marks=pytest.mark.slow),
+                                       pytest.param("softmax", marks=pytest.mark.slow)])
+def test_three_classes_equal_the_in_memory_classifier(client, objective):
+    # softmax by default for more than two classes (or the named objective, one output
+    # per class); "balanced" class weights of 400 rows per class are exactly 1
+    X, y = make_data(seed=20)
+    labels = np.array(["low", "mid", "top"])[np.argsort(np.argsort(y, kind="stable")) // 400]  # 400 each
+    params = dict(n_estimators=3, max_depth=3, histogram_mode="i16", objective=objective, class_weight="balanced")
+    clf = DaskGBDTClassifier(**params, client=client).fit(darr(X), darr(labels))
+    reference = GBDTClassifier(**params).fit(X, labels)
+    assert list(clf.classes_) == ["low", "mid", "top"] and clf.n_classes_ == 3
+    assert clf.booster_.objective == reference.booster_.objective
+    assert clf.booster_.n_trees == 9
+    assert_same_trees(clf.booster_, reference.booster_)
+    proba = clf.predict_proba(darr(X))
+    assert proba.chunks == ((350, 350, 350, 150), (3,))
+    assert np.array_equal(computed(client, proba), reference.predict_proba(X))  # the numbers, bit for bit
+    margins = clf.decision_function(darr(X))
+    assert margins.chunks == ((350, 350, 350, 150), (3,))
+    assert np.array_equal(computed(client, margins), reference.decision_function(X))
+    assert np.array_equal(computed(client, clf.predict(darr(X))), reference.predict(X))
+    assert len(set(reference.predict(X))) == 3
+
+
+@pytest.mark.parametrize("objective", ["poisson", pytest.param("huber", marks=pytest.mark.slow),
+                                       pytest.param("gamma", marks=pytest.mark.slow),
+                                       pytest.param("tweedie", marks=pytest.mark.slow)])
+def test_regression_objectives_equal_the_in_memory_regressor(client, objective):
+    X, y = make_data(seed=21)
+    y = np.abs(y) + 0.125  # > 0, multiples of 1/8: exact mean
+    params = dict(n_estimators=3, max_depth=3, histogram_mode="i16", objective=objective)
+    est = DaskGBDTRegressor(**params, client=client).fit(darr(X), darr(y))
+    reference = GBDTRegressor(**params).fit(X, y)
+    assert est.booster_.objective.name == objective
+    assert_same_trees(est.booster_, reference.booster_)
+    assert np.array_equal(computed(client, est.predict(darr(X))), reference.predict(X))
+
+
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0}])
 def test_class_weight_and_sample_weight_as_the_in_memory_classifier(client, class_weight):
     # exactly 400 of 1200 rows in class 1: "balanced" weighs 0.75 and 1.5, exact in float64
@@ -137,20 +175,23 @@ def test_dataframes_keep_feature_names_and_take_columns_by_name(client):
     assert list(computed(client, clf.predict(shuffled))) == list(reference.predict(frame))
 
 
-@pytest.mark.parametrize("estimator", [pytest.param("regressor", marks=pytest.mark.slow), "classifier"])
+@pytest.mark.parametrize("estimator", [pytest.param("regressor", marks=pytest.mark.slow), "classifier",
+                                       pytest.param("multiclass", marks=pytest.mark.slow)])
 def test_eval_set_early_stopping_gives_best_iteration(client, estimator):
     X, y = make_data(n=1600, seed=6)
     if estimator == "classifier":
         y = np.where(y > 0, "up", "down")
+    if estimator == "multiclass":
+        y = np.array(["down", "flat", "up"])[np.digitize(y, [-1.0, 1.0])]
     params = dict(n_estimators=60, max_depth=3, learning_rate=1.0, early_stopping_rounds=2, histogram_mode="i16")
     dask_class, local_class = ((DaskGBDTRegressor, GBDTRegressor) if estimator == "regressor" else
                                (DaskGBDTClassifier, GBDTClassifier))
     est = dask_class(**params, client=client).fit(darr(X[:1200]), darr(y[:1200]),
                                                   eval_set=[(darr(X[1200:], 150), darr(y[1200:], 150))])
     reference = local_class(**params).fit(X[:1200], y[:1200], eval_set=(X[1200:], y[1200:]))
-    metric = "rmse" if estimator == "regressor" else "logloss"
+    metric = {"regressor": "rmse", "classifier": "logloss", "multiclass": "multiclass_logloss"}[estimator]
     scores = reference.evals_result_["valid"][metric]
-    assert reference.booster_.n_trees < 50 and len(scores) > reference.best_iteration_ + 1  # it did stop early
+    assert len(scores) < 60 and len(scores) > reference.best_iteration_ + 1  # it did stop early
     assert est.best_iteration_ == reference.best_iteration_ and est.booster_.n_trees == reference.booster_.n_trees
     assert_same_trees(est.booster_, reference.booster_)
     assert list(est.evals_result_) == ["valid"] and list(est.evals_result_["valid"]) == [metric]
@@ -205,7 +246,7 @@ def test_bad_input(client):
     with pytest.raises(ValueError, match="eval_set X has 4 features"):
         est.fit(Xd, yd, eval_set=(Xd[:, :4], yd))
     with pytest.raises(ValueError, match="config.objective"):
-        DaskGBDTRegressor(objective="huber", client=client).fit(Xd, yd)
+        DaskGBDTRegressor(objective="absolute", client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="config.booster"):
         DaskGBDTRegressor(booster="dart", client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="n_threads must be >= 0"):
@@ -229,14 +270,14 @@ def test_bad_input(client):
         named.predict(dd.from_pandas(pd.DataFrame(X, columns=list("abcdz")), npartitions=2))
 
     clf = DaskGBDTClassifier(n_estimators=2, client=client)
-    with pytest.raises(ValueError, match="y has 3 classes; DaskGBDTClassifier trains binary classifiers only"):
-        clf.fit(Xd, darr(np.arange(200) % 3, 100))
+    with pytest.raises(ValueError, match="objective Objective.logistic.. has 1 outputs; y has 3 classes"):
+        DaskGBDTClassifier(objective=bst.Objective.logistic(), client=client).fit(Xd, darr(np.arange(200) % 3, 100))
     with pytest.raises(ValueError, match="y has 1 class; a classifier needs at least 2"):
         clf.fit(Xd, darr(np.zeros(200), 100))
     with pytest.raises(ValueError, match="Unknown label type"):
         clf.fit(Xd, yd)  # continuous
     with pytest.raises(ValueError, match="config.objective"):
-        DaskGBDTClassifier(objective="hinge", client=client).fit(Xd, darr(y > 0, 100))
+        DaskGBDTClassifier(objective=lambda m, d: (m, m), client=client).fit(Xd, darr(y > 0, 100))
     with pytest.raises(ValueError, match="labels not seen in training"):
         clf.fit(Xd, darr(y > 0, 100), eval_set=(Xd, darr(np.where(y > 0, 1, 2), 100)))
     with pytest.raises(ValueError, match="class_weight"):

@@ -218,13 +218,42 @@ def quantization_scales(maxima, levels: int) -> tuple[float, float]:
     return tuple(float(levels / m) if m > 0 else 0.0 for m in maxima)
 
 
-def label_sums(y, weights) -> np.ndarray:
-    """(sum of w y, sum of w) of a partition: the base score's weighted mean, reduced."""
+# objectives whose start is a function of the weighted class counts (one per class);
+# every other supported objective's start is a function of the weighted mean label
+CLASS_COUNT_OBJECTIVES = ("softmax", "one_vs_rest")
+
+
+def label_sums(objective, y, weights) -> tuple[np.ndarray, np.ndarray]:
+    """A partition's share of what the objective's start needs, and of its gradients'
+    scale check. First: sums over the rows, whose last entry is the sum of the weights:
+    the weighted class counts then the weight (multiclass), else (sum of w y, sum of w).
+    Second: extremes, (-min y, max y, max w) (-inf when the partition has no rows).
+    `combine_label_sums` reduces them."""
     y = np.asarray(y, dtype=np.float64)
-    if weights is None:
-        return np.array([y.sum(), float(len(y))])
-    w = np.asarray(weights, dtype=np.float64)
-    return np.array([(w * y).sum(), w.sum()])
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(len(y)) if w is None else w.sum()
+    if objective.spec.name in CLASS_COUNT_OBJECTIVES:
+        counts = np.bincount(y.astype(np.int64), weights=w, minlength=objective.n_outputs).astype(np.float64)
+        sums = np.append(counts, total)
+    else:
+        sums = np.array([y.sum() if w is None else (w * y).sum(), total])
+    if len(y) == 0:
+        return sums, np.full(3, -np.inf)
+    return sums, np.array([-y.min(), y.max(), 1.0 if w is None else w.max()])
+
+
+def combine_label_sums(a: tuple, b: tuple) -> tuple:
+    """The reduction's step for label_sums: the sums added, the extremes' maximum."""
+    return a[0] + b[0], np.maximum(a[1], b[1])
+
+
+def base_scores(objective, sums: np.ndarray) -> np.ndarray:
+    """The objective's own start (`init_scores`) from the reduced label_sums: of the
+    classes 0..k-1 weighted by their counts (multiclass), else of the weighted mean label
+    (every other supported objective starts from a function of it)."""
+    if objective.spec.name in CLASS_COUNT_OBJECTIVES:
+        return objective.init_scores(np.arange(len(sums) - 1, dtype=np.float64), sums[:-1])
+    return objective.init_scores(np.array([sums[0] / sums[1]]), None)
 
 
 def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,

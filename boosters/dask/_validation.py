@@ -2,9 +2,13 @@
 worker with its margins, updated tree by tree; the metric reduced from per-partition
 sums (a fixed order), for `eval_history` and early stopping.
 
-Only metrics that are a mean over rows (after a transform) reduce this way: rmse (the
-mean squared error, then its root), mae, logloss; they agree with the single-machine
-scores to float64 rounding.
+Only metrics that are a mean over rows of a per-row loss (after a transform) reduce this
+way: each partition scores its rows with the library's own metric function
+(`metrics.evaluate`), and the partitions' means are averaged by their row counts. rmse
+(the mean squared error, then its root), mae, mape, huber, the (multiclass, one-vs-rest)
+log losses, the poisson / gamma / tweedie deviances and the accuracies are such means;
+they agree with the single-machine scores to float64 rounding. Others (auc, ranking
+metrics, pinball) are refused (`check_metric`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,17 @@ from boosters.model.tree import predict_tree
 from boosters.training.metrics import evaluate
 
 # metric name -> (mean of the partition from its score, score from the overall mean)
-MEAN_METRICS = {"rmse": (np.square, math.sqrt), "mae": (float, float), "logloss": (float, float)}
+MEAN_METRICS = {"rmse": (np.square, math.sqrt)}
+MEAN_METRICS.update((name, (float, float)) for name in (
+    "mae", "mape", "huber", "logloss", "multiclass_logloss", "one_vs_rest_logloss", "poisson_deviance",
+    "gamma_deviance", "tweedie_deviance", "accuracy", "multiclass_accuracy", "margin_accuracy"))
+
+
+def check_metric(metric) -> None:
+    """ValueError naming config.metric unless `metric` reduces over the partitions."""
+    if getattr(metric, "name", None) not in MEAN_METRICS:
+        raise ValueError(f"config.metric: boosters.dask scores a validation set with a metric that is a mean over "
+                         f"rows ({', '.join(MEAN_METRICS)}), got {metric!r}")
 
 
 class ValidationState:

@@ -4,8 +4,9 @@ They extend the base of `boosters.sklearn`'s estimators, so they take the same p
 with the same checks and the same `GBDTConfig` mapping, plus `client`. `fit` trains with
 `boosters.dask.train` on Dask arrays or DataFrames; `predict` / `predict_proba` map the
 model over the row partitions of X and return lazy Dask arrays. They train what
-`boosters.dask.train` trains (squared error, logistic): other objectives, and more than
-two classes, are refused with a ValueError naming the parameter.
+`boosters.dask.train` trains (the regression objectives but absolute and pinball; every
+classification objective, multiclass included): the others are refused with a
+ValueError naming the parameter.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from boosters.config import GBDTConfig, Objective
 from boosters.dask.training import _dask_array, _frame_types, check_config, train
 from boosters.explain.importance import ImportanceType
 from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
-                              _class_codes, _GBDTEstimator, _storing_init)
+                              _class_codes, _class_probabilities, _classification_objective, _GBDTEstimator,
+                              _storing_init)
 
 # n_threads means something else here: the workers' threads are Dask's
 _N_THREADS_DOC = """    n_threads : int, default 0
@@ -180,14 +182,15 @@ def _predictions(block, model, n_threads, raw=False):
     """The model's predictions (margins with `raw`) of a block of rows; none for an empty
     block (a partition a filter emptied)."""
     if len(block) == 0:
-        return np.empty(0)
+        return np.empty((0, model.forest.n_groups) if model.forest.n_groups > 1 else 0)
     return (model.predict_raw if raw else model.predict)(block, n_threads=n_threads)
 
 
 def _probabilities(block, model, n_threads):
-    """(rows, 2) probabilities of classes 0 and 1 (logistic), as GBDTClassifier's."""
-    p = _predictions(block, model, n_threads)
-    return np.column_stack([1.0 - p, p])
+    """(rows, n_classes) class probabilities, as GBDTClassifier's."""
+    if len(block) == 0:
+        return np.empty((0, max(2, model.forest.n_groups)))
+    return _class_probabilities(model.objective.name, _predictions(block, model, n_threads))
 
 
 def _labels(block, model, n_threads, classes):
@@ -202,7 +205,8 @@ def _row_class_weights(codes, class_weights):
 class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     """Gradient boosted trees for regression on Dask collections: `boosters.sklearn.GBDTRegressor`'s
     parameters and attributes, trained data-parallel with `boosters.dask.train` (squared
-    error; the objectives `boosters.dask` supports) and predicting lazily.
+    error by default; any regression objective `boosters.dask` supports: squared, huber,
+    poisson, gamma, tweedie) and predicting lazily.
 
     Parameters
     ----------
@@ -314,12 +318,12 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
 
 @_with_parameters
 class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
-    """Gradient boosted trees for binary classification on Dask collections:
+    """Gradient boosted trees for classification on Dask collections:
     `boosters.sklearn.GBDTClassifier`'s parameters and attributes, trained data-parallel
-    with `boosters.dask.train` (logistic loss) and predicting lazily. Labels may be of
-    any type; `classes_` holds the two sorted, found with `dask.array.unique`, and the
-    labels are coded 0 / 1 partition by partition. More than two classes are refused
-    (ValueError naming y) until `boosters.dask` trains softmax.
+    with `boosters.dask.train` (logistic loss for two classes, softmax for more, unless
+    `objective` names another: "one_vs_rest", "hinge") and predicting lazily. Labels may
+    be of any type; `classes_` holds them sorted, found with `dask.array.unique`, and the
+    labels are coded 0..n_classes-1 partition by partition.
 
     Parameters
     ----------
@@ -330,9 +334,9 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
     Attributes
     ----------
     classes_ : ndarray
-        The two labels seen in `fit`, sorted.
+        The labels seen in `fit`, sorted.
     n_classes_ : int
-        Their number (2).
+        Their number.
     booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
 feature_importances_
         As in `DaskGBDTRegressor`.
@@ -365,7 +369,7 @@ feature_importances_
         X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
             Numeric features (NaN is missing); a DataFrame's columns name them.
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
-            Class labels of any type: exactly two classes.
+            Class labels of any type (at least two classes).
         sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
             Non-negative row weights.
         eval_set : (X_val, y_val) or list of one such pair, optional
@@ -392,13 +396,15 @@ feature_importances_
         (array([False,  True]), 2)
         """
         client = self._client()
-        config = self._checked_config(self._objective(CLASSIFICATION_OBJECTIVES, Objective.logistic(), 2))
+        # the parameters checked before any data is touched (the objective again once the classes are known)
+        self._checked_config(self._objective(CLASSIFICATION_OBJECTIVES, Objective.logistic(), 2))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
-            return self._fit_binary(client, config, X, y, sample_weight, eval_set)
+            return self._fit_classes(client, X, y, sample_weight, eval_set)
 
-    def _fit_binary(self, client, config: GBDTConfig, X, y, sample_weight, eval_set):
-        """`fit` after the parameters are checked: the two classes found with Dask, the
-        labels (and eval_set's) coded 0 / 1 partition by partition, class_weight applied."""
+    def _fit_classes(self, client, X, y, sample_weight, eval_set):
+        """`fit` after the parameters are checked: the classes found with Dask, the labels
+        (and eval_set's) coded 0..n_classes-1 partition by partition, class_weight applied,
+        the objective chosen for the number of classes as GBDTClassifier's."""
         da = _dask_array()
         X = self._check_X(X, reset=True)
         y = self._check_vector(y, "y")
@@ -406,12 +412,10 @@ feature_importances_
         eval_pair = self._eval_pair(eval_set)
         classes, counts = client.gather(client.compute(list(da.unique(y, return_counts=True))))
         check_classification_targets(classes)  # a ValueError for continuous or NaN labels
-        if len(classes) != 2:
-            raise ValueError(f"y has {len(classes)} class{'' if len(classes) == 1 else 'es'}; "
-                             + ("a classifier needs at least 2 classes" if len(classes) < 2 else
-                                "DaskGBDTClassifier trains binary classifiers only for now (boosters.dask "
-                                "has no softmax yet)"))
+        if len(classes) < 2:
+            raise ValueError(f"y has {len(classes)} class; a classifier needs at least 2 classes")
         self.classes_, self.n_classes_ = classes, len(classes)
+        config = self._checked_config(_classification_objective(self, self.n_classes_))
         codes = y.map_blocks(partial(_class_codes, classes), dtype=np.float64)
         class_weights = self._class_weights(counts)
         if class_weights is not None:
@@ -441,8 +445,9 @@ feature_importances_
 
         Returns
         -------
-        dask.array.Array of shape (n_samples, 2)
-            Columns in `classes_` order; rows sum to 1.
+        dask.array.Array of shape (n_samples, n_classes_)
+            Columns in `classes_` order; rows sum to 1 (one-vs-rest: its per-class
+            sigmoids divided by their sum; hinge: 1 for the predicted class).
 
         Examples
         --------
@@ -458,10 +463,12 @@ feature_importances_
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((200, 2), True)
         """
-        return self._map(X, _probabilities, n_columns=2)
+        check_is_fitted(self, "booster_")
+        return self._map(X, _probabilities, n_columns=self.n_classes_)
 
     def decision_function(self, X):
-        """Raw margins (the log-odds of ``classes_[1]``), lazily: one task per row partition.
+        """Raw margins (the log-odds of ``classes_[1]`` for two classes, else one margin per
+        class), lazily: one task per row partition.
 
         Parameters
         ----------
@@ -470,7 +477,7 @@ feature_importances_
 
         Returns
         -------
-        dask.array.Array of shape (n_samples,)
+        dask.array.Array of shape (n_samples,) or (n_samples, n_classes_)
 
         Examples
         --------
@@ -487,7 +494,9 @@ feature_importances_
         >>> bool(np.allclose(1 / (1 + np.exp(-margin)), p[:, 1]))
         True
         """
-        return self._map(X, partial(_predictions, raw=True))
+        check_is_fitted(self, "booster_")
+        n_outputs = self.booster_.forest.n_groups
+        return self._map(X, partial(_predictions, raw=True), n_columns=None if n_outputs == 1 else n_outputs)
 
     def predict(self, X):
         """The most probable class of each row, lazily: one task per row partition of X.

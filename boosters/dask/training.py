@@ -29,9 +29,13 @@ from boosters.training.objectives import make_objective
 from boosters.training.sampling import make_row_sampler
 from boosters.training.trainer import resolve_histogram_mode
 
-SUPPORTED_OBJECTIVES = ("squared", "logistic")
+# the objectives whose gradients are per row and whose start is a function of sums
+# reduced over the partitions (tasks.label_sums); refused: absolute and pinball (their
+# leaves are renewed to weighted quantiles of residuals), ranking (query groups), custom
+SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
+                        "one_vs_rest")
 # parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "booster", "linear_leaves", "metric")
+UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -49,8 +53,14 @@ def check_config(config: GBDTConfig) -> None:
     if not isinstance(config, GBDTConfig):
         raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
     if config.objective.name not in SUPPORTED_OBJECTIVES:
-        raise ValueError(f"config.objective: boosters.dask supports {' and '.join(SUPPORTED_OBJECTIVES)} "
+        raise ValueError(f"config.objective: boosters.dask supports {', '.join(SUPPORTED_OBJECTIVES)} "
                          f"for now, got {config.objective.name!r}")
+    if (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
+        raise ValueError(f"config.objective: boosters.dask takes one label per row (no multi-target "
+                         f"regression), got {config.objective!r}")
+    if isinstance(config.metric, tuple) or callable(config.metric):
+        raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
+                         f"got {config.metric!r}")
     defaults = GBDTConfig(objective=config.objective)
     for name in UNSUPPORTED:
         if getattr(config, name) != getattr(defaults, name):
@@ -176,16 +186,21 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     y : dask.array.Array or dask.dataframe.Series
         (n_rows,) labels.
     config : GBDTConfig, optional
-        The training settings; objectives squared and logistic, float64 histograms, either
+        The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
+        poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
+        row, a start from sums over the rows), float64 or quantized histograms, either
         growth strategy, early stopping, column sampling, uniform row sampling and GOSS.
-        Constraints, DART, linear leaves and metrics other than the objective's are refused
-        (ValueError) for now.
+        Refused (ValueError naming the parameter) for now: absolute, pinball, ranking and
+        custom objectives, multi-target regression, constraints, DART, linear leaves,
+        several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
-        Dask collections as X and y: scored after every round with the objective's
-        metric (``model.eval_history``), and monitored by early stopping
-        (``config.early_stopping_rounds``).
+        Dask collections as X and y: scored after every round with the first metric
+        (``model.eval_history``), and monitored by early stopping
+        (``config.early_stopping_rounds``). The metric must be a mean over the rows of a
+        per-row loss (the objectives' defaults are; auc and ranking metrics are not:
+        ValueError naming config.metric).
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
@@ -236,6 +251,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X, y, weights, feature_names, categories = as_arrays(X, y, weights, categorical_features=categorical_features)
     _check_collections(da, X, y, weights)
     if val_set is not None:
+        _validation.check_metric(config.resolved_metric)
         if not isinstance(val_set, tuple) or len(val_set) != 2:
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
         X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
@@ -366,11 +382,12 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     after its labels and weights are checked; and the base scores."""
     y_blocks = client.compute(list(y.to_delayed()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
-    total = client.gather(fixed_sum(client, sums))
-    if not total[1] > 0:
+    sums, extremes = client.gather(fixed_sum(client, sums, tasks.combine_label_sums))
+    if not sums[-1] > 0:
         raise ValueError("weights must not all be zero")
-    # squared error and logistic start from the weighted mean of y: init_scores of that one value
-    base = objective.init_scores(np.array([total[0] / total[1]]), None)
+    # the labels' range and the largest weight: all the objective's float32 check reads
+    objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
+    base = tasks.base_scores(objective, sums)
     n_rows = int(sum(chunks))
     sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)
     row_sample = None
@@ -405,14 +422,15 @@ def _quantizer(config: GBDTConfig, n_rows: int):
 
 
 def _checked_label_sums(objective, y, weights):
-    """A partition's labels and weights checked as Dataset checks them; their sums."""
+    """A partition's labels and weights checked as Dataset checks them; their sums and
+    extremes (tasks.label_sums)."""
     y = as_labels(y, len(y), "y")
     objective.check_labels(y)
     if weights is not None:
         weights = as_vector(weights, len(y), "weights")
         if np.any(weights < 0):
             raise ValueError("weights must be >= 0")
-    return tasks.label_sums(y, weights)
+    return tasks.label_sums(objective, y, weights)
 
 
 def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -> BinMapper:
