@@ -640,6 +640,33 @@ def test_categorical_frames_equal_single_machine_training(clients, mode, n_worke
     assert np.array_equal(clients[n_workers].compute(lazy).result(), expected)
 
 
+@pytest.mark.parametrize("sampling", [dict(subsample=0.6, colsample_bynode=0.7),
+                                      pytest.param(GOSS, marks=pytest.mark.slow)], ids=["subsample", "goss"])
+def test_categorical_frames_with_row_sampling(clients, sampling):
+    # the rows outside a round's sample follow each finished tree's categorical splits
+    # too (their sets of bins going left): the model is single-machine training's
+    frame, y = make_categorical_frame()
+    config = bst.GBDTConfig(n_estimators=6, max_depth=4, histogram_mode="i16", **sampling)
+    model = train(clients[2], dd.from_pandas(frame, npartitions=4), dd.from_pandas(pd.Series(y), npartitions=4),
+                  config)
+    reference = bst.GBDTModel.train(bst.Dataset(frame, y), config)
+    assert_same_trees(model, reference)
+    assert_categorical_splits(model)
+    assert np.array_equal(model.predict(frame), reference.predict(frame))
+
+
+@pytest.mark.parametrize("sampling", [dict(subsample=0.6, colsample_bytree=0.8),
+                                      pytest.param(GOSS, marks=pytest.mark.slow)], ids=["subsample", "goss"])
+def test_multiclass_with_row_sampling(clients, sampling):
+    # one sample per round, shared by the round's trees (GOSS: scores summed over the
+    # classes), as single-machine training
+    X, y = make_data(seed=17)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", objective=bst.Objective.softmax(3),
+                            **sampling)
+    model = dask_train(clients[2], X, objective_labels("softmax", y), config)
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, objective_labels("softmax", y)), config))
+
+
 @pytest.mark.parametrize("growth", [LEAFWISE, pytest.param(DEPTHWISE, marks=pytest.mark.slow)])
 def test_integer_codes_with_categorical_features(clients, growth):
     # a Dask array of integer codes, categorical_features naming the columns: the

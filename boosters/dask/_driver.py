@@ -395,11 +395,11 @@ class DaskTreeGrower:
     def _finish(self) -> Tree:
         tree = self._tree()
         outside = None
-        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction
-            internal = np.flatnonzero(np.asarray(tree.left_child) >= 0)
-            outside = np.stack([internal, *(np.asarray(a)[internal] for a in (
-                tree.split_feature, tree.threshold_bin, tree.default_left, tree.left_child, tree.right_child))],
-                axis=1).astype(np.int64)
+        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
+            default_left = np.asarray(tree.default_left, dtype=np.int64)  # the growth steps' splits (category
+            outside = [step.copy() for step in self.steps]  # sets too) with the tree's missing-value directions
+            for step in outside:
+                step[:, 3] = default_left[step[:, 0]]
         self.finished.append((self.output, self.steps, *self.leaves(tree), outside))
         return tree
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boosters._lib.arrays import unique
-from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split, split_many
+from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
@@ -153,11 +153,11 @@ class PartitionState:
         return goss_draw_range(seed, round_, weight, self.scores, self.gradients, self.first_row, at,
                                self.partitioner.sample)
 
-    def add_outside(self, output: int, splits: np.ndarray, leaves, values) -> None:
+    def add_outside(self, output: int, steps: list, leaves, values) -> None:
         """Add a finished tree's leaf values to the margins of the rows outside the round's
-        sample: the tree's `splits` (rows as `split_nodes` takes, with the tree's default
-        directions, as at prediction) applied to those rows alone, as single-machine
-        training's RowPartitioner.add_tree_outside_sample does. The sample stays."""
+        sample: the tree's growth `steps` (each an array of rows as `split_nodes` takes, with
+        the tree's default directions, as at prediction) applied to those rows alone, as
+        single-machine training's RowPartitioner.add_tree_outside_sample does. The sample stays."""
         part, n = self.partitioner, self.n_rows
         k = part.n_sampled
         if k < 0 or k == n:
@@ -166,8 +166,8 @@ class PartitionState:
         rows[:n] = np.concatenate([rows[k:n], rows[:k]])  # the root: the other rows
         part.n_sampled = n - k
         part.reset()
-        for node, feature, bin_, default_left, left, right in splits.tolist():  # parents before children
-            split(part, node, feature, bin_, default_left, left, right)
+        for splits in steps:
+            split_rows(part, splits)
         part.add_leaf_values(leaves, values, self.margins[output])
         rows[:n] = np.concatenate([rows[n - k:n], rows[:n - k]])
         part.n_sampled = k
@@ -184,8 +184,8 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
 def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) -> PartitionState:
     """A new state of `state`'s partition, ready to grow tree len(finished) of the
     training: margins and the round's gradients rebuilt from the `finished` trees, each
-    (output, growth steps, leaf nodes, leaf values, splits for the rows outside the row
-    sample or None), in training order. `samples`: with row sampling, per round so far
+    (output, growth steps, leaf nodes, leaf values, the steps for the rows outside the
+    row sample or None), in training order. `samples`: with row sampling, per round so far
     (the current one included) the sampled rows before this partition (see draw_sample).
 
     Only what the training never mutates is read from `state` (binned rows, labels,
