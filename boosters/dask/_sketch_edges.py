@@ -7,10 +7,12 @@ the histograms are summed in (so the merged sketch, and the edges, depend on the
 partitioning only, not on the number of workers), and the driver fetches the merged
 sketch (at most `size` values per feature) and makes the edges from it.
 
-A row's weight in the sketch is its training weight (1 without weights). That is the
-hessian-weighted sketch of seed 004 for the objectives boosters.dask trains: the edges
-are made before the first tree, where every row's hessian is its weight times a constant
-(squared error: 1; logistic: p (1 - p) at the base score p, the same for every row).
+A row's weight in the sketch is its training weight (1 without weights). The edges are
+made before the first tree, where for most objectives every row's hessian is its weight
+times a constant (squared error, huber: 1; logistic, softmax, one_vs_rest: p (1 - p) at
+the base scores, the same for every row; poisson: the exponential of the base score): for
+them this is the hessian-weighted sketch of seed 004. For gamma and tweedie the first
+hessians depend on the labels, and the sketch stays weighted by the training weights only.
 
 Every summary keeps SIZE_PER_BIN * max_bins values, so each level of the merge tree (and
 each partition's own pruning) adds at most about 1 / (2 * SIZE_PER_BIN * max_bins) of the
