@@ -175,6 +175,28 @@ def test_dataframes_keep_feature_names_and_take_columns_by_name(client):
     assert list(computed(client, clf.predict(shuffled))) == list(reference.predict(frame))
 
 
+def test_category_columns_are_categorical_features(client):
+    # pandas category columns of a Dask DataFrame: the in-memory estimator's categorical
+    # features (the same categories, trees and category sets); prediction codes a frame's
+    # category columns by value, so a frame whose dtype lists them in another order predicts the same
+    rng = np.random.default_rng(21)
+    n = 1200
+    colour = rng.integers(0, 5, size=n)
+    x = rng.normal(size=n)
+    y = np.round(8 * (x + np.array([-2.0, 1.0, 0.0, 2.0, -1.0])[colour] + 0.3 * rng.normal(size=n))) / 8
+    frame = pd.DataFrame({"x": x, "colour": pd.Categorical(np.array(list("abcde"))[colour])})
+    params = dict(n_estimators=3, max_depth=3, histogram_mode="i16")
+    est = DaskGBDTRegressor(**params, client=client).fit(dd.from_pandas(frame, npartitions=3),
+                                                          dd.from_pandas(pd.Series(y), npartitions=3))
+    reference = GBDTRegressor(**params).fit(frame, y)
+    assert est.booster_.categorical_features == reference.booster_.categorical_features == [1]
+    assert_same_trees(est.booster_, reference.booster_)
+    assert any((np.asarray(t.category_set) >= 0).any() for t in est.booster_.forest.trees)
+    reordered = frame.assign(colour=frame["colour"].cat.reorder_categories(list("edcba")))
+    assert np.array_equal(computed(client, est.predict(dd.from_pandas(reordered, npartitions=4))),
+                          reference.predict(frame))
+
+
 @pytest.mark.parametrize("estimator", [pytest.param("regressor", marks=pytest.mark.slow), "classifier",
                                        pytest.param("multiclass", marks=pytest.mark.slow)])
 def test_eval_set_early_stopping_gives_best_iteration(client, estimator):

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from boosters._lib.checks import require_int
 from boosters.config import GBDTConfig, Objective
-from boosters.dask.training import _dask_array, _frame_types, check_config, train
+from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
 from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
                               _class_codes, _class_probabilities, _classification_objective, _GBDTEstimator,
@@ -53,7 +53,7 @@ class _DaskGBDTEstimator(_GBDTEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False       # Dask arrays and DataFrames
-        tags.input_tags.categorical = False  # boosters.dask takes numeric features only, for now
+        tags.input_tags.categorical = True   # pandas category columns of a Dask DataFrame
         return tags
 
     def __getstate__(self):
@@ -90,15 +90,16 @@ class _DaskGBDTEstimator(_GBDTEstimator):
 
     def _check_X(self, X, reset: bool, name: str = "X"):
         """X as given (a DataFrame keeps its names for `train`), checked: a 2-D Dask array
-        or a Dask DataFrame of numeric columns, as wide as in `fit` (a frame's columns:
-        the fitted names, in any order). `reset`: record its width and names."""
+        or a Dask DataFrame of numeric and pandas category columns, as wide as in `fit` (a
+        frame's columns: the fitted names, in any order). `reset`: record its width and names."""
         da, frames = _dask_array(), _frame_types()
         if frames and isinstance(X, frames[0]):
             columns = list(X.columns)
             for column, dtype in X.dtypes.items():
-                if dtype.kind not in "biuf":
+                if dtype.kind not in "biuf" and str(dtype) != "category":
                     raise ValueError(f"{name}: column {column!r} has dtype {dtype}; the Dask estimators take "
-                                     f"numeric columns only for now")
+                                     f"numeric and category columns (give other categorical values as a "
+                                     f"category column)")
         elif isinstance(X, da.Array) and X.ndim == 2:
             columns = None
             if X.dtype.kind not in "biuf":
@@ -167,9 +168,9 @@ class _DaskGBDTEstimator(_GBDTEstimator):
         X = self._check_X(X, reset=False)
         if isinstance(X, _dask_array().Array):
             X = X.rechunk({1: -1})  # blocks of whole rows
-        else:  # lazily: the partitions' row counts stay unknown
+        else:  # lazily (the partitions' row counts stay unknown); category columns coded by value
             names = getattr(self, "feature_names_in_", None)
-            X = (X if names is None else X[list(names)]).to_dask_array()
+            X = as_arrays(X, feature_names=names, categories=self.booster_.categories, lengths=False)[0]
             X = X.astype(np.float64) if X.dtype == object else X  # bool and float columns together
         args = (self.booster_, self.n_threads or 1)
         if n_columns is None:
@@ -250,7 +251,8 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
         Parameters
         ----------
         X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            Numeric features (NaN is missing); a DataFrame's columns name them.
+            Numeric features (NaN is missing) and a DataFrame's pandas category columns
+            (categorical features); a DataFrame's columns name them.
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Finite targets.
         sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
@@ -367,7 +369,8 @@ feature_importances_
         Parameters
         ----------
         X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            Numeric features (NaN is missing); a DataFrame's columns name them.
+            Numeric features (NaN is missing) and a DataFrame's pandas category columns
+            (categorical features); a DataFrame's columns name them.
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Class labels of any type (at least two classes).
         sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional

@@ -80,7 +80,8 @@ def _frame_types() -> tuple:
     return dd.DataFrame, dd.Series
 
 
-def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=None, categories=None):
+def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=None, categories=None,
+              lengths: bool = True):
     """Dask DataFrame / Series as Dask arrays, the feature names (None for an array) and
     the categorical features' categories (feature -> its values in code order, None for
     integer codes). `feature_names`: the columns to take, in that order.
@@ -91,7 +92,8 @@ def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=
     partition is coded as Dataset codes a frame: the categories of a ``category`` column
     are its dtype's, the same in every partition of a Dask DataFrame whose categories are
     known. Validation set, prediction: a frame's categorical columns are coded with the
-    training's `categories` by value, as GBDTModel.predict codes a frame."""
+    training's `categories` by value, as GBDTModel.predict codes a frame. `lengths`: the
+    frame's partitions' row counts computed (training needs them; prediction does not)."""
     frame_types = _frame_types()
     names, learn = None, categories is None
     if frame_types and isinstance(X, frame_types[0]):
@@ -110,7 +112,7 @@ def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=
         if categories or category_columns:  # coded partition by partition (frames of the partitions' class)
             meta = type(X._meta)(np.zeros((0, len(names))), columns=X.columns)
             X = X.map_partitions(_coded_partition, names, learn, categories, meta=meta)
-        X = X.to_dask_array(lengths=True)
+        X = X.to_dask_array(lengths=True if lengths else None)
     elif categories is None:  # an array: integer codes, checked as its partitions are binned
         n_features = X.shape[1] if getattr(X, "ndim", 0) == 2 else 0
         categories = {f: None for f in categorical_indices(categorical_features, n_features, None, [])}
