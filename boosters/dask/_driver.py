@@ -42,7 +42,8 @@ from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.model.tree import Tree
 from boosters.training._node_steps import (
-    column_totals, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits, leaf_weight,
+    column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
+    leaf_weight,
 )
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints
@@ -215,7 +216,8 @@ class DaskTreeGrower:
     `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets;
     `quantizer`: the partitions' (bits, levels, seed), None for float64 histograms)."""
 
-    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None):
+    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None,
+                 feature_names=None):
         self.partitions = partitions
         self.quantizer = quantizer
         self.renew_leaves = quantizer is not None and config.renew_leaves
@@ -245,8 +247,9 @@ class DaskTreeGrower:
                                         min_data_per_group=config.min_data_per_group)
         column = layout.feature_column[features[0]] if self.has_features else 0
         self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
-        # column sampling: the library's draws (seeded by tree, depth and node), as GrowthLoop makes them
-        self.constraints = make_node_constraints(config, features, layout.n_features, None, self.max_nodes,
+        # column sampling (the library's draws, seeded by tree, depth and node), interaction and
+        # monotone constraints: as GrowthLoop applies them
+        self.constraints = make_node_constraints(config, features, layout.n_features, feature_names, self.max_nodes,
                                                  self.finder.max_batch, mapper.is_categorical)
         if self.constraints is not None:
             self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
@@ -544,7 +547,10 @@ class DaskTreeGrower:
         sets = [self._category_set(n) for n, c in zip(nodes, categorical) if c]
         sum_g = np.array([n["sum_g"] for n in nodes])
         sum_h = np.array([n["sum_h"] for n in nodes])
-        value = cfg.learning_rate * np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
+        weight = np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
+        if self.constraints is not None:  # within their monotone bounds
+            weight = constraints_clamp(self.constraints, np.arange(len(nodes)), weight)
+        value = cfg.learning_rate * weight
         return Tree(split_feature=feature, threshold=threshold, threshold_bin=threshold_bin,
                     default_left=np.array([n["default_left"] for n in nodes], dtype=np.uint8),
                     left_child=np.array([n["left"] for n in nodes], dtype=np.int32),

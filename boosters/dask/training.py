@@ -35,7 +35,7 @@ from boosters.training.trainer import resolve_histogram_mode
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
                         "one_vs_rest")
 # parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("monotone_constraints", "interaction_constraints", "booster", "linear_leaves")
+UNSUPPORTED = ("booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -191,10 +191,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
         poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
         row, a start from sums over the rows), float64 or quantized histograms, either
-        growth strategy, early stopping, column sampling, uniform row sampling and GOSS.
-        Refused (ValueError naming the parameter) for now: absolute, pinball, ranking and
-        custom objectives, multi-target regression, constraints, DART, linear leaves,
-        several metrics or a callable one.
+        growth strategy, early stopping, column sampling, uniform row sampling and GOSS,
+        monotone and interaction constraints. Refused (ValueError naming the parameter)
+        for now: absolute, pinball, ranking and custom objectives, multi-target
+        regression, DART, linear leaves, several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -281,7 +281,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
-    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows))
+    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(make_row_sampler(config, n_rows, objective.n_outputs, 1), X.chunks[0])
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,

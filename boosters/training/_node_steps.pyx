@@ -269,6 +269,22 @@ def constraints_split(NodeConstraints constraints, Py_ssize_t node, Py_ssize_t l
     constraints.split(node, left, right, feature, left_g, left_h, right_g, right_h)
 
 
+def constraints_clamp(NodeConstraints constraints, nodes, weights):
+    """The `weights` of `nodes` (float64 copies) within their monotone bounds, as
+    BoostingRounds clamps a finished tree's node weights."""
+    cdef const int64_t[::1] node_v = int64s(nodes, "nodes", constraints.parent.shape[0])
+    out = np.array(weights, dtype=np.float64)
+    if out.ndim != 1 or out.shape[0] != node_v.shape[0]:
+        raise ValueError("weights must be a 1-D array with one weight per node")
+    cdef double[::1] out_v = out
+    cdef Py_ssize_t i
+    for i in range(node_v.shape[0]):
+        if not 0 <= node_v[i] < constraints.parent.shape[0]:
+            raise ValueError(f"node {node_v[i]} out of range")
+        out_v[i] = constraints.clamp_weight(node_v[i], out_v[i])
+    return out
+
+
 def constraints_prepare(NodeConstraints constraints, nodes, depth):
     """Row i of the constraints' `allowed` and `bounds` (what the split finder reads)
     for nodes[i], as GrowthLoop prepares a split search; `depth`: int32 per node id."""
