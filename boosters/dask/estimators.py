@@ -448,7 +448,7 @@ feature_importances_
 
         Returns
         -------
-        dask.array.Array of shape (n_samples, n_classes_)
+        dask.array.Array of shape (n_samples, n_classes)
             Columns in `classes_` order; rows sum to 1 (one-vs-rest: its per-class
             sigmoids divided by their sum; hinge: 1 for the predicted class).
 
@@ -480,7 +480,7 @@ feature_importances_
 
         Returns
         -------
-        dask.array.Array of shape (n_samples,) or (n_samples, n_classes_)
+        dask.array.Array of shape (n_samples,) or (n_samples, n_classes)
 
         Examples
         --------
