@@ -404,6 +404,24 @@ def test_dask_dataframes(clients):
               dd.from_pandas(pd.Series(y), npartitions=2))
 
 
+def test_partitions_a_filter_emptied_are_left_out(clients):
+    # a filter that empties the middle partitions of X and of the validation set: training
+    # and scoring skip them, and the model (row sampling included: global row indices are
+    # unchanged) is single-machine training's on the kept rows
+    X, y = make_data(seed=23)
+    frame, kept = pd.DataFrame(X, columns=list("abcde")), (np.arange(len(y)) < 300) | (np.arange(len(y)) >= 900)
+    parts, labels = dd.from_pandas(frame, npartitions=4), dd.from_pandas(pd.Series(y), npartitions=4)
+    mask = dd.from_pandas(pd.Series(kept), npartitions=4)
+    X_kept, y_kept = parts[mask], labels[mask]
+    assert clients[2].compute(X_kept.map_partitions(len)).result().tolist() == [300, 0, 0, 300]
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.7)
+    model = train(clients[2], X_kept, y_kept, config, val_set=(X_kept, y_kept))
+    local = bst.Dataset(frame[kept], y[kept])
+    reference = bst.GBDTModel.train(local, config, val_set=local)
+    assert_same_trees(model, reference)
+    assert model.eval_history == pytest.approx(reference.eval_history, rel=1e-12)  # float64 sums' order
+
+
 def test_bad_input(clients):
     X, y = make_data(n=100)
     Xd, yd = da.from_array(X, chunks=50), da.from_array(y, chunks=50)

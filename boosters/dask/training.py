@@ -266,6 +266,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X = X.rechunk({1: -1})  # a partition holds whole rows
     y = y.rechunk((X.chunks[0],))
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
+    X, y, weights = _without_empty_partitions(da, X, y, weights)
     objective = make_objective(config.objective, None)
 
     x_blocks = client.compute(list(X.to_delayed().ravel()))
@@ -326,8 +327,11 @@ class _Validation:
     as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
 
     def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig):
+        if X_val.shape[0] == 0:
+            raise ValueError("val_set X has no rows")
         X_val = X_val.rechunk({1: -1})
         y_val = y_val.rechunk((X_val.chunks[0],))
+        X_val, y_val, _ = _without_empty_partitions(_dask_array(), X_val, y_val, None)
         x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
         states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, pure=False)
                   for xb, yb in zip(x_blocks, y_blocks)]
@@ -375,6 +379,15 @@ def _surviving(step, recover):
                     break
                 except LostWorker as again:
                     lost = again
+
+
+def _without_empty_partitions(da, X, y, weights):
+    """The collections without their empty row partitions (a filter may leave some): they
+    hold no rows to bin or to train on, and leaving them out moves no row."""
+    kept = [i for i, n in enumerate(X.chunks[0]) if n > 0]
+    if len(kept) == len(X.chunks[0]):
+        return X, y, weights
+    return tuple(None if c is None else da.concatenate([c.blocks[i] for i in kept]) for c in (X, y, weights))
 
 
 def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
