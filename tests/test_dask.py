@@ -82,10 +82,11 @@ def assert_same_trees(model, reference):
             assert np.array_equal(getattr(a, field), getattr(b, field)), f"tree {t}: {field}"
 
 
-def dask_train(client, X, y, config, weights=None, chunks=CHUNKS, stats=None):
+def dask_train(client, X, y, config, weights=None, chunks=CHUNKS, **kwargs):
+    """boosters.dask.train of numpy data cut into Dask partitions of `chunks` rows."""
     w = None if weights is None else da.from_array(weights, chunks=chunks)
     return train(client, da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), config, weights=w,
-                 stats=stats)
+                 **kwargs)
 
 
 DEPTHWISE, LEAFWISE = bst.GrowthStrategy.Depthwise, bst.GrowthStrategy.Leafwise
@@ -472,6 +473,14 @@ def test_a_rebuilt_partition_state_refuses_to_train():
         tasks.split_nodes(state, 1, np.array([[0, 0, 3, 0, 1, 2]]))
 
 
+def train_with_validation(client, X, y, config):
+    """(model, stats) of dask_train on the first 1200 rows, the rest the validation set."""
+    stats = {}
+    model = dask_train(client, X[:1200], y[:1200], config, stats=stats,
+                       val_set=(da.from_array(X[1200:], chunks=(150, -1)), da.from_array(y[1200:], chunks=150)))
+    return model, stats
+
+
 def lose_a_worker_at(monkeypatch, waits: set, kill=None):
     """From the driver's waits numbered `waits` (1, 2, ... over the training and the
     validation partitions), each time: the step's tasks submitted, then `kill(partitions)`
@@ -502,18 +511,11 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     # renewed leaves of quantized training come with the last one)
     n = 1 + (3 if growth is DEPTHWISE else 5)
 
-    def run():
-        stats = {}
-        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
-                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
-                      stats=stats)
-        return model, stats
-
-    undisturbed, _ = run()
+    undisturbed, _ = train_with_validation(clients[2], X, y, config)
     # waits (retries counted): tree 0 1-2, again 3..n+2, validation n+3, again n+4, tree 1
     # n+5, again n+6, again n+7..2n+6, validation 2n+7, tree 2 2n+8..3n+7
     lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
-    model, stats = run()
+    model, stats = train_with_validation(clients[2], X, y, config)
     assert stats["recoveries"] == 5
     assert_same_trees(model, undisturbed)
     assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
@@ -530,16 +532,9 @@ def test_the_model_survives_recoveries_with_sampling(clients, monkeypatch):
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.6, colsample_bynode=0.6)
     n = 1 + 3
 
-    def run():
-        stats = {}
-        model = train(clients[2], da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
-                      config, val_set=(da.from_array(X[1200:], chunks=(150, 5)), da.from_array(y[1200:], chunks=150)),
-                      stats=stats)
-        return model, stats
-
-    undisturbed, _ = run()
+    undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
-    model, stats = run()
+    model, stats = train_with_validation(clients[2], X, y, config)
     assert stats["recoveries"] == 5
     assert all(len(t.value) == 15 for t in model.forest.trees)  # full trees: the waits are numbered as above
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))

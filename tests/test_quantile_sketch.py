@@ -12,15 +12,14 @@ above it, far below any error the sketch makes: a pruned summary's bound is >= 1
 import dask.array as da
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import boosters as bst
-from boosters.dask import train
 from boosters.dask._sketch_edges import SIZE_PER_BIN, merge_sketches, sketch_bin_mapper, sketch_partition
 from boosters.data.binning import BinMapper
 from boosters.data.quantile_sketch import QuantileSketch, WeightedQuantileSummary as Summary
+from test_dask import assert_same_trees, clients, dask_train  # noqa: F401 (clients: the fixture)
 
 TOL = 1e-9
 
@@ -335,29 +334,6 @@ def test_sketch_merge_needs_the_same_partitioning_only():
 
 # ---- boosters.dask.train(bin_edges="sketch") ---------------------------------------
 
-FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
-          "gain", "cover", "n_samples")
-
-
-@pytest.fixture(scope="module")
-def clients():
-    """In-process clusters of 1, 2 and 4 single-threaded workers."""
-    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=False, dashboard_address=":0")
-                for n in (1, 2, 4)}
-    out = {n: Client(cluster, set_as_default=False) for n, cluster in clusters.items()}
-    yield out
-    for n in out:
-        out[n].close()
-        clusters[n].close()
-
-
-def assert_same_trees(model, reference):
-    assert model.n_trees == reference.n_trees
-    for t, (a, b) in enumerate(zip(model.forest.trees, reference.forest.trees)):
-        for field in FIELDS:
-            assert np.array_equal(getattr(a, field), getattr(b, field)), f"tree {t}: {field}"
-
-
 def training_data(n=1200, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 4))
@@ -365,12 +341,6 @@ def training_data(n=1200, seed=0):
     X[:, 3] = np.round(X[:, 3] * 2)  # a few distinct values (NaN kept)
     signal = np.nan_to_num(X[:, 0]) - 2 * np.nan_to_num(X[:, 1]) + 0.5 * np.nan_to_num(X[:, 3])
     return X, np.round(8 * (signal + 0.3 * rng.normal(size=n))) / 8
-
-
-def dask_train(client, X, y, config, weights=None, chunks=350, **kwargs):
-    w = None if weights is None else da.from_array(weights, chunks=chunks)
-    return train(client, da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), config, weights=w,
-                 **kwargs)
 
 
 def dask_sketch_mapper(client, X, w, max_bins, chunks=350):
