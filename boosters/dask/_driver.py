@@ -71,6 +71,11 @@ def pairwise_levels(items: list, combine, keep: int = 1) -> list:
     return items
 
 
+def first_rows(chunks: tuple) -> np.ndarray:
+    """Each partition's first row in the whole data (int64), from the partitions' row counts."""
+    return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)
+
+
 def fixed_sum(client, futures: list, op=tasks.add):
     """The sum (or another `op`) of task results, as a task: `pairwise_levels` of tasks."""
     return pairwise_levels(futures, lambda a, b: client.submit(op, a, b, pure=False))[0]
@@ -278,7 +283,7 @@ class DaskTreeGrower:
         self.sampler = sampler
         self.goss = sampler is not None and sampler.kind == 2
         self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
-        self.bounds = np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)  # each partition's first row
+        self.bounds = first_rows(chunks)
         self.counts = {}  # round -> per partition: the round's sampled rows before its first row
         self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
         self.executor = None

@@ -14,7 +14,7 @@ import numpy as np
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, fixed_sum
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
@@ -274,16 +274,16 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     mapper = (sketch_bin_mapper(client, x_blocks, w_blocks, config) if bin_edges == "sketch"
               else _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config))
     if categories:
-        first_rows = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).tolist()
         mapper = _with_categories(mapper, client.gather([
             client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
-            for xb, first in zip(x_blocks, first_rows)]), sorted(categories))
-    states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0])
+            for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
+    sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)  # the driver's: GOSS's holds n_rows
+    states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0], sampler)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
-    grower.sample_rows(make_row_sampler(config, n_rows, objective.n_outputs, 1), X.chunks[0])
+    grower.sample_rows(sampler, X.chunks[0])
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
                         categories=categories)
@@ -391,10 +391,11 @@ def _without_empty_partitions(da, X, y, weights):
 
 
 def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
-                      chunks: tuple) -> tuple[list, np.ndarray]:
+                      chunks: tuple, sampler) -> tuple[list, np.ndarray]:
     """Every row partition (x_blocks, w_blocks: futures; `chunks`: their row counts)
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
-    after its labels and weights are checked; and the base scores."""
+    after its labels and weights are checked; and the base scores. `sampler`: the
+    training's row sampler (None: every row), whose kind the partitions draw by."""
     y_blocks = client.compute(list(y.to_delayed()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     sums, extremes = client.gather(fixed_sum(client, sums, tasks.combine_label_sums))
@@ -404,7 +405,6 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
     base = tasks.base_scores(objective, sums)
     n_rows = int(sum(chunks))
-    sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)
     row_sample = None
     if sampler is not None:
         row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == 2 else
@@ -412,9 +412,8 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample)
-    first_rows = np.concatenate([[0], np.cumsum(chunks)[:-1]]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
-              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows)]
+              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows(chunks).tolist())]
     _wait(states)
     return states, base
 
