@@ -3,13 +3,14 @@ training with 2 threads, the same data and settings; the Dask round trips and by
 tree; and whether the two models are identical.
 
     python benchmarks/dask_overhead.py [--rows 200000] [--features 28] [--trees 20] [--depth 6]
-        [--driver-fanin 1 4]
+        [--driver-fanin 1 4] [--steps tasks actors]
 
 `--driver-fanin`: how many of a reduction's last results the driver sums itself
 (`_driver.DRIVER_FANIN`; 1: every sum a Dask task, as before that option existed); several
 values are run in turn in each repeat, on the same cluster, with local training in between.
+`--steps`: `boosters.dask.train(steps=...)`, each run in turn too.
 
-The data are generated on the workers (dask.array.random, one partition per worker) and
+The data are generated on the workers (numpy's generator, one partition on each worker) and
 fetched once for the local training. The cluster runs worker processes (no shared GIL).
 """
 
@@ -25,10 +26,37 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import dask.array as da  # noqa: E402
 import numpy as np  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from dask import delayed  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
+from operator import getitem  # noqa: E402
 
 import boosters as bst  # noqa: E402
 from boosters.dask import _driver, train  # noqa: E402
+
+
+def make_block(seed: int, rows: int, features: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(rows, features))
+    logit = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3]
+    return X, (logit + rng.logistic(size=rows) > 0).astype(np.float64)
+
+
+def spread_data(client, rows: int, features: int) -> tuple:
+    """One partition per worker, each generated on its worker: the scheduler alone may put
+    every block of a generated array on one worker (it did here: a `dask.array.random`
+    array persisted on 2 workers had both blocks on one), which measures one worker, not two."""
+    workers = sorted(client.scheduler_info()["workers"])
+    sizes = [len(part) for part in np.array_split(np.arange(rows), len(workers))]
+    blocks = [client.submit(make_block, i, n, features, workers=[w], pure=False)
+              for i, (n, w) in enumerate(zip(sizes, workers))]
+    X = da.concatenate([da.from_delayed(delayed(getitem)(b, 0), (n, features), np.float64)
+                        for b, n in zip(blocks, sizes)])
+    y = da.concatenate([da.from_delayed(delayed(getitem)(b, 1), (n,), np.float64) for b, n in zip(blocks, sizes)])
+    X, y = client.persist([X, y])
+    wait([X, y])
+    keys = [k for part in X.__dask_keys__() for k in part] + list(y.__dask_keys__())
+    print("blocks on workers:", [holder for holders in client.who_has(keys).values() for holder in holders])
+    return X, y
 
 
 def main() -> None:
@@ -39,26 +67,26 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--driver-fanin", type=int, nargs="+", default=[_driver.DRIVER_FANIN])
+    parser.add_argument("--steps", nargs="+", choices=["tasks", "actors"], default=["tasks", "actors"])
     args = parser.parse_args()
     config = bst.GBDTConfig(n_estimators=args.trees, max_depth=args.depth, objective=bst.Objective.logistic())
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
-        state = da.random.RandomState(0)
-        X = state.normal(size=(args.rows, args.features), chunks=((args.rows + 1) // 2, args.features))
-        logit = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3]
-        y = (logit + state.logistic(size=args.rows, chunks=X.chunks[0]) > 0).astype(np.float64)
-        X, y = client.persist([X, y])
+        X, y = spread_data(client, args.rows, args.features)
         X_local, y_local = client.compute([X, y], sync=True)
 
-        dask_seconds = {fanin: [] for fanin in args.driver_fanin}
-        stats = {fanin: {} for fanin in args.driver_fanin}
+        # (steps, driver fan-in): the fan-in applies to steps="tasks" only
+        variants = [("tasks", fanin) for fanin in args.driver_fanin] * ("tasks" in args.steps)
+        variants += [("actors", None)] * ("actors" in args.steps)
+        dask_seconds = {v: [] for v in variants}
+        stats = {v: {} for v in variants}
         local_seconds, models = [], {}
         for _ in range(args.repeats):  # in turn, so that a change of load hits all alike
-            for fanin in args.driver_fanin:
-                _driver.DRIVER_FANIN = fanin
+            for steps, fanin in variants:
+                _driver.DRIVER_FANIN = fanin or _driver.DRIVER_FANIN
                 start = time.perf_counter()
-                models[fanin] = train(client, X, y, config, stats=stats[fanin])
-                dask_seconds[fanin].append(time.perf_counter() - start)
+                models[steps, fanin] = train(client, X, y, config, stats=stats[steps, fanin], steps=steps)
+                dask_seconds[steps, fanin].append(time.perf_counter() - start)
             start = time.perf_counter()
             reference = bst.GBDTModel.train(bst.Dataset(X_local, y_local), config, n_threads=2)
             local_seconds.append(time.perf_counter() - start)
@@ -72,15 +100,15 @@ def main() -> None:
     print(f"{args.rows} rows x {args.features} features, {n_trees} trees of depth {args.depth}, "
           f"histograms {'i16' if args.rows >= 100_000 else 'f64'} (auto)")
     print(f"local, 2 threads: {min(local_seconds):.2f} s  (runs: {', '.join(f'{s:.2f}' for s in local_seconds)})")
-    for fanin, seconds in dask_seconds.items():
-        st = stats[fanin]
-        print(f"dask, 2 workers x 1 thread, driver fan-in {fanin}: {min(seconds):.2f} s  "
+    for (steps, fanin), seconds in dask_seconds.items():
+        st = stats[steps, fanin]
+        how = f"steps={steps}" + (f", driver fan-in {fanin}" if fanin else "")
+        print(f"dask, 2 workers x 1 thread, {how}: {min(seconds):.2f} s  "
               f"(runs: {', '.join(f'{s:.2f}' for s in seconds)}); overhead ratio "
               f"{min(seconds) / min(local_seconds):.2f}x; round trips per tree {st['round_trips'] / n_trees:.1f}; "
               f"bytes gathered by the driver per tree {st['driver_bytes'] / n_trees / 1e3:.0f} kB; "
               f"histogram bytes the partitions produced per tree {st['partition_bytes'] / n_trees / 1e3:.0f} kB; "
-              f"model identical to local training (trees and predictions): {identical(models[fanin])}")
-
+              f"model identical to local training (trees and predictions): {identical(models[steps, fanin])}")
 
 if __name__ == "__main__":
     main()

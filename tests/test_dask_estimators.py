@@ -224,7 +224,7 @@ def test_eval_set_early_stopping_gives_best_iteration(client, estimator):
 def test_get_params_set_params_clone_and_pickle(client):
     clf = DaskGBDTClassifier(n_estimators=4, class_weight="balanced", client=client)
     params = clf.get_params()
-    assert set(params) == set(GBDTClassifier().get_params()) | {"client"}
+    assert set(params) == set(GBDTClassifier().get_params()) | {"client", "steps"}
     assert params["client"] is client and params["n_estimators"] == 4 and params["class_weight"] == "balanced"
     copy = clone(clf)
     assert copy is not clf and copy.client is client and copy.get_params() == params  # the client is shared

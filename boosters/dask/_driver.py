@@ -40,6 +40,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
+from boosters.dask._step_runner import PartitionRunner
 from boosters.model.tree import Tree
 from boosters.training._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
@@ -93,33 +94,88 @@ class DriverSum:
         return pairwise_levels(values, self.op)[0]
 
 
-class Partitions:
-    """The partitions' states (futures) and the workers holding them: submits tasks pinned
-    to them and sums results in a fixed tree."""
+class RunnerResult:
+    """One partition's result of an actor call that ran a step on all of a worker's
+    partitions (`steps="actors"`)."""
 
-    def __init__(self, client, states: list):
+    def __init__(self, call, index: int, worker: str):
+        self.call, self.index, self.worker = call, index, worker
+
+    def result(self, timeout=None):
+        return self.call.result(timeout=timeout)[self.index]
+
+
+class Gathered:
+    """A reduction the driver already waited for (`steps="actors"`): later calls take its value."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Partitions:
+    """The partitions' states (futures) and the workers holding them: runs a function on
+    every partition and sums the results in a fixed tree.
+
+    `actors=False`: tasks pinned to the workers holding the states, summed by a fixed tree
+    of tasks whose last levels the driver adds. `actors=True`: one Dask actor per worker
+    (`_step_runner.PartitionRunner`) runs the function on that worker's states, and the
+    driver sums every partition's result in the same fixed order (the same bits). The
+    calls skip the scheduler (a round trip of a few milliseconds instead of tens), and the
+    driver receives every partition's result instead of the last few sums. Sequential
+    passes (`chain`) and rebuilding after a loss stay tasks in both."""
+
+    def __init__(self, client, states: list, actors: bool = False):
         self.client = client
         self.states = states
         self.workers = self._holders(states)
-        self.pending = []        # the tasks submitted since the last completed wait
+        self.pending = []        # the tasks (or actor calls) submitted since the last completed wait
         self.round_trips = 0     # driver waits
         self.driver_bytes = 0    # of the results the driver gathered
         self.partition_bytes = 0  # of the histograms the partitions' tasks produced
+        self.runners = {} if actors else None  # worker -> its PartitionRunner actor (and the actor's future)
+        if actors:
+            self._start_runners()
 
     def _holders(self, states: list) -> list:
         holders = self.client.who_has(states)
         return [sorted(holders[s.key])[0] for s in states]
+
+    def _start_runners(self) -> None:
+        """A runner on every worker holding partitions (those of lost workers dropped)."""
+        self.runners = {w: r for w, r in self.runners.items() if w in set(self.workers)}
+        new = {w: self.client.submit(PartitionRunner, actor=True, workers=[w], allow_other_workers=False, pure=False)
+               for w in sorted(set(self.workers) - set(self.runners))}
+        self._wait(list(new.values()), pinned=True)
+        with self.client.as_current():  # the actor handles bind to the current client: ours, not the default
+            self.runners.update({w: (future.result(), future) for w, future in new.items()})
 
     def on_each(self, function, *args, each=None) -> list:
         """function(state_i, *args) on every partition, on the worker holding state_i
         (pure=False: the tasks mutate the state, never deduplicate them); `each`: one more
         argument per partition, each[i] for state_i."""
         each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        if self.runners is not None:
+            return self._on_each_by_actors(function, args, each)
         futures = [self.client.submit(function, state, *args, *extra, workers=[worker], allow_other_workers=False,
                                       pure=False)
                    for state, worker, extra in zip(self.states, self.workers, each)]
         self.pending += futures
         return futures
+
+    def _on_each_by_actors(self, function, args: tuple, each: list) -> list:
+        """on_each as one actor call per worker, over the partitions it holds."""
+        args = tuple(a.value if isinstance(a, Gathered) else a for a in args)
+        results = [None] * len(self.states)
+        for worker in sorted(set(self.workers)):
+            mine = [i for i, w in enumerate(self.workers) if w == worker]
+            if self.runners[worker][1].status != "finished":  # its worker is gone, the actor with it
+                raise LostWorker(f"boosters.dask: worker {worker} holding partitions left the cluster")
+            call = self.runners[worker][0].run(function, [self.states[i].key for i in mine], args,
+                                               [each[i] for i in mine])
+            for j, i in enumerate(mine):
+                results[i] = RunnerResult(call, j, worker)
+        self.pending += results
+        return results
 
     def chain(self, function, first, *args) -> list:
         """function(state_i, *args, previous) on every partition in order, `previous` being
@@ -136,6 +192,9 @@ class Partitions:
     def reduce(self, futures: list, op=tasks.add, for_workers: bool = False):
         """The fixed sum of `futures`: a task when later tasks take it (`for_workers`),
         else a DriverSum for `gather`."""
+        if self.runners is not None:  # the driver sums: later calls take the value
+            result = DriverSum(futures, op)
+            return Gathered(self.gather(result)) if for_workers else result
         if for_workers:
             result = fixed_sum(self.client, futures, op)
             self.pending.append(result)
@@ -151,6 +210,9 @@ class Partitions:
         self.round_trips += 1
         parts = []
         for item in futures if isinstance(futures, list) else [futures]:
+            if isinstance(item, Gathered):
+                parts.append(item.value)
+                continue
             values = [self._result(f) for f in (item.futures if isinstance(item, DriverSum) else [item])]
             self.driver_bytes += sum(np.asarray(a).nbytes for r in values for a in (r if isinstance(r, tuple) else [r]))
             parts.append(item.finish(values) if isinstance(item, DriverSum) else values[0])
@@ -172,6 +234,10 @@ class Partitions:
                 return future.result(timeout=LIVENESS_SECONDS)
             except TimeoutError:
                 self._check_alive()
+            except OSError as error:  # an actor call whose worker went away (before the scheduler knows it):
+                if not isinstance(future, RunnerResult):  # recover; it is safe even if the worker lives
+                    raise
+                raise LostWorker(f"boosters.dask: worker {future.worker} holding partitions did not answer") from error
 
     def _check_alive(self) -> None:
         alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
@@ -187,7 +253,10 @@ class Partitions:
         too (a task of the abandoned step may still be using them). `each`: one more argument
         per partition (as on_each). LostWorker if another worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
-            future.release()
+            if isinstance(future, RunnerResult):
+                self._finish_call(future)
+            else:
+                future.release()
         self.pending = []
         self._wait(self.states, pinned=False)
         self.workers = self._holders(self.states)
@@ -200,6 +269,22 @@ class Partitions:
         self._wait(rebuilt, pinned=False)
         self.states = rebuilt
         self.workers = self._holders(rebuilt)
+        if self.runners is not None:
+            self._start_runners()
+
+    def _finish_call(self, item: RunnerResult) -> None:
+        """Wait for an abandoned actor call to end while its worker lives: it may still be
+        using a state that the rebuilding is about to read (an actor runs beside the
+        worker's task thread, not after it)."""
+        while True:
+            try:
+                item.result(timeout=LIVENESS_SECONDS)
+                return
+            except TimeoutError:
+                if item.worker not in self.client.scheduler_info(n_workers=-1)["workers"]:
+                    return
+            except Exception:  # noqa: BLE001 - its error belongs to the abandoned step
+                return
 
     def _wait(self, futures: list, pinned: bool) -> None:
         """Wait for tasks whose results stay on the workers (never fetched); raise a task's
@@ -356,11 +441,14 @@ class DaskTreeGrower:
         root = self._add(0, self.sampler.n_sample if sampled else self.n_rows)
         if self.constraints is not None:
             constraints_start_tree(self.constraints, tree_index)
-        maxima = p.reduce(p.on_each(tasks.start_tree, tree_index, previous_leaves, output, new_round, each=sample),
-                          tasks.maximum, for_workers=True)  # the root's tasks take it
-        maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
-                                           histograms=1)
-        if self.quantizer is not None:
+        start = (tree_index, previous_leaves, output, new_round)
+        if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
+            self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_float_tree, *start, each=sample)), histograms=0)
+        else:
+            maxima = p.reduce(p.on_each(tasks.start_tree, *start, each=sample), tasks.maximum,
+                              for_workers=True)  # the root's tasks take it
+            maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
+                                               histograms=1)
             self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
         self.resumed = False  # the partitions started the tree: from now on as any other
         if not self._splittable(root):  # a single leaf: its sums from the float gradients

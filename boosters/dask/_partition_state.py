@@ -278,7 +278,18 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     gh = state.gradients[output]
     if state.partitioner.n_sampled >= 0:  # the quantizer's scales: from the sampled rows, as single-machine
         gh = gh[np.asarray(state.partitioner.sample)[:state.partitioner.n_sampled]]
-    return np.abs(gh).max(axis=0).astype(np.float64) if len(gh) else np.zeros(2)
+    if not len(gh):
+        return np.zeros(2)
+    # column by column: numpy's axis-0 max over an (n, 2) array is ~50x slower than this
+    return np.array([np.abs(gh[:, 0]).max(), np.abs(gh[:, 1]).max()], dtype=np.float64)
+
+
+def start_float_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,
+                     sample=None) -> np.ndarray:
+    """start_tree, then the root's histogram: with float64 histograms (no quantization
+    scales to agree on first) a tree starts in one call."""
+    start_tree(state, tree, previous_leaves, output, new_round, sample)
+    return root_histogram(state, tree, None)
 
 
 def _add_previous(state: PartitionState, previous_leaves) -> None:

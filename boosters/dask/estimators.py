@@ -37,6 +37,9 @@ _PARAMETERS_DOC = _CONFIG_PARAMETERS_DOC.replace(_N_THREADS_DOC, """    n_thread
 """) + """    client : distributed.Client, optional
         The cluster to train on; None uses ``distributed.default_client()`` at `fit`.
         A pickled estimator leaves it out (unpickled, it uses the default client).
+    steps : {"tasks", "actors"}, default "tasks"
+        How the growth steps reach the partitions (``boosters.dask.train``'s `steps`):
+        "actors" skips the scheduler, with shorter round trips on few partitions.
 """
 
 
@@ -154,7 +157,7 @@ class _DaskGBDTEstimator(_GBDTEstimator):
 
     def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig):
         """Train on checked Dask collections (y as the objective reads it)."""
-        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair)
+        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair, steps=self.steps)
         self.best_iteration_ = self.booster_.best_iteration
         # the form of boosters.callbacks.record_evaluation, as the in-memory estimators
         self.evals_result_ = ({} if eval_pair is None else
@@ -243,7 +246,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     ('Array', (4,), 5)
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "client": None})
+    __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "tasks"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are.
@@ -360,7 +363,7 @@ feature_importances_
     (array([ 1.3 , -1.27, -2.33]), array(['yes', 'no', 'no'], dtype='<U3'))
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None})
+    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "tasks"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are; the labels of an
