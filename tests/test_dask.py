@@ -361,7 +361,7 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(objective=bst.Objective.absolute()), "objective"), (dict(objective=bst.Objective.pinball(0.3)), "objective"),
     (dict(objective=bst.Objective.lambdarank()), "objective"),
-    (dict(objective=bst.Objective.custom(lambda m, d: (m, m))), "objective"),
+    (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.squared(n_targets=2)), "objective"),
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
 ])
@@ -369,6 +369,49 @@ def test_refuses_what_it_does_not_support_yet(clients, change, name):
     X, y = make_data(n=100)
     with pytest.raises(ValueError, match=f"config.{name}"):
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, **change), chunks=50)
+
+
+def squared_error(margins, dataset):
+    """A custom objective: squared error's gradients from the partition's rows (row-wise)."""
+    return margins - dataset.y, np.ones_like(margins)
+
+
+def softmax_gradients(margins, dataset):
+    """A custom 3-class softmax objective (multi-output margins (rows, 3))."""
+    p = np.exp(margins - margins.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    onehot = np.eye(3)[dataset.y.astype(int)]
+    return p - onehot, np.maximum(2 * p * (1 - p), 1e-16)
+
+
+@pytest.mark.parametrize("function, n_outputs, mode, n_workers", [
+    (squared_error, 1, "i16", 2), (squared_error, 1, "f64", 4), (softmax_gradients, 3, "i16", 2)])
+def test_custom_objectives_equal_single_machine_training(clients, monkeypatch, function, n_outputs, mode, n_workers):
+    # the function runs on each partition's margins and rows (a Dataset of its X, y and
+    # weights); row-wise gradients are the single-machine ones, so are the trees
+    X, y = make_data(seed=6)
+    if n_outputs == 3:
+        y = objective_labels("softmax", y)
+    objective = bst.Objective.custom(function, n_outputs=n_outputs, base_score=0.25)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode=mode, objective=objective,
+                            metric=bst.Metric.rmse() if n_outputs == 1 else None)
+    model = dask_train(clients[n_workers], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
+
+
+def test_a_custom_objective_gets_each_partition_s_rows(clients):
+    def checking(margins, dataset):
+        assert dataset.X.shape == (len(margins), 5) and len(dataset.y) == len(margins) < 1200  # a partition's
+        return squared_error(margins, dataset)
+
+    X, y = make_data()
+    config = bst.GBDTConfig(n_estimators=1, max_depth=2, objective=bst.Objective.custom(checking))
+    dask_train(clients[1], X, y, config)  # its assertions run on the partitions: an error would fail training
+    with pytest.raises(ValueError, match="custom objective's grad"):  # its checks are the single-machine ones
+        dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.custom(
+            lambda m, d: (np.ones(3), np.ones_like(m)))))
 
 
 def test_a_validation_metric_must_be_a_mean_over_rows(clients):

@@ -21,17 +21,20 @@ is how a training goes on after losing a worker.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
 from boosters._lib.arrays import unique
+from boosters.data.dataset import Dataset
 from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
+from boosters.training.objectives import CustomObjectiveFunction
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
 DIGIT_BITS = 11  # GOSS's distributed k-th largest score: radix select, 2048 counters a pass
@@ -58,9 +61,12 @@ class PartitionState:
     current tree's row partition. Mutated in place by the tasks below: a task that reads
     it must run on the worker that holds it."""
 
-    def __init__(self, binned, y, weights, objective, base_scores, settings: Settings, first_row: int):
+    def __init__(self, binned, y, weights, objective, base_scores, settings: Settings, first_row: int, rows=None):
         self.binned, self.y, self.weights = binned, y, weights
         self.objective, self.base_scores, self.settings = objective, base_scores, settings
+        self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
+        if rows is not None:  # its own copy: the function's buffers are bound to this state's
+            self.objective = copy.copy(objective)
         self.first_row = first_row
         self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
@@ -88,6 +94,13 @@ class PartitionState:
         else:
             self.pool = np.zeros((n_slots, binned.total_bins, 2))
             self.builder = FloatHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
+
+    def compute_gradients(self) -> None:
+        """The gradients of the current margins; a custom objective's from its function,
+        called with this partition's margins and rows (as XGBoost's Dask interface does)."""
+        self.objective.gradients(self.margins, self.y, self.weights, self.gradients, 1)
+        if self.rows is not None:
+            self.objective.fill(self.rows)
 
     def expect(self, tree: int) -> None:
         """Raise unless this state is growing `tree`: Dask rebuilds a lost worker's results
@@ -177,8 +190,9 @@ class PartitionState:
 def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int) -> PartitionState:
     binned = mapper.transform(np.asarray(X), n_threads=1)
     weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    return PartitionState(binned, np.ascontiguousarray(y, dtype=np.float64), weights, objective, base_scores,
-                          settings, first_row)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
+    return PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
 
 
 def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) -> PartitionState:
@@ -192,7 +206,7 @@ def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) 
     weights): it may be a state Dask rebuilt from the data after its worker died, or a
     live one that a task of the abandoned tree is still using."""
     new = PartitionState(state.binned, state.y, state.weights, state.objective, state.base_scores,
-                         state.settings, state.first_row)
+                         state.settings, state.first_row, state.rows)
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
 
@@ -200,7 +214,7 @@ def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) 
         if t % n_outputs:
             return
         if t == round_start or new.goss is not None:
-            new.objective.gradients(new.margins, new.y, new.weights, new.gradients, 1)
+            new.compute_gradients()
         if samples is not None and t // n_outputs < len(samples):
             new.draw_sample(t // n_outputs, samples[t // n_outputs])
 
@@ -268,7 +282,7 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     state.tree = tree
     _add_previous(state, previous_leaves)
     if new_round:
-        state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+        state.compute_gradients()
         if sample is not None:
             state.draw_sample(*sample)
     state.output = output
@@ -307,7 +321,7 @@ def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: i
     digit counts of the scores (goss_digits)."""
     state.expect(tree - 1)
     _add_previous(state, previous_leaves)
-    state.objective.gradients(state.margins, state.y, state.weights, state.gradients, 1)
+    state.compute_gradients()
     state.scores = goss_scores(state.gradients)
     state.candidates = state.scores.view(np.uint64)  # the radix select's: narrowed pass by pass
     return goss_digits(state, tree, 0, 64, shift)

@@ -32,10 +32,11 @@ from boosters.training.sampling import make_row_sampler
 from boosters.training.trainer import resolve_histogram_mode
 
 # the objectives whose gradients are per row and whose start is a function of sums
-# reduced over the partitions (tasks.label_sums); refused: absolute and pinball (their
-# leaves are renewed to weighted quantiles of residuals), ranking (query groups), custom
+# reduced over the partitions (tasks.label_sums), and custom ones (their function called
+# on each partition's rows); refused: absolute and pinball (their leaves are renewed to
+# weighted quantiles of residuals), ranking (query groups)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
-                        "one_vs_rest")
+                        "one_vs_rest", "custom")
 # parameters this first slice does not implement yet: training with them is refused
 UNSUPPORTED = ("booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
@@ -57,7 +58,11 @@ def check_config(config: GBDTConfig) -> None:
     if config.objective.name not in SUPPORTED_OBJECTIVES:
         raise ValueError(f"config.objective: boosters.dask supports {', '.join(SUPPORTED_OBJECTIVES)} "
                          f"for now, got {config.objective.name!r}")
-    if (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
+    if config.objective.name == "custom" and config.objective.function is None:
+        raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
+                         "Objective.custom(function) to train")
+    if config.objective.name != "custom" and \
+            (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
         raise ValueError(f"config.objective: boosters.dask takes one label per row (no multi-target "
                          f"regression), got {config.objective!r}")
     if isinstance(config.metric, tuple) or callable(config.metric):
@@ -196,7 +201,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         row, a start from sums over the rows), float64 or quantized histograms, either
         growth strategy, early stopping, column sampling, uniform row sampling and GOSS,
         monotone and interaction constraints. Refused (ValueError naming the parameter)
-        for now: absolute, pinball, ranking and custom objectives, multi-target
+        for now: absolute, pinball and ranking objectives, multi-target
         regression, DART, linear leaves, several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
