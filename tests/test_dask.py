@@ -360,7 +360,6 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 @pytest.mark.parametrize("change, name", [
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(objective=bst.Objective.absolute()), "objective"), (dict(objective=bst.Objective.pinball(0.3)), "objective"),
-    (dict(objective=bst.Objective.lambdarank()), "objective"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.squared(n_targets=2)), "objective"),
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
@@ -412,6 +411,51 @@ def test_a_custom_objective_gets_each_partition_s_rows(clients):
     with pytest.raises(ValueError, match="custom objective's grad"):  # its checks are the single-machine ones
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.custom(
             lambda m, d: (np.ones(3), np.ones_like(m)))))
+
+
+def ranking_data(seed=0):
+    """Queries of 5-40 rows, relevance labels 0-3; `chunks`: partitions that never cut a query."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(5, 41, size=50)
+    qid = np.repeat(np.arange(50) * 7 + 3, sizes)  # ids need not be 0..n-1
+    X = rng.normal(size=(len(qid), 5))
+    y = np.clip(np.round(X[:, 0] - X[:, 1] + rng.normal(size=len(qid)) + 1.5), 0, 3)
+    ends = np.cumsum(sizes)
+    cuts = [0] + [int(ends[i]) for i in (9, 19, 34)] + [len(qid)]
+    return X, y, qid, tuple(np.diff(cuts).tolist())
+
+
+@pytest.mark.parametrize("objective, mode, n_workers", [
+    ("lambdarank", "i16", 2), ("pairwise", "f64", 4), pytest.param("lambdarank", "f64", 1, marks=pytest.mark.slow)])
+def test_ranking_equals_single_machine_training(clients, objective, mode, n_workers):
+    # each partition computes its queries' gradients: those of the single-machine training
+    X, y, qid, chunks = ranking_data()
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode=mode,
+                            objective=getattr(bst.Objective, objective)())
+    model = train(clients[n_workers], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)),
+                  config, qid=da.from_array(qid, chunks=(chunks,)))
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), config)
+    assert all(np.sum(np.asarray(t.left_child) >= 0) >= 3 for t in model.forest.trees)  # real trees
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_ranking_input_errors(clients):
+    X, y, qid, chunks = ranking_data(seed=1)
+    config = bst.GBDTConfig(n_estimators=1, objective=bst.Objective.lambdarank())
+    Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
+    with pytest.raises(ValueError, match="qid: a ranking objective needs"):
+        train(clients[1], Xd, yd, config)
+    cut = (chunks[0] + 2,) + (chunks[1] - 2,) + chunks[2:]  # the first partition ends inside a query
+    with pytest.raises(ValueError, match="qid: query .* more than one partition"):
+        train(clients[1], da.from_array(X, chunks=(cut, -1)), da.from_array(y, chunks=(cut,)), config,
+              qid=da.from_array(qid, chunks=(cut,)))
+    shuffled = qid.copy()
+    shuffled[[0, -1]] = shuffled[[-1, 0]]  # query ids whose rows are not consecutive
+    with pytest.raises(ValueError, match="qid"):
+        train(clients[1], Xd, yd, config, qid=da.from_array(shuffled, chunks=(chunks,)))
+    with pytest.raises(ValueError, match="qid has"):
+        train(clients[1], Xd, yd, config, qid=da.from_array(qid[:-1], chunks=len(qid) - 1))
 
 
 def test_a_validation_metric_must_be_a_mean_over_rows(clients):

@@ -28,13 +28,14 @@ import numpy as np
 
 from boosters._lib.arrays import unique
 from boosters.data.dataset import Dataset
+from boosters.data.groups import query_boundaries
 from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
-from boosters.training.objectives import CustomObjectiveFunction
+from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
 DIGIT_BITS = 11  # GOSS's distributed k-th largest score: radix select, 2048 counters a pass
@@ -187,12 +188,25 @@ class PartitionState:
         part.reset()
 
 
-def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int) -> PartitionState:
+def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int,
+               qid=None) -> PartitionState:
+    """The partition's state; `qid`: a ranking objective's query ids of these rows (its
+    gradients are computed within this partition's queries)."""
     binned = mapper.transform(np.asarray(X), n_threads=1)
+    if qid is not None:
+        objective = make_objective(objective.spec, query_boundaries(None, np.asarray(qid), len(qid)))
     weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
     return PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+
+
+def query_runs(qid) -> tuple[np.ndarray, int]:
+    """A partition's query ids, one per query (ValueError naming qid unless each query's
+    rows are consecutive here), and the size of its largest query."""
+    qid = np.asarray(qid)
+    bounds = query_boundaries(None, qid, len(qid))
+    return qid[bounds[:-1]], int(np.diff(bounds).max())
 
 
 def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) -> PartitionState:

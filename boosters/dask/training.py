@@ -32,11 +32,11 @@ from boosters.training.sampling import make_row_sampler
 from boosters.training.trainer import resolve_histogram_mode
 
 # the objectives whose gradients are per row and whose start is a function of sums
-# reduced over the partitions (tasks.label_sums), and custom ones (their function called
-# on each partition's rows); refused: absolute and pinball (their leaves are renewed to
-# weighted quantiles of residuals), ranking (query groups)
+# reduced over the partitions (tasks.label_sums), custom ones (their function called on
+# each partition's rows) and ranking ones (each query's rows in one partition); refused:
+# absolute and pinball (their leaves are renewed to weighted quantiles of residuals)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
-                        "one_vs_rest", "custom")
+                        "one_vs_rest", "custom", "lambdarank", "pairwise")
 # parameters this first slice does not implement yet: training with them is refused
 UNSUPPORTED = ("booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
@@ -182,7 +182,7 @@ def _check_collections(da, X, y, weights):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "tasks") -> GBDTModel:
+          steps: str = "tasks", qid=None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -198,7 +198,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     config : GBDTConfig, optional
         The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
         poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
-        row, a start from sums over the rows), float64 or quantized histograms, either
+        row, a start from sums over the rows; custom objectives, called on each
+        partition's rows; lambdarank and pairwise, with `qid`), float64 or quantized histograms, either
         growth strategy, early stopping, column sampling, uniform row sampling and GOSS,
         monotone and interaction constraints. Refused (ValueError naming the parameter)
         for now: absolute, pinball and ranking objectives, multi-target
@@ -222,6 +223,11 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         "sample": the single-machine training's edges, from its seeded row sample.
         "sketch": from a mergeable weighted quantile sketch of every row (the user guide page
         "Bin edges from a quantile sketch").
+    qid : dask.array.Array or dask.dataframe.Series, optional
+        (n_rows,) query ids, for the ranking objectives (lambdarank, pairwise; needed by
+        them, unused by the others): each query's rows consecutive, and in one row
+        partition of X (ValueError naming qid when a query is cut by a partition boundary
+        or appears twice).
     steps : {"tasks", "actors"}, default "tasks"
         How each growth step reaches the partitions. "tasks": one Dask task per
         partition, the results summed by a fixed tree of Dask tasks (the scheduler sees
@@ -285,8 +291,14 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X = X.rechunk({1: -1})  # a partition holds whole rows
     y = y.rechunk((X.chunks[0],))
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
-    X, y, weights = _without_empty_partitions(da, X, y, weights)
-    objective = make_objective(config.objective, None)
+    if config.objective.needs_groups:
+        qid = _query_ids(da, qid, X.shape[0]).rechunk((X.chunks[0],))
+    else:
+        qid = None
+    X, y, weights, qid = _without_empty_partitions(da, X, y, weights, qid)
+    q_blocks = [None] * X.numblocks[0] if qid is None else client.compute(list(qid.to_delayed()))
+    objective = (make_objective(config.objective, None) if qid is None
+                 else _driver_ranking_objective(client, config.objective, q_blocks))
 
     x_blocks = client.compute(list(X.to_delayed().ravel()))
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
@@ -297,7 +309,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
             for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
     sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)  # the driver's: GOSS's holds n_rows
-    states, base = _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config, X.chunks[0], sampler)
+    states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
+                                     X.chunks[0], sampler)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
@@ -414,18 +427,51 @@ def _surviving(step, recover):
                     lost = again
 
 
-def _without_empty_partitions(da, X, y, weights):
-    """The collections without their empty row partitions (a filter may leave some): they
-    hold no rows to bin or to train on, and leaving them out moves no row."""
+def _without_empty_partitions(da, X, *others):
+    """X and the collections partitioned as X (None: absent) without their empty row
+    partitions (a filter may leave some): they hold no rows to bin or to train on, and
+    leaving them out moves no row."""
     kept = [i for i, n in enumerate(X.chunks[0]) if n > 0]
     if len(kept) == len(X.chunks[0]):
-        return X, y, weights
-    return tuple(None if c is None else da.concatenate([c.blocks[i] for i in kept]) for c in (X, y, weights))
+        return (X, *others)
+    return tuple(None if c is None else da.concatenate([c.blocks[i] for i in kept]) for c in (X, *others))
 
 
-def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: GBDTConfig,
+def _query_ids(da, qid, n_rows: int):
+    """A ranking objective's query ids as a 1-D Dask array of n_rows."""
+    if qid is None:
+        raise ValueError("qid: a ranking objective needs the rows' query ids (qid=, a Dask array or Series)")
+    frames = _frame_types()
+    if frames and isinstance(qid, frames[1]):
+        qid = qid.to_dask_array(lengths=True)
+    if not isinstance(qid, da.Array) or qid.ndim != 1:
+        raise TypeError(f"qid must be a 1-D dask.array.Array or dask.dataframe.Series, got {type(qid).__name__}")
+    if qid.shape[0] != n_rows:
+        raise ValueError(f"qid has {qid.shape[0]} rows but X has {n_rows}")
+    if qid.dtype.kind not in "biuf":
+        raise ValueError(f"qid must be numeric, got dtype {qid.dtype}")
+    return qid
+
+
+def _driver_ranking_objective(client, spec, q_blocks: list):
+    """The ranking objective the driver checks the labels' scale and takes the start with:
+    its gradients' bound reads the largest query only, so it gets one query of that size.
+    Checks first that every query's rows are consecutive and in one partition (each
+    partition checks its own, the driver that no query id appears in two partitions)."""
+    runs = client.gather([client.submit(tasks.query_runs, qb, pure=False) for qb in q_blocks])
+    ids = np.concatenate([r[0] for r in runs])
+    unique, counts = np.unique(ids, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"qid: query {unique[np.argmax(counts > 1)]!r} has rows in more than one partition of X "
+                         f"(each query's rows must be consecutive and in one partition: rechunk so that no "
+                         f"partition boundary cuts a query)")
+    return make_objective(spec, np.array([0, max(r[1] for r in runs)], dtype=np.int64))
+
+
+def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
                       chunks: tuple, sampler) -> tuple[list, np.ndarray]:
-    """Every row partition (x_blocks, w_blocks: futures; `chunks`: their row counts)
+    """Every row partition (x_blocks, w_blocks, q_blocks: futures, the last two None when
+    absent; `chunks`: their row counts)
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
     after its labels and weights are checked; and the base scores. `sampler`: the
     training's row sampler (None: every row), whose kind the partitions draw by."""
@@ -445,8 +491,8 @@ def _partition_states(client, x_blocks, y, w_blocks, mapper, objective, config: 
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample)
-    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, pure=False)
-              for xb, yb, wb, first in zip(x_blocks, y_blocks, w_blocks, first_rows(chunks).tolist())]
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, pure=False)
+              for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
     _wait(states)
     return states, base
 
