@@ -359,7 +359,6 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 
 @pytest.mark.parametrize("change, name", [
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
-    (dict(objective=bst.Objective.absolute()), "objective"), (dict(objective=bst.Objective.pinball(0.3)), "objective"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.squared(n_targets=2)), "objective"),
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
@@ -456,6 +455,37 @@ def test_ranking_input_errors(clients):
         train(clients[1], Xd, yd, config, qid=da.from_array(shuffled, chunks=(chunks,)))
     with pytest.raises(ValueError, match="qid has"):
         train(clients[1], Xd, yd, config, qid=da.from_array(qid[:-1], chunks=len(qid) - 1))
+
+
+@pytest.mark.parametrize("objective, mode, growth, n_workers, sampling", [
+    (bst.Objective.absolute(), "i16", DEPTHWISE, 2, {}),
+    (bst.Objective.pinball(0.3), "f64", LEAFWISE, 4, {}),
+    (bst.Objective.pinball([0.1, 0.5, 0.9]), "i16", DEPTHWISE, 2, {}),
+    (bst.Objective.absolute(), "i16", DEPTHWISE, 4, dict(subsample=0.7, colsample_bynode=0.8)),
+    pytest.param(bst.Objective.pinball(0.8), "i8", LEAFWISE, 1, GOSS, marks=pytest.mark.slow),
+])
+@pytest.mark.parametrize("labels", ["eighths", "continuous"])
+def test_quantile_objectives_equal_single_machine_training(clients, objective, mode, growth, n_workers, sampling,
+                                                           labels):
+    # the start (the labels' quantiles) and every leaf (its residuals' quantile) selected
+    # exactly over the partitions: the single-machine values, bit for bit. Labels in
+    # eighths tie often (equal order statistics); continuous ones interpolate
+    X, y = make_data(seed=12)
+    if labels == "continuous":
+        y = y + np.random.default_rng(1).normal(size=len(y))
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, n_leaves=6, growth_strategy=growth, histogram_mode=mode,
+                            objective=objective, **sampling)
+    model = dask_train(clients[n_workers], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
+
+
+def test_quantile_objectives_refuse_weights(clients):
+    X, y = make_data()
+    with pytest.raises(ValueError, match="weights: .*unweighted"):
+        dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.absolute()),
+                   weights=np.ones(len(y)))
 
 
 def test_a_validation_metric_must_be_a_mean_over_rows(clients):

@@ -40,6 +40,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
+from boosters.dask import _quantile_select as select
 from boosters.dask._step_runner import PartitionRunner
 from boosters.model.tree import Tree
 from boosters.training._node_steps import (
@@ -48,6 +49,7 @@ from boosters.training._node_steps import (
 )
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints
+from boosters.training.objectives import make_objective
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
@@ -349,6 +351,10 @@ class DaskTreeGrower:
         # per grown tree: (output, its split steps, leaf nodes, leaf values, and with a row
         # sample the tree's splits for the other rows), for `resume`
         self.finished = []
+        # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
+        self.leaf_quantiles = (make_objective(config.objective).levels
+                               if config.objective.name in ("absolute", "pinball") else None)
+        self.renewed_weights = {}
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
     @staticmethod
@@ -489,6 +495,7 @@ class DaskTreeGrower:
         self.goss_starts[round_] = [start] + ends[:-1]
 
     def _finish(self) -> Tree:
+        self.renewed_weights = self._leaf_quantiles() if self.leaf_quantiles is not None else {}
         tree = self._tree()
         outside = None
         if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
@@ -498,6 +505,24 @@ class DaskTreeGrower:
                 step[:, 3] = default_left[step[:, 0]]
         self.finished.append((self.output, self.steps, *self.leaves(tree), outside))
         return tree
+
+    def _leaf_quantiles(self) -> dict:
+        """Absolute and pinball: each leaf's renewed weight, the quantile (the output's level)
+        of its rows' residuals, selected exactly over the partitions (_quantile_select)."""
+        p, tree = self.partitions, self.tree_index
+        leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
+        counts = p.gather(p.reduce(p.on_each(select.leaf_start, tree, leaves)))
+
+        def digits(prefixes, fixed_low, shift):
+            return p.gather(p.reduce(p.on_each(select.leaf_digits, tree, prefixes, fixed_low, shift)))
+
+        def smallest_above(keys):
+            return p.gather(p.reduce(p.on_each(select.leaf_min_above, tree, keys), select.min_of))
+
+        alpha = float(self.leaf_quantiles[self.output])
+        quantiles = select.select_quantiles(counts, digits, smallest_above, [self.nodes[i]["count"] for i in leaves],
+                                            [alpha] * len(leaves))
+        return dict(zip(leaves, quantiles))
 
     def _renew_leaf_sums(self, leaves: list) -> None:
         p = self.partitions
@@ -641,6 +666,9 @@ class DaskTreeGrower:
         sum_g = np.array([n["sum_g"] for n in nodes])
         sum_h = np.array([n["sum_h"] for n in nodes])
         weight = np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
+        for leaf, quantile in self.renewed_weights.items():  # a leaf without rows keeps its Newton weight
+            if not np.isnan(quantile):
+                weight[leaf] = quantile
         if self.constraints is not None:  # within their monotone bounds
             weight = constraints_clamp(self.constraints, np.arange(len(nodes)), weight)
         value = cfg.learning_rate * weight

@@ -4,9 +4,9 @@ They extend the base of `boosters.sklearn`'s estimators, so they take the same p
 with the same checks and the same `GBDTConfig` mapping, plus `client`. `fit` trains with
 `boosters.dask.train` on Dask arrays or DataFrames; `predict` / `predict_proba` map the
 model over the row partitions of X and return lazy Dask arrays. They train what
-`boosters.dask.train` trains (the regression objectives but absolute and pinball; every
-classification objective, multiclass included): the others are refused with a
-ValueError naming the parameter.
+`boosters.dask.train` trains (every regression objective, absolute and pinball without
+sample weights; every classification objective, multiclass included): the others are
+refused with a ValueError naming the parameter.
 """
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     """Gradient boosted trees for regression on Dask collections: `boosters.sklearn.GBDTRegressor`'s
     parameters and attributes, trained data-parallel with `boosters.dask.train` (squared
     error by default; any regression objective `boosters.dask` supports: squared, huber,
-    poisson, gamma, tweedie) and predicting lazily.
+    poisson, gamma, tweedie, absolute, pinball) and predicting lazily.
 
     Parameters
     ----------

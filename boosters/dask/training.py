@@ -15,6 +15,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
+from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
 from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
@@ -33,10 +34,11 @@ from boosters.training.trainer import resolve_histogram_mode
 
 # the objectives whose gradients are per row and whose start is a function of sums
 # reduced over the partitions (tasks.label_sums), custom ones (their function called on
-# each partition's rows) and ranking ones (each query's rows in one partition); refused:
-# absolute and pinball (their leaves are renewed to weighted quantiles of residuals)
+# each partition's rows), ranking ones (each query's rows in one partition) and absolute
+# and pinball (their start and renewed leaves: quantiles selected over the partitions)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
-                        "one_vs_rest", "custom", "lambdarank", "pairwise")
+                        "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
+QUANTILE_OBJECTIVES = ("absolute", "pinball")  # start and renewed leaves: exact quantiles (_quantile_select)
 # parameters this first slice does not implement yet: training with them is refused
 UNSUPPORTED = ("booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
@@ -61,7 +63,7 @@ def check_config(config: GBDTConfig) -> None:
     if config.objective.name == "custom" and config.objective.function is None:
         raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
                          "Objective.custom(function) to train")
-    if config.objective.name != "custom" and \
+    if config.objective.name not in ("custom", "pinball") and \
             (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
         raise ValueError(f"config.objective: boosters.dask takes one label per row (no multi-target "
                          f"regression), got {config.objective!r}")
@@ -199,11 +201,12 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
         poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
         row, a start from sums over the rows; custom objectives, called on each
-        partition's rows; lambdarank and pairwise, with `qid`), float64 or quantized histograms, either
-        growth strategy, early stopping, column sampling, uniform row sampling and GOSS,
-        monotone and interaction constraints. Refused (ValueError naming the parameter)
-        for now: absolute, pinball and ranking objectives, multi-target
-        regression, DART, linear leaves, several metrics or a callable one.
+        partition's rows; lambdarank and pairwise, with `qid`; absolute and pinball,
+        without weights, their start and leaves exact quantiles selected over the
+        partitions), float64 or quantized histograms, either growth strategy, early
+        stopping, column sampling, uniform row sampling and GOSS, monotone and
+        interaction constraints. Refused (ValueError naming the parameter) for now:
+        multi-target regression, DART, linear leaves, several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -291,6 +294,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X = X.rechunk({1: -1})  # a partition holds whole rows
     y = y.rechunk((X.chunks[0],))
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
+    if config.objective.name in QUANTILE_OBJECTIVES and weights is not None:
+        raise ValueError(f"weights: boosters.dask renews {config.objective.name}'s leaves to unweighted quantiles "
+                         f"only for now; train without weights")
     if config.objective.needs_groups:
         qid = _query_ids(da, qid, X.shape[0]).rechunk((X.chunks[0],))
     else:
@@ -482,7 +488,8 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
         raise ValueError("weights must not all be zero")
     # the labels' range and the largest weight: all the objective's float32 check reads
     objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
-    base = tasks.base_scores(objective, sums)
+    base = (_label_quantiles(client, y_blocks, objective.levels, int(sum(chunks)))
+            if config.objective.name in QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
     n_rows = int(sum(chunks))
     row_sample = None
     if sampler is not None:
@@ -495,6 +502,21 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
               for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
     _wait(states)
     return states, base
+
+
+def _label_quantiles(client, y_blocks: list, alphas, n_rows: int) -> np.ndarray:
+    """Absolute and pinball's start: the labels' quantile at each level, selected exactly
+    over the partitions (the single-machine init_scores, without weights)."""
+    groups = len(alphas)
+
+    def summed(function, *args, op=tasks.add):
+        return client.gather(fixed_sum(client, [client.submit(function, yb, *args, pure=False) for yb in y_blocks], op))
+
+    counts = summed(select.label_digits, groups, [0] * groups, 64, select.SHIFTS[0])
+    quantiles = select.select_quantiles(
+        counts, lambda prefixes, low, shift: summed(select.label_digits, groups, prefixes, low, shift),
+        lambda keys: summed(select.label_min_above, keys, op=select.min_of), [n_rows] * groups, list(alphas))
+    return np.array(quantiles)
 
 
 def _wait(futures: list) -> None:
