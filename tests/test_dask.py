@@ -724,6 +724,31 @@ def test_a_killed_worker_process_is_survived(monkeypatch):
     np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)  # means: float64 rounding
 
 
+def test_a_partition_dask_cannot_recompute_is_a_clear_error(monkeypatch):
+    # the data were scattered to one worker, which dies: Dask cannot rebuild the lost
+    # partitions and cancels them; the training stops with a RuntimeError saying so
+    # (never waits for them, never fails with a bare CancelledError)
+    X, y = make_data(n=800, seed=2)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+
+    def kill(partitions):
+        try:
+            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
+        except Exception:  # the worker dies before it answers
+            pass
+
+    lose_a_worker_at(monkeypatch, {3}, kill)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        first = sorted(client.scheduler_info()["workers"])[0]
+        blocks = client.scatter([X[:400], X[400:], y[:400], y[400:]], workers=[first])
+        Xd = da.concatenate([da.from_delayed(b, (400, 5), np.float64) for b in blocks[:2]])
+        yd = da.concatenate([da.from_delayed(b, (400,), np.float64) for b in blocks[2:]])
+        with pytest.warns(UserWarning, match="held by 1 of the 2 workers"), \
+                pytest.raises(RuntimeError, match="Dask cannot recompute"):
+            train(client, Xd, yd, config)
+
+
 @pytest.mark.slow
 def test_process_workers_and_sampled_bin_edges():
     # 210k rows: the bin edges come from the seeded 200k-row sample, which the driver

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import numpy as np
 
@@ -236,6 +236,8 @@ class Partitions:
                 return future.result(timeout=LIVENESS_SECONDS)
             except TimeoutError:
                 self._check_alive()
+            except CancelledError as error:  # Dask gave up a task whose inputs were lost: recover tells why
+                raise LostWorker("boosters.dask: a partition's task was cancelled (its worker left?)") from error
             except OSError as error:  # an actor call whose worker went away (before the scheduler knows it):
                 if not isinstance(future, RunnerResult):  # recover; it is safe even if the worker lives
                     raise
@@ -290,7 +292,8 @@ class Partitions:
 
     def _wait(self, futures: list, pinned: bool) -> None:
         """Wait for tasks whose results stay on the workers (never fetched); raise a task's
-        error. `pinned`: the tasks run on self.workers, check that those are alive."""
+        error, or a RuntimeError when Dask cancelled one (a lost input it cannot recompute).
+        `pinned`: the tasks run on self.workers, check that those are alive."""
         for future in futures:
             while True:
                 try:
@@ -299,6 +302,14 @@ class Partitions:
                 except TimeoutError:
                     if pinned:
                         self._check_alive()
+                except CancelledError:
+                    error = None
+                    break
+            if future.status == "cancelled":
+                raise RuntimeError("boosters.dask: a partition was lost with its worker and Dask cannot recompute "
+                                   "it (its data has no recipe Dask can run again, e.g. it was scattered to "
+                                   "that worker); train on data Dask can rebuild, such as data read from storage "
+                                   "or embedded in the graph")
             if error is not None:
                 raise error
 
