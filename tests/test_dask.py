@@ -360,7 +360,6 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 @pytest.mark.parametrize("change, name", [
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
-    (dict(objective=bst.Objective.squared(n_targets=2)), "objective"),
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
 ])
 def test_refuses_what_it_does_not_support_yet(clients, change, name):
@@ -479,6 +478,35 @@ def test_quantile_objectives_equal_single_machine_training(clients, objective, m
     reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
     assert_same_trees(model, reference)
     assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
+
+
+@pytest.mark.parametrize("objective, mode, n_workers, sampling", [
+    (bst.Objective.squared(), "i16", 2, {}), (bst.Objective.huber(0.5), "f64", 4, {}),
+    (bst.Objective.absolute(), "i16", 2, dict(subsample=0.7)),
+    pytest.param(bst.Objective.squared(n_targets=3), "i8", 1, GOSS, marks=pytest.mark.slow)])
+def test_multi_target_regression_equals_single_machine_training(clients, objective, mode, n_workers, sampling):
+    # a 2-D y: one tree group per target (its columns), each from its target's start
+    X, y = make_data(seed=13)
+    Y = np.column_stack([y, np.round(8 * np.nan_to_num(X[:, 2])) / 8, -y / 2])  # multiples of 1/8: exact means
+    config = bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode=mode, objective=objective, **sampling)
+    model = train(clients[n_workers], da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(Y, chunks=(CHUNKS, -1)),
+                  config)
+    reference = bst.GBDTModel.train(bst.Dataset(X, Y), config)
+    assert model.forest.n_groups == 3
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_multi_target_regression_input_errors(clients):
+    X, y = make_data()
+    Y = da.from_array(np.column_stack([y, y]), chunks=(CHUNKS, -1))
+    Xd = da.from_array(X, chunks=(CHUNKS, -1))
+    with pytest.raises(ValueError, match=r"y: shape \(1200, 2\) holds 2 targets.*logistic"):
+        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.logistic()))
+    with pytest.raises(ValueError, match="y: .* needs y of shape"):
+        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.squared(n_targets=3)))
+    with pytest.raises(ValueError, match="val_set: .* multi-target"):
+        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1), val_set=(Xd, Y))
 
 
 def test_quantile_objectives_refuse_weights(clients):

@@ -264,7 +264,7 @@ def label_sums(objective, y, weights) -> tuple[np.ndarray, np.ndarray]:
         counts = np.bincount(y.astype(np.int64), weights=w, minlength=objective.n_outputs).astype(np.float64)
         sums = np.append(counts, total)
     else:
-        sums = np.array([y.sum() if w is None else (w * y).sum(), total])
+        sums = np.append(y.sum(axis=0) if w is None else (w @ y if y.ndim == 2 else (w * y).sum()), total)
     if len(y) == 0:
         return sums, np.full(3, -np.inf)
     return sums, np.array([-y.min(), y.max(), 1.0 if w is None else w.max()])
@@ -281,7 +281,8 @@ def base_scores(objective, sums: np.ndarray) -> np.ndarray:
     (every other supported objective starts from a function of it)."""
     if objective.spec.name in CLASS_COUNT_OBJECTIVES:
         return objective.init_scores(np.arange(len(sums) - 1, dtype=np.float64), sums[:-1])
-    return objective.init_scores(np.array([sums[0] / sums[1]]), None)
+    return objective.init_scores(np.array([sums[:-1] / sums[-1]]) if len(sums) > 2 else np.array([sums[0] / sums[1]]),
+                                 None)  # multi-target: each target's weighted mean
 
 
 def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,

@@ -56,15 +56,20 @@ def min_above(keys: np.ndarray, key: int) -> int:
 
 # -- worker side: the labels (for the start), from their blocks ---------------------------------
 
+def _label_keys(y, group: int) -> np.ndarray:
+    """The keys of the labels group `group` is a quantile of: a 2-D y's column `group`
+    (multi-target: one per target), else every label."""
+    y = np.asarray(y)
+    return keys_of(y[:, group] if y.ndim == 2 else y)
+
+
 def label_digits(y, groups: int, prefixes: list, fixed_low: int, shift: int) -> np.ndarray:
     """(groups, 2048) digit counts of the labels' keys, one row per wanted quantile."""
-    keys = keys_of(y)
-    return np.stack([digit_counts(keys, prefixes[g], fixed_low, shift) for g in range(groups)])
+    return np.stack([digit_counts(_label_keys(y, g), prefixes[g], fixed_low, shift) for g in range(groups)])
 
 
 def label_min_above(y, keys: list) -> np.ndarray:
-    labels = keys_of(y)
-    return np.array([min_above(labels, k) for k in keys], dtype=np.uint64)
+    return np.array([min_above(_label_keys(y, g), k) for g, k in enumerate(keys)], dtype=np.uint64)
 
 
 # -- worker side: a tree's leaves, on the partition state ------------------------------------
@@ -75,8 +80,9 @@ def leaf_start(state, tree: int, leaves: list) -> np.ndarray:
     counts."""
     state.expect(tree)
     margins = state.margins[state.output]
+    labels = state.y if state.y.ndim == 1 else state.y[:, state.output]  # multi-target: the output's target
     rows = [node_rows(state.partitioner, leaf).astype(np.intp) for leaf in leaves]
-    state.residual_keys = [keys_of(state.y[r] - margins[r]) for r in rows]
+    state.residual_keys = [keys_of(labels[r] - margins[r]) for r in rows]
     return leaf_digits(state, tree, [0] * len(leaves), 64, SHIFTS[0])
 
 

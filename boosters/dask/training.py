@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from boosters.config import GBDTConfig
+from boosters.config import _MULTI_TARGET, GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
@@ -30,6 +30,7 @@ from boosters.model.tree import Forest
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.objectives import make_objective
 from boosters.training.sampling import make_row_sampler
+from boosters.training.targets import resolve_targets
 from boosters.training.trainer import resolve_histogram_mode
 
 # the objectives whose gradients are per row and whose start is a function of sums
@@ -63,7 +64,7 @@ def check_config(config: GBDTConfig) -> None:
     if config.objective.name == "custom" and config.objective.function is None:
         raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
                          "Objective.custom(function) to train")
-    if config.objective.name not in ("custom", "pinball") and \
+    if config.objective.name not in ("custom", "pinball", *_MULTI_TARGET) and \
             (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
         raise ValueError(f"config.objective: boosters.dask takes one label per row (no multi-target "
                          f"regression), got {config.objective!r}")
@@ -176,6 +177,8 @@ def _check_collections(da, X, y, weights):
     for name, values in (("y", y), ("weights", weights)):
         if values is None and name == "weights":
             continue
+        if name == "y" and isinstance(values, da.Array) and values.ndim == 2:  # multi-target regression
+            continue
         if not isinstance(values, da.Array) or values.ndim != 1:
             raise TypeError(f"{name} must be a 1-D dask.array.Array, got {type(values).__name__}")
         if values.shape[0] != X.shape[0]:
@@ -196,7 +199,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         numeric (bool, int or float) or pandas ``category`` with known categories (the
         categorical features, by default); they name the features.
     y : dask.array.Array or dask.dataframe.Series
-        (n_rows,) labels.
+        (n_rows,) labels; (n_rows, k) for multi-target regression (squared, huber,
+        absolute: k tree groups).
     config : GBDTConfig, optional
         The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
         poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
@@ -205,8 +209,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         without weights, their start and leaves exact quantiles selected over the
         partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS, monotone and
-        interaction constraints. Refused (ValueError naming the parameter) for now:
-        multi-target regression, DART, linear leaves, several metrics or a callable one.
+        interaction constraints; multi-target regression (a 2-D y) without a validation
+        set. Refused (ValueError naming the parameter) for now: DART, linear leaves,
+        several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -280,7 +285,15 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         raise ValueError("early_stopping_rounds needs a val_set to monitor")
     X, y, weights, feature_names, categories = as_arrays(X, y, weights, categorical_features=categorical_features)
     _check_collections(da, X, y, weights)
+    if y.ndim == 2 and y.shape[1] == 1:  # one column: one label per row, as Dataset takes it
+        y = y[:, 0]
+    spec = resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), None)  # y's shape only (no memory)
+    if spec != config.objective:  # y's columns set the number of targets (tree groups), as on one machine
+        config = config.replace(objective=spec)
     if val_set is not None:
+        if config.objective.n_targets is not None and config.objective.n_targets > 1:
+            raise ValueError("val_set: boosters.dask does not score multi-target regression on a validation set "
+                             "yet (its metrics are means over the targets); train without val_set")
         _validation.check_metric(config.resolved_metric)
         if not isinstance(val_set, tuple) or len(val_set) != 2:
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
@@ -292,7 +305,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     if n_rows == 0:
         raise ValueError("X has no rows")
     X = X.rechunk({1: -1})  # a partition holds whole rows
-    y = y.rechunk((X.chunks[0],))
+    y = y.rechunk((X.chunks[0],) + tuple((n,) for n in y.shape[1:]))  # a 2-D y: its targets in each partition
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
     if config.objective.name in QUANTILE_OBJECTIVES and weights is not None:
         raise ValueError(f"weights: boosters.dask renews {config.objective.name}'s leaves to unweighted quantiles "
@@ -481,7 +494,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
     after its labels and weights are checked; and the base scores. `sampler`: the
     training's row sampler (None: every row), whose kind the partitions draw by."""
-    y_blocks = client.compute(list(y.to_delayed()))
+    y_blocks = client.compute(list(y.to_delayed().ravel()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     sums, extremes = client.gather(fixed_sum(client, sums, tasks.combine_label_sums))
     if not sums[-1] > 0:
