@@ -47,6 +47,7 @@ from boosters.training._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
     leaf_weight,
 )
+from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints
 from boosters.training.objectives import make_objective
@@ -380,10 +381,10 @@ class DaskTreeGrower:
     def sample_rows(self, sampler, chunks: tuple) -> None:
         """Sample each round's rows with `sampler` (the library's RowSampler of the whole
         training, uniform or GOSS): `chunks` are the partitions' row counts, in order."""
-        if sampler is not None and sampler.kind not in (1, 2):  # _sampling.UNIFORM, GOSS
+        if sampler is not None and sampler.kind not in (SAMPLER_KINDS["uniform"], SAMPLER_KINDS["goss"]):
             raise ValueError("boosters.dask samples rows uniformly or by GOSS only")
         self.sampler = sampler
-        self.goss = sampler is not None and sampler.kind == 2
+        self.goss = sampler is not None and sampler.kind == SAMPLER_KINDS["goss"]
         self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
         self.bounds = first_rows(chunks)
         self.counts = {}  # round -> per partition: the round's sampled rows before its first row

@@ -29,6 +29,7 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.objectives import make_objective
+from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training.sampling import make_row_sampler
 from boosters.training.targets import resolve_targets
 from boosters.training.trainer import resolve_histogram_mode
@@ -506,7 +507,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     n_rows = int(sum(chunks))
     row_sample = None
     if sampler is not None:
-        row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == 2 else
+        row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == SAMPLER_KINDS["goss"] else
                       ("uniform", n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
