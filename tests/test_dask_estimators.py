@@ -24,8 +24,8 @@ from sklearn.exceptions import NotFittedError
 from test_dask import assert_same_trees
 
 import boosters as bst
-from boosters.dask import DaskGBDTClassifier, DaskGBDTRegressor, train
-from boosters.sklearn import GBDTClassifier, GBDTRegressor
+from boosters.dask import DaskGBDTClassifier, DaskGBDTRanker, DaskGBDTRegressor, train
+from boosters.sklearn import GBDTClassifier, GBDTRanker, GBDTRegressor
 
 CHUNKS = 350  # 1200 rows: partitions of 350, 350, 350, 150
 
@@ -319,3 +319,21 @@ def test_process_workers():
     reference = GBDTClassifier(**params).fit(X, labels)
     assert_same_trees(clf.booster_, reference.booster_)
     assert np.array_equal(proba, reference.predict_proba(X)) and np.array_equal(predicted, reference.predict(X))
+
+
+def test_ranker_equals_the_in_memory_ranker(client):
+    # queries of 20 rows, 5 in each partition: each partition computes its queries' gradients
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 4))
+    y = np.clip(np.round(X[:, 0] - X[:, 1] + rng.normal(size=400) + 1.5), 0, 3)
+    qid = np.repeat(np.arange(20), 20)
+    for objective in ("lambdarank", "pairwise"):
+        params = dict(n_estimators=3, max_depth=3, objective=objective, ndcg_at=5)
+        est = DaskGBDTRanker(**params, client=client).fit(darr(X, 100), darr(y, 100), qid=darr(qid, 100))
+        reference = GBDTRanker(**params).fit(X, y, qid=qid)
+        assert est.booster_.objective == reference.booster_.objective
+        assert_same_trees(est.booster_, reference.booster_)
+        assert np.array_equal(computed(client, est.predict(darr(X))), reference.predict(X))
+    with pytest.raises(ValueError, match="qid: query 1 has rows in more than one partition"):
+        DaskGBDTRanker(n_estimators=1, client=client).fit(darr(X, 100), darr(y, 100),
+                                                          qid=darr(np.repeat(np.arange(5), 80), 100))

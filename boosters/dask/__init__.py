@@ -1,15 +1,16 @@
 """Distributed training on dask.distributed: `train` on Dask arrays, `predict` as a Dask
-array, and the scikit-learn estimators `DaskGBDTRegressor` / `DaskGBDTClassifier`. Needs
+array, and the scikit-learn estimators `DaskGBDTRegressor` / `DaskGBDTClassifier` /
+`DaskGBDTRanker`. Needs
 the `dask` extra (dask and distributed), imported when these are called; the estimators
 also need scikit-learn (the `sklearn` extra), imported when they are first named."""
 
 from boosters.dask.training import predict, train
 
-__all__ = ["DaskGBDTClassifier", "DaskGBDTRegressor", "predict", "train"]
+__all__ = ["DaskGBDTClassifier", "DaskGBDTRanker", "DaskGBDTRegressor", "predict", "train"]
 
 
 def __getattr__(name: str):
-    if name in ("DaskGBDTClassifier", "DaskGBDTRegressor"):  # scikit-learn estimators: train works without it
+    if name in ("DaskGBDTClassifier", "DaskGBDTRanker", "DaskGBDTRegressor"):  # scikit-learn estimators: train works without it
         from boosters.dask import estimators
         globals()[name] = getattr(estimators, name)
         return globals()[name]

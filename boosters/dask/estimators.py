@@ -23,7 +23,8 @@ from boosters._lib.checks import require_int
 from boosters.config import GBDTConfig, Objective
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
-from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
+from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, RANKING_OBJECTIVES,
+                              REGRESSION_OBJECTIVES,
                               _class_codes, _class_probabilities, _classification_objective, _GBDTEstimator,
                               _storing_init)
 
@@ -155,9 +156,10 @@ class _DaskGBDTEstimator(_GBDTEstimator):
 
     # -- training and prediction -------------------------------------------------------------
 
-    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig):
+    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig, qid=None):
         """Train on checked Dask collections (y as the objective reads it)."""
-        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair, steps=self.steps)
+        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair, steps=self.steps,
+                              qid=qid)
         self.best_iteration_ = self.booster_.best_iteration
         # the form of boosters.callbacks.record_evaluation, as the in-memory estimators
         self.evals_result_ = ({} if eval_pair is None else
@@ -532,3 +534,87 @@ feature_importances_
         """
         check_is_fitted(self, "booster_")
         return self._map(X, partial(_labels, classes=self.classes_), dtype=self.classes_.dtype)
+
+
+@_with_parameters
+class DaskGBDTRanker(_DaskGBDTEstimator):
+    """Gradient boosted trees for learning to rank on Dask collections:
+    `boosters.sklearn.GBDTRanker`'s parameters and attributes (LambdaRank by default, or
+    "pairwise"), trained data-parallel with `boosters.dask.train`, the rows' queries given
+    by `qid`; `predict` gives lazy ranking scores.
+
+    Parameters
+    ----------
+%(parameters)s    ndcg_at : int, default 10
+        The NDCG truncation level the LambdaRank gradients optimise.
+
+    Attributes
+    ----------
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
+feature_importances_
+        As in `DaskGBDTRegressor`.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from boosters.dask import DaskGBDTRanker
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> relevance = np.clip(np.round(X[:, 0] + 1), 0, 3)
+    >>> qid = np.repeat(np.arange(10), 20)  # 10 queries of 20 rows, 5 in each partition
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+    ...     ranker = DaskGBDTRanker(n_estimators=10).fit(da.from_array(X, chunks=100), da.from_array(relevance,
+    ...                                                  chunks=100), qid=da.from_array(qid, chunks=100))
+    >>> scores = ranker.booster_.predict(X[:20])  # one query's rows
+    >>> bool(np.corrcoef(scores, relevance[:20])[0, 1] > 0.8)
+    True
+    """
+
+    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "tasks"})
+
+    def fit(self, X, y, sample_weight=None, *, qid):
+        """Train on (X, y) with the rows grouped into queries by `qid`.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
+            Relevance labels (integers 0..30 for LambdaRank).
+        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+        qid : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
+            Keyword-only: each row's query id. A query's rows are consecutive and in one row
+            partition of X (ValueError naming qid otherwise). No `eval_set`: NDCG is not a
+            mean over rows, which is what `boosters.dask` scores validation sets with.
+
+        Returns
+        -------
+        DaskGBDTRanker
+            self
+        """
+        client = self._client()
+        if self.objective == "lambdarank":  # with this estimator's ndcg_at
+            objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
+        else:
+            objective = self._objective(RANKING_OBJECTIVES, Objective.lambdarank(ndcg_at=self.ndcg_at))
+        config = self._checked_config(objective)
+        with client.as_current():
+            X = self._check_X(X, reset=True)
+            y = self._check_vector(y, "y")
+            sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+            return self._train(client, X, y, sample_weight, None, config, qid=self._check_vector(qid, "qid"))
+
+    def predict(self, X):
+        """Ranking scores, lazily (within a query, a higher score ranks a row higher): one
+        task per row partition of X.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask.array.Array of shape (n_samples,)
+        """
+        return self._map(X, _predictions)

@@ -482,7 +482,7 @@ def _driver_ranking_objective(client, spec, q_blocks: list):
     ids = np.concatenate([r[0] for r in runs])
     unique, counts = np.unique(ids, return_counts=True)
     if np.any(counts > 1):
-        raise ValueError(f"qid: query {unique[np.argmax(counts > 1)]!r} has rows in more than one partition of X "
+        raise ValueError(f"qid: query {unique[np.argmax(counts > 1)].item()!r} has rows in more than one partition of X "
                          f"(each query's rows must be consecutive and in one partition: rechunk so that no "
                          f"partition boundary cuts a query)")
     return make_objective(spec, np.array([0, max(r[1] for r in runs)], dtype=np.int64))
