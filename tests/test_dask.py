@@ -438,11 +438,42 @@ def test_ranking_equals_single_machine_training(clients, objective, mode, n_work
     assert np.array_equal(model.predict(X), reference.predict(X))
 
 
+@pytest.mark.parametrize("metric", [None, bst.Metric.map(k=5)])
+def test_ranking_validation_and_early_stopping(clients, metric):
+    # NDCG (the default) and MAP are means over the queries: each validation partition
+    # scores its queries, the partitions' means are averaged by their query counts
+    X, y, qid, chunks = ranking_data(seed=3)
+    X_val, y_val, qid_val, val_chunks = ranking_data(seed=4)
+    config = bst.GBDTConfig(n_estimators=25, max_depth=3, learning_rate=0.5, histogram_mode="i16",
+                            objective=bst.Objective.lambdarank(ndcg_at=5), early_stopping_rounds=2, metric=metric)
+    model = train(clients[2], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
+                  qid=da.from_array(qid, chunks=(chunks,)),
+                  val_set=(da.from_array(X_val, chunks=(val_chunks, -1)), da.from_array(y_val, chunks=(val_chunks,))),
+                  val_qid=da.from_array(qid_val, chunks=(val_chunks,)))
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), config, val_set=bst.Dataset(X_val, y_val, qid=qid_val))
+    assert model.best_iteration == reference.best_iteration < 24  # it stopped early
+    assert_same_trees(model, reference)
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)  # means: float64 rounding
+    with pytest.raises(ValueError, match="val_qid: ranking needs"):
+        train(clients[1], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
+              qid=da.from_array(qid, chunks=(chunks,)), val_set=(da.from_array(X_val, chunks=(val_chunks, -1)),
+                                                                  da.from_array(y_val, chunks=(val_chunks,))))
+
+
+def test_pinball_validation_scores(clients):
+    X, y = make_data(n=1600, seed=14)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", objective=bst.Objective.pinball([0.2, 0.7]))
+    model, _ = train_with_validation(clients[2], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(model, reference)
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+
+
 def test_ranking_input_errors(clients):
     X, y, qid, chunks = ranking_data(seed=1)
     config = bst.GBDTConfig(n_estimators=1, objective=bst.Objective.lambdarank())
     Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
-    with pytest.raises(ValueError, match="qid: a ranking objective needs"):
+    with pytest.raises(ValueError, match="qid: ranking needs"):
         train(clients[1], Xd, yd, config)
     cut = (chunks[0] + 2,) + (chunks[1] - 2,) + chunks[2:]  # the first partition ends inside a query
     with pytest.raises(ValueError, match="qid: query .* more than one partition"):

@@ -334,6 +334,17 @@ def test_ranker_equals_the_in_memory_ranker(client):
         assert est.booster_.objective == reference.booster_.objective
         assert_same_trees(est.booster_, reference.booster_)
         assert np.array_equal(computed(client, est.predict(darr(X))), reference.predict(X))
+    # early stopping on NDCG@5 of an eval_set, as the in-memory ranker
+    params = dict(n_estimators=30, max_depth=3, learning_rate=0.5, ndcg_at=5, early_stopping_rounds=2)
+    est = DaskGBDTRanker(**params, client=client).fit(darr(X[:300], 100), darr(y[:300], 100), qid=darr(qid[:300], 100),
+                                                      eval_set=(darr(X[300:], 40), darr(y[300:], 40)),
+                                                      eval_qid=darr(qid[300:], 40))
+    reference = GBDTRanker(**params).fit(X[:300], y[:300], qid=qid[:300], eval_set=[(X[300:], y[300:])],
+                                         eval_qid=qid[300:])
+    assert est.best_iteration_ == reference.best_iteration_ < 29
+    assert_same_trees(est.booster_, reference.booster_)
+    np.testing.assert_allclose(est.evals_result_["valid"]["ndcg@5"], reference.evals_result_["valid"]["ndcg@5"],
+                               rtol=1e-12)
     with pytest.raises(ValueError, match="qid: query 1 has rows in more than one partition"):
         DaskGBDTRanker(n_estimators=1, client=client).fit(darr(X, 100), darr(y, 100),
                                                           qid=darr(np.repeat(np.arange(5), 80), 100))

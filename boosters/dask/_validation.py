@@ -6,9 +6,10 @@ Only metrics that are a mean over rows of a per-row loss (after a transform) red
 way: each partition scores its rows with the library's own metric function
 (`metrics.evaluate`), and the partitions' means are averaged by their row counts. rmse
 (the mean squared error, then its root), mae, mape, huber, the (multiclass, one-vs-rest)
-log losses, the poisson / gamma / tweedie deviances and the accuracies are such means;
-they agree with the single-machine scores to float64 rounding. Others (auc, ranking
-metrics, pinball) are refused (`check_metric`).
+log losses, the poisson / gamma / tweedie deviances, pinball and the accuracies are such
+means; they agree with the single-machine scores to float64 rounding. The ranking metrics
+(ndcg, map) are means over the queries, each in one partition: the partitions' means are
+averaged by their query counts. Others (auc) are refused (`check_metric`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 
 import numpy as np
 
+from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
 from boosters.model.tree import predict_tree
 from boosters.training.metrics import evaluate
@@ -25,22 +27,24 @@ from boosters.training.metrics import evaluate
 MEAN_METRICS = {"rmse": (np.square, math.sqrt)}
 MEAN_METRICS.update((name, (float, float)) for name in (
     "mae", "mape", "huber", "logloss", "multiclass_logloss", "one_vs_rest_logloss", "poisson_deviance",
-    "gamma_deviance", "tweedie_deviance", "accuracy", "multiclass_accuracy", "margin_accuracy"))
+    "gamma_deviance", "tweedie_deviance", "accuracy", "multiclass_accuracy", "margin_accuracy", "pinball"))
+QUERY_METRICS = ("ndcg", "map")  # means over the queries
 
 
 def check_metric(metric) -> None:
     """ValueError naming config.metric unless `metric` reduces over the partitions."""
-    if getattr(metric, "name", None) not in MEAN_METRICS:
+    if getattr(metric, "name", None) not in (*MEAN_METRICS, *QUERY_METRICS):
         raise ValueError(f"config.metric: boosters.dask scores a validation set with a metric that is a mean over "
-                         f"rows ({', '.join(MEAN_METRICS)}), got {metric!r}")
+                         f"rows ({', '.join(MEAN_METRICS)}) or queries ({', '.join(QUERY_METRICS)}), got {metric!r}")
 
 
 class ValidationState:
     """A validation partition's rows, labels and margins (n_rows, n_outputs): the base
-    scores plus the trees of the rounds scored so far."""
+    scores plus the trees of the rounds scored so far; `groups`: its queries' boundaries
+    (ranking metrics), None without."""
 
-    def __init__(self, X, y, base_scores):
-        self.X, self.y, self.base_scores = X, y, base_scores
+    def __init__(self, X, y, base_scores, groups=None):
+        self.X, self.y, self.base_scores, self.groups = X, y, base_scores, groups
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
 
     def add(self, trees: list) -> None:
@@ -49,18 +53,19 @@ class ValidationState:
             self.margins[:, k] += predict_tree(tree, self.X, 1, check=False)
 
 
-def make_validation_state(X, y, objective, base_scores) -> ValidationState:
+def make_validation_state(X, y, objective, base_scores, qid=None) -> ValidationState:
     X = as_feature_matrix(X, "val_set X")
     y = as_labels(y, len(X), "val_set y")
     objective.check_labels(y)
-    return ValidationState(X, y, base_scores)
+    groups = None if qid is None else query_boundaries(None, np.asarray(qid), len(X))
+    return ValidationState(X, y, base_scores, groups)
 
 
 def resume(state: ValidationState, rounds: list) -> ValidationState:
     """A new state of `state`'s partition whose margins hold the trees of `rounds` (the
     scored rounds, each a list of trees), added in the same order: the same bits. Reads
     only its rows and labels (a task of an abandoned round may still use `state`)."""
-    new = ValidationState(state.X, state.y, state.base_scores)
+    new = ValidationState(state.X, state.y, state.base_scores, state.groups)
     for trees in rounds:
         new.add(trees)
     return new
@@ -68,12 +73,16 @@ def resume(state: ValidationState, rounds: list) -> ValidationState:
 
 def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
     """Add a round's trees (one per output) to the margins; (the metric's mean here x rows,
-    rows): the partition's share of the overall mean."""
+    rows), or for a ranking metric (its mean here x queries, queries): the partition's
+    share of the overall mean."""
     state.add(trees)
+    if metric.name in QUERY_METRICS:
+        n = len(state.groups) - 1
+        return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])
     to_mean = MEAN_METRICS[metric.name][0]
     n = len(state.y)
     return np.array([to_mean(evaluate(metric, state.y, state.margins)) * n if n else 0.0, float(n)])
 
 
 def overall_score(metric, sums: np.ndarray) -> float:
-    return MEAN_METRICS[metric.name][1](sums[0] / sums[1])
+    return sums[0] / sums[1] if metric.name in QUERY_METRICS else MEAN_METRICS[metric.name][1](sums[0] / sums[1])

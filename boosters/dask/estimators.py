@@ -156,10 +156,10 @@ class _DaskGBDTEstimator(_GBDTEstimator):
 
     # -- training and prediction -------------------------------------------------------------
 
-    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig, qid=None):
+    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig, qid=None, eval_qid=None):
         """Train on checked Dask collections (y as the objective reads it)."""
         self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair, steps=self.steps,
-                              qid=qid)
+                              qid=qid, val_qid=eval_qid)
         self.best_iteration_ = self.booster_.best_iteration
         # the form of boosters.callbacks.record_evaluation, as the in-memory estimators
         self.evals_result_ = ({} if eval_pair is None else
@@ -574,7 +574,7 @@ feature_importances_
 
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "tasks"})
 
-    def fit(self, X, y, sample_weight=None, *, qid):
+    def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None):
         """Train on (X, y) with the rows grouped into queries by `qid`.
 
         Parameters
@@ -583,10 +583,14 @@ feature_importances_
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Relevance labels (integers 0..30 for LambdaRank).
         sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+        eval_set : (X_val, y_val) or a list of one such pair, optional
+            Scored after every round (NDCG@ndcg_at by default), for `evals_result_` and
+            early stopping; its queries given by `eval_qid`.
         qid : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
-            Keyword-only: each row's query id. A query's rows are consecutive and in one row
-            partition of X (ValueError naming qid otherwise). No `eval_set`: NDCG is not a
-            mean over rows, which is what `boosters.dask` scores validation sets with.
+            Keyword-only, as is `eval_qid`: each row's query id. A query's rows are
+            consecutive and in one row partition of X (ValueError naming qid otherwise).
+        eval_qid : dask.array.Array or dask.dataframe.Series, optional
+            The query ids of `eval_set`'s rows, as `qid`.
 
         Returns
         -------
@@ -603,7 +607,9 @@ feature_importances_
             X = self._check_X(X, reset=True)
             y = self._check_vector(y, "y")
             sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
-            return self._train(client, X, y, sample_weight, None, config, qid=self._check_vector(qid, "qid"))
+            eval_qid = None if eval_qid is None else self._check_vector(eval_qid, "eval_qid")
+            return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config,
+                               qid=self._check_vector(qid, "qid"), eval_qid=eval_qid)
 
     def predict(self, X):
         """Ranking scores, lazily (within a query, a higher score ranks a row higher): one

@@ -188,7 +188,7 @@ def _check_collections(da, X, y, weights):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "tasks", qid=None) -> GBDTModel:
+          steps: str = "tasks", qid=None, val_qid=None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -237,6 +237,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         them, unused by the others): each query's rows consecutive, and in one row
         partition of X (ValueError naming qid when a query is cut by a partition boundary
         or appears twice).
+    val_qid : dask.array.Array or dask.dataframe.Series, optional
+        The val_set rows' query ids, as `qid`: needed when its metric is a ranking one
+        (ndcg, map; the ranking objectives' default), a mean over the queries.
     steps : {"tasks", "actors"}, default "tasks"
         How each growth step reaches the partitions. "tasks": one Dask task per
         partition, the results summed by a fixed tree of Dask tasks (the scheduler sees
@@ -300,6 +303,10 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
         X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
         _check_collections(da, X_val, y_val, None)
+        if config.resolved_metric.needs_groups:
+            val_qid = _query_ids(da, val_qid, X_val.shape[0], "val_qid")
+        else:
+            val_qid = None
         if X_val.shape[1] != X.shape[1]:
             raise ValueError(f"val_set has {X_val.shape[1]} features but X has {X.shape[1]}")
     n_rows = int(X.shape[0])
@@ -341,7 +348,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
                         categories=categories)
     validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config,
-                                                          steps == "actors")
+                                                          steps == "actors", val_qid)
     recoveries = []
 
     def recover():  # after a lost worker: both sets of partitions rebuilt from the finished trees
@@ -392,15 +399,19 @@ class _Validation:
     """The validation partitions on the workers, scored after each round; early stopping
     as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
 
-    def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig, actors: bool):
+    def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig, actors: bool, qid=None):
         if X_val.shape[0] == 0:
             raise ValueError("val_set X has no rows")
         X_val = X_val.rechunk({1: -1})
         y_val = y_val.rechunk((X_val.chunks[0],))
-        X_val, y_val, _ = _without_empty_partitions(_dask_array(), X_val, y_val, None)
+        qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
+        X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
         x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
-        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, pure=False)
-                  for xb, yb in zip(x_blocks, y_blocks)]
+        q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
+        if qid is not None:
+            _largest_query(client, q_blocks, "val_qid")  # its queries each in one partition
+        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, pure=False)
+                  for xb, yb, qb in zip(x_blocks, y_blocks, q_blocks)]
         _wait(states)
         self.partitions = Partitions(client, states, actors)
         self.metric = config.resolved_metrics[0]
@@ -457,35 +468,40 @@ def _without_empty_partitions(da, X, *others):
     return tuple(None if c is None else da.concatenate([c.blocks[i] for i in kept]) for c in (X, *others))
 
 
-def _query_ids(da, qid, n_rows: int):
-    """A ranking objective's query ids as a 1-D Dask array of n_rows."""
+def _query_ids(da, qid, n_rows: int, name: str = "qid"):
+    """Query ids (`name`: qid, or val_qid for the validation set's) as a 1-D Dask array of n_rows."""
     if qid is None:
-        raise ValueError("qid: a ranking objective needs the rows' query ids (qid=, a Dask array or Series)")
+        raise ValueError(f"{name}: ranking needs the rows' query ids ({name}=, a Dask array or Series)")
     frames = _frame_types()
     if frames and isinstance(qid, frames[1]):
         qid = qid.to_dask_array(lengths=True)
     if not isinstance(qid, da.Array) or qid.ndim != 1:
-        raise TypeError(f"qid must be a 1-D dask.array.Array or dask.dataframe.Series, got {type(qid).__name__}")
+        raise TypeError(f"{name} must be a 1-D dask.array.Array or dask.dataframe.Series, got {type(qid).__name__}")
     if qid.shape[0] != n_rows:
-        raise ValueError(f"qid has {qid.shape[0]} rows but X has {n_rows}")
+        raise ValueError(f"{name} has {qid.shape[0]} rows but {'X' if name == 'qid' else 'val_set X'} has {n_rows}")
     if qid.dtype.kind not in "biuf":
-        raise ValueError(f"qid must be numeric, got dtype {qid.dtype}")
+        raise ValueError(f"{name} must be numeric, got dtype {qid.dtype}")
     return qid
 
 
-def _driver_ranking_objective(client, spec, q_blocks: list):
-    """The ranking objective the driver checks the labels' scale and takes the start with:
-    its gradients' bound reads the largest query only, so it gets one query of that size.
-    Checks first that every query's rows are consecutive and in one partition (each
-    partition checks its own, the driver that no query id appears in two partitions)."""
+def _largest_query(client, q_blocks: list, name: str = "qid") -> int:
+    """The rows of the largest query, after checking that every query's rows are
+    consecutive and in one partition (each partition checks its own, the driver that no
+    query id appears in two partitions)."""
     runs = client.gather([client.submit(tasks.query_runs, qb, pure=False) for qb in q_blocks])
     ids = np.concatenate([r[0] for r in runs])
     unique, counts = np.unique(ids, return_counts=True)
     if np.any(counts > 1):
-        raise ValueError(f"qid: query {unique[np.argmax(counts > 1)].item()!r} has rows in more than one partition of X "
-                         f"(each query's rows must be consecutive and in one partition: rechunk so that no "
-                         f"partition boundary cuts a query)")
-    return make_objective(spec, np.array([0, max(r[1] for r in runs)], dtype=np.int64))
+        raise ValueError(f"{name}: query {unique[np.argmax(counts > 1)].item()!r} has rows in more than one "
+                         f"partition (each query's rows must be consecutive and in one partition: rechunk so "
+                         f"that no partition boundary cuts a query)")
+    return max(r[1] for r in runs)
+
+
+def _driver_ranking_objective(client, spec, q_blocks: list):
+    """The ranking objective the driver checks the labels' scale and takes the start with:
+    its gradients' bound reads the largest query only, so it gets one query of that size."""
+    return make_objective(spec, np.array([0, _largest_query(client, q_blocks)], dtype=np.int64))
 
 
 def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
