@@ -536,8 +536,19 @@ def test_multi_target_regression_input_errors(clients):
         train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.logistic()))
     with pytest.raises(ValueError, match="y: .* needs y of shape"):
         train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.squared(n_targets=3)))
-    with pytest.raises(ValueError, match="val_set: .* multi-target"):
-        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1), val_set=(Xd, Y))
+    with pytest.raises(ValueError, match="val_set: y has 1 target"):
+        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1), val_set=(Xd, da.from_array(y, chunks=CHUNKS)))
+
+
+def test_multi_target_validation_scores(clients):
+    # the score is the mean over the targets of each target's rmse, as metrics.per_target_mean
+    X, y = make_data(n=1600, seed=15)
+    Y = np.column_stack([y, 2 * y - 1, np.round(8 * np.nan_to_num(X[:, 3])) / 8])
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16")
+    model, _ = train_with_validation(clients[2], X, Y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], Y[:1200]), config, val_set=bst.Dataset(X[1200:], Y[1200:]))
+    assert_same_trees(model, reference)
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
 
 
 def test_quantile_objectives_refuse_weights(clients):

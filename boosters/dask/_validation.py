@@ -81,8 +81,14 @@ def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])
     to_mean = MEAN_METRICS[metric.name][0]
     n = len(state.y)
+    if state.y.ndim == 2:  # multi-target: each target's share, the score is their mean (metrics.per_target_mean)
+        return np.array([to_mean(evaluate(metric, state.y[:, k], state.margins[:, k:k + 1])) * n if n else 0.0
+                         for k in range(state.y.shape[1])] + [float(n)])
     return np.array([to_mean(evaluate(metric, state.y, state.margins)) * n if n else 0.0, float(n)])
 
 
 def overall_score(metric, sums: np.ndarray) -> float:
-    return sums[0] / sums[1] if metric.name in QUERY_METRICS else MEAN_METRICS[metric.name][1](sums[0] / sums[1])
+    if metric.name in QUERY_METRICS:
+        return sums[0] / sums[1]
+    from_mean = MEAN_METRICS[metric.name][1]
+    return float(np.mean([from_mean(s / sums[-1]) for s in sums[:-1]]))

@@ -211,7 +211,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS, monotone and
         interaction constraints; multi-target regression (a 2-D y) without a validation
-        set. Refused (ValueError naming the parameter) for now: DART, linear leaves,
+        set too. Refused (ValueError naming the parameter) for now: DART, linear leaves,
         several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
@@ -295,14 +295,12 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     if spec != config.objective:  # y's columns set the number of targets (tree groups), as on one machine
         config = config.replace(objective=spec)
     if val_set is not None:
-        if config.objective.n_targets is not None and config.objective.n_targets > 1:
-            raise ValueError("val_set: boosters.dask does not score multi-target regression on a validation set "
-                             "yet (its metrics are means over the targets); train without val_set")
         _validation.check_metric(config.resolved_metric)
         if not isinstance(val_set, tuple) or len(val_set) != 2:
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
         X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
         _check_collections(da, X_val, y_val, None)
+        resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), np.broadcast_to(0.0, y_val.shape))
         if config.resolved_metric.needs_groups:
             val_qid = _query_ids(da, val_qid, X_val.shape[0], "val_qid")
         else:
@@ -403,10 +401,11 @@ class _Validation:
         if X_val.shape[0] == 0:
             raise ValueError("val_set X has no rows")
         X_val = X_val.rechunk({1: -1})
-        y_val = y_val.rechunk((X_val.chunks[0],))
+        y_val = y_val.rechunk((X_val.chunks[0],) + tuple((n,) for n in y_val.shape[1:]))
         qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
         X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
-        x_blocks, y_blocks = client.compute(list(X_val.to_delayed().ravel())), client.compute(list(y_val.to_delayed()))
+        x_blocks = client.compute(list(X_val.to_delayed().ravel()))
+        y_blocks = client.compute(list(y_val.to_delayed().ravel()))
         q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
         if qid is not None:
             _largest_query(client, q_blocks, "val_qid")  # its queries each in one partition
