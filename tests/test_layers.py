@@ -37,7 +37,8 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.progress": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
                  "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",),
-                 "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",)}
+                 "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
+                 "boosters.dask._step_runner": ("distributed",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn", "boosters.dask.estimators": "sklearn"}
 
