@@ -360,6 +360,7 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 @pytest.mark.parametrize("change, name", [
     (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
+    (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
 ])
 def test_refuses_what_it_does_not_support_yet(clients, change, name):
@@ -454,6 +455,14 @@ def test_ranking_validation_and_early_stopping(clients, metric):
     assert model.best_iteration == reference.best_iteration < 24  # it stopped early
     assert_same_trees(model, reference)
     np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)  # means: float64 rounding
+    shuffled = qid_val.copy()
+    third = int(np.flatnonzero(np.diff(qid_val))[1]) + 1  # the first row of the third query, in partition 0
+    shuffled[[0, third]] = shuffled[[third, 0]]  # a partition's query ids whose rows are not consecutive
+    with pytest.raises(ValueError, match="val_qid: the rows of query .* are not contiguous"):
+        train(clients[1], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
+              qid=da.from_array(qid, chunks=(chunks,)), val_set=(da.from_array(X_val, chunks=(val_chunks, -1)),
+                                                                  da.from_array(y_val, chunks=(val_chunks,))),
+              val_qid=da.from_array(shuffled, chunks=(val_chunks,)))
     with pytest.raises(ValueError, match="val_qid: ranking needs"):
         train(clients[1], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
               qid=da.from_array(qid, chunks=(chunks,)), val_set=(da.from_array(X_val, chunks=(val_chunks, -1)),
@@ -536,6 +545,10 @@ def test_multi_target_regression_input_errors(clients):
         train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.logistic()))
     with pytest.raises(ValueError, match="y: .* needs y of shape"):
         train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.squared(n_targets=3)))
+    with pytest.raises(ValueError, match="y has 1193 rows but X has 1200"):
+        train(clients[1], Xd, Y[:1193], bst.GBDTConfig(n_estimators=1))
+    with pytest.raises(ValueError, match="val_set y has 1193 rows but val_set X has 1200"):
+        train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1), val_set=(Xd, Y[:1193]))
     with pytest.raises(ValueError, match="val_set: y has 1 target"):
         train(clients[1], Xd, Y, bst.GBDTConfig(n_estimators=1), val_set=(Xd, da.from_array(y, chunks=CHUNKS)))
 
@@ -660,12 +673,21 @@ def test_a_rebuilt_partition_state_refuses_to_train():
         tasks.split_nodes(state, 1, np.array([[0, 0, 3, 0, 1, 2]]))
 
 
-def train_with_validation(client, X, y, config):
+def train_with_validation(client, X, y, config, **kwargs):
     """(model, stats) of dask_train on the first 1200 rows, the rest the validation set."""
     stats = {}
     model = dask_train(client, X[:1200], y[:1200], config, stats=stats,
-                       val_set=(da.from_array(X[1200:], chunks=(150, -1)), da.from_array(y[1200:], chunks=150)))
+                       val_set=(da.from_array(X[1200:], chunks=(150, -1)), da.from_array(y[1200:], chunks=150)),
+                       **kwargs)
     return model, stats
+
+
+def kill_first_worker(partitions):
+    """Kill the process of the worker holding the first partition (for lose_a_worker_at)."""
+    try:
+        partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
+    except Exception:  # the worker dies before it answers
+        pass
 
 
 def lose_a_worker_at(monkeypatch, waits: set, kill=None):
@@ -771,16 +793,10 @@ def test_a_killed_worker_process_is_survived(monkeypatch):
     X, y = make_data(n=1600, seed=9)
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
 
-    def kill(partitions):
-        try:
-            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
-        except Exception:  # the worker dies before it answers
-            pass
-
     # waits: tree 0 1-4, validation 5 (a kill), retried 6, tree 1 7-10, validation 11, tree 2
     # from 12: the second kill at its first level (if the first loss shows one wait later,
     # the second comes one step earlier, still in a tree)
-    lose_a_worker_at(monkeypatch, {5, 13}, kill)
+    lose_a_worker_at(monkeypatch, {5, 13}, kill_first_worker)
     stats = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
@@ -801,13 +817,7 @@ def test_a_partition_dask_cannot_recompute_is_a_clear_error(monkeypatch):
     X, y = make_data(n=800, seed=2)
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
 
-    def kill(partitions):
-        try:
-            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
-        except Exception:  # the worker dies before it answers
-            pass
-
-    lose_a_worker_at(monkeypatch, {3}, kill)
+    lose_a_worker_at(monkeypatch, {3}, kill_first_worker)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         first = sorted(client.scheduler_info()["workers"])[0]

@@ -4,7 +4,6 @@ training, bit for bit (trees field by field, predictions), on 1, 2 and 4 workers
 lost workers too. The data and helpers are test_dask's.
 """
 
-import os
 
 import dask.array as da
 import dask.dataframe as dd
@@ -15,8 +14,10 @@ from distributed import Client, LocalCluster
 
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, train
+from boosters.dask._driver import Partitions
 from test_dask import (
-    CHUNKS, DEPTHWISE, GOSS, LEAFWISE, assert_same_trees, clients, dask_train, lose_a_worker_at,  # noqa: F401
+    CHUNKS, DEPTHWISE, GOSS, LEAFWISE, assert_same_trees, clients, dask_train, kill_first_worker,  # noqa: F401
+    lose_a_worker_at,
     make_data, objective_labels, train_with_validation,
 )
 
@@ -56,7 +57,7 @@ def test_actor_steps_validation_and_early_stopping(clients):
     X, y = make_data(n=1600, seed=4)
     config = bst.GBDTConfig(n_estimators=30, max_depth=3, learning_rate=0.5, histogram_mode="i16",
                             early_stopping_rounds=2)
-    by_actors, _ = train_with_validation(clients[4], X, y, config)
+    by_actors, _ = train_with_validation(clients[4], X, y, config, **ACTORS)
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config,
                                     val_set=bst.Dataset(X[1200:], y[1200:]))
     assert by_actors.best_iteration == reference.best_iteration < 29  # it stopped early
@@ -112,13 +113,7 @@ def test_actor_steps_survive_a_killed_worker_process(monkeypatch):
     X, y = make_data(n=1200, seed=9)
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
 
-    def kill(partitions):
-        try:
-            partitions.client.run(os._exit, 1, workers=[partitions.workers[0]])
-        except Exception:  # the worker dies before it answers
-            pass
-
-    lose_a_worker_at(monkeypatch, {7}, kill)  # tree 1's first level (waits 1-5 tree 0, 6-7 tree 1's root)
+    lose_a_worker_at(monkeypatch, {7}, kill_first_worker)  # tree 1's first level (waits 1-5 tree 0, 6-7 tree 1's root)
     stats = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
@@ -155,3 +150,16 @@ def test_partitions_crowded_on_one_worker_are_warned_of(clients):
     with pytest.warns(UserWarning, match="held by 1 of the 2 workers"):
         model = train(client, Xd, yd, bst.GBDTConfig(n_estimators=2, max_depth=2), **ACTORS)
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=2, max_depth=2)))
+
+
+def test_an_error_of_the_step_itself_is_raised_not_recovered(clients, monkeypatch):
+    # an OSError raised by the user's custom objective inside an actor call is the step's
+    # error: raised as it is, never taken for a lost worker (no recovery)
+    def unreadable(margins, dataset):
+        raise FileNotFoundError("weights.csv")
+
+    monkeypatch.setattr(Partitions, "recover", lambda *args, **kwargs: pytest.fail("recovered"))
+    X, y = make_data()
+    with pytest.raises(FileNotFoundError, match="weights.csv"):
+        dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.custom(unreadable)),
+                   **ACTORS)

@@ -345,6 +345,9 @@ def test_ranker_equals_the_in_memory_ranker(client):
     assert_same_trees(est.booster_, reference.booster_)
     np.testing.assert_allclose(est.evals_result_["valid"]["ndcg@5"], reference.evals_result_["valid"]["ndcg@5"],
                                rtol=1e-12)
+    with pytest.raises(ValueError, match="eval_qid: give the eval_set rows' query ids"):
+        DaskGBDTRanker(n_estimators=1, client=client).fit(darr(X, 100), darr(y, 100), qid=darr(qid, 100),
+                                                          eval_set=(darr(X, 100), darr(y, 100)))
     with pytest.raises(ValueError, match="qid: query 1 has rows in more than one partition"):
         DaskGBDTRanker(n_estimators=1, client=client).fit(darr(X, 100), darr(y, 100),
                                                           qid=darr(np.repeat(np.arange(5), 80), 100))

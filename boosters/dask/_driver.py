@@ -32,6 +32,7 @@ quantized rounding is seeded per row and tree), so the model is the undisturbed 
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor
@@ -41,7 +42,7 @@ import numpy as np
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
-from boosters.dask._step_runner import PartitionRunner
+from boosters.dask._step_runner import PartitionRunner, StateNotHere
 from boosters.model.tree import Tree
 from boosters.training._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
@@ -54,8 +55,8 @@ from boosters.training.objectives import make_objective
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
-# the radix select's digits (tasks.DIGIT_BITS each), from the top, as _sampling.kth_largest's
-GOSS_SHIFTS = (53, 42, 31, 20, 9, 0)
+# what distributed raises when a wait times out (asyncio's is not the builtin before Python 3.11)
+WAIT_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 
 
 class LostWorker(RuntimeError):
@@ -235,12 +236,16 @@ class Partitions:
         while True:
             try:
                 return future.result(timeout=LIVENESS_SECONDS)
-            except TimeoutError:
+            except WAIT_TIMEOUTS:
                 self._check_alive()
             except CancelledError as error:  # Dask gave up a task whose inputs were lost: recover tells why
                 raise LostWorker("boosters.dask: a partition's task was cancelled (its worker left?)") from error
-            except OSError as error:  # an actor call whose worker went away (before the scheduler knows it):
-                if not isinstance(future, RunnerResult):  # recover; it is safe even if the worker lives
+            except (OSError, StateNotHere) as error:
+                # an actor call whose worker went away (before the scheduler knows it), or whose state
+                # moved: recover (safe even if the worker lives); an OSError of the step itself is the step's
+                if not isinstance(future, RunnerResult) or not (
+                        isinstance(error, StateNotHere) or type(error).__name__ == "CommClosedError"
+                        or "contact Actor's worker" in str(error)):
                     raise
                 raise LostWorker(f"boosters.dask: worker {future.worker} holding partitions did not answer") from error
 
@@ -285,34 +290,39 @@ class Partitions:
             try:
                 item.result(timeout=LIVENESS_SECONDS)
                 return
-            except TimeoutError:
+            except WAIT_TIMEOUTS:
                 if item.worker not in self.client.scheduler_info(n_workers=-1)["workers"]:
                     return
             except Exception:  # noqa: BLE001 - its error belongs to the abandoned step
                 return
 
     def _wait(self, futures: list, pinned: bool) -> None:
-        """Wait for tasks whose results stay on the workers (never fetched); raise a task's
-        error, or a RuntimeError when Dask cancelled one (a lost input it cannot recompute).
-        `pinned`: the tasks run on self.workers, check that those are alive."""
-        for future in futures:
-            while True:
-                try:
-                    error = future.exception(timeout=LIVENESS_SECONDS)  # waits; fetches no result
-                    break
-                except TimeoutError:
-                    if pinned:
-                        self._check_alive()
-                except CancelledError:
-                    error = None
-                    break
-            if future.status == "cancelled":
-                raise RuntimeError("boosters.dask: a partition was lost with its worker and Dask cannot recompute "
-                                   "it (its data has no recipe Dask can run again, e.g. it was scattered to "
-                                   "that worker); train on data Dask can rebuild, such as data read from storage "
-                                   "or embedded in the graph")
-            if error is not None:
-                raise error
+        """wait_for the tasks; `pinned`: they run on self.workers, check that those are alive."""
+        wait_for(futures, self._check_alive if pinned else None)
+
+
+def wait_for(futures: list, check_alive=None) -> None:
+    """Wait for tasks whose results stay on the workers (never fetched); raise a task's
+    error, or a RuntimeError when Dask cancelled one (a lost input it cannot recompute).
+    `check_alive()` runs at each LIVENESS_SECONDS of waiting (it raises LostWorker)."""
+    for future in futures:
+        while True:
+            try:
+                error = future.exception(timeout=LIVENESS_SECONDS)  # waits; fetches no result
+                break
+            except WAIT_TIMEOUTS:
+                if check_alive is not None:
+                    check_alive()
+            except CancelledError:
+                error = None
+                break
+        if future.status == "cancelled":
+            raise RuntimeError("boosters.dask: a partition was lost with its worker and Dask cannot recompute "
+                               "it (its data has no recipe Dask can run again, e.g. it was scattered to "
+                               "that worker); train on data Dask can rebuild, such as data read from storage "
+                               "or embedded in the graph")
+        if error is not None:
+            raise error
 
 
 class DaskTreeGrower:
@@ -365,7 +375,7 @@ class DaskTreeGrower:
         self.finished = []
         # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
         self.leaf_quantiles = (make_objective(config.objective).levels
-                               if config.objective.name in ("absolute", "pinball") else None)
+                               if config.objective.name in select.QUANTILE_OBJECTIVES else None)
         self.renewed_weights = {}
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
@@ -490,8 +500,8 @@ class DaskTreeGrower:
         left the pass). Where the pass stood at each partition is kept, for `resume`."""
         p, sampler = self.partitions, self.sampler
         k, prefix, fixed_low = sampler.top_k, 0, 64
-        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, GOSS_SHIFTS[0])))
-        for j, shift in enumerate(GOSS_SHIFTS):
+        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, select.SHIFTS[0])))
+        for j, shift in enumerate(select.SHIFTS):
             if j:
                 counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))
             above, digit = 0, len(counts) - 1

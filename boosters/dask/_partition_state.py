@@ -28,6 +28,7 @@ import numpy as np
 
 from boosters._lib.arrays import unique
 from boosters.data.dataset import Dataset
+from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
 from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
@@ -38,7 +39,6 @@ from boosters.training.layout import choose_layout
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
-DIGIT_BITS = 11  # GOSS's distributed k-th largest score: radix select, 2048 counters a pass
 
 
 @dataclass(frozen=True)
@@ -201,11 +201,15 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     return PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
 
 
-def query_runs(qid) -> tuple[np.ndarray, int]:
-    """A partition's query ids, one per query (ValueError naming qid unless each query's
+def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, int]:
+    """A partition's query ids, one per query (ValueError naming `name` unless each query's
     rows are consecutive here), and the size of its largest query."""
     qid = np.asarray(qid)
-    bounds = query_boundaries(None, qid, len(qid))
+    try:
+        bounds = query_boundaries(None, qid, len(qid))
+    except ValueError as error:  # Dataset's messages start with "qid": name the argument given here
+        message = str(error)
+        raise ValueError(name + message[3:] if message.startswith("qid") else message) from None
     return qid[bounds[:-1]], int(np.diff(bounds).max())
 
 
@@ -343,16 +347,13 @@ def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: i
 
 
 def goss_digits(state: PartitionState, tree: int, prefix: int, fixed_low: int, shift: int) -> np.ndarray:
-    """A pass of the round's distributed radix select: (2**DIGIT_BITS,) int64 counts of
-    the digit at `shift` of the scores' bit patterns (non-negative doubles: ordered as
-    integers) that agree with `prefix` from bit `fixed_low` up (64: every score); those
-    are kept as the candidates of the next pass."""
+    """A pass of the round's distributed radix select (_quantile_select's digits): (2048,)
+    int64 counts of the digit at `shift` of the scores' bit patterns (non-negative doubles:
+    ordered as integers) that agree with `prefix` from bit `fixed_low` up (64: every
+    score); those are kept as the candidates of the next pass."""
     state.expect(tree - 1)
-    keys = state.candidates
-    if fixed_low < 64:
-        keys = state.candidates = keys[(keys >> np.uint64(fixed_low)) == np.uint64(prefix >> fixed_low)]
-    digits = (keys >> np.uint64(shift)) & np.uint64((1 << DIGIT_BITS) - 1)
-    return np.bincount(digits.astype(np.int64), minlength=1 << DIGIT_BITS)
+    state.candidates = narrowed(state.candidates, prefix, fixed_low)
+    return digits_of(state.candidates, shift)
 
 
 def goss_draw(state: PartitionState, tree: int, round_: int, at: tuple) -> tuple:

@@ -20,7 +20,8 @@ import numpy as np
 
 from boosters.training._node_steps import node_rows
 
-DIGIT_BITS = 11
+QUANTILE_OBJECTIVES = ("absolute", "pinball")  # their start and renewed leaves are quantiles
+DIGIT_BITS = 11  # 2048 counters a pass (as _sampling.kth_largest's); GOSS's distributed select uses these too
 SHIFTS = (53, 42, 31, 20, 9, 0)  # the digits, from the top (the first holds the 11 bits 53-63)
 NONE_ABOVE = np.iinfo(np.uint64).max  # no key above: the partition's answer to min_above
 _SIGN = np.uint64(1 << 63)
@@ -41,12 +42,21 @@ def value_of(key: int) -> float:
     return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
 
 
-def digit_counts(keys: np.ndarray, prefix: int, fixed_low: int, shift: int) -> np.ndarray:
-    """(2048,) int64: the digit at `shift` of the keys whose bits from `fixed_low` up are
-    `prefix`'s (fixed_low 64: every key)."""
-    if fixed_low < 64:
-        keys = keys[(keys >> np.uint64(fixed_low)) == np.uint64(prefix >> fixed_low)]
+def narrowed(keys: np.ndarray, prefix: int, fixed_low: int) -> np.ndarray:
+    """The keys whose bits from `fixed_low` up are `prefix`'s (fixed_low 64: every key)."""
+    if fixed_low >= 64:
+        return keys
+    return keys[(keys >> np.uint64(fixed_low)) == np.uint64(prefix >> fixed_low)]
+
+
+def digits_of(keys: np.ndarray, shift: int) -> np.ndarray:
+    """(2048,) int64 counts of the keys' digit at `shift`."""
     return np.bincount(((keys >> np.uint64(shift)) & _MASK).astype(np.int64), minlength=1 << DIGIT_BITS)
+
+
+def digit_counts(keys: np.ndarray, prefix: int, fixed_low: int, shift: int) -> np.ndarray:
+    """(2048,) int64: the digit at `shift` of the keys narrowed to `prefix` (see narrowed)."""
+    return digits_of(narrowed(keys, prefix, fixed_low), shift)
 
 
 def min_above(keys: np.ndarray, key: int) -> int:

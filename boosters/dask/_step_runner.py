@@ -11,6 +11,10 @@ lineage as with tasks; only the calls bypass the scheduler.
 from __future__ import annotations
 
 
+class StateNotHere(KeyError):
+    """A partition state is not (or no longer) in this worker's memory: Dask moved it."""
+
+
 class PartitionRunner:
     """Runs function(state, *args, *extra) on the states held by this actor's worker."""
 
@@ -19,4 +23,7 @@ class PartitionRunner:
         from distributed import get_worker  # on a worker: distributed is installed
 
         data = get_worker().data
+        missing = [key for key in keys if key not in data]
+        if missing:
+            raise StateNotHere(f"partition state {missing[0]!r} is not on this worker")
         return [function(data[key], *args, *extra) for key, extra in zip(keys, each)]

@@ -89,6 +89,6 @@ def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
 
 def overall_score(metric, sums: np.ndarray) -> float:
     if metric.name in QUERY_METRICS:
-        return sums[0] / sums[1]
+        return float(sums[0] / sums[1])
     from_mean = MEAN_METRICS[metric.name][1]
     return float(np.mean([from_mean(s / sums[-1]) for s in sums[:-1]]))

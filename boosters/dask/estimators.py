@@ -607,6 +607,8 @@ feature_importances_
             X = self._check_X(X, reset=True)
             y = self._check_vector(y, "y")
             sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+            if eval_set is not None and eval_qid is None:
+                raise ValueError("eval_qid: give the eval_set rows' query ids (its NDCG is scored per query)")
             eval_qid = None if eval_qid is None else self._check_vector(eval_qid, "eval_qid")
             return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config,
                                qid=self._check_vector(qid, "qid"), eval_qid=eval_qid)

@@ -17,7 +17,7 @@ from boosters.config import _MULTI_TARGET, GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum, wait_for
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
@@ -40,7 +40,6 @@ from boosters.training.trainer import resolve_histogram_mode
 # and pinball (their start and renewed leaves: quantiles selected over the partitions)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
                         "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
-QUANTILE_OBJECTIVES = ("absolute", "pinball")  # start and renewed leaves: exact quantiles (_quantile_select)
 # parameters this first slice does not implement yet: training with them is refused
 UNSUPPORTED = ("booster", "linear_leaves")
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
@@ -67,8 +66,8 @@ def check_config(config: GBDTConfig) -> None:
                          "Objective.custom(function) to train")
     if config.objective.name not in ("custom", "pinball", *_MULTI_TARGET) and \
             (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
-        raise ValueError(f"config.objective: boosters.dask takes one label per row (no multi-target "
-                         f"regression), got {config.objective!r}")
+        raise ValueError(f"config.objective: boosters.dask does not train {config.objective!r} with "
+                         f"{config.objective.n_outputs} outputs")
     if isinstance(config.metric, tuple) or callable(config.metric):
         raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
                          f"got {config.metric!r}")
@@ -80,6 +79,8 @@ def check_config(config: GBDTConfig) -> None:
     if config.subsample < 1.0 and config.objective.needs_groups:
         raise ValueError("config.subsample: boosters.dask samples rows uniformly; sampling whole queries (a "
                          "ranking objective) is not supported yet")
+    if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
+        raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
 
 
 def _frame_types() -> tuple:
@@ -168,22 +169,22 @@ def _coded_partition(frame, names: list, learn, categories: dict):
     return type(frame)(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
 
 
-def _check_collections(da, X, y, weights):
+def _check_collections(da, X, y, weights, of: str = ""):
+    """TypeError / ValueError naming the argument (`of`: "val_set " for the validation set's)."""
     if not isinstance(X, da.Array) or X.ndim != 2:
-        raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
+        raise TypeError(f"{of}X must be a 2-D dask.array.Array, got {type(X).__name__}")
     if X.dtype.kind not in "biuf":
-        raise ValueError(f"X must be numeric (bool, int or float); got dtype {X.dtype}")
+        raise ValueError(f"{of}X must be numeric (bool, int or float); got dtype {X.dtype}")
     if np.isnan(X.shape[0]):
-        raise ValueError("X: the partitions' row counts must be known (call X.compute_chunk_sizes())")
+        raise ValueError(f"{of}X: the partitions' row counts must be known (call X.compute_chunk_sizes())")
     for name, values in (("y", y), ("weights", weights)):
         if values is None and name == "weights":
             continue
-        if name == "y" and isinstance(values, da.Array) and values.ndim == 2:  # multi-target regression
-            continue
-        if not isinstance(values, da.Array) or values.ndim != 1:
-            raise TypeError(f"{name} must be a 1-D dask.array.Array, got {type(values).__name__}")
+        multi_target = name == "y" and isinstance(values, da.Array) and values.ndim == 2
+        if not multi_target and (not isinstance(values, da.Array) or values.ndim != 1):
+            raise TypeError(f"{of}{name} must be a 1-D dask.array.Array, got {type(values).__name__}")
         if values.shape[0] != X.shape[0]:
-            raise ValueError(f"{name} has {values.shape[0]} rows but X has {X.shape[0]}")
+            raise ValueError(f"{of}{name} has {values.shape[0]} rows but {of}X has {X.shape[0]}")
 
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
@@ -209,18 +210,19 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         partition's rows; lambdarank and pairwise, with `qid`; absolute and pinball,
         without weights, their start and leaves exact quantiles selected over the
         partitions), float64 or quantized histograms, either growth strategy, early
-        stopping, column sampling, uniform row sampling and GOSS, monotone and
-        interaction constraints; multi-target regression (a 2-D y) without a validation
-        set too. Refused (ValueError naming the parameter) for now: DART, linear leaves,
-        several metrics or a callable one.
+        stopping, column sampling, uniform row sampling and GOSS (not with a ranking
+        objective), monotone and interaction constraints, multi-target regression (a 2-D
+        y). Refused (ValueError naming the parameter) for now: DART, linear leaves,
+        row sampling with a ranking objective, several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
         Dask collections as X and y: scored after every round with the first metric
         (``model.eval_history``), and monitored by early stopping
         (``config.early_stopping_rounds``). The metric must be a mean over the rows of a
-        per-row loss (the objectives' defaults are; auc and ranking metrics are not:
-        ValueError naming config.metric).
+        per-row loss, or a ranking metric (ndcg, map: a mean over the queries, with
+        `val_qid`); the objectives' defaults are; auc is not (ValueError naming
+        config.metric).
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
@@ -299,7 +301,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         if not isinstance(val_set, tuple) or len(val_set) != 2:
             raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
         X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
-        _check_collections(da, X_val, y_val, None)
+        _check_collections(da, X_val, y_val, None, "val_set ")
         resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), np.broadcast_to(0.0, y_val.shape))
         if config.resolved_metric.needs_groups:
             val_qid = _query_ids(da, val_qid, X_val.shape[0], "val_qid")
@@ -311,9 +313,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     if n_rows == 0:
         raise ValueError("X has no rows")
     X = X.rechunk({1: -1})  # a partition holds whole rows
-    y = y.rechunk((X.chunks[0],) + tuple((n,) for n in y.shape[1:]))  # a 2-D y: its targets in each partition
+    y = _rows_as(y, X)
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
-    if config.objective.name in QUANTILE_OBJECTIVES and weights is not None:
+    if config.objective.name in select.QUANTILE_OBJECTIVES and weights is not None:
         raise ValueError(f"weights: boosters.dask renews {config.objective.name}'s leaves to unweighted quantiles "
                          f"only for now; train without weights")
     if config.objective.needs_groups:
@@ -401,7 +403,7 @@ class _Validation:
         if X_val.shape[0] == 0:
             raise ValueError("val_set X has no rows")
         X_val = X_val.rechunk({1: -1})
-        y_val = y_val.rechunk((X_val.chunks[0],) + tuple((n,) for n in y_val.shape[1:]))
+        y_val = _rows_as(y_val, X_val)
         qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
         X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
         x_blocks = client.compute(list(X_val.to_delayed().ravel()))
@@ -411,7 +413,7 @@ class _Validation:
             _largest_query(client, q_blocks, "val_qid")  # its queries each in one partition
         states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, pure=False)
                   for xb, yb, qb in zip(x_blocks, y_blocks, q_blocks)]
-        _wait(states)
+        wait_for(states)
         self.partitions = Partitions(client, states, actors)
         self.metric = config.resolved_metrics[0]
         self.rounds = config.early_stopping_rounds
@@ -467,6 +469,11 @@ def _without_empty_partitions(da, X, *others):
     return tuple(None if c is None else da.concatenate([c.blocks[i] for i in kept]) for c in (X, *others))
 
 
+def _rows_as(y, X):
+    """y partitioned as X's rows (a 2-D y: all its targets in each partition)."""
+    return y.rechunk((X.chunks[0],) + tuple((n,) for n in y.shape[1:]))
+
+
 def _query_ids(da, qid, n_rows: int, name: str = "qid"):
     """Query ids (`name`: qid, or val_qid for the validation set's) as a 1-D Dask array of n_rows."""
     if qid is None:
@@ -487,7 +494,7 @@ def _largest_query(client, q_blocks: list, name: str = "qid") -> int:
     """The rows of the largest query, after checking that every query's rows are
     consecutive and in one partition (each partition checks its own, the driver that no
     query id appears in two partitions)."""
-    runs = client.gather([client.submit(tasks.query_runs, qb, pure=False) for qb in q_blocks])
+    runs = client.gather([client.submit(tasks.query_runs, qb, name, pure=False) for qb in q_blocks])
     ids = np.concatenate([r[0] for r in runs])
     unique, counts = np.unique(ids, return_counts=True)
     if np.any(counts > 1):
@@ -518,7 +525,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     # the labels' range and the largest weight: all the objective's float32 check reads
     objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
     base = (_label_quantiles(client, y_blocks, objective.levels, int(sum(chunks)))
-            if config.objective.name in QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
+            if config.objective.name in select.QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
     n_rows = int(sum(chunks))
     row_sample = None
     if sampler is not None:
@@ -529,7 +536,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
                               config.histogram_layout, config.prefetch, row_sample=row_sample)
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, pure=False)
               for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
-    _wait(states)
+    wait_for(states)
     return states, base
 
 
@@ -546,13 +553,6 @@ def _label_quantiles(client, y_blocks: list, alphas, n_rows: int) -> np.ndarray:
         counts, lambda prefixes, low, shift: summed(select.label_digits, groups, prefixes, low, shift),
         lambda keys: summed(select.label_min_above, keys, op=select.min_of), [n_rows] * groups, list(alphas))
     return np.array(quantiles)
-
-
-def _wait(futures: list) -> None:
-    """Wait for tasks whose results stay on the workers; raise the first task error."""
-    for future in futures:
-        if future.exception() is not None:
-            future.result()
 
 
 def _quantizer(config: GBDTConfig, n_rows: int):
