@@ -358,7 +358,7 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 
 
 @pytest.mark.parametrize("change, name", [
-    (dict(booster="dart"), "booster"), (dict(linear_leaves=True), "linear_leaves"),
+    (dict(booster="dart", **GOSS), "goss_top_rate"), (dict(linear_leaves=True), "linear_leaves"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
@@ -562,6 +562,45 @@ def test_multi_target_validation_scores(clients):
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], Y[:1200]), config, val_set=bst.Dataset(X[1200:], Y[1200:]))
     assert_same_trees(model, reference)
     np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode, objective, extra, n_workers", [
+    ("i16", bst.Objective.squared(), {}, 2),
+    ("f64", bst.Objective.logistic(), dict(xgboost_dart_mode=True, subsample=0.7), 4),
+    ("i16", bst.Objective.softmax(3), dict(max_drop=1), 2),
+    pytest.param("i8", bst.Objective.absolute(), dict(colsample_bytree=0.8), 1, marks=pytest.mark.slow),
+])
+def test_dart_equals_single_machine_training(clients, mode, objective, extra, n_workers):
+    # each round drops earlier rounds as the single-machine DartDropout draws them: the
+    # partitions take the dropped trees' predictions on their raw rows out of the margins,
+    # the new trees grow at the round's smaller rate, the dropped ones are rescaled and put
+    # back; validation margins follow as on one machine; early stopping restores the scales
+    X, y = make_data(n=1600, seed=17)
+    y = objective_labels(objective.name, y)
+    config = bst.GBDTConfig(n_estimators=12, max_depth=3, histogram_mode=mode, objective=objective, booster="dart",
+                            drop_rate=0.3, skip_drop=0.2, learning_rate=0.3, early_stopping_rounds=4, **extra)
+    model, _ = train_with_validation(clients[n_workers], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert model.best_iteration == reference.best_iteration
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+
+
+def test_dart_survives_recoveries(clients, monkeypatch):
+    # lost at a round's root (after its dropout), at a validation score (the next round's
+    # dropout chosen) and in a later tree: the partitions replay every round's dropout
+    X, y = make_data(n=1600, seed=18)
+    config = bst.GBDTConfig(n_estimators=6, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.5,
+                            skip_drop=0.0, learning_rate=0.5)
+    undisturbed, _ = train_with_validation(clients[2], X, y, config)
+    lose_a_worker_at(monkeypatch, {6, 10, 17, 23})
+    model, stats = train_with_validation(clients[2], X, y, config)
+    assert stats["recoveries"] == 4
+    assert_same_trees(model, undisturbed)
+    assert model.eval_history == undisturbed.eval_history
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(model, reference)
 
 
 def test_quantile_objectives_refuse_weights(clients):

@@ -163,3 +163,12 @@ def test_an_error_of_the_step_itself_is_raised_not_recovered(clients, monkeypatc
     with pytest.raises(FileNotFoundError, match="weights.csv"):
         dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=1, objective=bst.Objective.custom(unreadable)),
                    **ACTORS)
+
+
+def test_actor_steps_with_dart(clients):
+    X, y = make_data(n=1600, seed=17)
+    config = bst.GBDTConfig(n_estimators=8, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.4,
+                            skip_drop=0.1, learning_rate=0.3)
+    model = dask_train(clients[2], X, y, config, **ACTORS)
+    reference = bst.GBDTModel.train(bst.Dataset(X, y), config)
+    assert_same_trees(model, reference)

@@ -377,6 +377,9 @@ class DaskTreeGrower:
         self.leaf_quantiles = (make_objective(config.objective).levels
                                if config.objective.name in select.QUANTILE_OBJECTIVES else None)
         self.renewed_weights = {}
+        self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
+        self.n_outputs = config.objective.n_outputs  # trees per round
+        self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
     @staticmethod
@@ -440,12 +443,13 @@ class DaskTreeGrower:
         elif self.sampler is not None:
             rounds = [self._round_sample(r) for r in range(len(self.finished) // n_outputs + 1)]
             each = [[r[i][1] for r in rounds] for i in range(n_parts)]
-        self.partitions.recover(tasks.resume, self.finished, n_outputs, each=each)
+        self.partitions.recover(tasks.resume, self.finished, n_outputs, self.dart_rounds, each=each)
         self.resumed = True
 
     def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
         """The tree of `output` (the training's tree `tree_index`, the next one to grow),
-        after adding `previous_leaves` (see tasks.start_tree) to the workers' margins."""
+        after adding `previous_leaves` (see tasks.start_tree) to the workers' margins (a new
+        round's start takes DART's record of the round, dart_rounds[round], too)."""
         if tree_index != len(self.finished):
             raise ValueError(f"tree_index: the next tree is {len(self.finished)}, got {tree_index}")
         p = self.partitions
@@ -469,7 +473,8 @@ class DaskTreeGrower:
         root = self._add(0, self.sampler.n_sample if sampled else self.n_rows)
         if self.constraints is not None:
             constraints_start_tree(self.constraints, tree_index)
-        start = (tree_index, previous_leaves, output, new_round)
+        dart = self.dart_rounds[tree_index // self.n_outputs] if new_round and self.dart_rounds else None
+        start = (tree_index, previous_leaves, output, new_round, dart)
         if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
             self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_float_tree, *start, each=sample)), histograms=0)
         else:
@@ -693,7 +698,7 @@ class DaskTreeGrower:
                 weight[leaf] = quantile
         if self.constraints is not None:  # within their monotone bounds
             weight = constraints_clamp(self.constraints, np.arange(len(nodes)), weight)
-        value = cfg.learning_rate * weight
+        value = self.learning_rate * weight
         return Tree(split_feature=feature, threshold=threshold, threshold_bin=threshold_bin,
                     default_left=np.array([n["default_left"] for n in nodes], dtype=np.uint8),
                     left_child=np.array([n["left"] for n in nodes], dtype=np.int32),

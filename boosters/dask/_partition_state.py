@@ -30,12 +30,14 @@ from boosters._lib.arrays import unique
 from boosters.data.dataset import Dataset
 from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
+from boosters.data.validation import as_feature_matrix
 from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
 from boosters.training._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
+from boosters.training.dart import predict_dropped
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
@@ -55,6 +57,7 @@ class Settings:
     histogram_layout: str = "auto"
     prefetch: bool = True
     row_sample: tuple | None = None
+    dart: bool = False  # DART: the partitions keep their raw rows, to take the dropped trees out
 
 
 class PartitionState:
@@ -66,6 +69,8 @@ class PartitionState:
         self.binned, self.y, self.weights = binned, y, weights
         self.objective, self.base_scores, self.settings = objective, base_scores, settings
         self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
+        self.raw = None  # DART's: this partition's raw rows (the dropped trees predict on them)
+        self.dart_pending = None  # DART: (factor, dropped margins) of the round before, put back at the next
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
         self.first_row = first_row
@@ -198,7 +203,10 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
-    return PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+    state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+    if settings.dart:
+        state.raw = as_feature_matrix(X, "X")  # as Dataset keeps the rows the single-machine dropout predicts on
+    return state
 
 
 def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, int]:
@@ -213,24 +221,29 @@ def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, int]:
     return qid[bounds[:-1]], int(np.diff(bounds).max())
 
 
-def resume(state: PartitionState, finished: list, n_outputs: int, samples=None) -> PartitionState:
+def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: list, samples=None) -> PartitionState:
     """A new state of `state`'s partition, ready to grow tree len(finished) of the
     training: margins and the round's gradients rebuilt from the `finished` trees, each
     (output, growth steps, leaf nodes, leaf values, the steps for the rows outside the
-    row sample or None), in training order. `samples`: with row sampling, per round so far
-    (the current one included) the sampled rows before this partition (see draw_sample).
+    row sample or None), in training order. `dart_rounds`: DART's record of each round
+    chosen so far (see dart_round; empty without DART), applied at each round's start.
+    `samples`: with row sampling, per round so far (the current one included) the
+    sampled rows before this partition (see draw_sample).
 
     Only what the training never mutates is read from `state` (binned rows, labels,
     weights): it may be a state Dask rebuilt from the data after its worker died, or a
     live one that a task of the abandoned tree is still using."""
     new = PartitionState(state.binned, state.y, state.weights, state.objective, state.base_scores,
                          state.settings, state.first_row, state.rows)
+    new.raw = state.raw
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
 
-    def start_round(t):  # the gradients (GOSS: every round's) and the row sample, before the round's first tree
+    def start_round(t):  # DART, the gradients (GOSS: every round's) and the row sample, before the round's first tree
         if t % n_outputs:
             return
+        if t // n_outputs < len(dart_rounds):
+            dart_round(new, dart_rounds[t // n_outputs])
         if t == round_start or new.goss is not None:
             new.compute_gradients()
         if samples is not None and t // n_outputs < len(samples):
@@ -289,18 +302,19 @@ def base_scores(objective, sums: np.ndarray) -> np.ndarray:
                                  None)  # multi-target: each target's weighted mean
 
 
-def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,
+def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool, dart=None,
                sample=None) -> np.ndarray:
     """Add the previous tree's leaf values to the margins (previous_leaves: (output, leaf
     nodes, values) or None; with a row sample, then its splits for the other rows), then
-    start tree `tree` (of the training) for `output`: the round's gradients (when
-    `new_round`) and row sample (`sample`: (round, sampled rows before this partition),
-    None: every row), the partition reset. Returns max |grad| and max |hess| of the
-    tree's rows here."""
+    start tree `tree` (of the training) for `output`: when `new_round`, DART's dropout
+    (`dart`, see dart_round) and the round's gradients and row sample (`sample`: (round,
+    sampled rows before this partition), None: every row), the partition reset. Returns
+    max |grad| and max |hess| of the tree's rows here."""
     state.expect(tree - 1)
     state.tree = tree
     _add_previous(state, previous_leaves)
     if new_round:
+        dart_round(state, dart)
         state.compute_gradients()
         if sample is not None:
             state.draw_sample(*sample)
@@ -317,12 +331,28 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     return np.array([np.abs(gh[:, 0]).max(), np.abs(gh[:, 1]).max()], dtype=np.float64)
 
 
-def start_float_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool,
+def start_float_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool, dart=None,
                      sample=None) -> np.ndarray:
     """start_tree, then the root's histogram: with float64 histograms (no quantization
     scales to agree on first) a tree starts in one call."""
-    start_tree(state, tree, previous_leaves, output, new_round, sample)
+    start_tree(state, tree, previous_leaves, output, new_round, dart, sample)
     return root_histogram(state, tree, None)
+
+
+def dart_round(state: PartitionState, dart) -> None:
+    """DART at a round's start, in single-machine DartDropout's order: the round before's
+    dropped trees put back at their new scale (+ factor x their margins), then this
+    round's dropped trees taken out (`dart`: (factor, [(output, tree)] at their current
+    values), None: nothing dropped), their margins kept for the next round."""
+    if state.dart_pending is not None:
+        factor, dropped = state.dart_pending
+        state.margins += factor * dropped.T
+        state.dart_pending = None
+    if dart is not None:
+        factor, trees = dart
+        dropped = predict_dropped(trees, len(state.margins), state.raw, 1)
+        state.margins -= dropped.T
+        state.dart_pending = (factor, dropped)
 
 
 def _add_previous(state: PartitionState, previous_leaves) -> None:

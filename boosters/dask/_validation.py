@@ -21,6 +21,7 @@ import numpy as np
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
 from boosters.model.tree import predict_tree
+from boosters.training.dart import predict_dropped
 from boosters.training.metrics import evaluate
 
 # metric name -> (mean of the partition from its score, score from the overall mean)
@@ -62,20 +63,29 @@ def make_validation_state(X, y, objective, base_scores, qid=None) -> ValidationS
 
 
 def resume(state: ValidationState, rounds: list) -> ValidationState:
-    """A new state of `state`'s partition whose margins hold the trees of `rounds` (the
-    scored rounds, each a list of trees), added in the same order: the same bits. Reads
-    only its rows and labels (a task of an abandoned round may still use `state`)."""
+    """A new state of `state`'s partition whose margins hold the scored rounds (each
+    (trees, DART's record or None), see add_round), added in the same order: the same
+    bits. Reads only its rows and labels (a task of an abandoned round may still use `state`)."""
     new = ValidationState(state.X, state.y, state.base_scores, state.groups)
-    for trees in rounds:
-        new.add(trees)
+    for trees, dart in rounds:
+        add_round(new, trees, dart)
     return new
 
 
-def score_round(state: ValidationState, trees: list, metric) -> np.ndarray:
-    """Add a round's trees (one per output) to the margins; (the metric's mean here x rows,
-    rows), or for a ranking metric (its mean here x queries, queries): the partition's
-    share of the overall mean."""
+def add_round(state: ValidationState, trees: list, dart=None) -> None:
+    """A round's trees (one per output) added to the margins; with DART (`dart`: the
+    round's (factor, dropped trees at their values before it)), first the dropped trees
+    scaled down as single-machine DartDropout.normalize does."""
+    if dart is not None:
+        factor, dropped = dart
+        state.margins -= (1.0 - factor) * predict_dropped(dropped, state.margins.shape[1], state.X, 1)
     state.add(trees)
+
+
+def score_round(state: ValidationState, trees: list, metric, dart=None) -> np.ndarray:
+    """add_round; then (the metric's mean here x rows, rows), or for a ranking metric (its
+    mean here x queries, queries): the partition's share of the overall mean."""
+    add_round(state, trees, dart)
     if metric.name in QUERY_METRICS:
         n = len(state.groups) - 1
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])

@@ -9,6 +9,7 @@ grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`).
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -28,6 +29,7 @@ from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.histograms._quantize import max_levels
+from boosters.training.dart import DartDropout
 from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training.sampling import make_row_sampler
@@ -41,7 +43,7 @@ from boosters.training.trainer import resolve_histogram_mode
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
                         "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
 # parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("booster", "linear_leaves")
+UNSUPPORTED = ("linear_leaves",)
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -79,6 +81,8 @@ def check_config(config: GBDTConfig) -> None:
     if config.subsample < 1.0 and config.objective.needs_groups:
         raise ValueError("config.subsample: boosters.dask samples rows uniformly; sampling whole queries (a "
                          "ranking objective) is not supported yet")
+    if config.booster == "dart" and config.goss_top_rate is not None:
+        raise ValueError("config.goss_top_rate: boosters.dask does not combine GOSS with DART yet")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
         raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
 
@@ -212,8 +216,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS (not with a ranking
         objective), monotone and interaction constraints, multi-target regression (a 2-D
-        y). Refused (ValueError naming the parameter) for now: DART, linear leaves,
-        row sampling with a ranking objective, several metrics or a callable one.
+        y), DART (not with GOSS). Refused (ValueError naming the parameter) for now:
+        linear leaves, row sampling with a ranking objective, GOSS with DART, several
+        metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -358,6 +363,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             validation.resume()
 
     previous = None
+    dropout = None if config.booster != "dart" else DartDropout(config, objective.n_outputs, None, None, 1)
+    dart = None if dropout is None else _dart_round(dropout, forest, grower, config)
     for round_ in range(config.n_estimators):
         trees = []
         for k in range(objective.n_outputs):
@@ -365,11 +372,20 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             trees.append(_surviving(lambda: grower.grow(previous, k, new_round=k == 0, tree_index=index), recover))
             forest.add(trees[-1], k)
             previous = (k, *grower.leaves(trees[-1]))
-        if validation is not None and _surviving(lambda: validation.add(round_, trees, ensemble.eval_history),
-                                                 recover):
+        scored_dart = dart
+        if dropout is not None:
+            dropout.rescale(forest, trees)
+            if round_ + 1 < config.n_estimators:  # chosen before this round is scored: a recovery then rebuilds with it
+                dart = _dart_round(dropout, forest, grower, config)
+        if validation is not None and _surviving(
+                lambda: validation.add(round_, trees, ensemble.eval_history, scored_dart), recover):
             break
+        if dropout is not None and validation is not None:
+            dropout.remember(round_, validation.best_round)
     n_rounds = forest.n_trees // objective.n_outputs
     if validation is not None and validation.best_round is not None:  # early stopping: back to the best round
+        if dropout is not None:  # its trees scaled as they were then
+            dropout.restore_best(forest, validation.best_round)
         forest.truncate((validation.best_round + 1) * objective.n_outputs)
         ensemble.best_iteration, ensemble.best_score = validation.best_round, validation.best_score
     else:
@@ -381,6 +397,18 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
                      partition_bytes=partitions.partition_bytes, recoveries=len(recoveries))
         stats.update(sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
     return GBDTModel(ensemble)
+
+
+def _dart_round(dropout: DartDropout, forest: Forest, grower: DaskTreeGrower, config: GBDTConfig):
+    """DART: the next round's dropped rounds chosen (single-machine DartDropout's draws),
+    its learning rate set, and its record for the partitions kept (grower.dart_rounds):
+    (factor, [(output, tree)] of the dropped trees at their current values: copies, since
+    rescaling gives the forest's trees new values), None when nothing is dropped."""
+    grower.learning_rate = dropout.choose(config.learning_rate)
+    record = None if not len(dropout.dropped) else (
+        dropout.factor, [(k, copy.copy(tree)) for k, tree in dropout.dropped_trees(forest)])
+    grower.dart_rounds.append(record)
+    return record
 
 
 def _warn_if_crowded(client, holders: list) -> None:
@@ -424,12 +452,13 @@ class _Validation:
         """After a lost worker: every validation partition rebuilt with the scored rounds."""
         self.partitions.recover(_validation.resume, self.scored)
 
-    def add(self, round_: int, trees: list, history: list) -> bool:
-        """Score the round (appended to `history`); True when early stopping stops here."""
+    def add(self, round_: int, trees: list, history: list, dart=None) -> bool:
+        """Score the round (appended to `history`; `dart`: its DART record, see
+        _validation.add_round); True when early stopping stops here."""
         p = self.partitions
         score = _validation.overall_score(self.metric, p.gather(p.reduce(
-            p.on_each(_validation.score_round, trees, self.metric))))
-        self.scored.append(trees)
+            p.on_each(_validation.score_round, trees, self.metric, dart))))
+        self.scored.append((trees, dart))
         history.append(score)
         if self.rounds is None:
             return False
@@ -533,7 +562,8 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
                       ("uniform", n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
-                              config.histogram_layout, config.prefetch, row_sample=row_sample)
+                              config.histogram_layout, config.prefetch, row_sample=row_sample,
+                              dart=config.booster == "dart")
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, pure=False)
               for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
     wait_for(states)

@@ -57,6 +57,16 @@ class DartDropout:
     def drop(self, forest: Forest, learning_rate: float) -> float:
         """Choose this round's dropped rounds and take their trees out of the training
         margins. Returns the learning rate of the round's new trees."""
+        learning_rate = self.choose(learning_rate)
+        if len(self._dropped):
+            self._dropped_margins = predict_dropped(self.dropped_trees(forest), self.n_outputs, self.train_X,
+                                                    self.n_threads)
+            self.margins -= self._dropped_margins.T
+        return learning_rate
+
+    def choose(self, learning_rate: float) -> float:
+        """Choose this round's dropped rounds (`dropped`, `factor`); the learning rate of
+        the round's new trees. The margins are the caller's (drop, or boosters.dask's)."""
         self._dropped = self._choose(len(self.scales))
         k = len(self._dropped)
         if k == 0:
@@ -64,24 +74,39 @@ class DartDropout:
             return learning_rate
         a = learning_rate if self.xgboost_mode else 1.0
         self._factor = k / (k + a)
-        self._dropped_margins = self._predict(forest, self.train_X)
-        self.margins -= self._dropped_margins.T
         return learning_rate / (k + a)
+
+    @property
+    def dropped(self) -> np.ndarray:
+        return self._dropped
+
+    @property
+    def factor(self) -> float:
+        return self._factor
+
+    def dropped_trees(self, forest: Forest) -> list[tuple[int, Tree]]:
+        """(output, tree) of the dropped rounds, in round order, at their current values."""
+        return [(k, forest.trees[r * self.n_outputs + k]) for r in self._dropped for k in range(self.n_outputs)]
 
     def normalize(self, forest: Forest, new_trees: list[Tree]) -> None:
         """After the round's trees grew (before they join `forest`): scale the dropped
         rounds' trees by k / (k + a) and put them back into the margins at that scale."""
+        if len(self._dropped) and self.val_X is not None:  # the validation margins hold them at full scale
+            self.val_margins -= (1.0 - self._factor) * predict_dropped(self.dropped_trees(forest), self.n_outputs,
+                                                                       self.val_X, self.n_threads)
+        self.rescale(forest, new_trees)
+        if len(self._dropped):
+            self.margins += self._factor * self._dropped_margins.T
+            self._dropped_margins = None
+
+    def rescale(self, forest: Forest, new_trees: list[Tree]) -> None:
+        """The round's new trees recorded, the dropped rounds' trees scaled by k / (k + a)
+        (the margins are the caller's)."""
         self.grown_values.append([tree.value for tree in new_trees])
         self.scales.append(1.0)
-        if len(self._dropped) == 0:
-            return
-        if self.val_X is not None:  # the validation margins still hold the dropped trees at full scale
-            self.val_margins -= (1.0 - self._factor) * self._predict(forest, self.val_X)
         for r in self._dropped:
             self.scales[r] *= self._factor
             self._set_values(forest, r)
-        self.margins += self._factor * self._dropped_margins.T
-        self._dropped_margins = None
 
     def remember(self, round_: int, best_iteration: int | None) -> None:
         """After round `round_`'s callbacks: keep the scales when it is the best round."""
@@ -107,16 +132,17 @@ class DartDropout:
         dropped = np.flatnonzero(self.rng.random(n_rounds) < rate)
         return dropped if self.max_drop is None else dropped[:self.max_drop]
 
-    def _predict(self, forest: Forest, X) -> np.ndarray:
-        """(n_rows, n_outputs): the sum of the dropped rounds' trees on X's rows."""
-        n_out = self.n_outputs
-        dropped = Forest(n_out, np.zeros(n_out))
-        for r in self._dropped:
-            for k in range(n_out):  # a copy: the sub-forest's flat arrays must not become the tree's
-                dropped.add(copy.copy(forest.trees[r * n_out + k]), k)
-        dropped.flat(grown=True)  # the grower's trees, valid by construction
-        return dropped.predict_margins(X, self.n_threads, include_base=False)
-
     def _set_values(self, forest: Forest, r: int) -> None:
         for k, values in enumerate(self.grown_values[r]):
             forest.trees[r * self.n_outputs + k].value = values * self.scales[r]
+
+
+def predict_dropped(trees: list[tuple[int, Tree]], n_outputs: int, X, n_threads: int) -> np.ndarray:
+    """(n_rows, n_outputs): the sum of `trees` ((output, tree) pairs, as dropped_trees
+    gives them) on X's rows, each row's sum in the trees' order (boosters.dask's
+    partitions compute the same bits on their rows)."""
+    dropped = Forest(n_outputs, np.zeros(n_outputs))
+    for k, tree in trees:  # a copy: the sub-forest's flat arrays must not become the tree's
+        dropped.add(copy.copy(tree), k)
+    dropped.flat(grown=True)  # the grower's trees, valid by construction
+    return dropped.predict_margins(X, n_threads, include_base=False)
