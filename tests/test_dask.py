@@ -358,7 +358,7 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 
 
 @pytest.mark.parametrize("change, name", [
-    (dict(booster="dart", **GOSS), "goss_top_rate"), (dict(linear_leaves=True), "linear_leaves"),
+    (dict(booster="dart", **GOSS), "goss_top_rate"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
@@ -585,6 +585,48 @@ def test_dart_equals_single_machine_training(clients, mode, objective, extra, n_
     assert_same_trees(model, reference)
     assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
     np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode, objective, extra, n_workers", [
+    ("i16", bst.Objective.squared(), {}, 2),
+    ("f64", bst.Objective.squared(), dict(subsample=0.7, linear_l2=0.1), 4),
+    ("i16", bst.Objective.softmax(3), dict(linear_l1=0.01), 2),
+    ("i16", bst.Objective.huber(1.0), dict(colsample_bytree=0.8), 2),
+    pytest.param("i16", bst.Objective.squared(), dict(goss_top_rate=0.2, goss_other_rate=0.1), 1,
+                 marks=pytest.mark.slow),
+])
+def test_linear_leaves_equal_single_machine_training(clients, mode, objective, extra, n_workers):
+    # each leaf's normal equations summed by a chain of tasks over the partitions in row
+    # order (the single-machine sums), solved on the driver; the partitions move their
+    # margins to the linear outputs on their raw rows, as on one machine
+    X, y = make_data(n=1600, seed=19)
+    y = objective_labels(objective.name, np.round(8 * (y + 0.5 * np.nan_to_num(X[:, 2] * X[:, 0]))) / 8)
+    config = bst.GBDTConfig(n_estimators=5, max_depth=3, histogram_mode=mode, objective=objective, linear_leaves=True,
+                            learning_rate=0.5, **extra)
+    model, _ = train_with_validation(clients[n_workers], X, y, config)
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert sum(t.linear_n_terms.sum() for t in model.forest.trees) > 0  # linear leaves were fitted
+    assert_same_trees(model, reference)
+    for field in ("linear_const", "linear_n_terms", "linear_features", "linear_coefs"):
+        assert all(np.array_equal(getattr(a, field), getattr(b, field))
+                   for a, b in zip(model.forest.trees, reference.forest.trees)), field
+    assert np.array_equal(model.predict_raw(X), reference.predict_raw(X))
+    np.testing.assert_allclose(model.eval_history, reference.eval_history, rtol=1e-12)
+
+
+def test_linear_leaves_survive_recoveries(clients, monkeypatch):
+    # lost while a tree grows, while its normal equations are chained and at a validation
+    # score: the rebuilt partitions replay each finished tree's linear leaves too
+    X, y = make_data(n=1600, seed=20)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=2, histogram_mode="i16", linear_leaves=True, learning_rate=0.5)
+    undisturbed, _ = train_with_validation(clients[2], X, y, config)
+    lose_a_worker_at(monkeypatch, {5, 9, 13, 20})
+    model, stats = train_with_validation(clients[2], X, y, config)
+    assert stats["recoveries"] == 4
+    assert_same_trees(model, undisturbed)
+    assert all(np.array_equal(a.linear_coefs, b.linear_coefs)
+               for a, b in zip(model.forest.trees, undisturbed.forest.trees))
+    assert model.eval_history == undisturbed.eval_history
 
 
 def test_dart_survives_recoveries(clients, monkeypatch):

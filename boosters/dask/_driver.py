@@ -51,6 +51,7 @@ from boosters.training._node_steps import (
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints
+from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
 from boosters.training.objectives import make_objective
 
 
@@ -379,6 +380,10 @@ class DaskTreeGrower:
         self.renewed_weights = {}
         self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
         self.n_outputs = config.objective.n_outputs  # trees per round
+        # linear leaves: fitted after each tree on the partitions' raw rows (normal equations chained over them)
+        self.linear = config.linear_leaves
+        self.numeric = ~np.asarray(mapper.is_categorical)
+        self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
         self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
 
@@ -455,8 +460,8 @@ class DaskTreeGrower:
         p = self.partitions
         if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
             previous_leaves, new_round = None, False
-        if previous_leaves is not None and self.finished[-1][4] is not None:  # and the rows outside its sample
-            previous_leaves = (*previous_leaves, self.finished[-1][4])
+        if previous_leaves is not None:  # the splits for the rows outside its sample, its linear leaves (or None)
+            previous_leaves = (*previous_leaves, *self.finished[-1][4:])
         # a new round's row sample (round tree_index // n_outputs): each partition draws its part
         round_ = 0 if self.sampler is None else tree_index // self.sampler.n_outputs
         goss_round = self.goss and round_ >= self.sampler.warmup_rounds
@@ -524,14 +529,27 @@ class DaskTreeGrower:
     def _finish(self) -> Tree:
         self.renewed_weights = self._leaf_quantiles() if self.leaf_quantiles is not None else {}
         tree = self._tree()
+        if self.linear:
+            self._fit_linear(tree)
         outside = None
         if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
             default_left = np.asarray(tree.default_left, dtype=np.int64)  # the growth steps' splits (category
             outside = [step.copy() for step in self.steps]  # sets too) with the tree's missing-value directions
             for step in outside:
                 step[:, 3] = default_left[step[:, 0]]
-        self.finished.append((self.output, self.steps, *self.leaves(tree), outside))
+        self.finished.append((self.output, self.steps, *self.leaves(tree), outside, tree if self.linear else None))
         return tree
+
+    def _fit_linear(self, tree: Tree) -> None:
+        """The tree's linear leaves, as single-machine LinearLeafFitter fits them: the
+        normal equations summed over the partitions' rows by a chain of tasks in partition
+        order (the single-machine sums, in row order), solved here."""
+        paths, fitted = fitted_leaves(tree, self.numeric, self.tree_index // self.n_outputs == 0)
+        sums = None
+        if fitted:
+            p, slots = self.partitions, leaf_slots(tree, fitted, paths)
+            sums = p.gather(p.chain(tasks.linear_sums, empty_sums(slots), self.tree_index, tree, slots))[-1]
+        set_linear_leaves(tree, paths, fitted, sums, self.learning_rate, self.linear_l1, self.linear_l2)
 
     def _leaf_quantiles(self) -> dict:
         """Absolute and pinball: each leaf's renewed weight, the quantile (the output's level)

@@ -37,7 +37,9 @@ from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.layout import choose_layout
+from boosters.training._linear_leaves import normal_equations
 from boosters.training.dart import predict_dropped
+from boosters.training.linear_leaves import add_linear_change, leaf_of_rows
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
@@ -57,7 +59,7 @@ class Settings:
     histogram_layout: str = "auto"
     prefetch: bool = True
     row_sample: tuple | None = None
-    dart: bool = False  # DART: the partitions keep their raw rows, to take the dropped trees out
+    raw_rows: bool = False  # DART, linear leaves: the partitions keep their raw rows (trees predict on them)
 
 
 class PartitionState:
@@ -69,7 +71,7 @@ class PartitionState:
         self.binned, self.y, self.weights = binned, y, weights
         self.objective, self.base_scores, self.settings = objective, base_scores, settings
         self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
-        self.raw = None  # DART's: this partition's raw rows (the dropped trees predict on them)
+        self.raw = None  # DART's, linear leaves': this partition's raw rows (trees predict on them)
         self.dart_pending = None  # DART: (factor, dropped margins) of the round before, put back at the next
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
@@ -137,7 +139,7 @@ class PartitionState:
                     out[start + slot] = self.pool[slot]
         return out
 
-    def replay(self, output: int, steps: list, leaves, values, outside=None) -> None:
+    def replay(self, output: int, steps: list, leaves, values, outside=None, linear=None) -> None:
         """Add a finished tree's leaf values to the margins of `output`: its growth steps'
         splits (each an array of rows as `split_nodes` takes) applied again from the root
         (every row, or the round's sample), which puts every row in the leaf it had (the
@@ -148,6 +150,26 @@ class PartitionState:
         self.partitioner.add_leaf_values(leaves, values, self.margins[output])
         if outside is not None:
             self.add_outside(output, outside, leaves, values)
+        if linear is not None:
+            self.add_linear(output, linear)
+
+    def add_linear(self, output: int, tree) -> None:
+        """A finished tree with linear leaves, whose constant leaf values the margins of
+        `output` hold: moved to its linear outputs, as single-machine LinearLeafFitter does."""
+        add_linear_change(tree, self.raw, leaf_of_rows(tree, self.raw, 1), self.margins[output], 1)
+
+    def linear_sums(self, tree, slots: tuple, sums: tuple) -> tuple:
+        """The current tree's normal equations (linear_leaves.leaf_slots' `slots`) summed on
+        from `sums` (the partitions before this one) over this partition's rows (the
+        round's sampled ones), in row order: with the partitions chained in order, the
+        single-machine sums, bit for bit."""
+        A, b, n_fit = (np.array(a) for a in sums)  # writable copies
+        part = self.partitioner
+        rows = (np.arange(self.n_rows, dtype=np.int64) if part.n_sampled < 0
+                else np.asarray(part.sample)[:part.n_sampled].astype(np.int64))
+        normal_equations(self.raw, rows, leaf_of_rows(tree, self.raw, 1)[:, 0], *slots, self.gradients[self.output],
+                         A, b, n_fit)
+        return A, b, n_fit
 
     def draw_sample(self, round_: int, spec) -> None:
         """This partition's part of the round's row sample, which the partitioner's root holds
@@ -204,8 +226,8 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     y = np.ascontiguousarray(y, dtype=np.float64)
     rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
     state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
-    if settings.dart:
-        state.raw = as_feature_matrix(X, "X")  # as Dataset keeps the rows the single-machine dropout predicts on
+    if settings.raw_rows:
+        state.raw = as_feature_matrix(X, "X")  # as Dataset keeps the rows single-machine training predicts on
     return state
 
 
@@ -357,11 +379,13 @@ def dart_round(state: PartitionState, dart) -> None:
 
 def _add_previous(state: PartitionState, previous_leaves) -> None:
     """The previous tree's leaf values added to the margins (see start_tree)."""
-    if previous_leaves is not None:
-        k, leaves, values, *outside = previous_leaves
+    if previous_leaves is not None:  # (output, leaf nodes, values[, outside steps or None[, linear tree or None]])
+        k, leaves, values, *rest = previous_leaves
         state.partitioner.add_leaf_values(leaves, values, state.margins[k])
-        if outside:
-            state.add_outside(k, outside[0], leaves, values)
+        if rest and rest[0] is not None:
+            state.add_outside(k, rest[0], leaves, values)
+        if len(rest) > 1 and rest[1] is not None:
+            state.add_linear(k, rest[1])
 
 
 def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: int) -> np.ndarray:
@@ -457,3 +481,10 @@ def add_each(a: tuple, b: tuple) -> tuple:
 
 def maximum(a, b):
     return np.maximum(a, b)
+
+
+def linear_sums(state: PartitionState, tree_index: int, tree, slots: tuple, sums: tuple) -> tuple:
+    """A link of the chain over the partitions that sums a tree's normal equations (see
+    PartitionState.linear_sums)."""
+    state.expect(tree_index)
+    return state.linear_sums(tree, slots, sums)

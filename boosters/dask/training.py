@@ -42,8 +42,6 @@ from boosters.training.trainer import resolve_histogram_mode
 # and pinball (their start and renewed leaves: quantiles selected over the partitions)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
                         "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
-# parameters this first slice does not implement yet: training with them is refused
-UNSUPPORTED = ("linear_leaves",)
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
@@ -73,11 +71,6 @@ def check_config(config: GBDTConfig) -> None:
     if isinstance(config.metric, tuple) or callable(config.metric):
         raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
                          f"got {config.metric!r}")
-    defaults = GBDTConfig(objective=config.objective)
-    for name in UNSUPPORTED:
-        if getattr(config, name) != getattr(defaults, name):
-            raise ValueError(f"config.{name}: not supported by boosters.dask yet (keep the default "
-                             f"{getattr(defaults, name)!r}), got {getattr(config, name)!r}")
     if config.subsample < 1.0 and config.objective.needs_groups:
         raise ValueError("config.subsample: boosters.dask samples rows uniformly; sampling whole queries (a "
                          "ranking objective) is not supported yet")
@@ -216,9 +209,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS (not with a ranking
         objective), monotone and interaction constraints, multi-target regression (a 2-D
-        y), DART (not with GOSS). Refused (ValueError naming the parameter) for now:
-        linear leaves, row sampling with a ranking objective, GOSS with DART, several
-        metrics or a callable one.
+        y), DART (not with GOSS), linear leaves. Refused (ValueError naming the
+        parameter) for now: row sampling with a ranking objective, GOSS with DART,
+        several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
@@ -563,7 +556,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
-                              dart=config.booster == "dart")
+                              raw_rows=config.booster == "dart" or config.linear_leaves)
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, pure=False)
               for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
     wait_for(states)

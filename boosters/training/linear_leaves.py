@@ -90,74 +90,101 @@ class LinearLeafFitter:
         update the margins; `sampled`: the rows the round sampled (None: every row)."""
         rows = self.all_rows if sampled is None else sampled.astype(np.int64)
         for k, tree in enumerate(trees):
-            leaves = self._leaves(tree)
+            leaves = leaf_of_rows(tree, self.X, self.n_threads)
             self._fit_tree(tree, k, leaves[:, 0], round_ == 0, learning_rate, rows)
-            outputs = np.zeros((self.X.shape[0], 1))
-            add_linear_outputs(self.X, leaves, np.array([0, tree.n_nodes], dtype=np.int64), np.zeros(1, np.int32),
-                               tree.value, *tree.linear_leaves(), outputs, self.n_threads)
-            self.margins[k] += outputs[:, 0] - tree.value[leaves[:, 0]]
-
-    def _leaves(self, tree: Tree) -> np.ndarray:
-        """(n_rows, 1) int32: the leaf of every training row (the trees were grown on these
-        rows' bins: their value thresholds send each row where its bin went)."""
-        leaves = np.zeros((self.X.shape[0], 1), dtype=np.int32)
-        offsets = np.array([0, tree.n_nodes], dtype=np.int64)
-        category_args = ()
-        if np.any(tree.category_set >= 0):
-            category_args = (tree.category_set, np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries,
-                             tree.cat_bitsets)
-        predict_leaves(self.X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
-                       tree.right_child, offsets, leaves, self.n_threads, *category_args)
-        return leaves
+            add_linear_change(tree, self.X, leaves, self.margins[k], self.n_threads)
 
     def _fit_tree(self, tree: Tree, k: int, leaf_of_row: np.ndarray, first_round: bool, learning_rate: float,
                   rows: np.ndarray) -> None:
         """Set the tree's linear arrays: each leaf's Newton step (normal equations summed in
-        one pass over the rows, then solved together), or its constant value."""
-        const = np.where(tree.is_leaf, tree.value, 0.0)
-        n_terms = np.zeros(tree.n_nodes, dtype=np.int32)
-        features, coefs = [], []
-        paths = path_features(tree, self.numeric)
-        fitted = [] if first_round else [leaf for leaf in np.flatnonzero(tree.is_leaf) if paths[leaf]]
+        one pass over `rows`, then solved together), or its constant value."""
+        paths, fitted = fitted_leaves(tree, self.numeric, first_round)
+        sums = None
         if fitted:
-            A, b, n_fit = self._normal_equations(tree, fitted, paths, leaf_of_row, rows, k)
-            for s, leaf in enumerate(fitted):
-                n = len(paths[leaf])
-                if n_fit[s] < n + 1:  # too few rows with finite values: the constant
-                    continue
-                beta = newton_coefficients(A[s, :n + 1, :n + 1], b[s, :n + 1], self.l1)
-                if not np.all(np.isfinite(beta)):  # a degenerate leaf (hessians 0): the constant
-                    continue
-                beta = learning_rate * beta
-                kept = beta[:-1] != 0.0
-                const[leaf] = beta[-1]
-                n_terms[leaf] = int(kept.sum())
-                features.append(np.asarray(paths[leaf], dtype=np.int32)[kept])
-                coefs.append(beta[:-1][kept])
-        tree.linear_const, tree.linear_n_terms = const, n_terms
-        tree.linear_features = np.concatenate(features) if features else np.zeros(0, np.int32)
-        tree.linear_coefs = np.concatenate(coefs) if coefs else np.zeros(0)
+            slots = leaf_slots(tree, fitted, paths)
+            sums = empty_sums(slots)
+            normal_equations(self.X, rows, leaf_of_row, *slots, self.gradients[k], *sums)
+        set_linear_leaves(tree, paths, fitted, sums, learning_rate, self.l1, self.l2)
 
-    def _normal_equations(self, tree: Tree, fitted: list[int], paths: list, leaf_of_row: np.ndarray,
-                          rows: np.ndarray, k: int):
-        """Per fitted leaf s (`fitted[s]`, its features `paths[fitted[s]]`): A[s] = Z'HZ + l2
-        on the features' diagonal, b[s] = Z'g, and its number of rows with finite values."""
-        n_features = np.array([len(paths[leaf]) for leaf in fitted], dtype=np.int32)
-        m = int(n_features.max())
-        slot_features = np.zeros((len(fitted), m), dtype=np.int32)
+
+def leaf_of_rows(tree: Tree, X: np.ndarray, n_threads: int) -> np.ndarray:
+    """(n_rows, 1) int32: the leaf of every row of X (the trees were grown on the training
+    rows' bins: their value thresholds send each row where its bin went)."""
+    leaves = np.zeros((X.shape[0], 1), dtype=np.int32)
+    offsets = np.array([0, tree.n_nodes], dtype=np.int64)
+    category_args = ()
+    if np.any(tree.category_set >= 0):
+        category_args = (tree.category_set, np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries,
+                         tree.cat_bitsets)
+    predict_leaves(X, tree.split_feature, tree.threshold, tree.default_left, tree.left_child,
+                   tree.right_child, offsets, leaves, n_threads, *category_args)
+    return leaves
+
+
+def fitted_leaves(tree: Tree, numeric: np.ndarray, first_round: bool) -> tuple[list, list[int]]:
+    """Per node its path's numeric features, and the leaves that fit a linear model (none
+    in the first round; those with a numeric feature on their path)."""
+    paths = path_features(tree, numeric)
+    return paths, ([] if first_round else [leaf for leaf in np.flatnonzero(tree.is_leaf) if paths[leaf]])
+
+
+def leaf_slots(tree: Tree, fitted: list[int], paths: list) -> tuple:
+    """normal_equations' (slot_of_node, slot_features, slot_n_features) of the fitted leaves."""
+    n_features = np.array([len(paths[leaf]) for leaf in fitted], dtype=np.int32)
+    slot_features = np.zeros((len(fitted), int(n_features.max())), dtype=np.int32)
+    for s, leaf in enumerate(fitted):
+        slot_features[s, :n_features[s]] = paths[leaf]
+    slot_of_node = np.full(tree.n_nodes, -1, dtype=np.int64)
+    slot_of_node[fitted] = np.arange(len(fitted))
+    return slot_of_node, slot_features, n_features
+
+
+def empty_sums(slots: tuple) -> tuple:
+    """Zeroed (A, b, n_fit) for normal_equations, which adds each row's terms to them (a
+    pass over more rows can go on from where another left them)."""
+    n_slots, m = slots[1].shape
+    return np.zeros((n_slots, m + 1, m + 1)), np.zeros((n_slots, m + 1)), np.zeros(n_slots, dtype=np.int64)
+
+
+def set_linear_leaves(tree: Tree, paths: list, fitted: list[int], sums, learning_rate: float, l1: float,
+                      l2: float) -> None:
+    """Set the tree's linear arrays: each fitted leaf's Newton step from its summed normal
+    equations (`sums`: (A, b, n_fit) of leaf_slots' slots, the lower triangle of A; None
+    without fitted leaves), solved together, or its constant value."""
+    const = np.where(tree.is_leaf, tree.value, 0.0)
+    n_terms = np.zeros(tree.n_nodes, dtype=np.int32)
+    features, coefs = [], []
+    if fitted:
+        A, b, n_fit = sums
+        A = A + np.tril(A, -1).transpose(0, 2, 1)  # the kernel sums the lower triangle
         for s, leaf in enumerate(fitted):
-            slot_features[s, :n_features[s]] = paths[leaf]
-        slot_of_node = np.full(tree.n_nodes, -1, dtype=np.int64)
-        slot_of_node[fitted] = np.arange(len(fitted))
-        A = np.zeros((len(fitted), m + 1, m + 1))
-        b = np.zeros((len(fitted), m + 1))
-        n_fit = np.zeros(len(fitted), dtype=np.int64)
-        normal_equations(self.X, rows, leaf_of_row, slot_of_node, slot_features, n_features, self.gradients[k],
-                         A, b, n_fit)
-        A += np.tril(A, -1).transpose(0, 2, 1)  # the kernel sums the lower triangle
-        for s, n in enumerate(n_features):
-            A[s, np.arange(n), np.arange(n)] += self.l2
-        return A, b, n_fit
+            n = len(paths[leaf])
+            A[s, np.arange(n), np.arange(n)] += l2
+        for s, leaf in enumerate(fitted):
+            n = len(paths[leaf])
+            if n_fit[s] < n + 1:  # too few rows with finite values: the constant
+                continue
+            beta = newton_coefficients(A[s, :n + 1, :n + 1], b[s, :n + 1], l1)
+            if not np.all(np.isfinite(beta)):  # a degenerate leaf (hessians 0): the constant
+                continue
+            beta = learning_rate * beta
+            kept = beta[:-1] != 0.0
+            const[leaf] = beta[-1]
+            n_terms[leaf] = int(kept.sum())
+            features.append(np.asarray(paths[leaf], dtype=np.int32)[kept])
+            coefs.append(beta[:-1][kept])
+    tree.linear_const, tree.linear_n_terms = const, n_terms
+    tree.linear_features = np.concatenate(features) if features else np.zeros(0, np.int32)
+    tree.linear_coefs = np.concatenate(coefs) if coefs else np.zeros(0)
+
+
+def add_linear_change(tree: Tree, X: np.ndarray, leaves: np.ndarray, margins: np.ndarray, n_threads: int) -> None:
+    """margins (of X's rows, holding the tree's constant leaf values) moved to its linear
+    leaves: + (linear output - constant value), row by row."""
+    outputs = np.zeros((X.shape[0], 1))
+    add_linear_outputs(X, leaves, np.array([0, tree.n_nodes], dtype=np.int64), np.zeros(1, np.int32),
+                       tree.value, *tree.linear_leaves(), outputs, n_threads)
+    margins += outputs[:, 0] - tree.value[leaves[:, 0]]
 
 
 def check_linear_training(train, config) -> None:
