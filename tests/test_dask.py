@@ -439,6 +439,34 @@ def test_ranking_equals_single_machine_training(clients, objective, mode, n_work
     assert np.array_equal(model.predict(X), reference.predict(X))
 
 
+@pytest.mark.parametrize("mode, n_workers, extra", [("i16", 2, {}), ("f64", 4, dict(colsample_bynode=0.7))])
+def test_ranking_samples_whole_queries_as_one_machine(clients, mode, n_workers, extra):
+    # subsample draws whole queries: each partition draws its part of the single-machine
+    # draw over the query indices (what lies before it counted by the driver) and takes
+    # those queries' rows; the root's row count is the sampled queries' rows
+    X, y, qid, chunks = ranking_data(seed=5)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode=mode, subsample=0.6,
+                            objective=bst.Objective.lambdarank(), **extra)
+    model = train(clients[n_workers], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)),
+                  config, qid=da.from_array(qid, chunks=(chunks,)))
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), config)
+    assert all(t.n_samples[0] < len(y) for t in reference.forest.trees)  # rows were sampled
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+
+
+def test_ranking_with_query_sampling_survives_recoveries(clients, monkeypatch):
+    X, y, qid, chunks = ranking_data(seed=6)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", subsample=0.5,
+                            objective=bst.Objective.pairwise())
+    lose_a_worker_at(monkeypatch, {3, 9, 14})
+    stats = {}
+    model = train(clients[2], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
+                  qid=da.from_array(qid, chunks=(chunks,)), stats=stats)
+    assert stats["recoveries"] == 3
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), config))
+
+
 @pytest.mark.parametrize("metric", [None, bst.Metric.map(k=5)])
 def test_ranking_validation_and_early_stopping(clients, metric):
     # NDCG (the default) and MAP are means over the queries: each validation partition

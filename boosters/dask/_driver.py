@@ -396,15 +396,19 @@ class DaskTreeGrower:
 
     # -- one tree ---------------------------------------------------------------------------
 
-    def sample_rows(self, sampler, chunks: tuple) -> None:
+    def sample_rows(self, sampler, chunks: tuple, query_sizes=None) -> None:
         """Sample each round's rows with `sampler` (the library's RowSampler of the whole
-        training, uniform or GOSS): `chunks` are the partitions' row counts, in order."""
+        training, uniform or GOSS): `chunks` are the partitions' row counts, in order;
+        with `query_sizes` (per partition, its queries' rows) a uniform sampler draws whole
+        queries (its "rows" are the query indices)."""
         if sampler is not None and sampler.kind not in (SAMPLER_KINDS["uniform"], SAMPLER_KINDS["goss"]):
             raise ValueError("boosters.dask samples rows uniformly or by GOSS only")
         self.sampler = sampler
         self.goss = sampler is not None and sampler.kind == SAMPLER_KINDS["goss"]
         self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
-        self.bounds = first_rows(chunks)
+        self.bounds = first_rows(chunks if query_sizes is None else [len(s) for s in query_sizes])
+        self.query_sizes = None if query_sizes is None else np.concatenate(query_sizes)
+        self.sample_sizes = {}  # round -> rows of the round's sampled queries (sampling whole queries)
         self.counts = {}  # round -> per partition: the round's sampled rows before its first row
         self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
         self.executor = None
@@ -475,7 +479,7 @@ class DaskTreeGrower:
         self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
         self.renewed = False  # the last step brought the leaves' float gradient sums
-        root = self._add(0, self.sampler.n_sample if sampled else self.n_rows)
+        root = self._add(0, self._sampled_rows(round_) if sampled else self.n_rows)
         if self.constraints is not None:
             constraints_start_tree(self.constraints, tree_index)
         dart = self.dart_rounds[tree_index // self.n_outputs] if new_round and self.dart_rounds else None
@@ -500,6 +504,17 @@ class DaskTreeGrower:
         if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
             self._renew_leaf_sums(leaves)
         return self._finish()
+
+    def _sampled_rows(self, round_: int) -> int:
+        """The rows of the round's sample: the sampler's count, or when it draws whole
+        queries, their rows (the driver draws the query indices, O(queries))."""
+        if self.query_sizes is None:
+            return self.sampler.n_sample
+        if round_ not in self.sample_sizes:
+            order = np.empty(len(self.query_sizes), dtype=np.uint32)
+            k = self.sampler.draw_range(round_, 0, len(order), 0, order)
+            self.sample_sizes[round_] = int(self.query_sizes[order[:k].astype(np.int64)].sum())
+        return self.sample_sizes[round_]
 
     def _goss_sample(self, round_: int, tree_index: int, previous_leaves) -> None:
         """The round's GOSS sample, the single-machine one: the previous tree added and the

@@ -51,7 +51,9 @@ class Settings:
     `max_nodes` of a tree, `quantizer` (bits, levels, seed) for quantized histograms
     (None: float64), the histogram layout asked for and the prefetch switch;
     `row_sample`: each round's trees see the single-machine row sample, uniform
-    ("uniform", n_rows of the training, rows per round, seed) or GOSS ("goss", seed,
+    ("uniform", n_rows of the training, rows per round, seed), whole queries of a ranking
+    objective ("queries", n_queries of the training, queries per round, seed: the
+    single-machine query sampler's draw over the query indices) or GOSS ("goss", seed,
     weight of the drawn rows); None: every row."""
     features: np.ndarray
     max_nodes: int
@@ -81,8 +83,9 @@ class PartitionState:
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
         self.sampler = None  # uniform: the training's row sampler; this partition draws its part of each round's
         self.goss = None  # GOSS: (seed, weight); the round's scores in self.scores
-        if settings.row_sample is not None and settings.row_sample[0] == "uniform":
-            _, n_total, n_sample, seed = settings.row_sample
+        self.query_bounds, self.first_query = None, 0  # sampling whole queries: this partition's, its first's index
+        if settings.row_sample is not None and settings.row_sample[0] in ("uniform", "queries"):
+            _, n_total, n_sample, seed = settings.row_sample  # rows, or queries
             self.sampler = RowSampler("uniform", n_total, len(base_scores), seed, 1, n_sample=n_sample)
         elif settings.row_sample is not None:
             self.goss = settings.row_sample[1:]
@@ -177,7 +180,9 @@ class PartitionState:
         GOSS: where the round's selection pass stands at its first row (goss_draw_range;
         the round's gradients computed, re-weighted here), None in a warm-up round (every row)."""
         part = self.partitioner
-        if self.sampler is not None:
+        if self.query_bounds is not None:
+            part.n_sampled = self.draw_queries(round_, spec)
+        elif self.sampler is not None:
             part.n_sampled = self.sampler.draw_range(round_, self.first_row, self.first_row + self.n_rows, spec,
                                                      part.sample)
         elif spec is None:
@@ -186,6 +191,22 @@ class PartitionState:
             self.scores = goss_scores(self.gradients)
             part.n_sampled = self.draw_goss(round_, spec)[0]
         part.reset()
+
+    def draw_queries(self, round_: int, n_before: int) -> int:
+        """Sampling whole queries: this partition's queries of the round's sample (the
+        single-machine draw over the query indices, `n_before` sampled queries before this
+        partition's first), their rows then the other queries' rows (both increasing) into
+        the partitioner's sample, as RowSampler's "queries" kind lays them out; returns the
+        sampled rows."""
+        bounds = self.query_bounds
+        order = np.empty(len(bounds) - 1, dtype=np.uint32)
+        k = self.sampler.draw_range(round_, self.first_query, self.first_query + len(order), n_before, order)
+        order = order.astype(np.int64)
+        sizes = np.diff(bounds)[order]
+        ends = np.cumsum(sizes)
+        rows = np.repeat(bounds[order], sizes) + np.arange(self.n_rows) - np.repeat(ends - sizes, sizes)
+        np.asarray(self.partitioner.sample)[:self.n_rows] = rows
+        return int(ends[k - 1]) if k else 0
 
     def draw_goss(self, round_: int, at: tuple) -> tuple:
         """GOSS's selection over this partition's rows (self.scores: the round's), from
@@ -216,9 +237,10 @@ class PartitionState:
 
 
 def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int,
-               qid=None) -> PartitionState:
+               qid=None, first_query: int = 0) -> PartitionState:
     """The partition's state; `qid`: a ranking objective's query ids of these rows (its
-    gradients are computed within this partition's queries)."""
+    gradients are computed within this partition's queries; `first_query`: the index of
+    the first of them in the whole training, for sampling whole queries)."""
     binned = mapper.transform(np.asarray(X), n_threads=1)
     if qid is not None:
         objective = make_objective(objective.spec, query_boundaries(None, np.asarray(qid), len(qid)))
@@ -226,21 +248,23 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     y = np.ascontiguousarray(y, dtype=np.float64)
     rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
     state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+    if settings.row_sample is not None and settings.row_sample[0] == "queries":
+        state.query_bounds, state.first_query = objective.groups, first_query
     if settings.raw_rows:
         state.raw = as_feature_matrix(X, "X")  # as Dataset keeps the rows single-machine training predicts on
     return state
 
 
-def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, int]:
+def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
     """A partition's query ids, one per query (ValueError naming `name` unless each query's
-    rows are consecutive here), and the size of its largest query."""
+    rows are consecutive here), and their sizes."""
     qid = np.asarray(qid)
     try:
         bounds = query_boundaries(None, qid, len(qid))
     except ValueError as error:  # Dataset's messages start with "qid": name the argument given here
         message = str(error)
         raise ValueError(name + message[3:] if message.startswith("qid") else message) from None
-    return qid[bounds[:-1]], int(np.diff(bounds).max())
+    return qid[bounds[:-1]], np.diff(bounds)
 
 
 def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: list, samples=None) -> PartitionState:
@@ -257,7 +281,7 @@ def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: l
     live one that a task of the abandoned tree is still using."""
     new = PartitionState(state.binned, state.y, state.weights, state.objective, state.base_scores,
                          state.settings, state.first_row, state.rows)
-    new.raw = state.raw
+    new.raw, new.query_bounds, new.first_query = state.raw, state.query_bounds, state.first_query
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
 

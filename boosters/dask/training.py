@@ -32,6 +32,7 @@ from boosters.training.histograms._quantize import max_levels
 from boosters.training.dart import DartDropout
 from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
+from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler
 from boosters.training.targets import resolve_targets
 from boosters.training.trainer import resolve_histogram_mode
@@ -71,9 +72,6 @@ def check_config(config: GBDTConfig) -> None:
     if isinstance(config.metric, tuple) or callable(config.metric):
         raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
                          f"got {config.metric!r}")
-    if config.subsample < 1.0 and config.objective.needs_groups:
-        raise ValueError("config.subsample: boosters.dask samples rows uniformly; sampling whole queries (a "
-                         "ranking objective) is not supported yet")
     if config.booster == "dart" and config.goss_top_rate is not None:
         raise ValueError("config.goss_top_rate: boosters.dask does not combine GOSS with DART yet")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
@@ -210,7 +208,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         stopping, column sampling, uniform row sampling and GOSS (not with a ranking
         objective), monotone and interaction constraints, multi-target regression (a 2-D
         y), DART (not with GOSS), linear leaves. Refused (ValueError naming the
-        parameter) for now: row sampling with a ranking objective, GOSS with DART,
+        parameter) for now: GOSS with DART or a ranking objective (as one machine),
         several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
@@ -322,8 +320,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         qid = None
     X, y, weights, qid = _without_empty_partitions(da, X, y, weights, qid)
     q_blocks = [None] * X.numblocks[0] if qid is None else client.compute(list(qid.to_delayed()))
+    query_sizes = None if qid is None else _query_sizes(client, q_blocks)
     objective = (make_objective(config.objective, None) if qid is None
-                 else _driver_ranking_objective(client, config.objective, q_blocks))
+                 else _driver_ranking_objective(config.objective, query_sizes))
 
     x_blocks = client.compute(list(X.to_delayed().ravel()))
     w_blocks = [None] * len(x_blocks) if weights is None else client.compute(list(weights.to_delayed()))
@@ -333,15 +332,16 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         mapper = _with_categories(mapper, client.gather([
             client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
             for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
-    sampler = make_row_sampler(config, n_rows, objective.n_outputs, 1)  # the driver's: GOSS's holds n_rows
+    sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if qid is None  # GOSS's holds n_rows
+               else _query_sampler(config, query_sizes, objective.n_outputs))
     states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
-                                     X.chunks[0], sampler)
+                                     X.chunks[0], sampler, query_sizes)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
-    grower.sample_rows(sampler, X.chunks[0])
+    grower.sample_rows(sampler, X.chunks[0], query_sizes)
     forest = Forest(objective.n_outputs, base)
     ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
                         categories=categories)
@@ -431,7 +431,7 @@ class _Validation:
         y_blocks = client.compute(list(y_val.to_delayed().ravel()))
         q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
         if qid is not None:
-            _largest_query(client, q_blocks, "val_qid")  # its queries each in one partition
+            _query_sizes(client, q_blocks, "val_qid")  # its queries each in one partition
         states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, pure=False)
                   for xb, yb, qb in zip(x_blocks, y_blocks, q_blocks)]
         wait_for(states)
@@ -512,10 +512,10 @@ def _query_ids(da, qid, n_rows: int, name: str = "qid"):
     return qid
 
 
-def _largest_query(client, q_blocks: list, name: str = "qid") -> int:
-    """The rows of the largest query, after checking that every query's rows are
-    consecutive and in one partition (each partition checks its own, the driver that no
-    query id appears in two partitions)."""
+def _query_sizes(client, q_blocks: list, name: str = "qid") -> list:
+    """Per partition, its queries' sizes (rows), after checking that every query's rows
+    are consecutive and in one partition (each partition checks its own, the driver that
+    no query id appears in two partitions)."""
     runs = client.gather([client.submit(tasks.query_runs, qb, name, pure=False) for qb in q_blocks])
     ids = np.concatenate([r[0] for r in runs])
     unique, counts = np.unique(ids, return_counts=True)
@@ -523,22 +523,33 @@ def _largest_query(client, q_blocks: list, name: str = "qid") -> int:
         raise ValueError(f"{name}: query {unique[np.argmax(counts > 1)].item()!r} has rows in more than one "
                          f"partition (each query's rows must be consecutive and in one partition: rechunk so "
                          f"that no partition boundary cuts a query)")
-    return max(r[1] for r in runs)
+    return [r[1] for r in runs]
 
 
-def _driver_ranking_objective(client, spec, q_blocks: list):
+def _driver_ranking_objective(spec, query_sizes: list):
     """The ranking objective the driver checks the labels' scale and takes the start with:
     its gradients' bound reads the largest query only, so it gets one query of that size."""
-    return make_objective(spec, np.array([0, _largest_query(client, q_blocks)], dtype=np.int64))
+    return make_objective(spec, np.array([0, max(int(s.max()) for s in query_sizes)], dtype=np.int64))
+
+
+def _query_sampler(config: GBDTConfig, query_sizes: list, n_outputs: int):
+    """Ranking with `subsample`: the single-machine sampler of whole queries as a uniform
+    draw over the query indices (the same draws), None when every query is taken."""
+    n_queries = sum(len(s) for s in query_sizes)
+    n_sample = max(1, round(config.subsample * n_queries))
+    if config.subsample >= 1.0 or n_sample >= n_queries:
+        return None
+    return RowSampler("uniform", n_queries, n_outputs, config.seed, 1, n_sample=n_sample)
 
 
 def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
-                      chunks: tuple, sampler) -> tuple[list, np.ndarray]:
+                      chunks: tuple, sampler, query_sizes=None) -> tuple[list, np.ndarray]:
     """Every row partition (x_blocks, w_blocks, q_blocks: futures, the last two None when
     absent; `chunks`: their row counts)
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
     after its labels and weights are checked; and the base scores. `sampler`: the
-    training's row sampler (None: every row), whose kind the partitions draw by."""
+    training's row sampler (None: every row), whose kind the partitions draw by; over the
+    queries (of `query_sizes`, per partition) when they are given."""
     y_blocks = client.compute(list(y.to_delayed().ravel()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     sums, extremes = client.gather(fixed_sum(client, sums, tasks.combine_label_sums))
@@ -552,13 +563,17 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     row_sample = None
     if sampler is not None:
         row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == SAMPLER_KINDS["goss"] else
-                      ("uniform", n_rows, sampler.n_sample, config.seed))
+                      ("uniform", n_rows, sampler.n_sample, config.seed) if query_sizes is None else
+                      ("queries", sampler.n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
                               raw_rows=config.booster == "dart" or config.linear_leaves)
-    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, pure=False)
-              for xb, yb, wb, qb, first in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist())]
+    first_queries = [0] * len(chunks) if query_sizes is None else first_rows([len(s) for s in query_sizes]).tolist()
+    states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, fq,
+                            pure=False)
+              for xb, yb, wb, qb, first, fq in zip(x_blocks, y_blocks, w_blocks, q_blocks, first_rows(chunks).tolist(),
+                                                   first_queries)]
     wait_for(states)
     return states, base
 
