@@ -358,7 +358,6 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 
 
 @pytest.mark.parametrize("change, name", [
-    (dict(booster="dart", **GOSS), "goss_top_rate"),
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
     (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
@@ -596,6 +595,7 @@ def test_multi_target_validation_scores(clients):
     ("i16", bst.Objective.squared(), {}, 2),
     ("f64", bst.Objective.logistic(), dict(xgboost_dart_mode=True, subsample=0.7), 4),
     ("i16", bst.Objective.softmax(3), dict(max_drop=1), 2),
+    ("i16", bst.Objective.squared(), dict(goss_top_rate=0.3, goss_other_rate=0.2), 2),
     pytest.param("i8", bst.Objective.absolute(), dict(colsample_bytree=0.8), 1, marks=pytest.mark.slow),
 ])
 def test_dart_equals_single_machine_training(clients, mode, objective, extra, n_workers):

@@ -470,7 +470,7 @@ class DaskTreeGrower:
         round_ = 0 if self.sampler is None else tree_index // self.sampler.n_outputs
         goss_round = self.goss and round_ >= self.sampler.warmup_rounds
         if goss_round and round_ not in self.goss_starts:  # a new round, or one resumed before its sample
-            self._goss_sample(round_, tree_index, previous_leaves)
+            self._goss_sample(round_, tree_index, previous_leaves, self._dart_record(tree_index))
             previous_leaves, new_round = None, False  # added, and the round's gradients computed
         sample = (self._round_sample(round_)
                   if self.sampler is not None and not self.goss and new_round else None)
@@ -482,8 +482,7 @@ class DaskTreeGrower:
         root = self._add(0, self._sampled_rows(round_) if sampled else self.n_rows)
         if self.constraints is not None:
             constraints_start_tree(self.constraints, tree_index)
-        dart = self.dart_rounds[tree_index // self.n_outputs] if new_round and self.dart_rounds else None
-        start = (tree_index, previous_leaves, output, new_round, dart)
+        start = (tree_index, previous_leaves, output, new_round, self._dart_record(tree_index) if new_round else None)
         if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
             self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_float_tree, *start, each=sample)), histograms=0)
         else:
@@ -516,7 +515,11 @@ class DaskTreeGrower:
             self.sample_sizes[round_] = int(self.query_sizes[order[:k].astype(np.int64)].sum())
         return self.sample_sizes[round_]
 
-    def _goss_sample(self, round_: int, tree_index: int, previous_leaves) -> None:
+    def _dart_record(self, tree_index: int):
+        """DART's record of the tree's round (tasks.dart_round), None without DART."""
+        return self.dart_rounds[tree_index // self.n_outputs] if self.dart_rounds else None
+
+    def _goss_sample(self, round_: int, tree_index: int, previous_leaves, dart) -> None:
         """The round's GOSS sample, the single-machine one: the previous tree added and the
         round's gradients and scores computed on every partition, the top_k-th largest
         score found exactly by a radix select over the partitions' reduced digit counts
@@ -525,7 +528,8 @@ class DaskTreeGrower:
         left the pass). Where the pass stood at each partition is kept, for `resume`."""
         p, sampler = self.partitions, self.sampler
         k, prefix, fixed_low = sampler.top_k, 0, 64
-        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, select.SHIFTS[0])))
+        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, dart,
+                                             select.SHIFTS[0])))
         for j, shift in enumerate(select.SHIFTS):
             if j:
                 counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))

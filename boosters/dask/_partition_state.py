@@ -412,12 +412,13 @@ def _add_previous(state: PartitionState, previous_leaves) -> None:
             state.add_linear(k, rest[1])
 
 
-def start_goss_round(state: PartitionState, tree: int, previous_leaves, shift: int) -> np.ndarray:
+def start_goss_round(state: PartitionState, tree: int, previous_leaves, dart, shift: int) -> np.ndarray:
     """A GOSS round's start (before start_tree, with new_round False): the previous
-    tree's leaf values added, the round's gradients and scores; returns the first pass's
-    digit counts of the scores (goss_digits)."""
+    tree's leaf values added, DART's dropout (see dart_round), the round's gradients and
+    scores; returns the first pass's digit counts of the scores (goss_digits)."""
     state.expect(tree - 1)
     _add_previous(state, previous_leaves)
+    dart_round(state, dart)
     state.compute_gradients()
     state.scores = goss_scores(state.gradients)
     state.candidates = state.scores.view(np.uint64)  # the radix select's: narrowed pass by pass

@@ -72,8 +72,6 @@ def check_config(config: GBDTConfig) -> None:
     if isinstance(config.metric, tuple) or callable(config.metric):
         raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
                          f"got {config.metric!r}")
-    if config.booster == "dart" and config.goss_top_rate is not None:
-        raise ValueError("config.goss_top_rate: boosters.dask does not combine GOSS with DART yet")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
         raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
 
@@ -207,9 +205,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS (not with a ranking
         objective), monotone and interaction constraints, multi-target regression (a 2-D
-        y), DART (not with GOSS), linear leaves. Refused (ValueError naming the
-        parameter) for now: GOSS with DART or a ranking objective (as one machine),
-        several metrics or a callable one.
+        y), DART, linear leaves. Refused (ValueError naming the parameter): GOSS with
+        a ranking objective (as one machine), several metrics or a callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
