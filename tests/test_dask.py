@@ -659,14 +659,16 @@ def test_linear_leaves_survive_recoveries(clients, monkeypatch):
 
 def test_dart_survives_recoveries(clients, monkeypatch):
     # lost at a round's root (after its dropout), at a validation score (the next round's
-    # dropout chosen) and in a later tree: the partitions replay every round's dropout
+    # dropout chosen), in a later tree and at late validation scores (after earlier scored
+    # rounds were rescaled): the partitions replay every round's dropout, the validation
+    # partitions every scored round as it was scored
     X, y = make_data(n=1600, seed=18)
     config = bst.GBDTConfig(n_estimators=6, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.5,
                             skip_drop=0.0, learning_rate=0.5)
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
-    lose_a_worker_at(monkeypatch, {6, 10, 17, 23})
+    lose_a_worker_at(monkeypatch, {6, 10, 17, 23, 30, 36})
     model, stats = train_with_validation(clients[2], X, y, config)
-    assert stats["recoveries"] == 4
+    assert stats["recoveries"] == 6
     assert_same_trees(model, undisturbed)
     assert model.eval_history == undisturbed.eval_history
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))

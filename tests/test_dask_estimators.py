@@ -269,8 +269,6 @@ def test_bad_input(client):
         est.fit(Xd, yd, eval_set=(Xd[:, :4], yd))
     with pytest.raises(ValueError, match="weights: .*unweighted"):
         DaskGBDTRegressor(objective="absolute", client=client).fit(Xd, yd, sample_weight=yd * 0 + 1)
-    with pytest.raises(ValueError, match="config.linear_leaves"):
-        DaskGBDTRegressor(linear_leaves=True, client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="n_threads must be >= 0"):
         DaskGBDTRegressor(n_threads=-1, client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="importance_type"):

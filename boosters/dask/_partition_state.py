@@ -75,6 +75,7 @@ class PartitionState:
         self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
         self.raw = None  # DART's, linear leaves': this partition's raw rows (trees predict on them)
         self.dart_pending = None  # DART: (factor, dropped margins) of the round before, put back at the next
+        self.linear_leaves = None  # linear leaves: the rows' leaves of the tree linear_sums summed last
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
         self.first_row = first_row
@@ -158,8 +159,12 @@ class PartitionState:
 
     def add_linear(self, output: int, tree) -> None:
         """A finished tree with linear leaves, whose constant leaf values the margins of
-        `output` hold: moved to its linear outputs, as single-machine LinearLeafFitter does."""
-        add_linear_change(tree, self.raw, leaf_of_rows(tree, self.raw, 1), self.margins[output], 1)
+        `output` hold: moved to its linear outputs, as single-machine LinearLeafFitter does
+        (the rows' leaves from linear_sums when it just summed this tree)."""
+        leaves, self.linear_leaves = self.linear_leaves, None
+        if leaves is None:
+            leaves = leaf_of_rows(tree, self.raw, 1)
+        add_linear_change(tree, self.raw, leaves, self.margins[output], 1)
 
     def linear_sums(self, tree, slots: tuple, sums: tuple) -> tuple:
         """The current tree's normal equations (linear_leaves.leaf_slots' `slots`) summed on
@@ -170,8 +175,8 @@ class PartitionState:
         part = self.partitioner
         rows = (np.arange(self.n_rows, dtype=np.int64) if part.n_sampled < 0
                 else np.asarray(part.sample)[:part.n_sampled].astype(np.int64))
-        normal_equations(self.raw, rows, leaf_of_rows(tree, self.raw, 1)[:, 0], *slots, self.gradients[self.output],
-                         A, b, n_fit)
+        self.linear_leaves = leaf_of_rows(tree, self.raw, 1)  # add_linear's next, for this tree
+        normal_equations(self.raw, rows, self.linear_leaves[:, 0], *slots, self.gradients[self.output], A, b, n_fit)
         return A, b, n_fit
 
     def draw_sample(self, round_: int, spec) -> None:
@@ -271,7 +276,7 @@ def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: l
     """A new state of `state`'s partition, ready to grow tree len(finished) of the
     training: margins and the round's gradients rebuilt from the `finished` trees, each
     (output, growth steps, leaf nodes, leaf values, the steps for the rows outside the
-    row sample or None), in training order. `dart_rounds`: DART's record of each round
+    row sample or None, the tree when it has linear leaves or None), in training order. `dart_rounds`: DART's record of each round
     chosen so far (see dart_round; empty without DART), applied at each round's start.
     `samples`: with row sampling, per round so far (the current one included) the
     sampled rows before this partition (see draw_sample).

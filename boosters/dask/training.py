@@ -448,7 +448,9 @@ class _Validation:
         p = self.partitions
         score = _validation.overall_score(self.metric, p.gather(p.reduce(
             p.on_each(_validation.score_round, trees, self.metric, dart))))
-        self.scored.append((trees, dart))
+        # copies: DART later gives the forest's trees new values (rescaled); a rebuilt
+        # validation partition must add each round's trees as they were when it was scored
+        self.scored.append(([copy.copy(tree) for tree in trees], dart))
         history.append(score)
         if self.rounds is None:
             return False
