@@ -596,6 +596,22 @@ feature_importances_
         -------
         DaskGBDTRanker
             self
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTRanker
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.normal(size=(120, 2))
+        >>> y = np.clip(np.round(X[:, 0] + 1), 0, 3)
+        >>> qid = np.repeat(np.arange(6), 20)  # 6 queries of 20 rows, 3 in each partition
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     ranker = DaskGBDTRanker(n_estimators=3).fit(da.from_array(X, chunks=60), da.from_array(y, chunks=60),
+        ...                                                 qid=da.from_array(qid, chunks=60))
+        >>> ranker.booster_.n_trees
+        3
         """
         client = self._client()
         if self.objective == "lambdarank":  # with this estimator's ndcg_at
@@ -624,5 +640,22 @@ feature_importances_
         Returns
         -------
         dask.array.Array of shape (n_samples,)
+            One block per row partition of X.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> from distributed import Client, LocalCluster
+        >>> from boosters.dask import DaskGBDTRanker
+        >>> rng = np.random.default_rng(2)
+        >>> X = rng.normal(size=(100, 2))
+        >>> y = np.clip(np.round(X[:, 0] + 1), 0, 3)
+        >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+        ...                   dashboard_address=":0") as cluster, Client(cluster) as client:
+        ...     ranker = DaskGBDTRanker(n_estimators=3).fit(da.from_array(X, chunks=50), da.from_array(y, chunks=50),
+        ...                                                 qid=da.from_array(np.repeat(np.arange(4), 25), chunks=50))
+        >>> scores = ranker.predict(da.from_array(X, chunks=50))  # lazy: one task per partition
+        >>> bool((scores.compute(scheduler="sync") == ranker.booster_.predict(X)).all())
+        True
         """
         return self._map(X, _predictions)
