@@ -14,7 +14,7 @@ from distributed import Client, LocalCluster
 
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, train
-from boosters.dask._driver import Partitions
+from boosters.dask._driver import Partitions, balanced
 from test_dask import (
     CHUNKS, DEPTHWISE, GOSS, LEAFWISE, assert_same_trees, clients, dask_train, kill_first_worker,  # noqa: F401
     lose_a_worker_at,
@@ -139,6 +139,49 @@ def test_bad_steps(clients):
     X, y = make_data()
     with pytest.raises(ValueError, match="steps"):
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1), steps="sockets")
+
+
+def test_balanced_keeps_holders_and_moves_only_the_surplus():
+    assert balanced(["a", "a", "b", "b"], ["a", "b"]) == ["a", "a", "b", "b"]
+    assert balanced(["a", "a", "a", "a"], ["a", "b"]) == ["a", "a", "b", "b"]
+    assert balanced(["a", "a", "a", "b", "b"], ["a", "b", "c"]) == ["a", "a", "c", "b", "b"]
+    assert balanced(["a", "a", "a"], ["a", "b", "c"]) == ["a", "c", "b"]
+    assert balanced(["a", "b"], []) == ["a", "b"]
+
+
+@pytest.mark.parametrize("steps", ["tasks", "actors"])
+def test_a_recovery_spreads_crowded_partitions(clients, monkeypatch, steps):
+    # every partition on one of two workers (as after a loss, before a replacement joins):
+    # a recovery rebuilds half of them on the other worker; the model does not change
+    X, y = make_data()
+    client = clients[2]
+    first = sorted(client.scheduler_info()["workers"])[0]
+    Xd, yd = client.persist([da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=CHUNKS)], workers=[first])
+    config = bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16")
+    lose_a_worker_at(monkeypatch, {2})
+    stats = {}
+    with pytest.warns(UserWarning, match="held by 1 of the 2 workers"):
+        model = train(client, Xd, yd, config, stats=stats, steps=steps)
+    assert stats["recoveries"] == 1 and stats["partition_workers"] == 2
+    assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
+
+
+def test_a_state_pickles_to_its_partition_data_only():
+    # Dask moving (or spilling) a state pickles it: it comes back as a rebuilt state (no
+    # row partition, tree -1), which training refuses and recovery rebuilds
+    import pickle
+    from boosters.dask import _partition_state as tasks
+    from boosters.data.binning import BinMapper
+    from boosters.training.objectives import make_objective
+
+    X, y = make_data(n=300)
+    state = tasks.make_state(X, y, None, BinMapper().fit(X), make_objective(bst.Objective.squared()), np.zeros(1),
+                             tasks.Settings(np.arange(5, dtype=np.int32), 15, None), 0)
+    state.tree = 3
+    moved = pickle.loads(pickle.dumps(state))
+    assert moved.tree == -1 and moved.n_rows == 300 and np.array_equal(moved.y, state.y)
+    with pytest.raises(RuntimeError, match="was lost .* rebuilt from its data"):
+        moved.expect(3)
 
 
 def test_partitions_crowded_on_one_worker_are_warned_of(clients):

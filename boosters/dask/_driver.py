@@ -260,9 +260,12 @@ class Partitions:
         """After a lost worker: the abandoned tasks released; once Dask has recomputed the
         lost states from their data (their lineage: the raw blocks, then the binning),
         every state replaced by rebuild(state, *args), a new state made on the worker that
-        holds the old one (where later tasks are pinned). The states on the live workers are rebuilt
-        too (a task of the abandoned step may still be using them). `each`: one more argument
-        per partition (as on_each). LostWorker if another worker is lost meanwhile (recover again)."""
+        holds the old one, or, where a worker holds more partitions than an even share, on
+        a live worker holding fewer (a replacement worker, say: the old state's data moves
+        there once, see PartitionState.__reduce__; later tasks are pinned where the new one
+        is). The states on the live workers are rebuilt too (a task of the abandoned step
+        may still be using them). `each`: one more argument per partition (as on_each).
+        LostWorker if another worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
             if isinstance(future, RunnerResult):
                 self._finish_call(future)
@@ -270,7 +273,7 @@ class Partitions:
                 future.release()
         self.pending = []
         self._wait(self.states, pinned=False)
-        self.workers = self._holders(self.states)
+        self.workers = balanced(self._holders(self.states), sorted(self.client.scheduler_info(n_workers=-1)["workers"]))
         # a preference, not a pin: should this worker die too, Dask must be able to
         # recompute the new state elsewhere from its lineage (a pinned task could not run)
         each = [()] * len(self.states) if each is None else [(e,) for e in each]
@@ -300,6 +303,26 @@ class Partitions:
     def _wait(self, futures: list, pinned: bool) -> None:
         """wait_for the tasks; `pinned`: they run on self.workers, check that those are alive."""
         wait_for(futures, self._check_alive if pinned else None)
+
+
+def balanced(holders: list, alive: list) -> list:
+    """Per partition, the worker to keep its state on: its holder, unless the holder has
+    more than an even share (ceil(partitions / live workers)); the surplus (its last
+    partitions) goes to the live workers holding the fewest, in order."""
+    if not alive:
+        return list(holders)
+    share = -(-len(holders) // len(alive))
+    counts = {w: 0 for w in alive}
+    for w in holders:
+        counts[w] = counts.get(w, 0) + 1
+    targets = list(holders)
+    for i in reversed(range(len(holders))):
+        fewest = min(alive, key=lambda w: (counts[w], w))
+        if counts[holders[i]] > share and counts[fewest] < share:
+            counts[holders[i]] -= 1
+            counts[fewest] += 1
+            targets[i] = fewest
+    return targets
 
 
 def wait_for(futures: list, check_alive=None) -> None:

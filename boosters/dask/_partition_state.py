@@ -107,6 +107,14 @@ class PartitionState:
             self.pool = np.zeros((n_slots, binned.total_bins, 2))
             self.builder = FloatHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
 
+    def __reduce__(self):
+        """Pickled (Dask moving or spilling the state) as the partition's data only: what it
+        unpickles to is a fresh state, as one Dask rebuilds from the lineage (its row
+        partition and margins are gone; `expect` refuses to train on it, `resume` rebuilds
+        it from the finished trees, reading only this data)."""
+        return _unpickled_state, (self.binned, self.y, self.weights, self.objective, self.base_scores, self.settings,
+                                  self.first_row, self.rows, self.raw, self.query_bounds, self.first_query)
+
     def compute_gradients(self) -> None:
         """The gradients of the current margins; a custom objective's from its function,
         called with this partition's margins and rows (as XGBoost's Dask interface does)."""
@@ -239,6 +247,13 @@ class PartitionState:
         rows[:n] = np.concatenate([rows[n - k:n], rows[:n - k]])
         part.n_sampled = k
         part.reset()
+
+
+def _unpickled_state(binned, y, weights, objective, base_scores, settings, first_row, rows, raw, query_bounds,
+                     first_query) -> PartitionState:
+    state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+    state.raw, state.query_bounds, state.first_query = raw, query_bounds, first_query
+    return state
 
 
 def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings, first_row: int,

@@ -221,6 +221,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
         reduction moves between workers, at most), ``recoveries`` (lost workers survived),
+        ``partition_workers`` (the workers holding the partitions at the end: a recovery
+        spreads them over the live workers),
         ``sample_bytes`` (sent to the partitions to draw their parts of the row samples)
         and ``sample_seconds`` (the driver's wait for the row samples' counts).
     bin_edges : {"sample", "sketch"}, default "sample"
@@ -384,7 +386,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     forest.flat(grown=True)
     if stats is not None:
         stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
-                     partition_bytes=partitions.partition_bytes, recoveries=len(recoveries))
+                     partition_bytes=partitions.partition_bytes, recoveries=len(recoveries),
+                     partition_workers=len(set(partitions.workers)))
         stats.update(sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
     return GBDTModel(ensemble)
 
