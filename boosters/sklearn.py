@@ -668,12 +668,8 @@ feature_importances_
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
         eval_queries = None if eval_pair is None else _queries(eval_group, eval_qid, eval_pair[0].shape[0])
-        if self.objective == "lambdarank":  # with this estimator's ndcg_at
-            objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
-        else:
-            objective = self._objective(RANKING_OBJECTIVES, Objective.lambdarank(ndcg_at=self.ndcg_at))
-        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
-                         queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries,
+        return self._fit(X, y, sample_weight, eval_pair, categorical_features, _ranking_objective(self),
+                         callbacks, queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries,
                          init_score=init_score, eval_init_score=eval_init_score)
 
     def predict(self, X) -> np.ndarray:
@@ -711,6 +707,13 @@ def _classification_objective(estimator: _GBDTEstimator, n_classes: int) -> Obje
         raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {n_classes} "
                          f"classes (give one output for two classes, else one per class)")
     return objective
+
+
+def _ranking_objective(estimator: _GBDTEstimator) -> Objective:
+    """A ranker's objective (also the Dask ranker's): its `objective` parameter, by
+    default (or named "lambdarank") LambdaRank with the estimator's `ndcg_at`."""
+    default = Objective.lambdarank(ndcg_at=estimator.ndcg_at)
+    return default if estimator.objective == "lambdarank" else estimator._objective(RANKING_OBJECTIVES, default)
 
 
 def _class_probabilities(objective_name: str, p: np.ndarray) -> np.ndarray:

@@ -10,7 +10,8 @@ __all__ = ["DaskGBDTClassifier", "DaskGBDTRanker", "DaskGBDTRegressor", "predict
 
 
 def __getattr__(name: str):
-    if name in ("DaskGBDTClassifier", "DaskGBDTRanker", "DaskGBDTRegressor"):  # scikit-learn estimators: train works without it
+    # the scikit-learn estimators, imported when first named: train works without scikit-learn
+    if name in ("DaskGBDTClassifier", "DaskGBDTRanker", "DaskGBDTRegressor"):
         from boosters.dask import estimators
         globals()[name] = getattr(estimators, name)
         return globals()[name]

@@ -251,8 +251,7 @@ class Partitions:
                 raise LostWorker(f"boosters.dask: worker {future.worker} holding partitions did not answer") from error
 
     def _check_alive(self) -> None:
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
-        lost = sorted(set(self.workers) - alive)
+        lost = sorted(set(self.workers) - set(alive_workers(self.client)))
         if lost:
             raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
 
@@ -273,7 +272,7 @@ class Partitions:
                 future.release()
         self.pending = []
         self._wait(self.states, pinned=False)
-        self.workers = balanced(self._holders(self.states), sorted(self.client.scheduler_info(n_workers=-1)["workers"]))
+        self.workers = balanced(self._holders(self.states), alive_workers(self.client))
         # a preference, not a pin: should this worker die too, Dask must be able to
         # recompute the new state elsewhere from its lineage (a pinned task could not run)
         each = [()] * len(self.states) if each is None else [(e,) for e in each]
@@ -295,7 +294,7 @@ class Partitions:
                 item.result(timeout=LIVENESS_SECONDS)
                 return
             except WAIT_TIMEOUTS:
-                if item.worker not in self.client.scheduler_info(n_workers=-1)["workers"]:
+                if item.worker not in alive_workers(self.client):
                     return
             except Exception:  # noqa: BLE001 - its error belongs to the abandoned step
                 return
@@ -303,6 +302,11 @@ class Partitions:
     def _wait(self, futures: list, pinned: bool) -> None:
         """wait_for the tasks; `pinned`: they run on self.workers, check that those are alive."""
         wait_for(futures, self._check_alive if pinned else None)
+
+
+def alive_workers(client) -> list:
+    """The addresses of the workers in the cluster now, sorted."""
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])
 
 
 def balanced(holders: list, alive: list) -> list:
@@ -556,11 +560,8 @@ class DaskTreeGrower:
         for j, shift in enumerate(select.SHIFTS):
             if j:
                 counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))
-            above, digit = 0, len(counts) - 1
-            while above + int(counts[digit]) < k:  # the digit of the k-th largest, from the top
-                above += int(counts[digit])
-                digit -= 1
-            k -= above
+            from_top, rank = select.digit_at(np.asarray(counts)[::-1], k - 1)  # the k-th largest's digit
+            digit, k = len(counts) - 1 - from_top, rank + 1
             prefix, fixed_low = prefix | (digit << shift), shift
         threshold = float(np.array(prefix, dtype=np.uint64).view(np.float64))
         # k: the rows scoring the threshold itself that the top set takes (the first ones)

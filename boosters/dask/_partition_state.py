@@ -112,8 +112,13 @@ class PartitionState:
         unpickles to is a fresh state, as one Dask rebuilds from the lineage (its row
         partition and margins are gone; `expect` refuses to train on it, `resume` rebuilds
         it from the finished trees, reading only this data)."""
-        return _unpickled_state, (self.binned, self.y, self.weights, self.objective, self.base_scores, self.settings,
-                                  self.first_row, self.rows, self.raw, self.query_bounds, self.first_query)
+        return _state_of, (self.data(),)
+
+    def data(self) -> tuple:
+        """What the training never mutates (the partition's data): all a rebuilt state
+        starts from (_state_of)."""
+        return (self.binned, self.y, self.weights, self.objective, self.base_scores, self.settings, self.first_row,
+                self.rows, self.raw, self.query_bounds, self.first_query)
 
     def compute_gradients(self) -> None:
         """The gradients of the current margins; a custom objective's from its function,
@@ -249,9 +254,10 @@ class PartitionState:
         part.reset()
 
 
-def _unpickled_state(binned, y, weights, objective, base_scores, settings, first_row, rows, raw, query_bounds,
-                     first_query) -> PartitionState:
-    state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+def _state_of(data: tuple) -> PartitionState:
+    """A fresh state (no tree grown: tree -1) of a partition's data (PartitionState.data)."""
+    *arguments, raw, query_bounds, first_query = data
+    state = PartitionState(*arguments)
     state.raw, state.query_bounds, state.first_query = raw, query_bounds, first_query
     return state
 
@@ -266,12 +272,14 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
         objective = make_objective(objective.spec, query_boundaries(None, np.asarray(qid), len(qid)))
     weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    rows = Dataset(np.asarray(X), y, weights) if isinstance(objective, CustomObjectiveFunction) else None
+    # DART, linear leaves: the rows as Dataset keeps the ones single-machine training predicts on
+    raw = as_feature_matrix(X, "X") if settings.raw_rows else None
+    rows = (Dataset(np.asarray(X) if raw is None else raw, y, weights)  # one copy of the rows for both
+            if isinstance(objective, CustomObjectiveFunction) else None)
     state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
+    state.raw = raw
     if settings.row_sample is not None and settings.row_sample[0] == "queries":
         state.query_bounds, state.first_query = objective.groups, first_query
-    if settings.raw_rows:
-        state.raw = as_feature_matrix(X, "X")  # as Dataset keeps the rows single-machine training predicts on
     return state
 
 
@@ -291,17 +299,16 @@ def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: l
     """A new state of `state`'s partition, ready to grow tree len(finished) of the
     training: margins and the round's gradients rebuilt from the `finished` trees, each
     (output, growth steps, leaf nodes, leaf values, the steps for the rows outside the
-    row sample or None, the tree when it has linear leaves or None), in training order. `dart_rounds`: DART's record of each round
-    chosen so far (see dart_round; empty without DART), applied at each round's start.
+    row sample or None, the tree when it has linear leaves or None), in training order.
+    `dart_rounds`: DART's record of each round chosen so far (see dart_round; empty
+    without DART), applied at each round's start.
     `samples`: with row sampling, per round so far (the current one included) the
     sampled rows before this partition (see draw_sample).
 
     Only what the training never mutates is read from `state` (binned rows, labels,
     weights): it may be a state Dask rebuilt from the data after its worker died, or a
     live one that a task of the abandoned tree is still using."""
-    new = PartitionState(state.binned, state.y, state.weights, state.objective, state.base_scores,
-                         state.settings, state.first_row, state.rows)
-    new.raw, new.query_bounds, new.first_query = state.raw, state.query_bounds, state.first_query
+    new = _state_of(state.data())
     n_trees = len(finished)
     round_start = n_trees - n_trees % n_outputs  # the round's gradients: from the margins before its trees
 

@@ -59,6 +59,15 @@ def digit_counts(keys: np.ndarray, prefix: int, fixed_low: int, shift: int) -> n
     return digits_of(narrowed(keys, prefix, fixed_low), shift)
 
 
+def digit_at(counts: np.ndarray, rank: int) -> tuple[int, int]:
+    """A radix select's pass on the driver: the digit holding the `rank`-th smallest key
+    (0-based) by the pass's summed digit counts, and that key's rank among the keys of
+    that digit. (The k-th largest: digit_at of the counts reversed, rank k - 1.)"""
+    below = np.cumsum(counts)
+    digit = int(np.searchsorted(below, rank, side="right"))  # the first with more than rank keys up to it
+    return digit, rank - (int(below[digit - 1]) if digit else 0)
+
+
 def min_above(keys: np.ndarray, key: int) -> int:
     above = keys[keys > np.uint64(key)]
     return int(above.min()) if len(above) else int(NONE_ABOVE)
@@ -131,9 +140,7 @@ def select_quantiles(counts, digits, smallest_above, n: list, alphas: list) -> l
         for g in range(groups):
             if n[g] == 0:
                 continue
-            below = np.cumsum(counts[g])
-            digit = int(np.searchsorted(below, rank[g], side="right"))  # the first with more than rank below it
-            rank[g] -= int(below[digit - 1]) if digit else 0
+            digit, rank[g] = digit_at(counts[g], rank[g])
             equal[g] = int(counts[g, digit])
             prefixes[g] |= digit << shift
     # the (j + 1)-th: equal to the j-th while keys equal to it remain after it, else the smallest above

@@ -23,10 +23,9 @@ from boosters._lib.checks import require_int
 from boosters.config import GBDTConfig, Objective
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
-from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, RANKING_OBJECTIVES,
-                              REGRESSION_OBJECTIVES,
+from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
                               _class_codes, _class_probabilities, _classification_objective, _GBDTEstimator,
-                              _storing_init)
+                              _ranking_objective, _storing_init)
 
 # n_threads means something else here: the workers' threads are Dask's
 _N_THREADS_DOC = """    n_threads : int, default 0
@@ -128,6 +127,11 @@ class _DaskGBDTEstimator(_GBDTEstimator):
             raise ValueError(f"{name} has {width} features, but {type(self).__name__} was fitted with "
                              f"{self.n_features_in_}")
         return X
+
+    def _checked_data(self, X, y, sample_weight) -> tuple:
+        """`fit`'s X (its features recorded), y and sample_weight, checked."""
+        return (self._check_X(X, reset=True), self._check_vector(y, "y"),
+                None if sample_weight is None else self._check_vector(sample_weight, "sample_weight"))
 
     def _check_vector(self, values, name: str):
         """A 1-D Dask array or Series (y, weights) as a 1-D Dask array (row counts known)."""
@@ -288,9 +292,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
         client = self._client()
         config = self._checked_config(self._objective(REGRESSION_OBJECTIVES, Objective.squared()))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
-            X = self._check_X(X, reset=True)
-            y = self._check_vector(y, "y")
-            sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+            X, y, sample_weight = self._checked_data(X, y, sample_weight)
             return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config)
 
     def predict(self, X):
@@ -414,9 +416,7 @@ feature_importances_
         (and eval_set's) coded 0..n_classes-1 partition by partition, class_weight applied,
         the objective chosen for the number of classes as GBDTClassifier's."""
         da = _dask_array()
-        X = self._check_X(X, reset=True)
-        y = self._check_vector(y, "y")
-        sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+        X, y, sample_weight = self._checked_data(X, y, sample_weight)
         eval_pair = self._eval_pair(eval_set)
         classes, counts = client.gather(client.compute(list(da.unique(y, return_counts=True))))
         check_classification_targets(classes)  # a ValueError for continuous or NaN labels
@@ -614,15 +614,9 @@ feature_importances_
         3
         """
         client = self._client()
-        if self.objective == "lambdarank":  # with this estimator's ndcg_at
-            objective = Objective.lambdarank(ndcg_at=self.ndcg_at)
-        else:
-            objective = self._objective(RANKING_OBJECTIVES, Objective.lambdarank(ndcg_at=self.ndcg_at))
-        config = self._checked_config(objective)
+        config = self._checked_config(_ranking_objective(self))
         with client.as_current():
-            X = self._check_X(X, reset=True)
-            y = self._check_vector(y, "y")
-            sample_weight = None if sample_weight is None else self._check_vector(sample_weight, "sample_weight")
+            X, y, sample_weight = self._checked_data(X, y, sample_weight)
             if eval_set is not None and eval_qid is None:
                 raise ValueError("eval_qid: give the eval_set rows' query ids (its NDCG is scored per query)")
             eval_qid = None if eval_qid is None else self._check_vector(eval_qid, "eval_qid")

@@ -18,7 +18,8 @@ from boosters.config import _MULTI_TARGET, GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum, wait_for
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, alive_workers, first_rows, fixed_sum, \
+    wait_for
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
@@ -33,7 +34,7 @@ from boosters.training.dart import DartDropout
 from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
-from boosters.training.sampling import make_row_sampler
+from boosters.training.sampling import make_row_sampler, sample_size
 from boosters.training.targets import resolve_targets
 from boosters.training.trainer import resolve_histogram_mode
 
@@ -408,7 +409,7 @@ def _warn_if_crowded(client, holders: list) -> None:
     """A UserWarning when the partitions sit on fewer workers than they could: each worker
     trains on the partitions it holds, so the others would idle (Dask can put every block of
     a generated or persisted array on one worker)."""
-    n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+    n_workers = len(alive_workers(client))
     used = len(set(holders))
     if used < min(len(holders), n_workers):
         warnings.warn(f"boosters.dask: the {len(holders)} partitions are held by {used} of the {n_workers} "
@@ -538,10 +539,8 @@ def _query_sampler(config: GBDTConfig, query_sizes: list, n_outputs: int):
     """Ranking with `subsample`: the single-machine sampler of whole queries as a uniform
     draw over the query indices (the same draws), None when every query is taken."""
     n_queries = sum(len(s) for s in query_sizes)
-    n_sample = max(1, round(config.subsample * n_queries))
-    if config.subsample >= 1.0 or n_sample >= n_queries:
-        return None
-    return RowSampler("uniform", n_queries, n_outputs, config.seed, 1, n_sample=n_sample)
+    n_sample = sample_size(config.subsample, n_queries)
+    return None if n_sample is None else RowSampler("uniform", n_queries, n_outputs, config.seed, 1, n_sample=n_sample)
 
 
 def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
@@ -559,9 +558,9 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
         raise ValueError("weights must not all be zero")
     # the labels' range and the largest weight: all the objective's float32 check reads
     objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
-    base = (_label_quantiles(client, y_blocks, objective.levels, int(sum(chunks)))
-            if config.objective.name in select.QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
     n_rows = int(sum(chunks))
+    base = (_label_quantiles(client, y_blocks, objective.levels, n_rows)
+            if config.objective.name in select.QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
     row_sample = None
     if sampler is not None:
         row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == SAMPLER_KINDS["goss"] else

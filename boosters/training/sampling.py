@@ -28,6 +28,13 @@ def goss_warmup_rounds(learning_rate: float) -> int:
     return int(1.0 / learning_rate)
 
 
+def sample_size(subsample: float, n: int) -> int | None:
+    """How many of n rows (or queries) a round samples with `subsample`; None when that
+    is all of them (no sampler needed)."""
+    n_sample = max(1, round(subsample * n))
+    return None if n_sample >= n else n_sample
+
+
 def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads: int,
                      query_groups=None) -> RowSampler | None:
     """The training's row sampler, None when every round uses every row; `query_groups`
@@ -39,13 +46,12 @@ def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads:
         return RowSampler("goss", n_rows, n_outputs, config.seed, n_threads, top_k=top_k, other_k=other_k,
                           weight=(1.0 - a) / b, warmup_rounds=goss_warmup_rounds(config.learning_rate))
     if query_groups is not None:
-        n_queries = len(query_groups) - 1
-        n_sample = max(1, round(config.subsample * n_queries))
-        if n_sample >= n_queries:
+        n_sample = sample_size(config.subsample, len(query_groups) - 1)
+        if n_sample is None:
             return None
         return RowSampler("queries", n_rows, n_outputs, config.seed, n_threads, n_sample=n_sample,
                           groups=query_groups)
-    n_sample = max(1, round(config.subsample * n_rows))
-    if n_sample >= n_rows:
+    n_sample = sample_size(config.subsample, n_rows)
+    if n_sample is None:
         return None
     return RowSampler("uniform", n_rows, n_outputs, config.seed, n_threads, n_sample=n_sample)
