@@ -8,6 +8,8 @@ direct sum, so its float64 sums may differ in the last bits: the tree structure 
 identical and the leaf values equal to 1e-12 relative (a few roundings of ~1e-16).
 """
 
+import subprocess
+import sys
 import tracemalloc
 
 import numpy as np
@@ -321,3 +323,97 @@ def test_value_and_index_dtypes():
         np.testing.assert_array_equal(reference.predict(other), reference.predict(X))
     ints = sp.csr_matrix((X.data.astype(np.int64), X.indices, X.indptr), shape=X.shape)
     assert train(ints, y).to_bytes() == reference.to_bytes()
+
+
+_BROKEN_INDPTR_SCRIPT = """
+import sys
+import numpy as np, scipy.sparse as sp
+import boosters as bst
+from boosters.sklearn import GBDTRegressor
+fmt, where = sys.argv[1], int(sys.argv[2])
+X = sp.random(200, 5, density=0.5, format=fmt, random_state=0)
+y = np.arange(200.0)
+model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3, max_depth=3))
+est = GBDTRegressor(n_estimators=3).fit(X, y)
+indptr = X.indptr.copy()
+indptr[len(indptr) // 2] = indptr[-1] + where  # decreases after it; scipy checks only the ends
+bad = type(X)((X.data, X.indices, indptr), shape=X.shape)
+before = [a.copy() for a in (bad.data, bad.indices, bad.indptr)]
+calls = {"Dataset": lambda: bst.Dataset(bad, y), "predict": lambda: model.predict(bad),
+         "predict_raw": lambda: model.predict_raw(bad), "predict_leaf": lambda: model.predict_leaf(bad),
+         "shap_values": lambda: model.shap_values(bad), "fit": lambda: GBDTRegressor(n_estimators=2).fit(bad, y),
+         "eval_set": lambda: GBDTRegressor(n_estimators=2).fit(X, y, eval_set=(bad, y)),
+         "est.predict": lambda: est.predict(bad)}
+for name, call in calls.items():
+    try:
+        call()
+        print("RESULT", name, "no error")
+    except ValueError as exc:
+        print("RESULT", name, "ValueError", "indptr must not decrease" in str(exc), str(exc).split(":")[0])
+print("RESULT unchanged", all(np.array_equal(a, b) for a, b in zip(before, (bad.data, bad.indices, bad.indptr))))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("where", [0, 10, 100_000])
+def test_decreasing_indptr_is_a_value_error_not_a_crash(fmt, where):
+    """An indptr that decreases inside (scipy's constructor checks only its ends) crashed
+    the process (heap corruption, SIGSEGV) in scipy's sort before the format check; every
+    path that takes sparse input now refuses it first, naming X, and leaves it as it is."""
+    out = subprocess.run([sys.executable, "-c", _BROKEN_INDPTR_SCRIPT, fmt, str(where)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [line.split(maxsplit=1)[1] for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+    expected = ["Dataset", "predict", "predict_raw", "predict_leaf", "shap_values", "fit", "eval_set", "est.predict"]
+    assert [line.split()[0] for line in lines[:-1]] == expected
+    for line in lines[:-1]:
+        name, *result = line.split()
+        assert result == ["ValueError", "True", "eval_set" if name == "eval_set" else "X"], line
+    assert lines[-1] == "unchanged True"
+
+
+def _scrambled(M):
+    """M (canonical CSR/CSC) with each slice's entries reversed and each stored twice as
+    halves (exact): the same matrix, unsorted and with duplicates."""
+    indices, data, indptr = [], [], [0]
+    for i in range(len(M.indptr) - 1):
+        slice_ = slice(M.indptr[i], M.indptr[i + 1])
+        indices += [M.indices[slice_][::-1]] * 2
+        data += [M.data[slice_][::-1] / 2] * 2
+        indptr.append(indptr[-1] + 2 * (slice_.stop - slice_.start))
+    return type(M)((np.concatenate(data), np.concatenate(indices), np.array(indptr)), shape=M.shape)
+
+
+@pytest.mark.parametrize("fmt", ["csr_matrix", "csc_array"])
+def test_stale_canonical_flag_is_not_trusted(fmt):
+    """A matrix with unsorted and duplicate indices whose has_canonical_format and
+    has_sorted_indices a user set to True: the flags were trusted, so the duplicates
+    reached the kernels; now it gives the model and predictions of the canonical matrix,
+    and is left as it is."""
+    X, y = bag_of_words(600, 6, 0.3, seed=22)
+    canonical = FORMATS[fmt](X)
+    stale = _scrambled(canonical)
+    stale.has_sorted_indices = stale.has_canonical_format = True
+    before = stale.indices.copy()
+    reference = train(canonical, y)
+    assert train(stale, y).to_bytes() == reference.to_bytes()
+    np.testing.assert_array_equal(reference.predict(stale), reference.predict(canonical))
+    np.testing.assert_array_equal(stale.indices, before)
+    assert stale.has_canonical_format
+
+
+def test_coo_coordinates_outside_the_shape_are_a_value_error():
+    """A COO matrix whose coordinates were changed to lie outside its shape crashed the
+    process in scipy's conversion to CSR; now a ValueError naming X."""
+    script = """
+import numpy as np, scipy.sparse as sp, boosters as bst
+X = sp.random(200, 5, density=0.5, format="coo", random_state=0)
+X.row[3] = 10**6
+try:
+    bst.Dataset(X, np.zeros(200))
+except ValueError as exc:
+    print("RESULT", exc)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "RESULT X: not a valid COO matrix: its row coordinates must be 500 values in 0..199" in out.stdout

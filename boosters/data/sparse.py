@@ -38,31 +38,84 @@ def _scipy_sparse():
 
 def as_sparse_matrix(X, name: str = "X"):
     """X as a canonical CSR or CSC matrix with float32/float64 values and one index dtype
-    (no copy when it already is one). ValueError naming `name` for empty or non-numeric
-    input."""
+    (no copy when it already is one). ValueError naming `name` for empty, non-numeric or
+    malformed input. The caller's matrix is never modified, and scipy's format flags
+    (``has_canonical_format``, which a user may set) are not trusted: the kernels index
+    through indptr and indices unchecked, so their arrays are checked here, once."""
+    if len(X.shape) != 2:
+        raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {X.shape}")
     if X.format not in _SPARSE_FORMATS:
         if X.format not in _CONVERTED_FORMATS:
             raise ValueError(f"{name}: unsupported sparse format {X.format!r}")
+        if X.format == "coo":  # scipy's conversion writes through the coordinates unchecked
+            _check_coordinates(X, name)
         X = X.tocsr()
-    if len(X.shape) != 2:
-        raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {X.shape}")
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} is empty: shape {X.shape}; need at least one row and one feature")
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be numeric (bool, int or float); got dtype {X.dtype}")
-    if X.dtype.type not in (np.float32, np.float64):
-        X = X.astype(np.float64)
-    if X.indices.dtype != X.indptr.dtype:  # the kernels read both with one index type
-        X = X.copy()
-        X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
-    if not X.has_canonical_format:  # sorted indices, no duplicates (which scipy sums)
-        X = X.copy()
-        X.sum_duplicates()
-    try:  # the kernels index through indptr and indices unchecked: validate them once, here
-        X.check_format(full_check=True)
-    except ValueError as exc:
-        raise ValueError(f"{name}: not a valid {X.format.upper()} matrix: {exc}") from None
+    problem = _compressed_problem(X)
+    if problem:
+        raise ValueError(f"{name}: not a valid {X.format.upper()} matrix: {problem}")
+    nnz = int(X.indptr[-1])
+    canonical = _is_canonical(X.indices[:nnz], X.indptr)
+    same_index_dtype = X.indices.dtype == X.indptr.dtype and X.indptr.dtype.type in (np.int32, np.int64)
+    if (X.dtype.type not in (np.float32, np.float64) or not same_index_dtype  # the kernels read both with
+            or len(X.indices) != nnz or not canonical):                       # one index type: new arrays
+        index_dtype = X.indptr.dtype if same_index_dtype else np.int64
+        value_dtype = X.dtype if X.dtype.type in (np.float32, np.float64) else np.float64
+        X = type(X)((X.data[:nnz].astype(value_dtype), X.indices[:nnz].astype(index_dtype),
+                     X.indptr.astype(index_dtype)), shape=X.shape)
+        if not canonical:  # sorted indices, no duplicates (which scipy sums)
+            X.has_sorted_indices = X.has_canonical_format = False
+            X.sum_duplicates()
     return X
+
+
+def _compressed_problem(X) -> str | None:
+    """What makes X's three arrays an invalid CSR/CSC matrix (scipy's constructor checks
+    only the ends of indptr), or None. Reads them only (scipy's check_format may cast and
+    trim them in place)."""
+    n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+        return "data, indices and indptr must be 1-D"
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        return f"indices and indptr must be integers, got {indices.dtype} and {indptr.dtype}"
+    if len(indptr) != n_major + 1:
+        return f"indptr has {len(indptr)} entries; shape {X.shape} needs {n_major + 1}"
+    if indptr[0] != 0:
+        return f"indptr must start at 0, got {indptr[0]}"
+    if len(indices) != len(data) or indptr[-1] > len(indices):
+        return (f"indices ({len(indices)}) and data ({len(data)}) must have the same length, at least "
+                f"indptr[-1] ({indptr[-1]})")
+    decreasing = np.flatnonzero(indptr[1:] < indptr[:-1])
+    if len(decreasing):
+        i = int(decreasing[0])
+        return f"indptr must not decrease: indptr[{i}] = {indptr[i]} > indptr[{i + 1}] = {indptr[i + 1]}"
+    stored = indices[:int(indptr[-1])]
+    if len(stored) and (stored.min() < 0 or stored.max() >= n_minor):
+        bad = stored[(stored < 0) | (stored >= n_minor)][0]
+        return f"index {bad} is outside 0..{n_minor - 1}"
+    return None
+
+
+def _is_canonical(indices: np.ndarray, indptr: np.ndarray) -> bool:
+    """Each row's (column's) indices strictly increase: sorted, no duplicates. O(nnz)."""
+    if len(indices) < 2:
+        return True
+    steps = np.diff(indices.astype(np.int64, copy=False)) > 0
+    starts = indptr[1:-1]
+    steps[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a new row may start anywhere
+    return bool(steps.all())
+
+
+def _check_coordinates(X, name: str) -> None:
+    """ValueError naming `name` unless a COO matrix's coordinates lie inside its shape."""
+    for axis, coords in enumerate((X.row, X.col)):
+        if len(coords) != len(X.data) or len(coords) and (coords.min() < 0 or coords.max() >= X.shape[axis]):
+            raise ValueError(f"{name}: not a valid COO matrix: its {('row', 'col')[axis]} coordinates must be "
+                             f"{len(X.data)} values in 0..{X.shape[axis] - 1}")
 
 
 def frame_to_sparse(df, name: str = "X"):
