@@ -2,6 +2,8 @@
 against LightGBM's lambdarank with matched settings."""
 
 import math
+import subprocess
+import sys
 
 import lightgbm as lgb
 import numpy as np
@@ -66,6 +68,64 @@ def test_group_sizes_and_qid_give_the_same_boundaries():
 def test_bad_groups_are_rejected(kwargs, error, message):
     with pytest.raises(error, match=message):
         bst.Dataset(np.zeros((6, 2)), np.zeros(6), **kwargs)
+
+
+_WRAPPING_GROUPS_SCRIPT = """
+import numpy as np, boosters as bst
+X = np.random.default_rng(0).normal(size=(100, 3))
+y = (X[:, 0] > 0).astype(float)
+for group in (np.array([2**62, 2**62, 2**62, 2**62 + 100], dtype=np.int64),  # sums to 100 modulo 2**64
+              np.array([60, 2**63 - 1, 2**63 - 1, 42], dtype=np.int64),
+              np.array([2**64 - 10, 110], dtype=np.uint64)):
+    try:
+        data = bst.Dataset(X, y, group=group)
+        bst.GBDTModel.train(data, bst.GBDTConfig(n_estimators=2, objective=bst.Objective.lambdarank()))
+        print("RESULT accepted", data.group_boundaries.tolist())
+    except ValueError as exc:
+        print("RESULT", exc)
+"""
+
+
+def test_group_sizes_whose_sum_wraps_around_are_rejected():
+    """int64 group sizes whose sum wraps around to the row count passed the check, and
+    training crashed on the boundaries (SIGSEGV); uint64 ones gave a NumPy error. Each size
+    is now bounded by the row count before summing, the sums are exact."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPING_GROUPS_SCRIPT], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+    assert results == ["RESULT group: a group of size 4611686018427387904 but X has 100 rows",
+                       "RESULT group: a group of size 9223372036854775807 but X has 100 rows",
+                       "RESULT group: a group of size 18446744073709551606 but X has 100 rows"]
+
+
+def test_unsigned_and_float_group_sizes_give_the_int_boundaries():
+    X, y = np.zeros((6, 2)), np.zeros(6)
+    for group in (np.array([1, 2, 3], dtype=np.uint64), np.array([1, 2, 3], dtype=np.uint8), [1.0, 2.0, 3.0]):
+        boundaries = bst.Dataset(X, y, group=group).group_boundaries
+        assert boundaries.dtype == np.int64
+        np.testing.assert_array_equal(boundaries, [0, 1, 3, 6])
+    with pytest.raises(ValueError, match="group: 7 groups but X has 6 rows"):
+        bst.Dataset(X, y, group=np.ones(7, dtype=np.uint64))
+    with pytest.raises(ValueError, match="group sizes sum to 5 but X has 6 rows"):
+        bst.Dataset(X, y, group=np.array([2, 3], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("qid", [np.array([1, 1, 1, None, None, None], dtype=object), [1, None, 1, None, 2, 2],
+                                 np.array(["a", "a", "b", "b", np.nan, "c"], dtype=object)])
+def test_missing_query_ids_are_a_value_error(qid):
+    """qid holding None (an object array) was a TypeError from NumPy's sort ('<' between
+    None and int); a missing query id is a ValueError naming qid and the row."""
+    row = next(i for i, v in enumerate(qid) if v is None or v != v)
+    with pytest.raises(ValueError, match=rf"qid must not contain missing values: row {row} holds"):
+        bst.Dataset(np.zeros((6, 2)), np.zeros(6), qid=qid)
+
+
+def test_query_ids_of_mixed_types_are_grouped():
+    data = bst.Dataset(np.zeros((6, 2)), np.zeros(6), qid=np.array([1, 1, "a", "a", 2.5, 2.5], dtype=object))
+    np.testing.assert_array_equal(data.group_boundaries, [0, 2, 4, 6])
+    with pytest.raises(ValueError, match="query 1 are not contiguous"):
+        bst.Dataset(np.zeros((6, 2)), np.zeros(6), qid=np.array([1, "a", 1, 2.5, 2.5, 2.5], dtype=object))
 
 
 # -- lambdarank gradients -----------------------------------------------------------------

@@ -47,10 +47,14 @@ def _from_sizes(group, n_rows: int) -> np.ndarray:
         raise TypeError(f"group must hold integer group sizes, got dtype {sizes.dtype}")
     if np.any(sizes <= 0):
         raise ValueError(f"group sizes must be positive, found {sizes[np.argmax(sizes <= 0)]}")
-    sizes = sizes.astype(np.int64)
-    if int(sizes.sum()) != n_rows:
-        raise ValueError(f"group sizes sum to {int(sizes.sum())} but X has {n_rows} rows")
-    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    if np.any(sizes > n_rows):  # sizes and their number bounded, so that their sums cannot wrap around
+        raise ValueError(f"group: a group of size {sizes[np.argmax(sizes > n_rows)]} but X has {n_rows} rows")
+    if len(sizes) > n_rows:
+        raise ValueError(f"group: {len(sizes)} groups but X has {n_rows} rows")
+    ends = np.cumsum(sizes.astype(np.uint64))  # at most n_rows ** 2 < 2 ** 64: exact
+    if int(ends[-1]) != n_rows:
+        raise ValueError(f"group sizes sum to {int(ends[-1])} but X has {n_rows} rows")
+    return np.concatenate([[0], ends.astype(np.int64)])
 
 
 def _from_ids(qid, n_rows: int) -> np.ndarray:
@@ -59,13 +63,26 @@ def _from_ids(qid, n_rows: int) -> np.ndarray:
         raise ValueError(f"qid must have one query id per row ({n_rows}), got shape {ids.shape}")
     if ids.dtype.kind == "f" and np.any(np.isnan(ids)):
         raise ValueError("qid must not contain NaN")
+    if ids.dtype.kind == "O":  # None, NaN, pd.NA: a missing query id
+        missing = next((i for i, value in enumerate(ids.tolist()) if _is_missing(value)), None)
+        if missing is not None:
+            raise ValueError(f"qid must not contain missing values: row {missing} holds {ids[missing]!r}")
     starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1  # where a new run of equal ids begins
-    run_ids = ids[np.concatenate([[0], starts])]
-    if len(np.unique(run_ids)) != len(run_ids):
-        repeated = _first_repeated(run_ids)
+    repeated = _first_repeated(ids[np.concatenate([[0], starts])])
+    if repeated is not None:
         raise ValueError(f"qid: the rows of query {repeated!r} are not contiguous; sort the rows by query id "
                          f"(keeping each query's rows together)")
     return np.concatenate([[0], starts, [n_rows]]).astype(np.int64)
+
+
+def _is_missing(value) -> bool:
+    """None, or a value not equal to itself (NaN), or one that cannot say (pd.NA)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
 
 
 def _first_repeated(values: np.ndarray):
