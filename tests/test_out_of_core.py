@@ -6,6 +6,10 @@ raw matrix is never held; bad input is refused naming the argument."""
 import dataclasses
 import gc
 import os
+import re
+import subprocess
+import sys
+import textwrap
 import tracemalloc
 import weakref
 
@@ -383,3 +387,128 @@ def test_more_rows_than_the_bin_sample_without_holding_them():
     config = bst.GBDTConfig(n_estimators=3, max_depth=4)
     with data:
         assert_same_model(bst.GBDTModel.train(data, config), bst.GBDTModel.train(memory, config), X[:5000])
+
+
+# -- hostile sources and file systems ------------------------------------------------------
+
+def run_python(code: str, *args, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """`code` run by a fresh interpreter (a SIGBUS or SIGKILL there fails the test instead of
+    killing pytest); its output, with the build messages of the editable install."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_a_source_that_changes_between_passes_is_refused():
+    """Same row count, same values, another order on the sample pass (2) or only on the
+    binning pass (3): the labels of the first pass would train against the features of other
+    rows. A frame whose string category column alone is reordered is caught too."""
+    X, y, _ = small_data(n_rows=400)
+    order = np.random.default_rng(1).permutation(400)
+    for changed_pass in (2, 3):
+        calls = []
+
+        def batches():
+            calls.append(1)
+            rows = order if len(calls) == changed_pass else np.arange(400)
+            return iter([(X[rows[:200]], y[rows[:200]]), (X[rows[200:]], y[rows[200:]])])
+        with bst.Dataset.from_batches(batches) as data:
+            with pytest.raises(ValueError, match=r"batches\[0\] \(block 0\) differs from the first pass over "
+                                                 r"batches: its features and labels changed \(other values, or the "
+                                                 r"rows in another order\); out-of-core training reads the source "
+                                                 r"three times or more and must get the same rows on every pass, in "
+                                                 r"the same order"):
+                data.binned()
+    df = pd.DataFrame({"x": np.arange(6.0), "c": ["a", "b", "c", "a", "b", "c"]})
+    shuffled = df.assign(c=["c", "b", "a", "a", "b", "c"])
+    calls = []
+
+    def frames():
+        calls.append(1)
+        return iter([(df if len(calls) == 1 else shuffled, np.arange(6.0))])
+    with bst.Dataset.from_batches(frames, categorical_features=["c"]) as data:
+        with pytest.raises(ValueError, match="differs from the first pass.*category column 'c' \\(index 1\\) changed"):
+            data.binned()
+
+
+def test_an_npy_file_changed_after_the_dataset_is_made_is_refused(tmp_path):
+    """Rewritten with the same values: trains (the same bins as in memory). With its rows in
+    another order (same size): refused on the next pass. Another size: refused before reading."""
+    X, y, _ = small_data(n_rows=400)
+    path = _save(tmp_path, X)
+    with bst.Dataset.from_npy(path, y=y, block_rows=128) as data:
+        np.save(path, X)
+        assert_same_bins(data.binned(), bst.Dataset(X, y).binned())
+    with bst.Dataset.from_npy(path, y=y, block_rows=128) as data:
+        np.save(path, X[::-1])
+        with pytest.raises(ValueError, match=r"path \(block 0\) differs from the first pass over X.npy"):
+            data.binned()
+    with bst.Dataset.from_npy(path, y=y, block_rows=128) as data:
+        np.save(path, X[:300])
+        with pytest.raises(ValueError, match=r"path: '.*X.npy' changed since the Dataset was made"):
+            data.binned()
+
+
+def test_damaged_npy_files_and_archives_are_refused_naming_the_path(tmp_path):
+    X, y, _ = small_data(n_rows=100)
+    raw = _save(tmp_path, X).read_bytes()
+    cases = {
+        "garbled.npy": (raw[:12] + b"garbage(" + raw[20:], r"path: '.*garbled.npy' is not a .npy file or its header "
+                                                           r"is damaged"),
+        "header_cut.npy": (raw[:40], r"path: '.*header_cut.npy' is not a .npy file or its header is damaged"),
+        "short.npy": (raw[:-8], r"path: '.*short.npy' has \d+ bytes, its header gives an array of \d+: "
+                                r"the file is truncated"),
+        "text.npy": (b"a,b\n1,2\n", r"path: '.*text.npy' is not a .npy file"),
+    }
+    for name, (content, message) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=message):
+            bst.Dataset.from_npy(tmp_path / name, y=y)
+    np.savez(tmp_path / "X.npz", X=X)
+    with pytest.raises(ValueError, match=r"path: '.*X.npz' is a .npz archive, which is not supported: pass a .npy"):
+        bst.Dataset.from_npy(tmp_path / "X.npz", y=y)
+    np.save(tmp_path / "objects.npy", X.astype(object), allow_pickle=True)
+    with pytest.raises(ValueError, match=r"path: '.*objects.npy' holds dtype object; need a numeric array"):
+        bst.Dataset.from_npy(tmp_path / "objects.npy", y=y)
+
+
+def test_an_npy_file_truncated_before_or_while_a_pass_reads_it_raises(tmp_path):
+    """Truncated before the pass: refused before anything is read. Truncated between two
+    blocks of a pass (a mapped file would kill the process with SIGBUS there; run in a
+    subprocess so that it fails the test): a ValueError naming the file."""
+    X, y, _ = small_data(n_rows=400)
+    path = _save(tmp_path, X)
+    with bst.Dataset.from_npy(path, y=y, block_rows=100) as data:
+        os.truncate(path, 1000)
+        with pytest.raises(ValueError, match=r"path: '.*X.npy' changed since the Dataset was made \(\d+ bytes then, "
+                                             r"1000 now\)"):
+            data.binned()
+    path = _save(tmp_path, X)
+    result = run_python("""
+        import os, sys
+        import numpy as np
+        import boosters as bst
+        path = sys.argv[1]
+        data = bst.Dataset.from_npy(path, y=np.zeros(400), block_rows=100)
+        blocks = data._blocks(1)   # a pass, block by block
+        next(blocks)
+        os.truncate(path, 1000)
+        try:
+            for start, X in blocks:
+                X.sum()   # read it
+        except ValueError as exc:
+            print("ValueError:", exc)
+        """, path)
+    assert result.returncode == 0, f"exit status {result.returncode}: {result.stderr[-2000:]}"
+    assert re.search(r"ValueError: path: '.*X.npy' ends at byte \d+, before the \d+ bytes its header gives: it was "
+                     r"truncated while being read", result.stdout), result.stdout[-2000:]
+
+
+def test_the_same_column_as_label_and_weight_is_refused(tmp_path):
+    X, y, _ = small_data(n_rows=100)
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(7)]).assign(t=np.abs(y))
+    df.to_parquet(tmp_path / "d.parquet")
+    message = "label and weight are the same column 't'; give the weights in another column"
+    with pytest.raises(ValueError, match=message):
+        bst.Dataset.from_parquet(tmp_path / "d.parquet", label="t", weight="t")
+    with pytest.raises(ValueError, match=message):
+        bst.Dataset.from_batches([df], label="t", weight="t")

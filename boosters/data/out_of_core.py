@@ -1,7 +1,7 @@
 """Datasets larger than memory: features read in row blocks, binned to a matrix on disk.
 
 The raw feature matrix is never held. A source (an iterable of batches, a ``.npy`` file
-read through a memory map, a Parquet file read by batches) is read again for each pass:
+or a Parquet file read by blocks of rows) is read again for each pass:
 
 1. at construction: row count, labels and weights (one value per row: they stay in
    memory), checks of every value, and the largest code of each categorical feature;
@@ -12,6 +12,12 @@ read through a memory map, a Parquet file read by batches) is read again for eac
    (`BundleLayout.encode`) into a `BinnedMatrix` whose bin arrays are ``.npy`` files
    mapped into memory (`numpy.lib.format.open_memmap`). A bundle that the full data
    contradicts is split and the pass repeated, as `bin_and_bundle` does in memory.
+
+Every pass must read the same rows in the same order: each block of a later pass is
+compared with the first pass's by a fingerprint (`passes.PassMarks`), and a change is
+refused with a ValueError rather than training the labels of some rows on the features of
+others. A source file is read with ordinary reads, never mapped (`npy_file.NpyFile`): a
+file truncated meanwhile raises a ValueError, where a mapping would die of SIGBUS.
 
 So the model equals the one trained on the same rows in memory, tree for tree. Training
 reads the mapped bins through the operating system's page cache: pages are file-backed,
@@ -39,6 +45,8 @@ from boosters.data.categories import (MAX_CATEGORIES, categorical_indices, categ
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library, frame_matrix
 from boosters.data.groups import query_boundaries
+from boosters.data.npy_file import NpyFile
+from boosters.data.passes import PassMarks, check_size, content_mark
 from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, column_names
 
 DEFAULT_BLOCK_ROWS = 65536
@@ -81,6 +89,7 @@ class OutOfCoreDataset(Dataset):
     def __init__(self, read_blocks, y=None, weights=None, feature_names=None, categorical_features=None,
                  group=None, qid=None, init_score=None, directory=None, source: str = "batches"):
         self._read_blocks, self._source = read_blocks, source
+        self._marks = PassMarks(source)
         self._scan(y, weights, feature_names, categorical_features)
         self.group_boundaries = query_boundaries(group, qid, self._n_rows)
         self.init_score = None if init_score is None else as_init_score(init_score, self._n_rows)
@@ -97,7 +106,8 @@ class OutOfCoreDataset(Dataset):
                 names = None if frame is None else frame.names
                 self._set_features(raw, frame, feature_names, categorical_features)
                 n_features = self._n_features
-            X = self._matrix(raw, where, learn=True)
+            X, mark = self._matrix(raw, where, learn=True)
+            self._marks.record(_with_labels(mark, yb, wb))
             block_names = None if frame is None else frame.names
             if X.shape[1] != n_features:
                 raise ValueError(f"{where}: {X.shape[1]} features, the first block had {n_features}")
@@ -159,21 +169,40 @@ class OutOfCoreDataset(Dataset):
         self.categorical_features = categorical_indices(categorical_features, n_features, feature_names, auto)
         self._learners = {f: CategoryLearner(feature_label(f, feature_names)) for f in self.categorical_features}
 
-    def _matrix(self, raw, where: str, learn: bool = False) -> np.ndarray:
-        """A block as the float matrix the in-memory Dataset would hold for its rows: a
-        categorical column's values mapped to codes by the categories of all rows (while
-        `learn`ing them, in pass 1, the codes are not known yet: zeros)."""
+    def _matrix(self, raw, where: str, learn: bool = False, n_threads: int = 1) -> tuple[np.ndarray, dict]:
+        """A block as the float matrix the in-memory Dataset would hold for its rows, and
+        its mark (`passes.PassMarks`): a categorical column's values mapped to codes by the
+        categories of all rows (while `learn`ing them, in pass 1, the codes are not known
+        yet: zeros; the mark is taken before they are filled in, the same on every pass)."""
         frame = as_frame(raw)
         if frame is None:
             X = as_feature_matrix(raw, where)
             if learn:
                 for f, learner in self._learners.items():
                     learner.see_codes(X[:, f])
-            return X
+            return X, {"features": content_mark(X, n_threads)}
+        encoded = {}
 
-        def encoder(learner):
-            return learner.see if learn else learner.encode
-        return frame_matrix(frame, where, {f: encoder(learner) for f, learner in self._learners.items()})
+        def reader(f, learner):
+            def read(column):
+                if column.numeric:
+                    codes = column.floats(np.float64)
+                    if learn:
+                        learner.see_codes(codes)
+                    return codes
+                encoded[f] = column.encoded()
+                if learn:
+                    learner.see_encoded(*encoded[f])
+                return 0.0
+            return read
+        X = frame_matrix(frame, where, {f: reader(f, learner) for f, learner in self._learners.items()})
+        mark = {"features": content_mark(X, n_threads)}
+        for f, (indices, values, _) in encoded.items():
+            learner = self._learners[f]
+            mark[f"category column {learner.label}"] = (content_mark(indices), content_mark(values))
+            if not learn:
+                X[:, f] = learner.encode(indices, values)
+        return X, mark
 
     def _open_directory(self, directory) -> None:
         """The bin files' directory; a temporary one is removed with the Dataset."""
@@ -265,24 +294,25 @@ class OutOfCoreDataset(Dataset):
                                                          len(self._binned_cache))
         return cached
 
-    def _blocks(self):
-        """(first row, X block) of each block of a new pass over the source."""
-        start = 0
-        for raw, _, _, where in self._read_blocks():
-            X = self._matrix(raw, where)
+    def _blocks(self, n_threads: int):
+        """(first row, X block) of each block of a new pass over the source; ValueError
+        when a block differs from the first pass's (`passes.PassMarks`)."""
+        start = index = 0
+        for raw, yb, wb, where in self._read_blocks():
+            X, mark = self._matrix(raw, where, n_threads=n_threads)
+            self._marks.check(index, _with_labels(mark, yb, wb), where)
             yield start, X
             start += X.shape[0]
-        if start != self._n_rows:
-            raise ValueError(f"{self._source} gave {start} rows on a later pass, {self._n_rows} on the first; "
-                             f"it must give the same rows on every pass")
+            index += 1
+        self._marks.check_count(index)
 
-    def _sample(self, rows: np.ndarray | None) -> np.ndarray:
+    def _sample(self, rows: np.ndarray | None, n_threads: int) -> np.ndarray:
         """Pass 2: the sampled rows (all rows when None), in row order, in a mapped file."""
         n = self._n_rows if rows is None else len(rows)
         # on disk too: with many features it is as large as the memory the training uses
         sample = np.lib.format.open_memmap(os.path.join(self._directory, "sample.npy"), mode="w+",
                                            dtype=self._dtype, shape=(n, self._n_features))
-        for start, X in self._blocks():
+        for start, X in self._blocks(n_threads):
             if rows is None:
                 sample[start:start + X.shape[0]] = X
                 continue
@@ -293,7 +323,7 @@ class OutOfCoreDataset(Dataset):
     def _fit(self, max_bins: int, seed: int, n_threads: int) -> tuple[BinMapper, np.ndarray]:
         """The mapper `Dataset.binned` fits, from the same rows; and those rows' values."""
         rows = stratified_sample(self._n_rows, DEFAULT_BIN_SAMPLE, seed) if self._n_rows > DEFAULT_BIN_SAMPLE else None
-        sample = self._sample(rows)
+        sample = self._sample(rows, n_threads)
         weights = None if self.weights is None else (self.weights if rows is None else self.weights[rows])
         mapper = BinMapper(max_bins, seed=seed, categorical_features=self.categorical_features)
         mapper.fit(sample, weights, n_threads)
@@ -319,7 +349,8 @@ class OutOfCoreDataset(Dataset):
                 os.remove(os.path.join(self._directory, name))
         while True:
             layout = BundleLayout(mapper.n_bins, bundles, default_bin)
-            out, conflicts = self._encode(mapper, layout, self._blocks(), self._n_rows, f"bins{number}", n_threads)
+            out, conflicts = self._encode(mapper, layout, self._blocks(n_threads), self._n_rows, f"bins{number}",
+                                          n_threads)
             if not conflicts.any():
                 return mapper, out
             del out  # its files are written anew
@@ -380,6 +411,14 @@ class OutOfCoreDataset(Dataset):
         return f"Dataset({', '.join(parts)})"
 
 
+def _with_labels(mark: dict, y, w) -> dict:
+    """A block's mark with its labels and weights (when the block gives them)."""
+    for name, values in (("labels", y), ("weights", w)):
+        if values is not None:
+            mark[name] = content_mark(values)
+    return mark
+
+
 class CategoryLearner:
     """One categorical feature over the blocks of pass 1: its categories and code range as
     `learn_frame` finds them on all rows at once (`learn_codes`: a declared order as it is,
@@ -412,13 +451,8 @@ class CategoryLearner:
             self.has_values = True
             self.n_codes = max(self.n_codes, int(present.max()) + 1)
 
-    def see(self, column) -> np.ndarray:
-        """A frame block's column (the encoder of pass 1; the codes are not known yet)."""
-        if column.numeric:
-            codes = column.floats(np.float64)
-            self.see_codes(codes)
-            return codes
-        indices, values, ordered = column.encoded()
+    def see_encoded(self, indices: np.ndarray, values, ordered: bool) -> None:
+        """A frame block's non-numeric column, dictionary encoded (`Column.encoded`)."""
         self.has_missing |= bool((indices < 0).any())
         used = np.unique(indices[indices >= 0])
         self.has_values |= len(used) > 0
@@ -434,7 +468,6 @@ class CategoryLearner:
         else:
             self._kind_is("values")
             self.present.update(category_values(np.asarray(values)[used], self.label).tolist())
-        return np.zeros(len(indices))
 
     def categories(self) -> np.ndarray | None:
         """The values in code order (None: the feature is given as codes)."""
@@ -449,11 +482,9 @@ class CategoryLearner:
                              f"{MAX_CATEGORIES} (MAX_CATEGORIES) are supported")
         return self._categories
 
-    def encode(self, column) -> np.ndarray:
-        """A frame block's column as codes (the encoder of the later passes)."""
-        if column.numeric:
-            return column.floats(np.float64)
-        return map_codes(*column.encoded()[:2], self._categories, self.label)
+    def encode(self, indices: np.ndarray, values) -> np.ndarray:
+        """A frame block's non-numeric column, dictionary encoded, as codes (later passes)."""
+        return map_codes(indices, values, self._categories, self.label)
 
     def edges(self) -> tuple[np.ndarray, bool, bool]:
         """(upper edges, has missing values, has values), as `categorical_edges` on all rows."""
@@ -470,9 +501,13 @@ def _check_block_rows(block_rows) -> int:
     return int(block_rows)
 
 
-def _check_column_name(value, name: str) -> None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{name} must be a column name (str) or None, got {type(value).__name__}")
+def _check_label_weight(label, weight) -> None:
+    """label and weight: column names (or None), and not the same column."""
+    for value, name in ((label, "label"), (weight, "weight")):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a column name (str) or None, got {type(value).__name__}")
+    if label is not None and label == weight:
+        raise ValueError(f"label and weight are the same column {label!r}; give the weights in another column")
 
 
 def _split_frame(batch, label, weight, where: str):
@@ -543,8 +578,7 @@ def _batch_reader(batches, label, weight):
 def from_batches(batches, label=None, weight=None, feature_names=None, categorical_features=None,
                  group=None, qid=None, init_score=None, directory=None) -> OutOfCoreDataset:
     """See `Dataset.from_batches`."""
-    _check_column_name(label, "label")
-    _check_column_name(weight, "weight")
+    _check_label_weight(label, weight)
     reader = _batch_reader(batches, label, weight)
     n = len(batches) if isinstance(batches, (list, tuple)) else None
     source = "batches" if n is None else f"{n} batch{'es' if n != 1 else ''}"
@@ -556,18 +590,11 @@ def from_npy(path, y=None, weights=None, feature_names=None, categorical_feature
              init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_npy`."""
     block_rows = _check_block_rows(block_rows)
-    try:
-        X = np.load(os.fspath(path), mmap_mode="r")
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"path: cannot read {path!r} as a .npy file: {exc}") from None
-    if X.ndim != 2:
-        raise ValueError(f"path: {path!r} holds an array of shape {X.shape}; need 2-D (n_rows, n_features)")
-    del X  # each pass maps the file anew: nothing stays mapped between passes
+    file = NpyFile(path, "path")
 
     def read():
-        X = np.load(os.fspath(path), mmap_mode="r")
-        for start in range(0, X.shape[0], block_rows):
-            yield X[start:start + block_rows], None, None, "path"
+        for _, X in file.blocks(block_rows):
+            yield X, None, None, "path"
     return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, group, qid, init_score,
                             directory, source=os.path.basename(os.fspath(path)))
 
@@ -575,8 +602,7 @@ def from_npy(path, y=None, weights=None, feature_names=None, categorical_feature
 def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, group=None,
                  qid=None, init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_parquet`."""
-    _check_column_name(label, "label")
-    _check_column_name(weight, "weight")
+    _check_label_weight(label, weight)
     block_rows = _check_block_rows(block_rows)
     try:
         import pyarrow.parquet as pq
@@ -584,14 +610,26 @@ def from_parquet(path, label=None, weight=None, feature_names=None, categorical_
         raise ImportError("reading Parquet needs pyarrow: pip install 'boosters[arrow]'") from None
     try:
         pq.ParquetFile(os.fspath(path)).close()
+        size = os.stat(path).st_size
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise ValueError(f"path: cannot read {path!r} as a Parquet file: {exc}") from None
 
     def read():
-        with pq.ParquetFile(os.fspath(path)) as file:
-            for batch in file.iter_batches(batch_size=block_rows):
-                X, y, w = _split_frame(batch, label, weight, "path")
-                yield X, y, w, "path"
+        check_size("path", os.fspath(path), size)
+        try:
+            file = pq.ParquetFile(os.fspath(path))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"path: cannot read {path!r} again: {exc}") from None
+        with file:
+            batches = file.iter_batches(batch_size=block_rows)
+            while True:
+                try:
+                    batch = next(batches, None)
+                except (OSError, ValueError) as exc:  # changed while read: pyarrow raises, no SIGBUS
+                    raise ValueError(f"path: reading {path!r} failed: {exc}") from None
+                if batch is None:
+                    return
+                yield (*_split_frame(batch, label, weight, "path"), "path")
     return OutOfCoreDataset(read, feature_names=feature_names, categorical_features=categorical_features,
                             group=group, qid=qid, init_score=init_score, directory=directory,
                             source=os.path.basename(os.fspath(path)))
