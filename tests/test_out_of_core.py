@@ -4,12 +4,16 @@ same sampled rows, same bundles, same bins: nothing is approximated, so no toler
 raw matrix is never held; bad input is refused naming the argument."""
 
 import dataclasses
+import errno
 import gc
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 import tracemalloc
 import weakref
 
@@ -512,3 +516,127 @@ def test_the_same_column_as_label_and_weight_is_refused(tmp_path):
         bst.Dataset.from_parquet(tmp_path / "d.parquet", label="t", weight="t")
     with pytest.raises(ValueError, match=message):
         bst.Dataset.from_batches([df], label="t", weight="t")
+
+
+def test_a_full_bin_directory_raises_oserror_and_leaves_no_bin_files(tmp_path, monkeypatch):
+    """Reserving a bin file's blocks fails with ENOSPC (simulated here; a real small file
+    system in the next test), for the sample file (the first) or the bins (the third): an
+    OSError naming the directory and the bytes needed, the files of the attempt removed, and
+    the Dataset usable again once there is room."""
+    X, y, _ = small_data(n_rows=600)
+    real = os.posix_fallocate
+    for failing_call in (1, 3):
+        calls = []
+
+        def fallocate(fd, offset, length):
+            calls.append(length)
+            if len(calls) >= failing_call:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(fd, offset, length)
+        monkeypatch.setattr(os, "posix_fallocate", fallocate)
+        with bst.Dataset.from_batches([(X, y)], directory=tmp_path) as data:
+            with pytest.raises(OSError, match=rf"no room for the out-of-core bin files in '{re.escape(data.directory)}'"
+                                              rf": (sample|bins0_u8)\.npy needs \d+ bytes, \d+ are free") as info:
+                data.binned()
+            assert info.value.errno == errno.ENOSPC and len(calls) == failing_call
+            assert f"needs {calls[-1]} bytes" in str(info.value)   # the whole file, header included
+            assert os.listdir(data.directory) == []
+            monkeypatch.setattr(os, "posix_fallocate", real)
+            assert_same_bins(data.binned(), bst.Dataset(X, y).binned())
+        assert os.listdir(tmp_path) == []
+
+
+def test_a_small_file_system_filled_by_the_bins_raises_oserror(tmp_path):
+    """A real 1 MiB tmpfs, as `directory` and as $TMPDIR, too small for the bin files (the
+    6 MB sample file first), in a private mount namespace of a subprocess (a SIGBUS there
+    fails the test): an OSError naming the folder and the bytes, and the tmpfs left empty.
+    Skipped only where mounting is not permitted (not root, no unshare)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    probe = subprocess.run(["unshare", "--mount", "--", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                           capture_output=True, text=True) if shutil.which("unshare") else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {probe.stderr.strip() if probe else 'no unshare'}")
+    code = f"""
+        import os
+        import tempfile
+        import numpy as np
+        import boosters as bst
+        os.environ["TMPDIR"], tempfile.tempdir = {str(mount)!r}, None   # after the import (a rebuild needs room)
+        assert os.statvfs({str(mount)!r}).f_blocks * os.statvfs({str(mount)!r}).f_frsize <= 2**20
+        X = np.random.default_rng(0).normal(size=(20_000, 40))
+        for how in ("directory", "TMPDIR"):
+            data = bst.Dataset.from_batches([(X, X[:, 0])], directory={str(mount)!r} if how == "directory" else None)
+            try:
+                data.binned()
+                print(how, "no error")
+            except OSError as exc:
+                print(how, "OSError:", exc)
+            data.close()
+            print(how, "left:", os.listdir({str(mount)!r}))
+        """
+    result = subprocess.run(["unshare", "--mount", "--", "sh", "-c",
+                             f'mount -t tmpfs -o size=1m tmpfs "$0" && exec "$1" -c "$2"', str(mount),
+                             sys.executable, textwrap.dedent(code)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"exit status {result.returncode}: {result.stderr[-2000:]}"
+    for how in ("directory", "TMPDIR"):
+        assert re.search(rf"{how} OSError: \[Errno 28\] no room for the out-of-core bin files in "
+                         rf"'{re.escape(str(mount))}/boosters-bins-\d+-\w+': sample.npy needs \d+ bytes, \d+ are free",
+                         result.stdout), result.stdout[-2000:]
+        assert f"{how} left: []" in result.stdout, result.stdout[-2000:]
+
+
+SLOW_BINNING = """
+    import sys, time
+    import numpy as np
+    import boosters as bst
+    passes = []
+    def batches():   # slow after the first pass: a kill lands while the bins are being made
+        passes.append(1)
+        for i in range(1000):
+            time.sleep(0.05 if len(passes) > 1 else 0)
+            yield np.random.default_rng(i).normal(size=(100, 3)), np.zeros(100)
+    data = bst.Dataset.from_batches(batches, directory=sys.argv[1])
+    print("FOLDER", data.directory, flush=True)
+    if sys.argv[2] == "bin":
+        data.binned()
+    else:
+        sys.stdin.read()   # open until told
+    """
+
+
+def _started(tmp_path, mode):
+    """A subprocess making an out-of-core Dataset in tmp_path (binning it, or holding it
+    open); returns it and its bin folder once the folder exists."""
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(SLOW_BINNING), str(tmp_path), mode],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if line.startswith("FOLDER "):
+            return proc, line.split(maxsplit=1)[1].strip()
+    raise AssertionError(f"the subprocess ended without making its folder (exit status {proc.wait()})")
+
+
+def test_the_bin_folder_of_a_killed_process_is_removed_by_the_next_dataset(tmp_path):
+    """A process killed (SIGKILL) while binning leaves its folder; the next Dataset made in
+    the same directory removes it, but neither the folder of a live process nor its own."""
+    live, alive = _started(tmp_path, "hold")
+    killed, leftover = _started(tmp_path, "bin")
+    try:
+        while not os.listdir(leftover):  # binning has begun (its sample file is there)
+            assert killed.poll() is None, "the binning process ended before it was killed"
+            time.sleep(0.05)
+        killed.send_signal(signal.SIGKILL)
+        assert killed.wait() == -signal.SIGKILL
+        assert os.listdir(leftover)
+        with bst.Dataset.from_batches([np.ones((10, 2))], directory=tmp_path) as first:
+            assert not os.path.exists(leftover)
+            assert os.path.isdir(alive) and os.path.isdir(first.directory)
+            with bst.Dataset.from_batches([np.ones((10, 2))], directory=tmp_path) as second:
+                assert os.path.isdir(alive) and os.path.isdir(first.directory) and os.path.isdir(second.directory)
+    finally:
+        live.communicate("")
+        killed.kill()
+        killed.wait()
+    assert live.returncode == 0
+    assert os.listdir(tmp_path) == []

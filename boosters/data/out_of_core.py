@@ -10,7 +10,7 @@ or a Parquet file read by blocks of rows) is read again for each pass:
    are the same rows), whence the same bin edges and the same bundles;
 3. then every block is binned (`BinMapper.transform`) and encoded in the bundled layout
    (`BundleLayout.encode`) into a `BinnedMatrix` whose bin arrays are ``.npy`` files
-   mapped into memory (`numpy.lib.format.open_memmap`). A bundle that the full data
+   mapped into memory (`bin_files.allocate_npy`). A bundle that the full data
    contradicts is split and the pass repeated, as `bin_and_bundle` does in memory.
 
 Every pass must read the same rows in the same order: each block of a later pass is
@@ -23,20 +23,23 @@ So the model equals the one trained on the same rows in memory, tree for tree. T
 reads the mapped bins through the operating system's page cache: pages are file-backed,
 not anonymous memory, and are evicted under memory pressure. What stays in memory is per
 row (labels, margins, gradients, row indices: ~40-60 bytes a row) plus the bin sample.
-The files are removed when the Dataset is closed or garbage collected.
+The files are removed when the Dataset is closed or garbage collected; those of a killed
+process by the next Dataset made in the same directory; a full disk raises an OSError
+(`bin_files`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
-import shutil
 import tempfile
 import weakref
 
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
+from boosters.data.bin_files import BinDirectory, allocate_npy, remove_leftovers
 from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
 from boosters.data.bundling import BundleLayout, find_bundles
@@ -74,7 +77,8 @@ class OutOfCoreDataset(Dataset):
     feature_names, categorical_features, group, qid, init_score :
         As for `Dataset` (`group`, `qid` and `init_score` whole, one entry per row or query).
     directory : str or path, optional
-        Where the bin files go; a new temporary directory (removed on close) by default.
+        Where the bin files go, in a folder of their own (removed on close); the system's
+        temporary directory by default. Folders left there by killed processes are removed.
     source : str
         How `repr` names the source.
 
@@ -205,16 +209,18 @@ class OutOfCoreDataset(Dataset):
         return X, mark
 
     def _open_directory(self, directory) -> None:
-        """The bin files' directory; a temporary one is removed with the Dataset."""
+        """The bin files' own folder (`bin_files`), removed with the Dataset; first, the
+        folders that killed processes left in the same directory are removed."""
         if directory is None:
-            self._directory = tempfile.mkdtemp(prefix="boosters-bins-")
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._directory, True)
-            return
-        directory = os.fspath(directory)
-        if not os.path.isdir(directory):
-            raise ValueError(f"directory {directory!r} is not an existing directory")
-        self._directory = tempfile.mkdtemp(prefix="boosters-bins-", dir=directory)
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self._directory, True)
+            parent = tempfile.gettempdir()
+        else:
+            parent = os.fspath(directory)
+            if not os.path.isdir(parent):
+                raise ValueError(f"directory {parent!r} is not an existing directory")
+        remove_leftovers(parent)
+        folder = BinDirectory(parent)
+        self._directory = folder.path
+        self._cleanup = weakref.finalize(self, folder.remove)
 
     # -- what Dataset offers -------------------------------------------------------------
 
@@ -290,9 +296,22 @@ class OutOfCoreDataset(Dataset):
         key = (max_bins, seed, bundling)
         cached = self._binned_cache.get(key)
         if cached is None:
-            cached = self._binned_cache[key] = self._bin(max_bins, seed, bundling, effective_n_threads(n_threads),
-                                                         len(self._binned_cache))
+            number = len(self._binned_cache)
+            try:
+                cached = self._binned_cache[key] = self._bin(max_bins, seed, bundling, effective_n_threads(n_threads),
+                                                             number)
+            except BaseException:  # no half-written files stay (a full disk, a changed source, Ctrl-C)
+                self._remove_files(("sample", f"bins{number}_"))
+                raise
         return cached
+
+    def _remove_files(self, prefixes: tuple[str, ...]) -> None:
+        """Remove the bin files whose names start with one of `prefixes`."""
+        with contextlib.suppress(OSError):
+            for name in os.listdir(self._directory):
+                if name.startswith(prefixes):
+                    with contextlib.suppress(OSError):
+                        os.remove(os.path.join(self._directory, name))
 
     def _blocks(self, n_threads: int):
         """(first row, X block) of each block of a new pass over the source; ValueError
@@ -310,8 +329,7 @@ class OutOfCoreDataset(Dataset):
         """Pass 2: the sampled rows (all rows when None), in row order, in a mapped file."""
         n = self._n_rows if rows is None else len(rows)
         # on disk too: with many features it is as large as the memory the training uses
-        sample = np.lib.format.open_memmap(os.path.join(self._directory, "sample.npy"), mode="w+",
-                                           dtype=self._dtype, shape=(n, self._n_features))
+        sample = allocate_npy(os.path.join(self._directory, "sample.npy"), self._dtype, (n, self._n_features))
         for start, X in self._blocks(n_threads):
             if rows is None:
                 sample[start:start + X.shape[0]] = X
@@ -344,9 +362,7 @@ class OutOfCoreDataset(Dataset):
             bundles, default_bin = find_bundles(sample_bins, mapper.is_usable & ~mapper.is_categorical)
             del sample_bins
         del sample
-        for name in os.listdir(self._directory):
-            if name.startswith("sample"):
-                os.remove(os.path.join(self._directory, name))
+        self._remove_files(("sample",))
         while True:
             layout = BundleLayout(mapper.n_bins, bundles, default_bin)
             out, conflicts = self._encode(mapper, layout, self._blocks(n_threads), self._n_rows, f"bins{number}",
@@ -373,8 +389,7 @@ class OutOfCoreDataset(Dataset):
         def storage(n_columns, dtype, name):
             if n_columns == 0:  # an empty file cannot be mapped
                 return np.empty((0, n_rows), dtype=dtype)
-            path = os.path.join(self._directory, f"{stem}_{name}.npy")
-            return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n_columns, n_rows))
+            return allocate_npy(os.path.join(self._directory, f"{stem}_{name}.npy"), dtype, (n_columns, n_rows))
         return BinnedMatrix(storage(layout.n_u8, np.uint8, "u8"), storage(layout.n_u16, np.uint16, "u16"),
                             layout.kind, layout.index, layout.column_n_bins, layout.n_bins, layout.feature_column,
                             layout.feature_offset, layout.feature_default)
