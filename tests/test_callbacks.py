@@ -562,6 +562,7 @@ def sigint_at(round_, times=1):
     return send
 
 
+@pytest.mark.usefixtures("sigint_handler")
 def test_ctrl_c_returns_the_completed_rounds(caplog):
     model = train(n_estimators=50, callbacks=[sigint_at(3)])
     assert model.n_trees == 4 and model.best_iteration == 3 and len(model.eval_history) == 4
@@ -571,6 +572,7 @@ def test_ctrl_c_returns_the_completed_rounds(caplog):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
+@pytest.mark.usefixtures("sigint_handler")
 def test_ctrl_c_with_early_stopping_keeps_the_best_round(caplog):
     X, y = np.random.default_rng(5).normal(size=(700, 4)), np.random.default_rng(6).normal(size=700)
     history = train(data=(X, y), n_estimators=8).eval_history
@@ -580,6 +582,7 @@ def test_ctrl_c_with_early_stopping_keeps_the_best_round(caplog):
     assert caplog.messages[-1].endswith(f"8 completed rounds, cut back to the best round {best + 1}")
 
 
+@pytest.mark.usefixtures("sigint_handler")
 def test_second_ctrl_c_raises():
     with pytest.raises(KeyboardInterrupt):
         train(n_estimators=50, callbacks=[sigint_at(2, times=2)])
@@ -625,6 +628,7 @@ print("RESULT " + json.dumps(result), flush=True)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+@pytest.mark.usefixtures("sigint_handler")
 @pytest.mark.parametrize("path", ["fast", "val"])
 def test_sigint_to_a_training_process(tmp_path, path):
     """A real Ctrl-C: the fast path (no callbacks, no val_set: many rounds per nogil

@@ -94,6 +94,7 @@ def test_largest_uint64_seed_trains():
     assert bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), cfg).n_trees == 2
 
 
+@pytest.mark.usefixtures("sigint_handler")
 def test_ctrl_c_interrupts_a_long_predict_between_row_blocks(monkeypatch):
     # before: one kernel call over all rows, so Ctrl-C took effect only when it returned
     # (57 s later in the report); now the kernel runs in row blocks and the interpreter

@@ -332,6 +332,7 @@ def test_bad_input_is_rejected():
         model.shap_interaction_values(X)
 
 
+@pytest.mark.usefixtures("sigint_handler")
 @pytest.mark.parametrize("method", ["shap_values", "shap_interaction_values"])
 def test_ctrl_c_interrupts_between_row_blocks(monkeypatch, method):
     """The kernel runs without the GIL, so Python acts on Ctrl-C only between kernel calls:
