@@ -83,7 +83,24 @@ def _require_alpha(value) -> float | tuple:
     return value
 
 
-class Objective:
+class _SetOnce:
+    """Objectives and metrics are values (compared, hashed, saved with a model): each
+    attribute is set once, when the object is made, and never rebound afterwards, so a
+    changed one is a new object that its constructor has checked."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        if hasattr(self, name):
+            raise AttributeError(f"{type(self).__name__} is immutable: make a new one (for example "
+                                 f"Objective.huber(delta=2.0)) rather than setting {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable: {name!r} cannot be deleted")
+
+
+class Objective(_SetOnce):
     """The loss being minimised: `Objective.squared()`, `.logistic()`, `.softmax(n_classes)`,
     `.hinge()`, `.one_vs_rest(n_classes)`,
     the log-link regressions `.poisson()`, `.gamma()`, `.tweedie(variance_power)`, and for
@@ -633,7 +650,7 @@ class Objective:
     def _with_targets(self, n_targets: int | None) -> "Objective":
         """This objective with `n_targets` targets (the trainer's, from y's columns)."""
         out = copy.copy(self)
-        out.n_targets = _require_n_targets(self.name, n_targets)
+        object.__setattr__(out, "n_targets", _require_n_targets(self.name, n_targets))  # a new object
         return out
 
     @property
@@ -730,7 +747,7 @@ _METRIC_OBJECTIVES.update(auc=("logistic", "hinge"), accuracy=("logistic", "soft
                           one_vs_rest_logloss=("one_vs_rest",))
 
 
-class Metric:
+class Metric(_SetOnce):
     """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
     `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
     `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, for query groups
@@ -1607,11 +1624,7 @@ class GBDTConfig:
         **unknown,
     ):
         if unknown:
-            hints = []
-            for name in unknown:
-                close = difflib.get_close_matches(name, self._FIELDS, n=1)
-                hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-            raise ValueError(f"unknown GBDTConfig parameter(s): {', '.join(hints)}")
+            raise ValueError(f"unknown GBDTConfig parameter(s): {self._with_hints(unknown)}")
         self.n_estimators = require_int("n_estimators", n_estimators, 1)
         self.learning_rate = require_float("learning_rate", learning_rate, 0.0, strictly_above=True)
         objective = Objective.squared() if objective is None else objective
@@ -1680,6 +1693,30 @@ class GBDTConfig:
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
         self._set_dart(booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode)
         self._set_linear_leaves(linear_leaves, linear_l1, linear_l2)
+        object.__setattr__(self, "_checked", True)  # from here on, an assignment is checked (__setattr__)
+
+    @classmethod
+    def _with_hints(cls, names) -> str:
+        """Unknown parameter names, each with the closest parameter's name where one is close."""
+        hints = []
+        for name in names:
+            close = difflib.get_close_matches(name, cls._FIELDS, n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return ", ".join(hints)
+
+    def __setattr__(self, name, value):
+        """``config.name = value`` is checked as the constructor checks it (with every other
+        parameter: ``config.replace(name=value)``), so a config never holds a value it would
+        refuse; a name that is not a parameter is an AttributeError."""
+        if "_checked" not in self.__dict__:  # being made: __init__ checks each value
+            object.__setattr__(self, name, value)
+            return
+        if name not in self._FIELDS:
+            raise AttributeError(f"GBDTConfig has no parameter {self._with_hints([name])}")
+        self.__dict__.update(self.replace(**{name: value}).__dict__)
+
+    def __delattr__(self, name):
+        raise AttributeError(f"GBDTConfig parameters cannot be deleted ({name!r}); set them or use replace()")
 
     def _set_dart(self, booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode):
         if booster not in BOOSTERS:

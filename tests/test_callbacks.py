@@ -124,6 +124,59 @@ def test_every_callback_runs_in_the_round_that_stops():
     assert seen == [0, 1, 2] and model.n_trees == 3
 
 
+def test_numpy_true_stops_the_training_as_true_does():
+    """A comparison of NumPy scalars answers np.True_, not True: it stops too (it used to be
+    ignored, and the training ran all its rounds)."""
+    model = train(n_estimators=50, callbacks=[lambda env: np.int64(env.round) == 4])
+    assert model.n_trees == 5
+    assert_same_trees(model, train(n_estimators=50, callbacks=[lambda env: env.round == 4]))
+    assert train(n_estimators=6, callbacks=[lambda env: np.False_]).n_trees == 6
+
+
+@pytest.mark.parametrize("answer", ["stop", 1, 0.0, [True], np.array([True])])
+def test_an_iteration_hook_answering_something_else_is_a_type_error(answer):
+    with pytest.raises(TypeError, match="after_iteration.*True to stop"):
+        train(n_estimators=5, callbacks=[lambda env: answer])
+
+
+def test_before_and_after_training_answers_are_not_read():
+    """XGBoost's TrainingCallback returns the model from before/after_training: not a stop."""
+    class XGBoostStyle:
+        def before_training(self, env):
+            return env.model
+
+        def after_training(self, env):
+            return env.model
+
+    assert_same_trees(train(n_estimators=4, callbacks=[XGBoostStyle()]), train(n_estimators=4))
+
+
+@pytest.mark.parametrize("best", [-3, 999, 2.5, True, "1"])
+def test_a_best_iteration_outside_the_rounds_grown_is_refused(best, tmp_path):
+    """A callback's env.best_iteration cuts the model back: one outside the rounds grown made a
+    model that load() refused."""
+    def set_best(env):
+        if env.round == 4:
+            env.best_iteration = best
+            return True
+
+    with pytest.raises(ValueError, match="best_iteration"):
+        train(n_estimators=10, callbacks=[set_best])
+
+
+def test_a_best_iteration_set_by_a_callback_cuts_the_model_back(tmp_path):
+    def set_best(env):
+        if env.round == 4:
+            env.best_iteration = np.int64(2)
+            return True
+
+    model = train(n_estimators=10, callbacks=[set_best])
+    assert model.n_trees == 3 and model.best_iteration == 2
+    assert_same_trees(model, train(n_estimators=3))
+    model.save(tmp_path / "cut.bst")
+    assert_same_trees(bst.GBDTModel.load(tmp_path / "cut.bst"), model)
+
+
 def test_stop_with_early_stopping_keeps_the_best_round():
     X, y = np.random.default_rng(5).normal(size=(700, 4)), np.random.default_rng(6).normal(size=700)  # noise
     full = train(data=(X, y), n_estimators=8)
@@ -459,6 +512,23 @@ def test_checkpoint_file_mode_follows_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (os.stat(tmp_path / "m.npz").st_mode & 0o777) == 0o644  # as open() makes it, not mkstemp's 0600
+
+
+def test_checkpoint_refuses_a_fifo_before_training_and_saves_through_a_symlink(tmp_path):
+    """os.replace turned a FIFO (or a device) at the path into a regular file, and a link
+    into a file of its own: the FIFO is refused before the first round, a link followed."""
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    rounds = []
+    with pytest.raises(OSError, match="pipe.npz' is a FIFO"):
+        train(n_estimators=3, callbacks=[cb.checkpoint(fifo, every=1), lambda env: rounds.append(env.round)])
+    assert rounds == [] and fifo.is_fifo()
+    target, link = tmp_path / "model.npz", tmp_path / "link.npz"
+    link.symlink_to(target)
+    model = train(n_estimators=3, callbacks=[cb.checkpoint(link, every=2)])
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == ["link.npz", "model.npz", "pipe.npz"]
+    X, _ = regression()
+    np.testing.assert_array_equal(bst.GBDTModel.load(target).predict(X), model.predict(X))  # exactly
 
 
 def test_checkpoint_arguments(tmp_path):

@@ -2,6 +2,8 @@
 argument, never a crash or a silent fix; the user's arrays are never modified."""
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -151,6 +153,48 @@ def test_replace_validates_again(name, value, exc):
     cfg = bst.GBDTConfig(n_estimators=5)
     with pytest.raises(exc, match=re.escape(name)):
         cfg.replace(**{name: value() if callable(value) else value})
+
+
+@pytest.mark.parametrize("name, value, exc", BAD_PARAMS, ids=_ids(BAD_PARAMS))
+def test_assignment_is_checked_as_the_constructor_checks(name, value, exc):
+    """config.name = value after construction is refused as GBDTConfig(name=value) is, and the
+    config keeps its values (an unchecked n_estimators=-1 trained a model of no trees)."""
+    cfg = bst.GBDTConfig(n_estimators=5)
+    before = cfg.to_dict()
+    with pytest.raises(exc, match=re.escape(name)):
+        setattr(cfg, name, value() if callable(value) else value)
+    assert cfg.to_dict() == before
+
+
+def test_assignment_of_a_good_value_takes_effect_with_its_consequences():
+    cfg = bst.GBDTConfig(n_estimators=5)
+    cfg.n_estimators = 7
+    cfg.growth_strategy = "leafwise"  # max_depth "auto" follows it: no depth limit leaf-wise
+    assert (cfg.n_estimators, cfg.growth_strategy, cfg.max_depth) == (7, bst.GrowthStrategy.Leafwise, None)
+    assert cfg == bst.GBDTConfig(n_estimators=7, growth_strategy="leafwise")
+    X, y = small_data()
+    assert bst.GBDTModel.train(bst.Dataset(X, y), config=cfg, n_threads=1).n_trees == 7
+
+
+def test_assignment_of_an_unknown_name_is_refused_with_a_hint():
+    cfg = bst.GBDTConfig()
+    with pytest.raises(AttributeError, match="n_estimators"):
+        cfg.n_estimator = 10
+    with pytest.raises(AttributeError):
+        del cfg.n_estimators
+    assert not hasattr(cfg, "n_estimator") and cfg.n_estimators == 100
+
+
+@pytest.mark.parametrize("value, attribute", [
+    (bst.Objective.huber(2.0), "delta"), (bst.Objective.softmax(3), "n_classes"),
+    (bst.Objective.squared(), "name"), (bst.Metric.ndcg(5), "k"), (bst.Metric.rmse(), "name"),
+])
+def test_objectives_and_metrics_are_immutable(value, attribute):
+    """They are hashed, compared and saved with a model: a changed one is a new, checked one."""
+    before = repr(value), hash(value)
+    with pytest.raises(AttributeError, match="immutable"):
+        setattr(value, attribute, -1)
+    assert (repr(value), hash(value)) == before
 
 
 GOOD_PARAMS = [
@@ -620,6 +664,28 @@ def test_dataset_reused_across_trainings_gives_the_same_model():
     assert np.array_equal(a.predict(X), c.predict(X))
     assert np.array_equal(b.predict(X), fresh.predict(X))
     assert not np.array_equal(a.predict(X), b.predict(X))
+
+
+@pytest.mark.parametrize("max_depth", [2**27 + 1, 2**62, 2**63 - 1, 2**80])
+def test_a_huge_max_depth_trains_at_once(max_depth):
+    """The grower bounds a tree by 2 * n_rows - 1 nodes before raising 2 to the depth: 2**62
+    used to compute 2**(2**62 + 1) forever. In a subprocess with a timeout (60 s: the fit
+    itself takes well under a second), so the old hang fails the test instead of pytest."""
+    code = f"""
+import numpy as np, boosters as bst
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 3)); y = X[:, 0] + 0.1 * rng.normal(size=300)
+deep = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3, max_depth={max_depth}), n_threads=1)
+unlimited = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3, growth_strategy="leafwise",
+                                n_leaves=10**6, max_depth=None), n_threads=1)
+# a depth beyond any tree of 300 rows grows the same trees as no limit at all, best gain first or level
+# by level: both split every leaf that can split
+assert np.array_equal(deep.predict(X), unlimited.predict(X)), "trees differ"
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("ok")
 
 
 def test_max_depth_default_depends_on_the_growth_strategy():

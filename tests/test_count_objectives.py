@@ -350,3 +350,20 @@ def test_sampling_categorical_features_and_early_stopping(kind, sampling):
     assert model.best_iteration < 199  # stopped early
     assert best == min(model.eval_history)
     assert constant - best > 0.7 * (constant - truth)
+
+
+@pytest.mark.parametrize("with_val_set", [False, True])  # the fast path grows blocks of rounds; with a val_set, one
+def test_a_diverging_training_is_an_error_not_a_model_of_nan(with_val_set):
+    """gamma at learning rate 10 overflows exp(margin) within a few rounds: every later tree was
+    NaN and the model predicted NaN without a word. The trainer checks the margins after each
+    block of rounds and names the learning rate."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 4))
+    y = rng.poisson(np.exp(X[:, 0])) + 0.5
+    config = bst.GBDTConfig(objective=bst.Objective.gamma(), learning_rate=10.0, n_estimators=50)
+    val_set = bst.Dataset(X[:100], y[:100]) if with_val_set else None
+    with pytest.raises(ValueError, match=r"diverged.*learning_rate"):
+        bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=val_set, n_threads=1)
+    # the same data at an ordinary rate trains to finite predictions
+    model = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(learning_rate=0.1), val_set=val_set, n_threads=1)
+    assert np.all(np.isfinite(model.predict(X)))

@@ -389,3 +389,26 @@ def test_a_tree_too_deep_for_the_walk_is_refused_before_the_kernel():
     ok.add(chain(MAX_SHAP_DEPTH), 0)
     phi = shap_module.shap_values(ok, X, n_threads=1)
     np.testing.assert_allclose(phi.sum(axis=-1)[:, 0], ok.predict_margins(X, 1)[:, 0], atol=1e-9)
+
+
+def test_interaction_values_too_large_for_memory_are_refused_up_front():
+    """200,000 rows x 2,001 x 2,001 float64 is 6.4 TB: refused with the size before anything is
+    allocated (np.zeros succeeds lazily on Linux and the kernel is killed later, filling it)."""
+    rng = np.random.default_rng(0)
+    rows, cols = rng.integers(0, 200_000, size=40_000), rng.integers(0, 2_000, size=40_000)
+    X = sp.csr_matrix((rng.normal(size=40_000), (rows, cols)), shape=(200_000, 2_000))
+    model = bst.GBDTModel.train(bst.Dataset(X[:2000], rng.normal(size=2000)), bst.GBDTConfig(n_estimators=2),
+                                n_threads=1)
+    with pytest.raises(MemoryError, match=r"200000 rows x 1 output\(s\) x 2001 x 2001.*GiB.*fewer rows"):
+        model.shap_interaction_values(X)
+
+
+def test_interaction_values_check_the_memory_they_need(monkeypatch):
+    X = np.random.default_rng(0).normal(size=(300, 20))
+    model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=2), n_threads=1)
+    needed = 300 * 21 * 21 * 8
+    monkeypatch.setattr("boosters._lib.memory.available_memory", lambda: needed - 1)
+    with pytest.raises(MemoryError, match="needs"):
+        model.shap_interaction_values(X)
+    monkeypatch.setattr("boosters._lib.memory.available_memory", lambda: needed)
+    assert model.shap_interaction_values(X).shape == (300, 21, 21)

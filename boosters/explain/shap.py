@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters._lib.memory import require_memory
 from boosters.explain._shap import ShapForest
 from boosters.explain._shap import shap_interaction_values as _interaction_kernel
 from boosters.explain._shap import shap_values as _shap_kernel
@@ -111,6 +112,9 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     _refuse_linear_leaves(forest)
     n_rows, n_features = X.shape
     width = n_features + 1
+    require_memory(n_rows * forest.n_groups * width * width * 8,
+                   f"shap_interaction_values of {n_rows} rows x {forest.n_groups} output(s) x {width} x {width} "
+                   f"(float64)", "pass fewer rows at a time")
     out = np.zeros((n_rows, forest.n_groups, width, width), dtype=np.float64)
     out[:, :, n_features, n_features] = forest.base_scores
     if forest.n_trees == 0:

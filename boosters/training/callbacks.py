@@ -6,8 +6,11 @@ early stopping from the config), and early stopping itself. The public module is
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import numpy as np
 
 from boosters._lib.checks import require_float, require_int
 from boosters._lib.logs import logger
@@ -79,13 +82,34 @@ class CallbackEnv:
 
 
 def call_hook(callbacks: list, hook: str, env: CallbackEnv) -> bool:
-    """Call `hook` of every callback that has it (all of them, in order); True if any asked to stop."""
+    """Call `hook` of every callback that has it (all of them, in order); True if any asked to
+    stop. Only the iteration hooks' answers are read (XGBoost's before/after_training return
+    the model): True or NumPy's True stops, None or False goes on, anything else is a
+    TypeError naming the callback rather than a guess."""
     stop = False
     for callback in callbacks:
         method = getattr(callback, hook, None)
-        if method is not None and method(env) is True:
-            stop = True
+        if method is None:
+            continue
+        answer = method(env)
+        if hook in ("before_iteration", "after_iteration") and answer is not None:
+            if not isinstance(answer, (bool, np.bool_)):
+                raise TypeError(f"callbacks: {hook} of {callback!r} returned {type(answer).__name__} {answer!r}; "
+                                f"return True to stop the training, False or None to go on")
+            stop = stop or bool(answer)
     return stop
+
+
+def check_best_iteration(env: CallbackEnv, n_rounds: int) -> None:
+    """`env.best_iteration` as a callback left it: None or a completed round, 0..n_rounds - 1
+    (the model is cut back to it, and a file holding another round would not load)."""
+    best = env.best_iteration
+    if best is None:
+        return
+    if isinstance(best, (bool, np.bool_)) or not isinstance(best, numbers.Integral) or not 0 <= best < n_rounds:
+        raise ValueError(f"callbacks set env.best_iteration to {best!r}: it must be None or a completed round, "
+                         f"an int in 0..{n_rounds - 1}")
+    env.best_iteration = int(best)
 
 
 def reads_scores(callback) -> bool:

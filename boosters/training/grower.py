@@ -43,6 +43,16 @@ BLOCK_SECONDS = 0.1
 BLOCK_CATEGORY_WORDS = 1 << 22  # categorical splits' bitsets of a block: 16 MB at most (thousands of codes)
 
 
+def max_tree_nodes(config: GBDTConfig, n_rows: int) -> int:
+    """The most nodes a tree can have: ``2 * n_leaves - 1`` leaf-wise, ``2**(max_depth + 1) - 1``
+    depth-wise, and never more than ``2 * n_rows - 1`` (a leaf holds a row at least). The
+    row bound caps the depth first: 2**(2**62 + 1) would never finish computing."""
+    row_bound = 2 * n_rows - 1
+    if config.growth_strategy is GrowthStrategy.Leafwise:
+        return max(1, min(2 * config.n_leaves - 1, row_bound))
+    return max(1, min(2 ** (min(config.max_depth, row_bound.bit_length()) + 1) - 1, row_bound))
+
+
 class TreeGrower:
     """Grows boosting rounds: per round the gradients of `margins` (`gradients`, a kernel
     bound to them), a tree per output and the margins' update.
@@ -64,8 +74,7 @@ class TreeGrower:
             first_column_bins = tuple(int(b) for b in binned.column_offsets[columns[0]:columns[0] + 2])
         if binned.has_sparse:  # a sparse column's bins miss its default rows: the totals have a bin
             first_column_bins = (binned.sparse_totals_bin, binned.sparse_totals_bin + 1)
-        max_nodes = 2 * config.n_leaves - 1 if leafwise else 2 ** (config.max_depth + 1) - 1
-        max_nodes = max(1, min(max_nodes, 2 * binned.n_rows - 1))
+        max_nodes = max_tree_nodes(config, binned.n_rows)
         self.quantized = histogram_mode in ("i16", "i8")
         if self.quantized:
             bits = 16 if histogram_mode == "i16" else 8
@@ -101,7 +110,8 @@ class TreeGrower:
                                         min_data_per_group=config.min_data_per_group)
         self.loop = GrowthLoop(
             self.builder, self.finder, self.partitioner, self.pool, leafwise=leafwise,
-            max_leaves=config.n_leaves if leafwise else max_nodes, max_depth=config.max_depth,
+            max_leaves=config.n_leaves if leafwise else max_nodes,
+            max_depth=None if config.max_depth is None else min(config.max_depth, max_nodes),
             min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
             renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds

@@ -3,6 +3,7 @@ stopping, logging, progress), Ctrl-C."""
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
-from boosters.training.callbacks import CallbackEnv, EarlyStopping, call_hook, reads_scores, training_callbacks
+from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
+                                        training_callbacks)
 from boosters.training.constraints import interaction_groups, monotone_directions
 from boosters.training.dart import DartDropout
 from boosters.training.grower import TreeGrower
@@ -57,6 +59,17 @@ def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
         return base, np.repeat(base[:, None], train.n_rows, axis=1)
     columns = init_score_columns(train.init_score, objective.n_outputs, "train: init_score")
     return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
+
+
+def check_finite_margins(margins: np.ndarray, n_rounds: int, config: GBDTConfig) -> None:
+    """ValueError when the training margins are no longer finite after `n_rounds` rounds: the
+    boosting diverged (a log-link objective's exp overflowing at a large learning rate, say),
+    and every later tree would be NaN. One sum is the check: NaN or inf in any margin makes
+    it non-finite, and it costs a pass over the margins per block of rounds."""
+    if math.isfinite(float(margins.sum())):
+        return
+    raise ValueError(f"training diverged: after {n_rounds} round(s) the training margins of {config.objective!r} "
+                     f"are not finite (NaN or inf); lower learning_rate (now {config.learning_rate}) or raise l2")
 
 
 class GBDTTrainer:
@@ -111,7 +124,7 @@ class GBDTTrainer:
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round)
+                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round, margins)
                 self._finish(result, env, interrupt.requested, dropout)
             except BaseException as error:
                 env.error = error
@@ -128,17 +141,20 @@ class GBDTTrainer:
     @staticmethod
     def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
                scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None,
-               before_round=None) -> None:
+               before_round=None, margins: np.ndarray | None = None) -> None:
         """The rounds. With callbacks, a validation set, DART (`dropout`) or `before_round`
         (a custom objective's gradients), one at a time, each evaluated; with none of
         them, many grow in one nogil block (see grower.py). Ctrl-C is seen between rounds
-        (between blocks in the fast path)."""
+        (between blocks in the fast path). The training `margins` are checked after each
+        block: a diverging run stops with an error, not with a model of NaN."""
         one_at_a_time = (bool(callbacks) or scores.val_set is not None or dropout is not None
                          or before_round is not None)
         round_ = 0
         while round_ < env.n_rounds and not interrupt.requested:
             env.round = round_
-            if call_hook(callbacks, "before_iteration", env):
+            stop = call_hook(callbacks, "before_iteration", env)
+            check_best_iteration(env, round_)
+            if stop:
                 break
             if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
                 grower.rounds.learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0,
@@ -154,6 +170,8 @@ class GBDTTrainer:
                 for k, tree in enumerate(trees):
                     result.forest.add(tree, k)
             round_ += len(block)
+            if margins is not None:
+                check_finite_margins(margins, round_, env.config)
             if one_at_a_time:
                 scores.add(env.round, block[0])
                 # what env.model reports while training: the best round so far, or the last
@@ -161,6 +179,7 @@ class GBDTTrainer:
                 result.best_score = (env.best_score if env.best_iteration is not None
                                      else result.eval_history[-1] if result.eval_history else None)
                 stop = call_hook(callbacks, "after_iteration", env)
+                check_best_iteration(env, round_)
                 if dropout is not None:
                     dropout.remember(env.round, env.best_iteration)
                 if stop:
@@ -173,6 +192,7 @@ class GBDTTrainer:
         its trees scaled as they were then); the best iteration and score of the model."""
         forest, n_out = result.forest, result.forest.n_groups
         n_rounds = forest.n_trees // n_out
+        check_best_iteration(env, n_rounds)
         if env.best_iteration is not None:
             if dropout is not None:
                 dropout.restore_best(forest, env.best_iteration)
