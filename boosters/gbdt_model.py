@@ -12,7 +12,7 @@ import numpy as np
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
-from boosters.data.categories import frame_codes, recode
+from boosters.data.categories import frame_codes
 from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
 from boosters.data.validation import as_feature_matrix, as_init_score, column_names, init_score_columns, match_columns
@@ -194,17 +194,7 @@ class GBDTModel:
             return X
         names, categories = self.feature_names, self.ensemble.categories
         if isinstance(X, Dataset):
-            given, given_categories, X = X.feature_names, X.categories, X.X
-            if names is not None and given is not None:
-                order = match_columns(given, names, "X")
-                if order is not None:
-                    X = X[:, order]
-                    position = {int(c): f for f, c in enumerate(order)}
-                    given_categories = {position[c]: values for c, values in given_categories.items()}
-            self._check_width(X.shape[1])
-            if is_sparse(X):  # column selection may leave a row's indices unsorted
-                return as_sparse_matrix(X, "X")
-            return recode(X, given_categories, categories, names, "X")
+            return X.features_for(self.n_features, names, categories, "X")
         if is_sparse(X):  # numeric values, categorical features as codes (as an array's)
             X = as_sparse_matrix(X, "X")
             self._check_width(X.shape[1])

@@ -195,8 +195,11 @@ class _GBDTEstimator(BaseEstimator):
             eval_set = eval_set[0]
         if not isinstance(eval_set, tuple) or len(eval_set) != 2:
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        X_val = self._check_X(eval_set[0], reset=False)
-        return X_val, self._check_y(X_val, eval_set[1], y_numeric, multi_output)
+        try:  # scikit-learn's messages (feature names, lengths) do not say which data they are about
+            X_val = self._check_X(eval_set[0], reset=False)
+            return X_val, self._check_y(X_val, eval_set[1], y_numeric, multi_output)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"eval_set: {exc}") from exc
 
     # -- training ------------------------------------------------------------------------------
 

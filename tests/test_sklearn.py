@@ -213,6 +213,19 @@ def test_eval_set_labels_go_through_classes():
         est.fit(X, labels, eval_set=[(X, labels), (X, labels)])
 
 
+@pytest.mark.parametrize("make", [lambda: GBDTRegressor(n_estimators=2), lambda: GBDTClassifier(n_estimators=2),
+                                  lambda: GBDTRanker(n_estimators=2)])
+@pytest.mark.parametrize("n_labels", [45, 51])
+def test_eval_set_labels_of_the_wrong_length_name_eval_set(make, n_labels):
+    """An eval_set whose y has fewer or more labels than X_val rows was scikit-learn's
+    'Found input variables with inconsistent numbers of samples', naming neither."""
+    X, y = regression_data(100)
+    est, y = make(), (y > 0).astype(np.int64)
+    queries = dict(group=[50, 50], eval_group=[50]) if isinstance(est, GBDTRanker) else {}
+    with pytest.raises(ValueError, match=rf"eval_set: .*inconsistent numbers of samples: \[50, {n_labels}\]"):
+        est.fit(X, y, eval_set=(X[:50], y[:n_labels] if n_labels < 50 else np.r_[y[:50], 1]), **queries)
+
+
 @pytest.mark.parametrize("kind", ["gain", "split", "cover", "average_gain", "average_cover",
                                   bst.ImportanceType.AverageCover])
 def test_feature_importances_are_normalised_importances_of_each_kind(kind):

@@ -10,11 +10,11 @@ from boosters.data.binning import BinMapper
 from boosters.data.bundling import bin_and_bundle
 from boosters.data.sparse_binning import bin_sparse, fit_sparse
 from boosters.data.fingerprint import fingerprint
-from boosters.data.categories import categorical_indices, check_codes, feature_label, learn_frame
+from boosters.data.categories import categorical_indices, check_codes, feature_label, learn_frame, recode
 from boosters.data.frames import as_frame
 from boosters.data.groups import query_boundaries
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse, sparse_fingerprint
-from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector
+from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, match_columns
 
 
 class Dataset:
@@ -213,6 +213,53 @@ class Dataset:
                 binned = mapper.transform(self.X, n_threads)
             cached = self._binned_cache[key] = (mapper, binned)
         return cached
+
+    def features_for(self, n_features: int, feature_names: list[str] | None, categories: dict,
+                     name: str = "X"):
+        """X as a model of these features reads it (the rule of `GBDTModel.predict` for a
+        Dataset, and of a validation set): its columns matched to `feature_names` by name
+        when both have names, in any order (ValueError naming `name` and the missing or
+        unexpected columns), by position otherwise; its categorical features recoded to
+        `categories` (feature -> values in code order) by value.
+
+        Parameters
+        ----------
+        n_features : int
+            The model's number of features.
+        feature_names : list of str or None
+            The model's feature names.
+        categories : dict
+            The model's categorical features: index -> raw values in code order (None
+            for a feature learnt from codes).
+        name : str, default "X"
+            How error messages name this data ("val_set" for a validation set).
+
+        Returns
+        -------
+        numpy.ndarray or scipy.sparse matrix
+            ``(n_rows, n_features)``, feature j the model's feature j (`X` itself when
+            nothing moves or changes code).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> data = bst.Dataset(pd.DataFrame({"b": [1.0, 2.0], "a": [3.0, 4.0]}))
+        >>> data.features_for(2, ["a", "b"], {})
+        array([[3., 1.],
+               [4., 2.]])
+        """
+        X, given = self.X, self.categories
+        if feature_names is not None and self.feature_names is not None:
+            order = match_columns(self.feature_names, feature_names, name)
+            if order is not None:
+                X = X[:, order]
+                position = {int(c): f for f, c in enumerate(order)}
+                given = {position[c]: values for c, values in given.items()}
+        if X.shape[1] != n_features:
+            raise ValueError(f"{name} has {X.shape[1]} features but the model was trained on {n_features}")
+        if is_sparse(X):  # column selection may leave a row's indices unsorted
+            return as_sparse_matrix(X, name)
+        return recode(X, given, categories, feature_names, name)
 
     @property
     def is_sparse(self) -> bool:

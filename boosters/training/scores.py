@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 
 from boosters.config import GBDTConfig, Metric
-from boosters.data.categories import recode
 from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
 from boosters.model.tree import predict_tree
@@ -60,7 +59,8 @@ class RoundScores:
             self.val_margins = np.tile(base, (val_set.n_rows, 1))
             if val_set.init_score is not None:
                 self.val_margins += init_score_columns(val_set.init_score, len(base), "val_set: init_score")
-            self.val_X = recode(val_set.X, val_set.categories, train.categories, train.feature_names, "val_set")
+            # matched to the training features as at prediction: by name, categories by value
+            self.val_X = val_set.features_for(train.n_features, train.feature_names, train.categories, "val_set")
             self._scores = self.evals_result["valid"] = {}
         elif train_scores:
             self._scores = self.evals_result["train"] = {}
