@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 
 from boosters._lib.checks import require_float, require_int
-from boosters.io.atomic import write_atomically
+from boosters.io.atomic import write_atomically, write_target
 from boosters.training.callbacks import CallbackEnv, early_stopping
 from boosters.training.progress import ProgressBar, log_evaluation
 
@@ -184,6 +184,7 @@ class _Checkpoint:
         directory = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(directory):
             raise ValueError(f"path: the directory {directory!r} does not exist")
+        write_target(self.path)  # a FIFO, device or directory there: refused now, not at the first save
 
     def after_iteration(self, env: CallbackEnv) -> None:
         if (env.round + 1) % self.every == 0:
@@ -198,7 +199,9 @@ def checkpoint(path, every: int = 10) -> _Checkpoint:
     """Save the model every `every` rounds, and at the end of the training.
 
     Each save replaces the file atomically (a temporary file beside it, then a rename):
-    the file always holds a whole model, even after Ctrl-C or a crash mid-save. The
+    the file always holds a whole model, even after Ctrl-C or a crash mid-save. As
+    `GBDTModel.save`, it follows a symbolic link (the link stays) and refuses a path
+    that is not a regular file (OSError, before the training starts). The
     final save is the returned model (cut back to the best round by early stopping,
     the completed rounds after Ctrl-C); after an error the last checkpoint stays.
     Load it with `GBDTModel.load`.

@@ -20,7 +20,7 @@ from boosters.explain import shap as _shap
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import json_format, npz_format
-from boosters.io.atomic import write_atomically
+from boosters.io.atomic import read_regular_file, write_atomically
 from boosters.model.ensemble import Ensemble
 from boosters.model.transforms import output_transform
 from boosters.model.tree import Forest, Tree
@@ -602,7 +602,10 @@ class GBDTModel:
 
         The file is replaced atomically (a temporary file beside it, then a rename): it
         holds the old model or the new one, never part of one, even after Ctrl-C or a
-        crash mid-write.
+        crash mid-write. A symbolic link is followed: the file it points to is replaced
+        (the temporary file is made beside that file) and the link stays. A path that
+        is not a regular file (a directory, FIFO, device or socket) is refused with an
+        OSError naming it, before anything is written; it is never replaced.
 
         Parameters
         ----------
@@ -631,7 +634,9 @@ class GBDTModel:
         """Read a model written by `save`, checked as `from_bytes` checks it.
 
         The encoding is read from the file's content, whatever its name: a JSON document
-        starts with ``{``, the binary format is a zip file.
+        starts with ``{`` (after a UTF-8 byte-order mark, if any), the binary format is a
+        zip file. A path that is not a regular file (a directory, FIFO, device or socket)
+        is refused with an OSError naming it, without reading it (a FIFO would block).
 
         Parameters
         ----------
@@ -652,9 +657,8 @@ class GBDTModel:
         >>> bst.GBDTModel.load(path)
         GBDTModel(Objective.squared(), n_trees=5, n_features=3, best_iteration=4)
         """
-        with open(path, "rb") as f:
-            data = f.read()
-        if data.lstrip(b" \t\r\n")[:1] == b"{":
+        data = read_regular_file(path)
+        if json_format.is_json_document(data):
             return cls.from_json_bytes(data)
         return cls.from_bytes(data)
 

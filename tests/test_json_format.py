@@ -254,6 +254,22 @@ def test_save_picks_the_encoding_by_suffix_and_load_by_content(tmp_path):
         bst.GBDTModel.load(tmp_path / "bad.json")
 
 
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    """Editors on Windows start a UTF-8 file with a byte-order mark: load and
+    from_json_bytes read past it (load took such a file for a zip: "not a zip file")."""
+    model = MODELS["softmax"]
+    X = _query(model)
+    text = model.to_json_bytes()
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + text)
+    (tmp_path / "bom_and_space.bst").write_bytes(b"\xef\xbb\xbf\r\n " + text)
+    for loaded in (bst.GBDTModel.load(tmp_path / "bom.json"), bst.GBDTModel.load(tmp_path / "bom_and_space.bst"),
+                   bst.GBDTModel.from_json_bytes(b"\xef\xbb\xbf" + text),
+                   bst.GBDTModel.from_json_bytes("\ufeff" + text.decode())):
+        np.testing.assert_array_equal(loaded.predict_raw(X), model.predict_raw(X))  # exactly
+    with pytest.raises(ValueError, match="^not a valid boosters model: "):  # one mark, not two
+        bst.GBDTModel.from_json_bytes(b"\xef\xbb\xbf" * 2 + text)
+
+
 def test_type_errors():
     with pytest.raises(TypeError, match="data must be bytes or str"):
         bst.GBDTModel.from_json_bytes({"format_version": 1})

@@ -1,19 +1,50 @@
-"""Writing a file so that it is never seen half-written (model saves, checkpoints)."""
+"""Model files on disk: written so that they are never seen half-written (model saves,
+checkpoints), and read only when they are regular files (a FIFO would block the reader,
+a device would be read or replaced)."""
 
 from __future__ import annotations
 
 import os
+import stat
 import uuid
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _path(path) -> str:
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return os.fsdecode(path)
+
+
+def _require_regular(path: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for is_kind, name in _NOT_REGULAR if is_kind(mode)), "not a regular file")
+        raise OSError(f"{path!r} is {kind}: a model file must be a regular file")
+
+
+def write_target(path) -> str:
+    """The file that `write_atomically(path, ...)` replaces: `path` with its symbolic links
+    resolved (the links stay). OSError naming `path` when that file exists and is not a
+    regular file (a directory, FIFO, device or socket): it is refused, never replaced."""
+    path = _path(path)
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:  # a new file (or a dangling link's target)
+        return target
+    _require_regular(path, mode)
+    return target
 
 
 def write_atomically(path, data: bytes) -> None:
-    """Write `data` to a new file beside `path` (str or path-like), flush it to disk, then
-    rename it over `path` (atomic on POSIX and Windows): a reader sees the old file or the
-    new one, never part of one, even when the process dies or Ctrl-C arrives mid-write."""
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    path = os.fsdecode(path)
-    temporary = f"{path}.{uuid.uuid4().hex[:12]}.tmp"
+    """Write `data` to a new file beside the file at `path` (str or path-like; through its
+    symbolic links, see `write_target`), flush it to disk, then rename it over that file
+    (atomic on POSIX and Windows): a reader sees the old file or the new one, never part
+    of one, even when the process dies or Ctrl-C arrives mid-write."""
+    target = write_target(path)
+    temporary = f"{target}.{uuid.uuid4().hex[:12]}.tmp"  # in the target's directory: the rename stays atomic
     # os.open, not tempfile.mkstemp: the file gets the umask's mode (0644), as open() gives it
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
@@ -21,10 +52,23 @@ def write_atomically(path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         try:
             os.unlink(temporary)
         except OSError:
             pass
         raise
+
+
+def read_regular_file(path) -> bytes:
+    """The bytes of the file at `path` (str or path-like). OSError naming `path` when it is
+    not a regular file (a directory, FIFO, device or socket), checked before it is opened
+    for reading (opening a FIFO blocks until a writer comes) and again on the open file
+    (opened without blocking, in case the path changed in between)."""
+    path = _path(path)
+    _require_regular(path, os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        _require_regular(path, os.fstat(f.fileno()).st_mode)
+        return f.read()

@@ -12,6 +12,7 @@ its neighbours' values silently).
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 
@@ -98,9 +99,16 @@ def _dump(value, depth: int) -> str:
 
 # -- reading ---------------------------------------------------------------------------
 
+def is_json_document(data: bytes) -> bool:
+    """Whether a model file's bytes are a JSON document (rather than the .npz format's
+    zip file): it opens with "{", after a UTF-8 byte-order mark and whitespace."""
+    return data.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")[:1] == b"{"
+
+
 def from_json_bytes(data) -> Ensemble:
-    """The ensemble in the JSON document `data` (bytes or str); ValueError("not a valid
-    boosters model: ...") for anything else."""
+    """The ensemble in the JSON document `data` (bytes or str; a leading UTF-8 byte-order
+    mark is skipped, as editors on Windows write one); ValueError("not a valid boosters
+    model: ...") for anything else."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         try:
             data = bytes(data).decode("utf-8")
@@ -108,6 +116,7 @@ def from_json_bytes(data) -> Ensemble:
             raise ValueError(f"not a valid boosters model: not UTF-8 text: {exc}") from exc
     if not isinstance(data, str):
         raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
+    data = data.removeprefix("\ufeff")
     try:
         doc = json.loads(data, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant,
                          object_pairs_hook=_unique_keys)
