@@ -8,8 +8,10 @@ categorical splits adds `category_set` (per node), `tree_cat_sets` (sets per tre
 `cat_boundaries` (every set's first word, then the end; from 0) and `cat_bitsets`; a model with
 linear leaves adds `linear_const`, `linear_n_terms` (per node), `linear_features` and
 `linear_coefs` (every node's terms in node order, model/linear.py). Reading parses the
-zip and .npy headers itself (a member's declared shape must match its bytes) and checks
-everything (`io.validation`) before a model exists: a bad file raises one ValueError.
+.npy headers itself (a member's declared shape must match its bytes), inflates only stored
+and deflate members, never past the sizes the zip declares (bounded by deflate's ratio),
+and checks everything (`io.validation`) before a model exists: a bad file raises one
+ValueError.
 """
 
 from __future__ import annotations
@@ -82,29 +84,74 @@ def from_bytes(data) -> Ensemble:
         raise ValueError(f"not a valid boosters model: {exc}") from exc
 
 
-_MAX_COMPRESSION = 1100  # deflate's limit is 1032:1; a larger declared size is a lie
+# Members are inflated only when stored or deflated (np.savez_compressed's): the zip reader
+# also inflates bzip2 and LZMA, whose ratios have no useful bound. Deflate's is 1032:1, so a
+# member's declared size beyond that of its compressed bytes (and a few bytes of header) is
+# a lie, refused before anything is inflated; the members must not share compressed bytes,
+# which bounds the whole file's inflated size by 1032 times its size.
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_MAX_DEFLATE_RATIO, _DEFLATE_SLACK = 1032, 64
+_CHUNK = 1 << 20
 
 
 def _read_members(data: bytes) -> dict[str, np.ndarray]:
     """Every .npy member of the zip, as a 1-D array of the dtype its header declares."""
     members = {}
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        for info in zf.infolist():
-            name = info.filename.removesuffix(".npy")
-            if name == info.filename or name in members or name not in ARRAY_NAMES:
-                raise ValueError(f"unexpected member {info.filename!r}")
-            with zf.open(info) as f:
-                version = np.lib.format.read_magic(f)
-                if version not in _READ_HEADER:
-                    raise ValueError(f"{name}: unsupported .npy version {version}")
-                shape, _, dtype = _READ_HEADER[version](f)
-                if dtype.hasobject or len(shape) != 1:
-                    raise ValueError(f"{name}: expected a 1-D numeric array, got dtype {dtype} shape {shape}")
-                expected = math.prod(shape) * dtype.itemsize
-                if expected > len(data) * _MAX_COMPRESSION:  # a bomb: do not inflate it
-                    raise ValueError(f"{name}: declares {expected} bytes, far more than the file could hold")
-                payload = f.read(expected + 1)  # one byte more tells a longer member
-            if len(payload) != expected:
-                raise ValueError(f"{name}: {len(payload)} bytes of data for shape {shape} of {dtype}")
-            members[name] = np.frombuffer(payload, dtype=dtype)
+        infos = zf.infolist()
+        _check_sizes(infos, len(data))
+        for info in infos:
+            members[info.filename.removesuffix(".npy")] = _npy_array(info.filename, _inflate(zf, info))
     return members
+
+
+def _check_sizes(infos: list, file_size: int) -> None:
+    """The members' names, compression methods and declared sizes, before any is inflated."""
+    names = set()
+    for info in infos:
+        name = info.filename.removesuffix(".npy")
+        if name == info.filename or name in names or name not in ARRAY_NAMES:
+            raise ValueError(f"unexpected member {info.filename!r}")
+        names.add(name)
+        if info.compress_type not in _METHODS:
+            method = zipfile.compressor_names.get(info.compress_type, info.compress_type)
+            raise ValueError(f"{info.filename}: compression method {method} (only stored and deflate members are "
+                             f"read)")
+        bound = (info.compress_size if info.compress_type == zipfile.ZIP_STORED
+                 else info.compress_size * _MAX_DEFLATE_RATIO + _DEFLATE_SLACK)
+        if info.file_size > bound:
+            raise ValueError(f"{info.filename}: declares {info.file_size} bytes, more than its {info.compress_size} "
+                             f"{_METHODS[info.compress_type]} bytes can hold")
+    if sum(info.compress_size for info in infos) > file_size:
+        raise ValueError(f"the members' compressed sizes add up to more than the file's {file_size} bytes")
+
+
+def _inflate(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The member's bytes, read in chunks (deflate inflates no more than asked for): an error
+    as soon as it runs past its declared size, or if it ends before."""
+    chunks, size = [], 0
+    with zf.open(info) as f:
+        while chunk := f.read(min(_CHUNK, info.file_size + 1 - size)):
+            size += len(chunk)
+            if size > info.file_size:
+                raise ValueError(f"{info.filename}: inflates past the {info.file_size} bytes it declares")
+            chunks.append(chunk)
+    if size != info.file_size:
+        raise ValueError(f"{info.filename}: {size} bytes, it declares {info.file_size}")
+    return b"".join(chunks)
+
+
+def _npy_array(filename: str, payload: bytes) -> np.ndarray:
+    """A .npy member's bytes as the 1-D array its header declares (of exactly its data)."""
+    name = filename.removesuffix(".npy")
+    f = io.BytesIO(payload)
+    version = np.lib.format.read_magic(f)
+    if version not in _READ_HEADER:
+        raise ValueError(f"{name}: unsupported .npy version {version}")
+    shape, _, dtype = _READ_HEADER[version](f)
+    if dtype.hasobject or len(shape) != 1:
+        raise ValueError(f"{name}: expected a 1-D numeric array, got dtype {dtype} shape {shape}")
+    n_bytes = len(payload) - f.tell()
+    if math.prod(shape) * dtype.itemsize != n_bytes:
+        raise ValueError(f"{name}: {n_bytes} bytes of data for shape {shape} of {dtype}")
+    return np.frombuffer(payload, dtype=dtype, offset=f.tell())
