@@ -321,6 +321,31 @@ def test_export_refuses_what_xgboost_lacks():
         to_xgboost_json(b"not a model")
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_export_writes_missing_or_present_splits(seed):
+    """With informative missing values, boosters grows "missing vs present" splits
+    (threshold +inf: every present value left, NaN by default_left), which the exporter
+    refused as "beyond float32". XGBoost's x < -inf with the children swapped holds them:
+    its predictions equal ours for rows with NaN, +-inf and float32's extremes."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(600, 4)).astype(np.float32)
+    missing = rng.random(X.shape) < 0.1
+    y = X[:, 0] + np.where(missing[:, 1], 2.0, 0.0) - np.where(missing[:, 2], 1.0, 0.0) + 0.1 * rng.normal(size=600)
+    X[missing] = np.nan
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, max_depth=4))
+    assert any(np.any(t.threshold[t.split_feature >= 0] == np.inf) for t in model.trees)  # the splits are there
+    data = to_xgboost_json(model)
+    booster = xgb.Booster(model_file=bytearray(data))
+    rows = X[:200].copy()
+    extremes = np.float32([np.inf, -np.inf, np.finfo(np.float32).max, -np.finfo(np.float32).max, np.nan, 0.0])
+    rows[:120] = extremes[rng.integers(0, len(extremes), size=(120, 4))]  # every column, every kind
+    ours = model.predict(rows)
+    # XGBoost's margin is a float32 sum of float32 leaves: 20 trees of values below 10 (and
+    # the base score), well within 1e-5; a row sent the wrong way is off by a leaf (> 1e-3)
+    np.testing.assert_allclose(booster.inplace_predict(rows), ours, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(from_xgboost(data).predict(rows), ours, rtol=1e-5, atol=1e-5)  # and back
+
+
 # -- refused and invalid sources ------------------------------------------------------------
 
 def model_document(rounds=3, categorical=False):
@@ -396,6 +421,77 @@ def test_invalid_category_splits_are_value_errors():
         edit(t)
         with pytest.raises(ValueError, match=match):
             from_xgboost(json.dumps(doc).encode())
+
+
+def test_the_number_of_outputs_is_bounded():
+    """A 19 KB file claiming a million targets converted (and predicting 1,000 rows asked
+    for 7.45 GiB), 2**31 - 1 asked for 16 GiB at conversion. The bound is LightGBM's: at
+    most 2**20 outputs, and a tree per output at least."""
+    booster = train_xgb({"objective": "binary:logistic"}, y=(Y > 1).astype(float), rounds=2, categorical=False)
+    doc = json.loads(booster.save_raw("json"))
+    model = from_xgboost(json.dumps(doc))
+    np.testing.assert_allclose(model.predict(X_TEST), booster.predict(dmatrix(X_TEST, categorical=False)),
+                               rtol=1e-5, atol=1e-6)  # float32 sigmoid of float32 sums
+    for key, value, match in [("num_target", "1000000", "1000000 outputs .* but only 2 trees"),
+                              ("num_target", str(2**31 - 1), r"num_target must be an integer in \[1, 1048576\]"),
+                              ("num_class", str(2**31 - 1), r"num_class must be an integer in \[0, 1048576\]")]:
+        edited = json.loads(json.dumps(doc))
+        edited["learner"]["learner_model_param"][key] = value
+        with pytest.raises(ValueError, match=match):
+            from_xgboost(json.dumps(edited))
+
+
+def reordered(doc: dict, order) -> dict:
+    doc = json.loads(json.dumps(doc))
+    model_json = doc["learner"]["gradient_booster"]["model"]
+    model_json["trees"] = [model_json["trees"][i] for i in order]
+    return doc
+
+
+def test_trees_are_placed_by_their_id():
+    """XGBoost places each tree at its "id", whatever the list's order (tree_info follows
+    the ids): a reordered softprob model mixed the classes (0.86 off in probability)."""
+    booster = train_xgb({"objective": "multi:softprob", "num_class": 3}, y=CLASSES.astype(float), rounds=5)
+    doc = json.loads(booster.save_raw("json"))
+    order = np.random.default_rng(0).permutation(15)
+    text = json.dumps(reordered(doc, order))
+    theirs = xgb.Booster(model_file=bytearray(text.encode()))
+    np.testing.assert_array_equal(theirs.predict(dmatrix(X_TEST)), booster.predict(dmatrix(X_TEST)))
+    model = from_xgboost(text)
+    check_against_xgboost(model, theirs, X_TEST)  # routing exact, margins within float32 sums
+    np.testing.assert_allclose(model.predict(X_TEST), theirs.predict(dmatrix(X_TEST)), rtol=1e-5, atol=1e-6)
+    for edit, match in [(lambda t: t.__setitem__("id", 0), r"ids must be 0 to 14, each once"),
+                        (lambda t: t.__setitem__("id", 15), r"ids must be 0 to 14, each once"),
+                        (lambda t: t.__setitem__("id", "3"), r"id must be int"),
+                        (lambda t: t.pop("id"), "has no 'id'")]:
+        bad = reordered(doc, range(15))
+        edit(bad["learner"]["gradient_booster"]["model"]["trees"][3])
+        with pytest.raises(ValueError, match=match):
+            from_xgboost(json.dumps(bad))
+
+
+@pytest.mark.parametrize("targets", [1, 2])
+def test_a_logistic_base_score_xgboost_refuses_is_refused(targets):
+    """XGBoost refuses a binary:logistic base_score outside [0, 1] (0 and 1 it clamps to
+    1e-6 from them); it used to be clamped here."""
+    y = np.column_stack([Y > 0, Y > 2][:targets]).astype(float).squeeze()
+    booster = train_xgb({"objective": "binary:logistic"}, y=y, rounds=2, categorical=False)
+    doc = json.loads(booster.save_raw("json"))
+    rows = np.nan_to_num(X_TEST)
+    for base_score, accepted in [("1.5", False), ("-0.2", False), ("[1.0000001]", False), ("NaN", False),
+                                 ("0.3", True), ("0", True), ("1", True)]:
+        doc["learner"]["learner_model_param"]["base_score"] = base_score
+        text = json.dumps(doc)
+        if accepted:
+            theirs = xgb.Booster(model_file=bytearray(text.encode())).predict(xgb.DMatrix(rows), output_margin=True)
+            # margins: float32 sums of the base margin and 2 float32 leaves, below 20
+            np.testing.assert_allclose(from_xgboost(text).predict_raw(rows), theirs.reshape(len(rows), -1).squeeze(),
+                                       rtol=1e-5, atol=1e-5)
+            continue
+        with pytest.raises(xgb.core.XGBoostError, match="base_score must be in"):
+            xgb.Booster(model_file=bytearray(text.encode())).predict(xgb.DMatrix(rows))
+        with pytest.raises(ValueError, match=r"base_score must be in \[0, 1\] for binary:logistic"):
+            from_xgboost(text)
 
 
 def test_hostile_bytes_are_value_errors():
@@ -483,10 +579,11 @@ def paths_of(value, path=()):
 
 def xgboost_rule_margins(doc, base_scores, rows):
     """Margins by XGBoost's rules, walked in Python over the (mutated) numeric document:
-    float32(x) < float32(t) goes left, NaN by default_left, the right child is left + 1."""
+    float32(x) < float32(t) goes left, NaN by default_left, the right child is left + 1,
+    tree i the one whose id is i."""
     model_json = doc["learner"]["gradient_booster"]["model"]
     out = np.tile(np.asarray(base_scores, dtype=np.float64), (len(rows), 1))
-    for tree, group in zip(model_json["trees"], model_json["tree_info"]):
+    for tree, group in zip(sorted(model_json["trees"], key=lambda t: t["id"]), model_json["tree_info"]):
         for r, row in enumerate(rows.astype(np.float32)):
             node = 0
             while tree["left_children"][node] != -1:

@@ -3,7 +3,8 @@ its bytes -> GBDTModel whose predictions equal XGBoost's within float32 rounding
 
 The document is read with `json` or our bounded UBJSON reader (`convert/ubjson.py`), so a
 file needs no XGBoost installed, and checked field by field before anything is built: a
-hostile file is a ValueError naming the field. Each tree is renumbered breadth-first
+hostile file is a ValueError naming the field. The trees are taken in the order of their
+ids, as XGBoost places them (not the list's). Each tree is renumbered breadth-first
 (root first, children after parents, as our forest requires); nodes the root does not
 reach (XGBoost's deleted nodes) are dropped.
 
@@ -12,7 +13,9 @@ src/common/categorical.h), and how our nodes reproduce them:
 
 - Numeric split: ``float32(x) < t`` goes left, t a float32. Ours is ``x <= T`` in double;
   T = the largest double that rounds to a float32 below t (`xgboost_threshold_to_ours`),
-  so every double x and every float32 x goes the same way.
+  so every double x and every float32 x goes the same way. t = -inf sends every present
+  value right: ours is T = +inf (every present value left) with the children swapped and
+  the default side flipped.
 - Categorical split: the listed categories go right, every other code left (negative and
   past the listed ones included); NaN follows default_left. Ours sends a set left and
   codes past its words the default way; so our set is the complement of XGBoost's over
@@ -35,6 +38,8 @@ from boosters.config import Objective
 from boosters.convert import ubjson
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.gbdt_model import GBDTModel
+from boosters.io.atomic import read_regular_file
+from boosters.io.validation import MAX_OUTPUTS, check_outputs
 from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest, Tree
 from boosters.model.validation import MAX_SET_WORDS, TREE_ARRAY_DTYPES
@@ -110,8 +115,7 @@ def read_document(source) -> dict:
     elif isinstance(source, str) and source.lstrip().startswith("{"):  # JSON text, not a path
         data = source.encode("utf-8")
     elif isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            data = f.read()
+        data = read_regular_file(source)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
@@ -199,6 +203,16 @@ def _logit32(p: np.ndarray) -> np.ndarray:
     return -np.log(np.float32(1) / p - np.float32(1))
 
 
+def _logit_of_base_score(p: np.ndarray) -> np.ndarray:
+    """The margin of binary:logistic's base_score: XGBoost refuses one outside [0, 1] (and
+    NaN; its CheckIntercept) and clamps the rest into [1e-6, 1 - 1e-6], as _logit32 does."""
+    outside = ~((p >= 0) & (p <= 1))
+    if np.any(outside):
+        _fail(f"base_score must be in [0, 1] for binary:logistic (XGBoost refuses it too), "
+              f"got {float(p[outside][0])!r}")
+    return _logit32(p)
+
+
 def _log32(p: np.ndarray) -> np.ndarray:
     if np.any(~(p > 0)):
         _fail("base_score must be > 0 for a log-link objective")
@@ -226,7 +240,7 @@ def _objective(learner: dict, n_classes: int, n_targets: int):
             _refuse("reg:quantileerror with several quantile_alpha levels (boosters sorts their predictions)")
         return _make(lambda: Objective.pinball(_float32_text(alpha[0])), name), identity
     if name == "binary:logistic":  # several targets: one sigmoid each, our one-vs-rest
-        return (Objective.one_vs_rest(n_targets) if several else Objective.logistic()), _logit32
+        return (Objective.one_vs_rest(n_targets) if several else Objective.logistic()), _logit_of_base_score
     if name == "binary:hinge":
         return Objective.hinge(), identity
     if name in ("multi:softprob", "multi:softmax"):
@@ -369,17 +383,23 @@ def _convert_tree(raw: dict, where: str, n_features: int, weight: float):
         _fail(f"{where}, node {node}: split feature {int(a['split_indices'][node])} >= num_feature {n_features}")
     condition = a["split_conditions"][order]
     numeric = internal & (a["split_type"][order] == 0)
-    if np.any(numeric & (np.isnan(condition) | (condition == -np.inf))):
-        node = int(order[np.flatnonzero(numeric & (np.isnan(condition) | (condition == -np.inf)))[0]])
-        _fail(f"{where}, node {node}: a split condition must be a number above -inf")
-    threshold = np.where(numeric, xgboost_threshold_to_ours(np.where(numeric, condition, 0)), 0.0)
+    if np.any(numeric & np.isnan(condition)):
+        node = int(order[np.flatnonzero(numeric & np.isnan(condition))[0]])
+        _fail(f"{where}, node {node}: a split condition is NaN")
+    # x < -inf sends every present value right (to_xgboost_json writes our "missing or present"
+    # splits so): ours is x <= +inf with the children swapped and the default side flipped
+    swapped = numeric & (condition == -np.inf)
+    threshold = np.where(numeric, xgboost_threshold_to_ours(np.where(numeric & ~swapped, condition, 0)), 0.0)
+    threshold[swapped] = np.inf
     leaf_value = condition.astype(np.float64) * weight
     value = np.where(internal, a["base_weights"][order].astype(np.float64) * weight, leaf_value)
     # a leaf is left == -1 (XGBoost ignores its right entry); children were checked by _breadth_first
     left = np.where(internal, new_id[np.where(internal, a["left_children"][order], 0)], -1)
     right = np.where(internal, new_id[np.where(internal, a["right_children"][order], 0)], -1)
+    left, right = np.where(swapped, right, left), np.where(swapped, left, right)
+    default_left = np.where(internal, a["default_left"][order] ^ swapped, 0)
     arrays = dict(split_feature=np.where(internal, feature, -1), threshold=threshold,
-                  threshold_bin=np.zeros(len(order)), default_left=np.where(internal, a["default_left"][order], 0),
+                  threshold_bin=np.zeros(len(order)), default_left=default_left,
                   left_child=left, right_child=right, value=value, gain=a["loss_changes"][order],
                   cover=a["sum_hessian"][order], n_samples=np.zeros(len(order)),
                   category_set=np.full(len(order), -1))
@@ -464,13 +484,28 @@ def _category_values(cats, n_features: int, where: str) -> dict:
 
 # -- the model ----------------------------------------------------------------------------
 
+def _trees_by_id(trees: list) -> list:
+    """The trees in XGBoost's order: tree i is the one whose "id" is i, wherever the list
+    has it (XGBoost places each tree by its id; tree_info and weight_drop follow that
+    order). The ids must be 0 .. n_trees - 1, each once."""
+    placed = [None] * len(trees)
+    for t, raw in enumerate(trees):
+        if not isinstance(raw, dict):
+            _fail(f"gbtree.model.trees[{t}] must be an object")
+        tree_id = _get(raw, "id", int, f"gbtree.model.trees[{t}]")
+        if not 0 <= tree_id < len(trees) or placed[tree_id] is not None:
+            _fail(f"gbtree.model.trees[{t}].id is {tree_id}: the trees' ids must be 0 to {len(trees) - 1}, each once")
+        placed[tree_id] = raw
+    return placed
+
+
 def ensemble_from_document(document: dict, use_best_iteration: bool = False) -> Ensemble:
     """Our Ensemble of a parsed XGBoost model document."""
     learner = _get(document, "learner", dict, "the document")
     params = _get(learner, "learner_model_param", dict, "learner")
     n_features = _int_text(params, "num_feature", "learner_model_param", 1, 2**31 - 1)
-    n_classes = _int_text(params, "num_class", "learner_model_param", 0, 2**31 - 1, default=0)
-    n_targets = _int_text(params, "num_target", "learner_model_param", 1, 2**31 - 1, default=1)
+    n_classes = _int_text(params, "num_class", "learner_model_param", 0, MAX_OUTPUTS, default=0)
+    n_targets = _int_text(params, "num_target", "learner_model_param", 1, MAX_OUTPUTS, default=1)
     objective, link = _objective(learner, n_classes, n_targets)
     n_groups = objective.n_outputs
     base = _float_texts(_get(params, "base_score", str, "learner_model_param"), "learner_model_param.base_score")
@@ -490,8 +525,12 @@ def ensemble_from_document(document: dict, use_best_iteration: bool = False) -> 
     elif kind != "gbtree":
         _refuse(f"booster {kind!r} (only tree boosters convert)")
     model = _get(booster, "model", dict, "gradient_booster")
-    trees = _get(model, "trees", list, "gbtree.model")
+    trees = _trees_by_id(_get(model, "trees", list, "gbtree.model"))
     n_trees = len(trees)
+    try:
+        check_outputs(n_groups, n_trees)
+    except ValueError as error:
+        _fail(str(error))
     tree_info = _int_array(model, "tree_info", "gbtree.model", 0, n_groups - 1)
     if len(tree_info) != n_trees:
         _fail(f"tree_info has {len(tree_info)} entries for {n_trees} trees")
@@ -525,8 +564,6 @@ def ensemble_from_document(document: dict, use_best_iteration: bool = False) -> 
 
     converted = []
     for t, raw in enumerate(trees):
-        if not isinstance(raw, dict):
-            _fail(f"gbtree.model.trees[{t}] must be an object")
         converted.append(_convert_tree(raw, f"tree {t}", n_features, 1.0 if weights is None else float(weights[t])))
     n_codes = _codes_per_feature([splits for _, splits in converted], cats, n_features, "gbtree.model")
     forest = Forest(n_groups, base_scores)

@@ -6,7 +6,12 @@ its predictions equal ours within float32 rounding, for float32 inputs. The rule
 mapped (the inverse of `convert/xgboost.py`):
 
 - Numeric split: ours ``x <= T`` (double) is, for float32 x, ``x <= a`` with a the
-  largest float32 <= T, that is ``x < t`` with t the float32 after a (XGBoost's rule).
+  largest float32 <= T, that is ``x < t`` with t the float32 after a (XGBoost's rule);
+  t is +inf for T past float32's largest value (every float32 but +inf goes left in
+  both). T = +inf (a "missing or present" split: NaN by default_left, every other value
+  left, +-inf included) is XGBoost's ``x < -inf``, which sends every present value right:
+  written with the children swapped and default_left flipped. JSON has no infinities:
+  they are written -Infinity / Infinity, as XGBoost writes them.
 - Categorical split: ours sends set S left, every other code and NaN by default_left
   (negative and past the set's words: the default). XGBoost sends its listed codes right
   and every other code left. Missing right: XGBoost lists S with the children swapped
@@ -25,7 +30,7 @@ import json
 
 import numpy as np
 
-from boosters.convert.xgboost import FLOAT32_MAX, _log32, _logit32
+from boosters.convert.xgboost import _log32, _logit32
 from boosters.gbdt_model import GBDTModel
 
 __all__ = ["to_xgboost_json"]
@@ -96,7 +101,9 @@ def _base_score(margin: float, link) -> float:
                 p = np.nextafter(p, np.float32(direction))
                 candidates.append(p)
         candidates = np.array(candidates, dtype=np.float32)
-        candidates = candidates[np.isfinite(candidates) & ((link is not _log32) | (candidates > 0))]
+        # in XGBoost's domain of base_score: > 0 for a log link, in (0, 1) for logistic
+        candidates = candidates[np.isfinite(candidates) & ((link is not _log32) | (candidates > 0))
+                                & ((link is not _logit32) | ((candidates > 0) & (candidates < 1)))]
         errors = np.abs(link(candidates).astype(np.float64) - margin)
     best = int(np.argmin(errors)) if len(candidates) else None
     if best is None or not errors[best] <= 1e-4 * max(1.0, abs(margin)):
@@ -115,8 +122,11 @@ def xgboost_threshold_from_ours(T: float) -> float:
 
 def _tree_json(tree, t: int, n_features: int) -> dict:
     """One of our trees as XGBoost's tree object, breadth-first."""
+    for name in ("value", "gain", "cover"):
+        if not np.all(np.isfinite(np.asarray(getattr(tree, name), dtype=np.float32))):
+            _refuse(f"tree {t}: a {name} is beyond float32")
     order, xgb_children = [0], {}  # our nodes in XGBoost's order; our node -> (XGBoost left, right) as ours
-    split_type, categories, default_left = {}, {}, {}
+    split_type, categories, default_left, conditions_of = {}, {}, {}, {}
     head = 0
     while head < len(order):
         node = order[head]
@@ -134,9 +144,11 @@ def _tree_json(tree, t: int, n_features: int) -> dict:
             if not len(listed):
                 _refuse(f"tree {t}, node {node}: a category split that sends every code one way")
             split_type[node], categories[node] = 1, listed
+        elif tree.threshold[node] == np.inf:  # every present value left (+-inf too), NaN by default_left:
+            # XGBoost's x < -inf sends every present value right, so our left child is its right one
+            conditions_of[node], left, right, dl = -np.inf, right, left, not dl
         else:
-            if tree.threshold[node] >= FLOAT32_MAX:
-                _refuse(f"tree {t}, node {node}: threshold {tree.threshold[node]!r} is beyond float32")
+            conditions_of[node] = xgboost_threshold_from_ours(tree.threshold[node])  # +inf past float32
         default_left[node] = dl
         xgb_children[node] = (left, right)
         order += [left, right]
@@ -159,7 +171,7 @@ def _tree_json(tree, t: int, n_features: int) -> dict:
             cat_nodes.append(i)
             cat_lists.append([int(c) for c in categories[node]])
         else:
-            conditions.append(xgboost_threshold_from_ours(tree.threshold[node]))
+            conditions.append(conditions_of[node])
             features.append(int(tree.split_feature[node]))
     sizes = [len(c) for c in cat_lists]
     return {
@@ -213,7 +225,7 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
     the output groups have different base scores), and its predictions equal the model's
     within float32 rounding for float32 inputs (XGBoost holds thresholds, leaves and sums
     in float32). What XGBoost cannot represent raises ValueError naming it: linear
-    leaves, objectives it lacks (huber, several pinball levels, custom), thresholds
+    leaves, objectives it lacks (huber, several pinball levels, custom), leaf values
     beyond float32. Feature names, which features are categorical and their categories
     (XGBoost 3.1+ then codes a DataFrame by category value, as boosters does) are
     written.
@@ -281,4 +293,6 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
         },
         "version": WRITTEN_VERSION,
     }
-    return json.dumps(document, allow_nan=False).encode("utf-8")
+    # split conditions may be +-inf, written -Infinity / Infinity as XGBoost writes them (every
+    # other float was checked finite)
+    return json.dumps(document).encode("utf-8")

@@ -14,6 +14,9 @@ from boosters.model.tree import Forest
 from boosters.model.validation import LINEAR_ARRAY_DTYPES, TREE_ARRAY_NAMES
 
 FORMAT_VERSION = 1
+# output groups of a model converted from another library: a prediction holds one value per
+# row and output, so a few bytes of header must not ask for millions of them (check_outputs)
+MAX_OUTPUTS = 1 << 20
 HEADER_FIELDS = ("format_version", "objective", "n_features", "feature_names", "best_iteration",
                  "best_score", "eval_history", "n_groups", "config")
 # categorical splits: written only by models that have some (older files have none)
@@ -200,6 +203,17 @@ def _check_header(header) -> None:
         raise ValueError("eval_history must be a list of numbers")
     if not _is_int(header["n_groups"]):
         raise ValueError(f"n_groups must be an int, got {header['n_groups']!r}")
+
+
+def check_outputs(n_outputs: int, n_trees: int) -> None:
+    """ValueError unless a converted model's number of outputs (classes, targets) is at
+    most MAX_OUTPUTS and, with several, it has at least as many trees (a tree per output
+    and round): its file then grows with the outputs it asks for."""
+    if n_outputs > MAX_OUTPUTS:
+        raise ValueError(f"{n_outputs} outputs (classes or targets) is more than the {MAX_OUTPUTS} boosters converts")
+    if n_outputs > 1 and n_trees < n_outputs:
+        raise ValueError(f"{n_outputs} outputs (classes or targets) but only {n_trees} trees: at least one round of "
+                         f"a tree per output is needed")
 
 
 def _array(members: dict, name: str, dtype) -> np.ndarray:
