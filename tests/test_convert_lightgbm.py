@@ -11,6 +11,7 @@ formulas in float64), and the leaf every row reaches in every tree, exactly
 tree's routing on its own, not only the sum.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -129,6 +130,25 @@ def test_categorical_splits_on_codes():
     assert_same(model, booster, rows)
     words = max(len(t.cat_bitsets) for t in model.trees)
     assert words >= 2  # some set reaches past code 31
+
+
+@pytest.mark.xfail(strict=True, reason="LightGBM truncates a categorical value to int (2.9999 is category 2, "
+                   "-0.5 category 0); boosters' prediction kernel sends a non-integer value to the default side: "
+                   "the rule lives in model/_decision.pxd (goes_left_categorical), which this change may not edit")
+def test_non_integer_categorical_values_are_truncated_as_lightgbm_does():
+    """LightGBM's CategoricalDecision (include/LightGBM/tree.h): NaN goes right, else
+    int_fval = static_cast<int>(fval) (toward zero), a negative int_fval goes right, else
+    the bit of int_fval in the node's set sends it left."""
+    X, y = categorical_data(n_codes=12)
+    booster = train({"max_cat_to_onehot": 1, "min_data_per_group": 5, "cat_smooth": 1}, X, y, rounds=10,
+                    categorical_feature=[1])
+    rows = categorical_data(240, seed=1, n_codes=12)[0]
+    rows[:, 1] = np.resize([2.5, 2.9999, 0.3, -0.5, -0.9999, 7.0001, 11.5, 3.5, np.nan, 5.0], len(rows))
+    theirs = booster.predict(rows)
+    as_missing = rows.copy()
+    as_missing[:, 1] = np.nan  # where boosters sends a non-integer value
+    assert np.mean(np.abs(theirs - booster.predict(as_missing)) > 1e-3) > 0.3  # LightGBM reads them as codes
+    np.testing.assert_allclose(from_lightgbm(booster).predict(rows), theirs, rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.parametrize("values, unseen", [
@@ -409,7 +429,7 @@ def replace_line(text: str, key: str, value: str) -> str:
     (lambda s: replace_line(s, "objective", "xgboost"), "unknown objective 'xgboost'"),
     (lambda s: replace_line(s, "objective", "multiclass num_class:3"), "disagrees with num_class=1"),
     (lambda s: s.replace("num_tree_per_iteration=1", "num_tree_per_iteration=2"), "has 1 outputs"),
-    (lambda s: no_trees_with_a_million_classes(s), "0 trees are not whole iterations of 1000000"),
+    (lambda s: no_trees_with_a_million_classes(s), "1000000 outputs .* but only 0 trees"),
     (lambda s: pandas_line(s, "[" * 100000 + "]" * 100000), "not valid JSON"),
     (lambda s: pandas_line(s, "[[1e999999]]"), "all strings or all integers"),
     (lambda s: pandas_line(s, "[[1.5, 2.5]]"), "all strings or all integers"),
@@ -439,6 +459,23 @@ def test_damaged_text_is_a_value_error(model_text, edit, message):
 def test_other_arguments(source, error):
     with pytest.raises(error, match="booster_or_path|LightGBM model"):
         from_lightgbm(source)
+
+
+def test_lightgbms_json_dump_is_refused_with_what_to_give_instead(tmp_path):
+    """from_lightgbm reads the text model format; LightGBM's JSON dump (dump_model) gave a
+    parse error, or an OSError when one line of JSON was taken for a path."""
+    X, y = regression_data()
+    booster = train({}, X, y, rounds=3)
+    dump = booster.dump_model()
+    (tmp_path / "model.json").write_text(json.dumps(dump, indent=2))
+    (tmp_path / "model.txt").write_text(booster.model_to_string())
+    for source in (json.dumps(dump), json.dumps(dump, indent=2), json.dumps(dump).encode(), tmp_path / "model.json",
+                   str(tmp_path / "model.json")):
+        with pytest.raises(ValueError, match=r"^LightGBM model: this is JSON \(Booster.dump_model\); from_lightgbm "
+                                             r"reads LightGBM's text model format, as Booster.model_to_string"):
+            from_lightgbm(source)
+    np.testing.assert_allclose(from_lightgbm(tmp_path / "model.txt").predict(X), booster.predict(X),
+                               rtol=RTOL, atol=ATOL)  # what it reads instead
 
 
 def test_a_missing_file_is_an_os_error(tmp_path):

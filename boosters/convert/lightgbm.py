@@ -20,7 +20,6 @@ zero-as-missing splits, which a boosters node can hold only in some cases:
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -28,7 +27,9 @@ import numpy as np
 from boosters.config import CustomObjective, Objective
 from boosters.convert.lightgbm_text import ModelText, parse_floats, parse_int, parse_ints, parse_model_text
 from boosters.gbdt_model import GBDTModel
-from boosters.io.validation import FORMAT_VERSION, ensemble_from_parts, objective_to_json
+from boosters.io.atomic import read_regular_file
+from boosters.io.validation import (FORMAT_VERSION, MAX_OUTPUTS, check_outputs, ensemble_from_parts,
+                                   objective_to_json)
 from boosters.model.validation import LINEAR_ARRAY_DTYPES, MAX_SET_WORDS, TREE_ARRAY_DTYPES
 
 __all__ = ["from_lightgbm"]
@@ -36,7 +37,6 @@ __all__ = ["from_lightgbm"]
 ZERO_THRESHOLD = float(np.float32(1e-35))  # LightGBM's kZeroThreshold: |x| <= it is "zero"
 CATEGORICAL_BIT, DEFAULT_LEFT_BIT = 1, 2   # decision_type bits; bits 2-3: the missing type
 MISSING_NONE, MISSING_ZERO, MISSING_NAN = 0, 1, 2
-MAX_OUTPUTS = 1 << 20                      # classes (tree groups): bounds the arrays made per group
 VERSIONS = ("v2", "v3", "v4")
 # LightGBM objectives without a boosters equivalent: why each is refused
 REFUSED_OBJECTIVES = {
@@ -62,7 +62,8 @@ def from_lightgbm(booster_or_path) -> GBDTModel:
         A Booster (its `model_to_string()`: with early stopping, the trees up to the best
         iteration, which becomes ``best_iteration``), a fitted scikit-learn estimator
         (its ``booster_``), the path of a model file (`save_model`), or the model's
-        text (a str of several lines, or its UTF-8 bytes).
+        text (a str of several lines, or its UTF-8 bytes). Not LightGBM's JSON dump
+        (``dump_model``): ValueError.
 
     Returns
     -------
@@ -126,11 +127,12 @@ def from_lightgbm(booster_or_path) -> GBDTModel:
 def _model_text(source) -> tuple[str, int | None]:
     """The model's text, and the best iteration (0-based) a Booster knows of."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _decode(bytes(source)), None
-    if isinstance(source, str) and ("\n" in source or not source):  # a path has no line break
-        return source, None
+        return _text(bytes(source)), None
+    # a path has no line break, nor is it in braces (JSON text, dump_model's: refused by _text)
+    if isinstance(source, str) and ("\n" in source or not source or source.strip()[:1] + source.strip()[-1:] == "{}"):
+        return _text(source), None
     if isinstance(source, (str, os.PathLike)):
-        return _decode(Path(source).read_bytes()), None
+        return _text(read_regular_file(source)), None
     booster = getattr(source, "booster_", source)  # a scikit-learn estimator: its Booster
     if not callable(getattr(booster, "model_to_string", None)):
         raise TypeError(f"booster_or_path must be a lightgbm Booster or LGBMModel, a path, or a model's text "
@@ -139,11 +141,16 @@ def _model_text(source) -> tuple[str, int | None]:
     return booster.model_to_string(), (best - 1 if isinstance(best, int) and best > 0 else None)
 
 
-def _decode(data: bytes) -> str:
+def _text(data: bytes | str) -> str:
+    """The model's text (UTF-8); ValueError for LightGBM's JSON dump, which is not it."""
     try:
-        return data.decode("utf-8")
+        text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"LightGBM model: the text is not UTF-8 ({exc})") from None
+    if text.lstrip().startswith("{"):  # a text model starts with the line "tree"
+        raise ValueError("LightGBM model: this is JSON (Booster.dump_model); from_lightgbm reads LightGBM's text "
+                         "model format, as Booster.model_to_string() returns and Booster.save_model() writes")
+    return text
 
 
 def model_parts(model: ModelText, best_iteration: int | None = None) -> tuple[dict, dict]:
@@ -172,9 +179,9 @@ def model_parts(model: ModelText, best_iteration: int | None = None) -> tuple[di
         raise ValueError(f"{objective!r} has {objective.n_outputs} outputs but num_tree_per_iteration is "
                          f"{per_iteration}")
     trees = [convert_tree(fields, t, n_features) for t, fields in enumerate(model.trees)]
-    if len(trees) % per_iteration or (per_iteration > 1 and not trees):
-        # (with a tree per output, a small file cannot ask for a huge number of outputs)
-        raise ValueError(f"{len(trees)} trees are not whole iterations of {per_iteration} (at least one)")
+    check_outputs(per_iteration, len(trees))
+    if len(trees) % per_iteration:
+        raise ValueError(f"{len(trees)} trees are not whole iterations of {per_iteration}")
     if "tree_sizes" in h:
         parse_ints(h["tree_sizes"], "tree_sizes", len(trees))
     if best_iteration is not None and best_iteration >= len(trees) // per_iteration:
