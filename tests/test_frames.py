@@ -295,3 +295,75 @@ def test_eval_set_columns_are_matched_by_name():
     np.testing.assert_array_equal(est.predict(df), expected.predict(df))
     with pytest.raises(ValueError, match=r"(?s)eval_set: .*\bz\b.*\bx\b"):
         GBDTRegressor(**params).fit(df[:700], y[:700], eval_set=(df[700:].rename(columns={"x": "z"}), y[700:]))
+
+
+def test_record_batch_is_read_as_a_table():
+    """A pyarrow RecordBatch (a table of one batch) with a dictionary column was an
+    AttributeError (its columns are Arrays, not chunked); it is read as a Table."""
+    from boosters.sklearn import GBDTRegressor
+
+    df, y = mixed_frame()
+    batch = pa.RecordBatch.from_pandas(df, preserve_index=False)
+    cfg = bst.GBDTConfig(n_estimators=5, max_depth=3)
+    model = bst.GBDTModel.train(bst.Dataset(df, y), cfg)
+    np.testing.assert_array_equal(model.predict(batch), model.predict(df))
+    np.testing.assert_array_equal(model.shap_values(batch), model.shap_values(df))
+    data = bst.Dataset(batch, y)
+    np.testing.assert_array_equal(data.X, bst.Dataset(df, y).X)
+    assert bst.GBDTModel.train(data, cfg).to_bytes() == model.to_bytes()
+    est = GBDTRegressor(n_estimators=5, max_depth=3).fit(df, y)
+    np.testing.assert_array_equal(GBDTRegressor(n_estimators=5, max_depth=3).fit(batch, y).predict(df),
+                                  est.predict(df))
+    np.testing.assert_array_equal(est.predict(batch), est.predict(df))
+
+
+@pytest.mark.parametrize("arrow_type", [pa.uint64(), pa.int64()])
+def test_arrow_integers_beyond_2_53_name_the_column(arrow_type):
+    """float64 holds integers exactly up to 2**53: beyond, an Arrow column was pyarrow's
+    ArrowInvalid naming no column; now a ValueError naming X and the column. Up to 2**53
+    the values are read exactly."""
+    table = pa.table({"a": np.arange(10.0), "big": pa.array([2**53 + 1] + [5] * 9, type=arrow_type)})
+    with pytest.raises(ValueError, match=rf"X: column 'big' \({arrow_type}\) holds integers beyond 2\*\*53"):
+        bst.Dataset(table, np.zeros(10))
+    model = bst.GBDTModel.train(bst.Dataset(table.set_column(1, "big", pa.array([5] * 10, type=arrow_type)),
+                                            np.arange(10.0)), bst.GBDTConfig(n_estimators=2))
+    with pytest.raises(ValueError, match=r"X: column 'big'"):
+        model.predict(table)
+    exact = pa.table({"big": pa.array([2**53, 3], type=arrow_type)})
+    np.testing.assert_array_equal(bst.Dataset(exact).X[:, 0], [2.0**53, 3.0])
+
+
+def test_null_in_an_arrow_dictionary_is_missing():
+    """A null among an Arrow dictionary column's values was an error (category values of
+    mixed types: NoneType, str); rows pointing at it are missing, as a null index is."""
+    indices = pa.array([0, 1, 2, 0, 1, 2, 2, 0] * 25, type=pa.int32())
+    with_null_value = pa.DictionaryArray.from_arrays(indices, pa.array(["x", None, "z"]))
+    null_index = pa.DictionaryArray.from_arrays(pa.array(np.where(indices.to_numpy() == 1, None, indices.to_numpy()),
+                                                         type=pa.int32()), pa.array(["x", "y", "z"]))
+    a = np.arange(200.0)
+    y = a % 3 + 5 * (indices.to_numpy() == 2)
+    expected = bst.Dataset(pa.table({"a": a, "c": null_index}), y)
+    data = bst.Dataset(pa.table({"a": a, "c": with_null_value}), y)
+    np.testing.assert_array_equal(data.X, expected.X)
+    np.testing.assert_array_equal(np.isnan(data.X[:, 1]), indices.to_numpy() == 1)
+    assert list(data.categories[1]) == ["x", "z"]
+    model = bst.GBDTModel.train(data, bst.GBDTConfig(n_estimators=3))
+    np.testing.assert_array_equal(model.predict(pa.table({"a": a, "c": with_null_value})),
+                                  model.predict(pa.table({"a": a, "c": null_index})))
+
+
+def test_polars_lazy_frame_is_a_type_error():
+    """A polars LazyFrame was read by NumPy as an object scalar ('X must be numeric ...
+    got dtype object'); it is a TypeError saying to collect it first."""
+    from boosters.sklearn import GBDTRegressor
+
+    df = pl.DataFrame({"a": np.arange(50.0), "b": np.ones(50)})
+    model = bst.GBDTModel.train(bst.Dataset(df, np.arange(50.0)), bst.GBDTConfig(n_estimators=2))
+    message = r"X is a polars LazyFrame, a query not yet run: collect it first \(X.collect\(\)\)"
+    for call in (lambda: bst.Dataset(df.lazy(), np.arange(50.0)), lambda: model.predict(df.lazy()),
+                 lambda: GBDTRegressor(n_estimators=2).fit(df.lazy(), np.arange(50.0))):
+        with pytest.raises(TypeError, match=message):
+            call()
+    with pytest.raises(TypeError, match="eval_set: " + message):
+        GBDTRegressor(n_estimators=2).fit(df, np.arange(50.0), eval_set=(df.lazy(), np.arange(50.0)))
+    np.testing.assert_array_equal(model.predict(df.lazy().collect()), model.predict(df))

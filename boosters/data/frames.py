@@ -27,14 +27,17 @@ _ARROW_NUMERIC = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", 
 _FLOAT32_NAMES = {"float32", "Float32", "float16", "halffloat", "float", "Float16"}
 
 
-def frame_library(X) -> str | None:
+def frame_library(X, name: str = "X") -> str | None:
     """"pandas", "pyarrow" or "polars" when X is a DataFrame / Table of that library,
-    "arrow-stream" for another table exporting the Arrow C stream interface."""
+    "arrow-stream" for another table exporting the Arrow C stream interface (and a pyarrow
+    RecordBatch: a table of one batch). TypeError naming `name` for a polars LazyFrame."""
     library = type(X).__module__.partition(".")[0]
     if library == "pandas" and hasattr(X, "columns") and hasattr(X, "iloc"):
         return library
     if library == "pyarrow" and hasattr(X, "column_names") and hasattr(X, "num_rows"):
-        return library
+        return "arrow-stream" if type(X).__name__ == "RecordBatch" else library  # read as a Table
+    if library == "polars" and type(X).__name__ == "LazyFrame":
+        raise TypeError(f"{name} is a polars LazyFrame, a query not yet run: collect it first ({name}.collect())")
     if library == "polars" and hasattr(X, "columns") and hasattr(X, "to_series"):
         return library
     if hasattr(type(X), "__arrow_c_stream__") and library not in ("pandas", "pyarrow", "polars"):
@@ -98,7 +101,11 @@ class _ArrowColumn(Column):
         self.float32 = type_name in _FLOAT32_NAMES
 
     def floats(self, dtype):
-        return self.chunked.cast("float32" if dtype == np.float32 else "float64").to_numpy()
+        try:
+            return self.chunked.cast("float32" if dtype == np.float32 else "float64").to_numpy()
+        except ValueError:  # pyarrow.ArrowInvalid: an integer beyond 2**53, which float64 cannot hold exactly
+            raise ValueError(f"column {self.name!r} ({self.dtype}) holds integers beyond 2**53, which float64 "
+                             f"cannot hold exactly; cast it to float64 yourself if rounding them is fine") from None
 
     def encoded(self):
         chunked = self.chunked if self.categorical else self.chunked.dictionary_encode()
@@ -106,8 +113,13 @@ class _ArrowColumn(Column):
         if not chunks:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=object), False
         indices = np.concatenate([c.indices.fill_null(-1).to_numpy(zero_copy_only=False) for c in chunks])
+        indices = indices.astype(np.int64, copy=False)
         values = chunks[0].dictionary.to_numpy(zero_copy_only=False)
-        return indices.astype(np.int64, copy=False), values, False
+        null = np.asarray(chunks[0].dictionary.is_null())
+        if null.any():  # a null value in the dictionary is missing, as a null index is
+            kept = np.where(null, -1, np.cumsum(~null) - 1)  # its index among the values kept
+            indices, values = np.where(indices >= 0, kept[indices], -1), values[~null]
+        return indices, values, False
 
 
 class _PolarsColumn(Column):
@@ -160,9 +172,9 @@ class Frame:
         return [j for j in range(self.shape[1]) if self.column(j).categorical]
 
 
-def as_frame(X) -> Frame | None:
+def as_frame(X, name: str = "X") -> Frame | None:
     """X's columns when X is a pandas/polars DataFrame or a pyarrow Table; None otherwise."""
-    library = frame_library(X)
+    library = frame_library(X, name)
     if library == "arrow-stream":
         return Frame(_arrow_table(X), "pyarrow")
     return None if library is None else Frame(X, library)
@@ -194,5 +206,11 @@ def frame_matrix(frame: Frame, name: str, encoders: dict | None = None, order=No
     dtype = np.float32 if numeric and all(c.float32 for c in numeric) else np.float64
     out = np.empty((n_rows, len(columns)), dtype=dtype, order="F")
     for j, column in enumerate(columns):
-        out[:, j] = encoders[j](column) if j in encoders else column.floats(dtype)
+        if j in encoders:
+            out[:, j] = encoders[j](column)
+            continue
+        try:
+            out[:, j] = column.floats(dtype)
+        except ValueError as exc:  # a column float64 cannot hold (it names the column)
+            raise ValueError(f"{name}: {exc}") from None
     return out

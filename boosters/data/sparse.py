@@ -23,9 +23,8 @@ def is_sparse(X) -> bool:
 
 def has_sparse_columns(X) -> bool:
     """A pandas frame with at least one sparse column (pd.SparseDtype: a fill value and a subtype)."""
-    dtypes = getattr(X, "dtypes", None)
-    return dtypes is not None and hasattr(X, "iloc") and \
-        any(hasattr(d, "fill_value") and hasattr(d, "subtype") for d in dtypes)
+    dtypes = getattr(X, "dtypes", None) if hasattr(X, "iloc") else None
+    return dtypes is not None and any(hasattr(d, "fill_value") and hasattr(d, "subtype") for d in dtypes)
 
 
 def _scipy_sparse():
