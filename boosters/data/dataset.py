@@ -328,7 +328,9 @@ class Dataset:
         """A Dataset from batches of rows, never holding all of them: binned to disk.
 
         The batches are read three times (rows and labels; the bin sample; the binning,
-        when training first needs the bins), so they must come out the same each time.
+        when training first needs the bins), so they must come out the same each time:
+        each later pass is checked against the first (a fingerprint per block), and a
+        batch that differs is a ValueError, never a model of mismatched rows.
         The bins are those of ``Dataset`` on all the rows concatenated, so the model is
         the same; they are kept in memory-mapped files (see
         `boosters.data.out_of_core.OutOfCoreDataset`, which this returns).
@@ -343,7 +345,8 @@ class Dataset:
         label : str, optional
             For frame batches: the column holding the labels (not a feature).
         weight : str, optional
-            For frame batches: the column holding the weights (not a feature).
+            For frame batches: the column holding the weights (not a feature), another
+            column than `label`.
         feature_names : sequence of str, optional
             One unique name per feature; the frame batches' column names by default.
         categorical_features : "auto", list of int or str, optional
@@ -358,9 +361,10 @@ class Dataset:
         init_score : array-like, optional
             A starting margin per row, as for `Dataset`.
         directory : str or path, optional
-            Where the bin files go (in a new subdirectory); the system's temporary
-            directory by default. They are removed when the Dataset is closed or
-            garbage collected.
+            Where the bin files go, in a new folder ``boosters-bins-<pid>-<random>``; the
+            system's temporary directory by default. They are removed when the Dataset is
+            closed or garbage collected; the folders of processes that died (killed while
+            binning) are removed by the next Dataset made in the same directory.
 
         Returns
         -------
@@ -386,7 +390,9 @@ class Dataset:
     @classmethod
     def from_npy(cls, path, y=None, weights=None, feature_names=None, categorical_features=None, group=None,
                  qid=None, init_score=None, directory=None, block_rows: int = 65536) -> "Dataset":
-        """A Dataset from a 2-D ``.npy`` file, read through a memory map in row blocks.
+        """A Dataset from a 2-D ``.npy`` file, read in row blocks with ordinary reads (never
+        mapped: a file truncated while it is read is an error, not a crash). A ``.npz``
+        archive is refused: pass the ``.npy`` array file.
 
         As `from_batches`: the bins go to disk, the model equals the in-memory one.
 
@@ -411,7 +417,7 @@ class Dataset:
         directory : str or path, optional
             Where the bin files go (see `from_batches`).
         block_rows : int, default 65536
-            Rows read and binned at a time.
+            At most this many rows (and 8 MiB) read and binned at a time.
 
         Returns
         -------
@@ -446,7 +452,7 @@ class Dataset:
         label : str, optional
             The column of the labels.
         weight : str, optional
-            The column of the weights.
+            The column of the weights (another column than `label`).
         feature_names : sequence of str, optional
             One unique name per feature; the column names by default.
         categorical_features : "auto", list of int or str, optional
