@@ -254,6 +254,8 @@ ISSUE_CASES = {
     "n_groups is not the objective's": dict(header=lambda h: h.__setitem__("n_groups", 2)),
     "format version 2": dict(header=lambda h: h.__setitem__("format_version", 2)),
     "n_features missing": dict(header=lambda h: h.pop("n_features")),
+    "best_iteration -3": dict(header=lambda h: h.__setitem__("best_iteration", -3)),
+    "best_iteration past the rounds": dict(header=lambda h: h.__setitem__("best_iteration", 10**6)),
 }
 
 

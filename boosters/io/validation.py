@@ -264,6 +264,9 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     used = forest.flat().n_features
     if used > header["n_features"]:
         raise ValueError(f"a tree splits on feature {used - 1} but the model has {header['n_features']} features")
+    n_rounds = forest.n_trees // max(1, header["n_groups"])
+    if header["best_iteration"] is not None and header["best_iteration"] >= n_rounds:
+        raise ValueError(f"best_iteration {header['best_iteration']} is not a round of the model's {n_rounds}")
     categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
                                       header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
