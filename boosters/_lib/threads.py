@@ -4,12 +4,16 @@ Every kernel takes its thread count explicitly; callers get it from
 `effective_n_threads`, which respects OMP_NUM_THREADS, the CPU affinity mask and
 the cgroup CPU quota (containers), so `n_threads=0` never oversubscribes.
 
-After `fork()` (multiprocessing's default start method on Linux, joblib, gunicorn,
-Dask's forking workers) the child inherits an OpenMP runtime whose worker threads do
-not exist in it: libgomp's next parallel region with more than one thread waits for
-them forever. A child of a fork therefore runs every kernel serially, with a one-time
-warning; `n_threads=1` never starts a team, so it cannot hang. A parent that
-never asked for more than one thread has no team to lose: its children run in parallel.
+After `fork()` (multiprocessing's 'fork' and 'forkserver' start methods, gunicorn
+--preload, Celery's prefork pool) the child inherits an OpenMP runtime whose worker
+threads do not exist in it: libgomp's next parallel region with more than one thread
+waits for them forever. The runtime is shared: LightGBM, and XGBoost or scikit-learn
+where they link the system libgomp (conda, distribution packages), start the same
+thread pool as boosters, and leave no trace boosters could read (counting the parent's
+threads says nothing: numpy's BLAS starts its own on import). So every process made
+by fork runs boosters serially, with a one-time warning, whatever the parent ran;
+`n_threads=1` never starts a team, so it cannot hang. Processes started fresh
+('spawn', joblib's loky, Dask's nannies) use threads as usual.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 import warnings
 
 from boosters._lib._openmp import openmp_enabled
@@ -71,14 +76,21 @@ def _omp_num_threads_env() -> int | None:
     return n if n > 0 else None
 
 
-_threads_used = False      # this process may have started an OpenMP team
-_in_forked_child = False   # ... and so may the process this one was forked from
+def _multiprocessing_child_of_fork() -> bool:
+    """True in a multiprocessing child made by fork ('fork', or 'forkserver': a fork of
+    the server), whose Process class names its start method: the at-fork hook below
+    misses the fork when boosters is first imported in the child."""
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and getattr(process.current_process(), "_start_method", None) in ("fork", "forkserver")
+
+
+_in_forked_child = _multiprocessing_child_of_fork()
 _fork_warned = False
 
 
 def _mark_forked_child() -> None:
     global _in_forked_child
-    _in_forked_child = _in_forked_child or _threads_used
+    _in_forked_child = True
 
 
 if hasattr(os, "register_at_fork"):
@@ -94,10 +106,10 @@ def max_n_threads() -> int:
 def effective_n_threads(n_threads: int = 0) -> int:
     """Threads to use: `n_threads` if positive; for 0, OMP_NUM_THREADS or all available CPUs.
 
-    Always 1 in a build without OpenMP, and in a process forked from one that had run
-    multi-threaded kernels (see the module docstring).
+    Always 1 in a build without OpenMP, and in a process made by fork (see the module
+    docstring), which warns once when more than one thread was asked for.
     """
-    global _fork_warned, _threads_used
+    global _fork_warned
     if type(n_threads) is not int and (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)):
         raise TypeError(f"n_threads must be an int (0 = all cores), got {type(n_threads).__name__}")
     if n_threads < 0:
@@ -106,15 +118,16 @@ def effective_n_threads(n_threads: int = 0) -> int:
         raise ValueError(f"n_threads must be at most {max_n_threads()} (4 per CPU, at least 256), got {n_threads}")
     if not openmp_enabled():
         return 1
-    if _in_forked_child:
-        if not _fork_warned:
-            _fork_warned = True
-            warnings.warn("boosters: this process was forked after boosters had run multi-threaded "
-                          "kernels; OpenMP cannot run threads in a forked child, so boosters runs single-threaded here. Use the "
-                          "'spawn' or 'forkserver' start method for parallel work in child processes.",
-                          RuntimeWarning, stacklevel=2)
-        return 1
     if n_threads == 0:
         n_threads = min(_omp_num_threads_env() or available_cpus(), max_n_threads())
-    _threads_used = _threads_used or n_threads > 1
+    if _in_forked_child and n_threads > 1:
+        if not _fork_warned:
+            _fork_warned = True
+            warnings.warn("boosters: this process was forked (multiprocessing's 'fork' or 'forkserver' start "
+                          "method, gunicorn --preload, Celery prefork...); OpenMP threads used before the fork, "
+                          "by boosters or another library such as LightGBM, would hang it, so boosters runs "
+                          "single-threaded here. Start child processes with 'spawn' (or joblib's loky) for "
+                          "multi-threaded boosters in them; n_threads=1 silences this warning.",
+                          RuntimeWarning, stacklevel=2)
+        return 1
     return int(n_threads)
