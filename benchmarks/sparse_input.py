@@ -12,8 +12,8 @@ above the process's RSS before it (the CSR already loaded), that peak over the C
 size (data + indices + indptr; the issue's target: training below twice the CSR's size
 in total, i.e. this ratio below 1), the test AUC.
 
-    python benchmarks/sparse.py                                   # small smoke run
-    python benchmarks/sparse.py --rows 1000000 --features 10000 --density 0.001 --trees 100
+    python benchmarks/sparse_input.py                                   # small smoke run
+    python benchmarks/sparse_input.py --rows 1000000 --features 10000 --density 0.001 --trees 100
 """
 
 from __future__ import annotations
