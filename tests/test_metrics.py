@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import xgboost as xgb
 from scipy.special import expit, softmax
 from sklearn.metrics import accuracy_score, log_loss, mean_absolute_error, mean_squared_error, roc_auc_score
 
@@ -151,3 +152,39 @@ def test_integer_weights_equal_repeated_rows(data, name):
     m = data["m_reg"][:n] if name in ("rmse", "mae") else data["m_bin"][:n]
     got = evaluate(Metric(name), y, m, w)
     assert got == pytest.approx(evaluate(Metric(name), y[rep], m[rep]), rel=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.25, -1.5, float(np.log(0.7 / 0.3))])
+def test_a_margin_exactly_at_the_threshold_is_class_0(threshold):
+    """Class 1 needs margin > t (documented; as XGBoost's error, which counts p > 0.5 as
+    class 1: the next test): at exactly t every row is class 0, so labels 0 score 1 and
+    labels 1 score 0, and the next float above t is class 1. (The test above mixes labels
+    0 and 1 at margin 0 in equal numbers: its score is the same either way.) Whole rows:
+    exact, no tolerance."""
+    t = threshold
+    metrics = [Metric.margin_accuracy(t)] + ([Metric.accuracy()] if t == 0.0 else [])
+    at, above, below = (np.full((5, 1), v) for v in (t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf)))
+    zeros, ones = np.zeros(5), np.ones(5)
+    for metric in metrics:
+        assert evaluate(metric, zeros, at) == 1.0
+        assert evaluate(metric, ones, at) == 0.0
+        assert evaluate(metric, ones, above) == 1.0 and evaluate(metric, zeros, above) == 0.0
+        assert evaluate(metric, zeros, below) == 1.0 and evaluate(metric, ones, below) == 0.0
+        # weighted, mixed: only the label-0 rows at t count right (weights 1 and 3), beside
+        # a label 1 above t (5) and a label 0 below (6); a probability label 0.25 at t counts 0.75
+        y = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+        m = np.array([t, t, t, t, above[0, 0], below[0, 0]])[:, None]
+        w = np.arange(1.0, 7.0)
+        assert evaluate(metric, y, m, w) == (1 + 3 + 5 + 6) / 21
+        assert evaluate(metric, np.array([0.25]), np.array([[t]])) == 0.75
+
+
+def test_margin_0_is_class_0_as_in_xgboost():
+    """XGBoost's error of margins exactly 0 (probability 0.5 exactly, in float32 too):
+    every row is class 0, so 1 - error is the share of label 0."""
+    y = np.array([0.0, 0.0, 0.0, 1.0])
+    data = xgb.DMatrix(np.zeros((4, 1)), y, base_margin=np.zeros(4))
+    booster = xgb.train({"objective": "binary:logistic", "eval_metric": "error"}, data, 0)
+    error = float(booster.eval(data).split(":")[1])
+    assert error == 0.25
+    assert evaluate(Metric.accuracy(), y, np.zeros((4, 1))) == 1 - error == 0.75

@@ -175,3 +175,58 @@ def test_features_past_the_packed_range_take_the_general_walk():
     with pytest.raises(ValueError, match="features below"):
         PackedForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"], a["right_child"],
                      a["value"], forest.flat().tree_offsets, forest.flat().tree_group)
+
+
+def test_blocks_mixing_rows_with_and_without_nan():
+    """make_X puts a NaN in every row, so the tests above see only blocks whose rows all
+    have NaN, or none. The kernel decides per 64-row block whether to handle NaN, and
+    walks 8 rows (lanes) side by side: here each block has its own mix. Block 0: no NaN;
+    1: one NaN, in its first row; 2: one, in its last row (lane 7 of the last group of
+    8); 3: one in lane k of its k-th group of 8 rows, in feature k % 6; 4: NaN-free rows
+    beside rows with 1-3 NaNs; 5 (13 rows): one NaN, in the rows past the last group of
+    8 (walked 8 trees at a time). Each planted NaN is in a feature where the row's margin
+    depends on the NaN taking its nodes' default direction (with the NaN read as -inf,
+    which goes left as a NaN does in a walk without NaN handling, the naive margin
+    differs). Exact equality (the same comparisons, sums in tree order) with the naive
+    walk and the general kernel: margins and leaves, float32 and float64 rows, 1 and 2
+    threads."""
+    rng = np.random.default_rng(12)
+    n_features, block = 6, 64
+    forest = mixed_forest(rng, make_X(rng, 300, np.float32, nan_frac=0.0), 19)  # float32 thresholds: exact ties
+    X = rng.normal(size=(5 * block + 13, n_features)).astype(np.float32).astype(np.float64)
+    X[:, 2] = np.round(X[:, 2])
+
+    def margins(rows):
+        return naive_predict_forest(forest.trees, forest.tree_group, forest.base_scores, 2, rows)
+
+    def needs_default(x):
+        return bool((margins(x[None]) != margins(np.where(np.isnan(x), -np.inf, x)[None])).any())
+
+    def plant(r, first_choice):
+        for f in [first_choice] + [f for f in range(n_features) if f != first_choice]:
+            x = X[r].copy()
+            x[f] = np.nan
+            if needs_default(x):
+                X[r, f] = np.nan
+                return
+        raise AssertionError(f"no feature of row {r} needs the default direction")
+
+    plant(block, 0)                     # block 1: its first row
+    plant(3 * block - 1, 5)             # block 2: its last row, the last column first
+    for k in range(8):                  # block 3: lane k of the k-th group of 8
+        plant(3 * block + 8 * k + k, k % n_features)
+    plant(5 * block + 10, 3)            # block 5: past its last group of 8
+    mixed = 4 * block + np.flatnonzero(rng.random(block) < 0.4)
+    for r in mixed:                     # block 4: random NaNs in some rows
+        X[r, rng.choice(n_features, rng.integers(1, 4), replace=False)] = np.nan
+    per_block = [np.isnan(X[b * block:(b + 1) * block]).any(axis=1).sum() for b in range(6)]
+    assert per_block == [0, 1, 1, 8, len(mixed), 1] and 0 < len(mixed) < block
+    assert sum(needs_default(X[r]) for r in mixed) >= 5
+    for dtype in (np.float32, np.float64):
+        Xd = X.astype(dtype)
+        want = margins(Xd)
+        for n_threads in (1, 2):
+            np.testing.assert_array_equal(forest.predict_margins(Xd, n_threads), want)
+        np.testing.assert_array_equal(general_margins(forest, Xd), want)
+        leaves = np.array([[naive_leaf(tree, x) for tree in forest.trees] for x in Xd], dtype=np.int32)
+        np.testing.assert_array_equal(forest.predict_leaves(Xd, 2), leaves)

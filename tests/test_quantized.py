@@ -245,3 +245,100 @@ def _leaf_index(tree, X):
             node = tree.left_child[node] if x[tree.split_feature[node]] <= tree.threshold[node] else tree.right_child[node]
         out[i] = node
     return out
+
+
+# -- past 65,536 rows: reduced levels, 32-bit sums near their limit --------------------------
+
+BIG_ROWS = 140_000  # > 2**17: the quantizer's maxima in two chunks on 2 threads; i16 levels 15339
+
+
+def _sign_objective(margins, dataset):
+    """|margin - y| with the hessian 1: every gradient is -1, 0 or +1, which quantize to
+    exactly -L, 0, L (q = floor(g L + u), u in [0, 1)), so integer histograms are L times
+    the float64 ones and the quantized trees must be the float64 trees."""
+    return np.sign(margins - dataset.y), np.ones_like(margins)
+
+
+def _big_signed_data(n, seed):
+    """Integer features (few distinct values: no binning differences), y from them; the
+    model starts at y's 15% quantile, so most first gradients are -1, and feature 0 has
+    one value in 90% of the rows: that bin's grad sum is about -0.6 n L, near -2**31
+    (the 32-bit sums' limit) at n L < 2**31."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, k, size=n) for k in (2, 7, 20, 60, 250)]).astype(np.float64)
+    X[:, 0] = rng.random(n) < 0.9
+    X[rng.random(n) < 0.05, 2] = np.nan
+    y = (X[:, 0] + np.sin(X[:, 3] / 5) + (X[:, 4] > 100) * np.nan_to_num(X[:, 2], nan=3.0) / 4
+         + 0.3 * rng.normal(size=n))
+    return X, y
+
+
+@pytest.mark.parametrize("mode", ["i16", "i8"])
+@pytest.mark.parametrize("growth", ["depthwise", "leafwise"])
+def test_quantized_trees_past_65536_rows_equal_the_float_trees(mode, growth):
+    """140,000 rows, 2 threads, histogram subtraction (depth-wise: every level's larger
+    child; leaf-wise: the larger sibling). i16: levels 15339, a root bin's 32-bit grad
+    sum ~ -0.6 n L ~ -1.3e9 (levels of 32767, or of 2**32 / n, would overflow it); i8:
+    nodes under 259 rows narrow to 16-bit sums, their siblings widen back. With gradients
+    in {-1, 0, 1} the integer sums are exact multiples of the float ones, so every split
+    (feature, bin, missing direction, row counts) is the float64 model's, and the leaf
+    values (renewed from full-precision gradients: integer sums in float64) equal them
+    exactly. min_samples_leaf=200 keeps nodes away from a few rows, where two features
+    often give exactly equal gains (integer sums) that rounding of the dequantized sums
+    breaks either way."""
+    X, y = _big_signed_data(BIG_ROWS, seed=21)
+    objective = bst.Objective.custom(_sign_objective, base_score=float(np.quantile(y, 0.15)))
+    params = dict(n_estimators=4, learning_rate=0.5, objective=objective, l2=1.0, min_child_weight=0.5,
+                  min_samples_leaf=200, growth_strategy=growth, max_depth=7 if growth == "depthwise" else None,
+                  n_leaves=64, cache_size=128, max_bins=256)
+    models = {m: bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(histogram_mode=m, **params), n_threads=2)
+              for m in ("f64", mode)}
+    exact, quantized = models["f64"], models[mode]
+    assert quantized.n_trees == exact.n_trees == 4
+    # the case: a root bin's grad sum near the 32-bit limit (i16; i8's L = 127 is far below it)
+    heavy = X[:, 0] == 1
+    assert abs(np.sign(np.quantile(y, 0.15) - y[heavy]).sum()) > 0.55 * BIG_ROWS
+    for t, (a, b) in enumerate(zip(quantized.trees, exact.trees)):
+        assert a.n_nodes == b.n_nodes >= 31, f"tree {t}"
+        for name in ("split_feature", "threshold_bin", "default_left", "left_child", "right_child", "n_samples"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=f"tree {t}: {name}")
+        leaf = b.split_feature < 0
+        np.testing.assert_array_equal(a.value[leaf], b.value[leaf], err_msg=f"tree {t}: leaf values")
+        # inner nodes' values come from the dequantized sums (q / scale, rounded; a sum of 0 may
+        # come out as ~1e-17)
+        np.testing.assert_allclose(a.value[~leaf], b.value[~leaf], rtol=1e-12, atol=1e-12,
+                                   err_msg=f"tree {t}: inner values")
+    np.testing.assert_array_equal(quantized.predict_raw(X), exact.predict_raw(X))
+
+
+def test_quantizer_and_histograms_past_131072_rows_on_two_threads():
+    """140,000 rows: levels 15339 (n L < 2**31); on 2 threads the quantizer takes its
+    maxima over two chunks of rows (the largest |grad| and hess are in the second); one
+    bin holds 90% of the rows, gradients near the maximum and mostly of one sign, so its
+    32-bit grad sum is ~0.7 * 2**31. The packed pairs, the bins and a sibling's bins
+    from the subtraction equal NumPy's int64 sums of the documented quantizer's values
+    exactly (integers: no tolerance)."""
+    n = BIG_ROWS
+    rng = np.random.default_rng(22)
+    levels = max_levels(n, 16)
+    gh = np.column_stack([rng.uniform(0.9, 1.0, n), rng.uniform(0.5, 1.0, n)]).astype(np.float32)
+    gh[rng.random(n) < 0.05, 0] *= -1.0
+    gh[n - 5] = (1.0, 1.0)  # the maxima, in the second chunk of rows
+    packed = np.empty(n, dtype=np.int32)
+    scales = quantize_gradients(gh, packed, levels, 3, 1, 2)
+    want, sg, sh = naive_quantize(gh, levels, 3, 1, 16)
+    assert scales == (sg, sh) == (levels, levels)
+    np.testing.assert_array_equal(packed, want)
+    dense = np.column_stack([np.where(rng.random(n) < 0.9, 1, 2), rng.integers(0, 50, n)])
+    binned = binned_from_dense(dense, [3, 50])
+    parent = np.empty(binned.total_bins, dtype=np.int64)
+    build_histogram_packed(binned, packed, parent, n_threads=2)
+    want_g, want_h = naive_packed_histogram(binned, packed)
+    np.testing.assert_array_equal(np.stack(unpack(parent)), np.stack([want_g, want_h]))
+    assert want_g[1] > 0.7 * 2**31 and want_h[1] > 0.5 * 2**31  # the case: near the 32-bit sums' limit
+    rows = np.flatnonzero(rng.random(n) < 0.45).astype(np.uint32)
+    child, sibling = np.empty_like(parent), np.empty_like(parent)
+    build_histogram_packed(binned, packed, child, rows=rows, n_threads=2)
+    subtract_packed(parent, child, sibling)
+    others = np.setdiff1d(np.arange(n), rows)
+    np.testing.assert_array_equal(np.stack(unpack(sibling)), np.stack(naive_packed_histogram(binned, packed, others)))

@@ -3,6 +3,7 @@
 against the `shap` package's TreeExplainer on the same trees."""
 
 import itertools
+import warnings
 import math
 
 import numpy as np
@@ -412,3 +413,54 @@ def test_interaction_values_check_the_memory_they_need(monkeypatch):
         model.shap_interaction_values(X)
     monkeypatch.setattr("boosters._lib.memory.available_memory", lambda: needed)
     assert model.shap_interaction_values(X).shape == (300, 21, 21)
+
+
+def refreshed_xgboost_model():
+    """An XGBoost model whose covers XGBoost's `refresh` updater recomputed on rows that
+    never reach one leaf of the first tree: that leaf keeps its value with cover 0 (a
+    real model file; every split keeps a positive cover). (booster, X, rows in that leaf)"""
+    import xgboost as xgb
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(600, 4))
+    y = X[:, 0] + X[:, 1] * X[:, 2] + np.sin(X[:, 3]) + 0.1 * rng.normal(size=600)
+    params = {"tree_method": "hist", "max_depth": 3, "eta": 0.5, "base_score": 0.0, "nthread": 1}
+    trained = xgb.train(params, xgb.DMatrix(X, y), 4)
+    leaves = trained.predict(xgb.DMatrix(X), pred_leaf=True)
+    in_leaf = leaves[:, 0] == leaves[0, 0]  # the rows of one leaf of tree 0
+    refresh = {**params, "process_type": "update", "updater": "refresh", "refresh_leaf": False}
+    with warnings.catch_warnings():  # "you have manually specified the updater"
+        warnings.simplefilter("ignore")
+        refreshed = xgb.train(refresh, xgb.DMatrix(X[~in_leaf], y[~in_leaf]), 4, xgb_model=trained)
+    return refreshed, X, in_leaf
+
+
+def test_a_leaf_of_zero_cover_gives_finite_values_that_sum_to_the_margin():
+    """A branch of cover 0 is one the path keeps none of when its feature is unknown: the
+    walk must skip it (UNWIND would divide by its zero fraction: NaN). Rows that reach the
+    zero-cover leaf and rows that pass by it: SHAP values finite, equal to the brute-force
+    Shapley values (1e-9: float64 sums in another order), summing to the margin (1e-9);
+    interaction values finite and summing to the SHAP values (1e-9); and XGBoost's own
+    pred_contribs on the same trees (it sums in float32: 1e-5)."""
+    import xgboost as xgb
+    from boosters.convert.xgboost import from_xgboost
+
+    booster, X, in_leaf = refreshed_xgboost_model()
+    model = from_xgboost(booster)
+    zero = [(t, node) for t, tree in enumerate(model.trees) for node in np.flatnonzero(tree.cover == 0)]
+    assert zero, "the case under test: a node of cover 0"
+    assert all(model.trees[t].split_feature[node] < 0 for t, node in zero)  # leaves only: splits need a cover
+    assert in_leaf.any() and (~in_leaf).any()
+    phi = model.shap_values(X)
+    assert np.isfinite(phi).all()
+    np.testing.assert_allclose(phi.sum(axis=1), model.predict_raw(X), rtol=1e-9, atol=1e-9)
+    rows = np.r_[np.flatnonzero(in_leaf)[:6], np.flatnonzero(~in_leaf)[:6]]
+    for r in rows:
+        np.testing.assert_allclose(phi[r], brute_force_shap(model, X[r])[0], **EXACT)
+    contribs = booster.predict(xgb.DMatrix(X), pred_contribs=True)
+    np.testing.assert_allclose(phi, contribs, rtol=1e-5, atol=1e-5)
+    inter = model.shap_interaction_values(X[rows])
+    assert np.isfinite(inter).all()
+    np.testing.assert_allclose(inter.sum(axis=2), phi[rows], rtol=1e-9, atol=1e-9)
+    for i, r in enumerate(rows[::3]):
+        np.testing.assert_allclose(inter[3 * i], brute_force_interactions(model, X[r])[0], **EXACT)

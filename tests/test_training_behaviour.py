@@ -4,6 +4,7 @@
 import logging
 import re
 
+import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
@@ -829,3 +830,78 @@ def test_kernel_timings_count_every_kernel_call(strategy):
     assert 0 < timings["histogram subtraction"][1] <= n_splits
     assert all(seconds >= 0 for seconds, _ in timings.values())
     assert sum(seconds for seconds, _ in timings.values()) <= result.seconds
+
+
+def _replayed_best_iterations(history, patience, higher_is_better):
+    """The best iteration (0-based) LightGBM's and XGBoost's early stopping give for the
+    same validation scores, replayed to them by a custom metric, one score per round."""
+    X, y = np.arange(40.0)[:, None], np.arange(40.0)
+    rounds = len(history) + 20
+
+    def replay(counter):
+        def metric(*_):
+            score = history[min(counter[0], len(history) - 1)]
+            counter[0] += 1
+            return score
+        return metric
+
+    lgb_metric = replay([0])
+    train = lgb.Dataset(X, y)
+    valid = lgb.Dataset(X, y, reference=train)  # not the training set: early stopping skips that one
+    booster = lgb.train(dict(objective="regression", metric="None", verbose=-1, num_threads=1), train, rounds,
+                        valid_sets=[valid], feval=lambda p, d: ("replay", lgb_metric(), higher_is_better),
+                        callbacks=[lgb.early_stopping(patience, verbose=False)])
+    xgb_metric = replay([0])
+    data = xgb.DMatrix(X, y)
+    stopper = xgb.callback.EarlyStopping(rounds=patience, metric_name="replay", maximize=higher_is_better,
+                                         save_best=False)
+    xgb_booster = xgb.train(dict(disable_default_eval_metric=1, nthread=1), data, rounds, evals=[(data, "valid")],
+                            custom_metric=lambda p, d: ("replay", xgb_metric()), callbacks=[stopper],
+                            verbose_eval=False)
+    return booster.best_iteration - 1, xgb_booster.best_iteration  # LightGBM counts from 1
+
+
+@pytest.mark.parametrize("case", ["mae", "accuracy"])
+@pytest.mark.parametrize("rule", ["config", "callback"])
+def test_early_stopping_keeps_the_first_of_tied_best_rounds(case, rule):
+    """A later round scoring exactly the best score is no improvement (the documented
+    rule: better by more than min_delta = 0; LightGBM's and XGBoost's: strictly greater
+    or less), so the first round reaching it is the best and the patience runs from it.
+    The validation scores tie exactly across rounds (test_early_stopping's data have no
+    ties): 'mae' (lower is better): absolute loss at learning rate 1 fits a noiseless
+    3-step function in two stumps, then every tree is a leaf of value 0 and the score
+    repeats; 'accuracy' (higher is better): the margins of a 20% class need a few rounds
+    to cross 0, the accuracy is flat before and after they do. The same score history
+    replayed to LightGBM and XGBoost gives the same best round."""
+    import boosters.callbacks as cb
+
+    rng = np.random.default_rng(17)
+    patience = 5
+    if case == "mae":
+        x = rng.uniform(0, 1, size=(2500, 1))
+        y = np.where(x[:, 0] < 0.5, 0.0, np.where(x[:, 0] < 0.8, 1.0, 3.0))
+        y[2000:] += 0.3 * rng.normal(size=500)  # validation rows: noisy
+        params = dict(objective=bst.Objective.absolute(), learning_rate=1.0, max_depth=1, metric=bst.Metric.mae())
+    else:
+        x = rng.uniform(-1, 1, size=(2400, 2))
+        y = (x[:, 0] > -0.6).astype(float)
+        y[2000:] = np.where(rng.random(400) < 0.1, 1 - y[2000:], y[2000:])  # validation rows: 10% flipped
+        params = dict(objective=bst.Objective.logistic(), learning_rate=0.1, max_depth=2, metric=bst.Metric.accuracy())
+    config = bst.GBDTConfig(n_estimators=60, early_stopping_rounds=patience if rule == "config" else None, **params)
+    callbacks = [cb.early_stopping(patience)] if rule == "callback" else None
+    n = 2000
+    model = bst.GBDTModel.train(bst.Dataset(x[:n], y[:n]), config, val_set=bst.Dataset(x[n:], y[n:]),
+                                callbacks=callbacks, n_threads=1)
+    history = np.asarray(model.eval_history)
+    higher = case == "accuracy"
+    best = history.max() if higher else history.min()
+    first = int(np.flatnonzero(history == best)[0])
+    # the case under test: the best score improves on round 0 and is tied by the rounds after it
+    assert first > 0 and np.all(history[first:] == best) and len(history) > first + 1
+    if higher:
+        assert history[0] == history[1] < best  # a tie below the best too (best_iteration must move past it)
+    assert model.best_iteration == first
+    assert model.best_score == best
+    assert len(history) == first + 1 + patience  # stopped `patience` rounds after the first best
+    assert model.n_trees == first + 1
+    assert _replayed_best_iterations(list(history), patience, higher) == (first, first)
