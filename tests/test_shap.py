@@ -3,8 +3,8 @@
 against the `shap` package's TreeExplainer on the same trees."""
 
 import itertools
-import warnings
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
