@@ -151,13 +151,14 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
     if flat.n_features > n_features:
         raise ValueError(f"X has {n_features} features but the trees split on feature {flat.n_features - 1}")
     split = a["split_feature"] >= 0
-    cover = a["cover"]
+    cover = _leaf_roundoff_as_zero(a["cover"], split, flat.tree_offsets)
     bad = ~np.isfinite(cover) | (cover < 0) | (split & (cover <= 0))
     if np.any(bad):
         node = int(np.flatnonzero(bad)[0])
         tree = int(np.searchsorted(flat.tree_offsets, node, side="right")) - 1
         raise ValueError(f"SHAP values need the trees' covers: tree {tree}, node {node - flat.tree_offsets[tree]} "
-                         f"has cover {cover[node]} (a split needs a positive, finite cover)")
+                         f"has cover {cover[node]} (a split needs a positive, finite cover, a leaf a finite "
+                         f"cover >= 0)")
     categories = None if flat.categories is None else (a["category_set"], *flat.categories)
     shap_forest = ShapForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
                              a["right_child"], a["value"], cover, flat.tree_offsets, flat.tree_group, categories)
@@ -165,6 +166,20 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
         raise ValueError(f"SHAP values support trees up to depth {MAX_SHAP_DEPTH}; this forest has a tree of depth "
                          f"{shap_forest.max_depth}")
     return shap_forest
+
+
+def _leaf_roundoff_as_zero(cover: np.ndarray, split: np.ndarray, tree_offsets: np.ndarray) -> np.ndarray:
+    """The covers, with a leaf's tiny negative cover (beyond -1e-9 of its tree's largest)
+    taken as 0: a sum of hessians that are 0 can come out as -1e-16 in the library that
+    trained the model (LightGBM writes such leaf weights); a leaf of cover 0 is one no
+    training row reached, which TreeSHAP handles."""
+    roundoff = ~split & (cover < 0)
+    if not roundoff.any():
+        return cover
+    sizes = np.diff(tree_offsets)
+    scale = np.repeat(np.maximum.reduceat(np.abs(np.nan_to_num(cover, posinf=0.0, neginf=0.0)),
+                                          tree_offsets[:-1][sizes > 0]), sizes[sizes > 0])
+    return np.where(roundoff & (cover >= -1e-9 * scale), 0.0, cover)
 
 
 def _expected_margins(forest: Forest, shap_forest: ShapForest) -> np.ndarray:
