@@ -151,6 +151,24 @@ def naive_best_split(hist, hist_offsets, n_bins, features, G, H, count, *, l1, l
     return best
 
 
+def naive_goes_left(tree, node: int, x) -> bool:
+    """The split rule as prediction applies it to row `x` at `node`: a categorical split
+    takes the value truncated toward zero as its code (2.5 is code 2, -0.5 code 0, as
+    LightGBM and XGBoost) and sends the codes of its set left, NaN, codes below 0 and codes
+    past its words the default way; a numeric split x <= threshold, NaN the default way."""
+    v = x[tree.split_feature[node]]
+    s = tree.category_set[node]
+    if s >= 0:
+        words = tree.cat_bitsets[tree.cat_boundaries[s]:tree.cat_boundaries[s + 1]]
+        if np.isnan(v) or v <= -1 or v >= 32 * len(words):
+            return bool(tree.default_left[node])
+        code = int(v)
+        return bool((int(words[code >> 5]) >> (code & 31)) & 1)
+    if np.isnan(v):
+        return bool(tree.default_left[node])
+    return bool(v <= tree.threshold[node])
+
+
 def naive_predict_tree(tree, X: np.ndarray) -> np.ndarray:
     """One tree's value for every row by plain traversal (all rows step together): NaN
     follows default_left, else x <= threshold goes left (the comparison in float64)."""

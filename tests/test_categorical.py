@@ -23,6 +23,7 @@ from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.tree import predict_tree
 from boosters.training.grower import TreeGrower
 from boosters.training.objectives import make_objective
+from naive import naive_goes_left
 
 
 def categorical_data(n=3000, k=12, seed=1, missing=0.0, n_numeric=1):
@@ -50,27 +51,15 @@ def left_codes(tree, node, n_codes):
 
 
 def reference_predict(trees, base, X):
-    """A pure-NumPy walk of the trees: a categorical split sends a code in its set left;
-    NaN, negative, non-integer and codes past its words go the default way."""
+    """A pure-NumPy walk of the trees, one row and node at a time (naive_goes_left: a
+    categorical split takes a value truncated toward zero as its code; NaN, codes below 0
+    and past its words go the default way)."""
     out = np.full(len(X), base, dtype=np.float64)
     for tree in trees:
         for r in range(len(X)):
             node = 0
             while tree.split_feature[node] >= 0:
-                x = X[r, tree.split_feature[node]]
-                s = tree.category_set[node]
-                if s >= 0:
-                    words = tree.cat_bitsets[tree.cat_boundaries[s]:tree.cat_boundaries[s + 1]]
-                    if np.isnan(x) or x < 0 or x != np.floor(x) or x >= 32 * len(words):
-                        left = bool(tree.default_left[node])
-                    else:
-                        c = int(x)
-                        left = bool((int(words[c >> 5]) >> (c & 31)) & 1)
-                elif np.isnan(x):
-                    left = bool(tree.default_left[node])
-                else:
-                    left = x <= tree.threshold[node]
-                node = tree.left_child[node] if left else tree.right_child[node]
+                node = tree.left_child[node] if naive_goes_left(tree, node, X[r]) else tree.right_child[node]
             out[r] += tree.value[node]
     return out
 
@@ -241,8 +230,9 @@ def test_one_tree_matches_lightgbm(seed, cat_l2):
 @pytest.mark.parametrize("missing_effect", [-5.0, 5.0])
 def test_unseen_and_missing_codes_follow_the_default_direction(missing_effect):
     """One split on 10 codes where missing rows share the low-effect side (or the high
-    one): NaN, negative, non-integer, past the training codes (10, 33, 1e9) all land in
-    the default child; a training code lands where its set says."""
+    one): NaN, negative codes, past the training codes (10, 33, 1e9) all land in the
+    default child; a training code lands where its set says, and so does a value that
+    truncates to one (2.5 is code 2, -0.5 code 0, as in LightGBM and XGBoost)."""
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 10, 3000).astype(float)
     effect = np.where(np.arange(10) < 3, -5.0, 5.0)
@@ -256,10 +246,13 @@ def test_unseen_and_missing_codes_follow_the_default_direction(missing_effect):
     assert low_left or left_codes(tree, 0, 10) == set(range(3, 10))
     assert bool(tree.default_left[0]) == (low_left == (missing_effect < 0))  # learned: missing joins its side
     default = tree.value[tree.left_child[0] if tree.default_left[0] else tree.right_child[0]]
-    odd = np.array([np.nan, -1.0, -0.0, 2.5, 10.0, 33.0, 1e9, np.inf, -np.inf])[:, None]
+    odd = np.array([np.nan, -1.0, -0.0, 2.5, 10.0, 33.0, 1e9, np.inf, -np.inf, -0.5, 9.99])[:, None]
     got = predict_tree(tree, odd, 1)
     expected = [default] * len(odd)
-    expected[2] = tree.value[tree.left_child[0] if low_left else tree.right_child[0]]  # -0.0 is code 0
+    low, high = (tree.left_child[0], tree.right_child[0]) if low_left else (tree.right_child[0], tree.left_child[0])
+    expected[2] = expected[9] = tree.value[low]  # -0.0 and -0.5 are code 0
+    expected[3] = tree.value[low]  # 2.5 is code 2
+    expected[10] = tree.value[high]  # 9.99 is code 9
     np.testing.assert_array_equal(got, expected)
     seen = np.arange(10, dtype=float)[:, None]
     np.testing.assert_array_equal(predict_tree(tree, seen, 1), reference_predict([tree], 0.0, seen))

@@ -132,9 +132,6 @@ def test_categorical_splits_on_codes():
     assert words >= 2  # some set reaches past code 31
 
 
-@pytest.mark.xfail(strict=True, reason="LightGBM truncates a categorical value to int (2.9999 is category 2, "
-                   "-0.5 category 0); boosters' prediction kernel sends a non-integer value to the default side: "
-                   "the rule lives in model/_decision.pxd (goes_left_categorical), which this change may not edit")
 def test_non_integer_categorical_values_are_truncated_as_lightgbm_does():
     """LightGBM's CategoricalDecision (include/LightGBM/tree.h): NaN goes right, else
     int_fval = static_cast<int>(fval) (toward zero), a negative int_fval goes right, else
@@ -146,7 +143,7 @@ def test_non_integer_categorical_values_are_truncated_as_lightgbm_does():
     rows[:, 1] = np.resize([2.5, 2.9999, 0.3, -0.5, -0.9999, 7.0001, 11.5, 3.5, np.nan, 5.0], len(rows))
     theirs = booster.predict(rows)
     as_missing = rows.copy()
-    as_missing[:, 1] = np.nan  # where boosters sends a non-integer value
+    as_missing[:, 1] = np.nan  # where boosters sent a non-integer value before it truncated them
     assert np.mean(np.abs(theirs - booster.predict(as_missing)) > 1e-3) > 0.3  # LightGBM reads them as codes
     np.testing.assert_allclose(from_lightgbm(booster).predict(rows), theirs, rtol=RTOL, atol=ATOL)
 
@@ -501,9 +498,9 @@ def lightgbm_walk(tree: dict, x: np.ndarray) -> float:
             steps += 1
             assert steps <= len(feature), "a walk longer than the tree: the converter accepted a cycle"
             v, d, t = x[int(feature[node])], int(decision[node]), threshold[node]
-            if d & 1:  # categorical: NaN and negative right; a non-integer right too (boosters' documented
-                go_left = False  # difference: LightGBM truncates it toward zero)
-                if not np.isnan(v) and int(v) >= 0 and v == int(v):
+            if d & 1:  # categorical: NaN right; else truncated toward zero, a negative code right
+                go_left = False
+                if not np.isnan(v) and int(v) >= 0:
                     code, s = int(v), int(t)
                     set_words = words[int(boundaries[s]):int(boundaries[s + 1])]
                     go_left = code // 32 < len(set_words) and (int(set_words[code // 32]) >> (code % 32)) & 1 == 1

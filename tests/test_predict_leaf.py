@@ -8,25 +8,14 @@ import scipy.sparse as sp
 
 import boosters as bst
 from boosters.model import tree as tree_module
+from naive import naive_goes_left
 
 
 def naive_leaf(tree, x) -> int:
     """Walk one row down one tree, one node at a time (the rule of model/_predict.pyx)."""
     node = 0
     while tree.split_feature[node] >= 0:
-        v = x[tree.split_feature[node]]
-        if tree.category_set[node] >= 0:
-            words = tree.cat_bitsets[tree.cat_boundaries[tree.category_set[node]]:
-                                     tree.cat_boundaries[tree.category_set[node] + 1]]
-            if np.isnan(v) or v < 0 or v != int(v) or v >= 32 * len(words):
-                left = bool(tree.default_left[node])
-            else:
-                left = int(v) in set(tree.category_codes(node).tolist())
-        elif np.isnan(v):
-            left = bool(tree.default_left[node])
-        else:
-            left = v <= tree.threshold[node]
-        node = tree.left_child[node] if left else tree.right_child[node]
+        node = tree.left_child[node] if naive_goes_left(tree, node, x) else tree.right_child[node]
     return node
 
 

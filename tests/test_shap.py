@@ -15,26 +15,11 @@ import shap
 
 import boosters as bst
 from boosters.explain import shap as shap_module
+from naive import naive_goes_left as goes_left
 
 # The brute force and the kernel add the same terms in different orders: float64
 # round-off of sums of a few hundred terms of size ~1.
 EXACT = dict(rtol=1e-9, atol=1e-9)
-
-
-def goes_left(tree, node, x):
-    """The split rule as prediction applies it: a categorical split sends the codes of
-    its set left (NaN, negative, fractional, past its words: the default way); a numeric
-    one x <= threshold; NaN the default way."""
-    v = x[tree.split_feature[node]]
-    s = tree.category_set[node]
-    if s >= 0:
-        n_words = tree.cat_boundaries[s + 1] - tree.cat_boundaries[s]
-        if np.isnan(v) or v < 0 or v != np.floor(v) or v >= 32 * n_words:
-            return bool(tree.default_left[node])
-        return int(v) in set(tree.category_codes(node).tolist())
-    if np.isnan(v):
-        return bool(tree.default_left[node])
-    return bool(v <= tree.threshold[node])
 
 
 def conditional_expectation(tree, x, known, node=0):
@@ -169,7 +154,7 @@ def test_interaction_values_match_brute_force(name):
 
 def test_rows_with_every_value_missing_and_unseen_categories():
     """All-NaN rows follow every default direction; codes the training never saw (and
-    negative or fractional ones) go the default way too."""
+    negative ones) go the default way too, fractional ones as their truncated code."""
     model, X = categorical_model()
     rows = np.array([[np.nan, np.nan, np.nan], [50.0, 0.1, -0.2], [-1.0, 0.0, 0.0], [2.5, 1.0, 1.0]])
     got = model.shap_values(rows)

@@ -88,9 +88,7 @@ def from_lightgbm(booster_or_path) -> GBDTModel:
 
     Notes
     -----
-    Differences on inputs LightGBM does not train on: a non-integer category code goes
-    right here (LightGBM truncates it toward zero: 2.7 is code 2, -0.5 is code 0); in a
-    linear leaf, +-inf takes the leaf's constant value as NaN does (LightGBM multiplies
+    Differences on inputs LightGBM does not train on: in a linear leaf, +-inf takes the leaf's constant value as NaN does (LightGBM multiplies
     it). `predict_leaf` gives node indices: LightGBM's leaf j is node ``num_leaves - 1 +
     j`` of its tree.
 

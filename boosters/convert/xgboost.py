@@ -21,7 +21,8 @@ src/common/categorical.h), and how our nodes reproduce them:
   codes past its words the default way; so our set is the complement of XGBoost's over
   the codes the model knows (the feature's categories, or the largest code any split on
   the feature lists). Codes the model has never seen (and negative ones) differ only when
-  missing values go right; non-integer codes follow our default (XGBoost truncates).
+  missing values go right; non-integer codes are truncated as XGBoost truncates them,
+  except that one in (-1, 0) is code 0 here and negative in XGBoost.
 - The right child is always left + 1 in XGBoost's predictor: a file where it is not is
   refused.
 """

@@ -17,7 +17,8 @@ mapped (the inverse of `convert/xgboost.py`):
   and every other code left. Missing right: XGBoost lists S with the children swapped
   (its default then left, our right child); missing left: XGBoost lists the complement of
   S within S's words (same children, default left). Every integer code then goes the same
-  way; a non-integer code follows our default, XGBoost truncates it.
+  way, and so does a non-integer one (both truncate it), but for one in (-1, 0): code 0
+  here, negative in XGBoost.
 - XGBoost's predictor takes left + 1 as the right child: trees are written breadth-first.
 - The base scores: XGBoost stores base_score before its link (a probability for
   logistic, a mean for log links); we write the float32 whose margin, computed as

@@ -49,14 +49,13 @@ cdef inline TreeArrays tree_of(const ForestArrays* forest, Py_ssize_t t) noexcep
 
 cdef inline bint goes_left_categorical(double x, const uint32_t* words, int64_t n_words,
                                        bint default_left) noexcept nogil:  # words: IN
-    """x as a category code: in the set (bit x of the words) goes left; NaN, negative,
-    non-integer or past the words: the default direction."""
+    """x as a category code, truncated toward zero as LightGBM and XGBoost take a float
+    category (2.9 is code 2, -0.5 code 0): in the set (bit code of the words) goes left;
+    NaN, codes below 0 (x <= -1) or past the words: the default direction."""
     cdef int64_t code
-    if not (x >= 0.0 and x < 32.0 * n_words):  # NaN fails both
+    if not (x > -1.0 and x < 32.0 * n_words):  # NaN fails both
         return default_left
     code = <int64_t> x
-    if code != x:
-        return default_left
     return (words[code >> 5] >> (code & 31)) & 1
 
 

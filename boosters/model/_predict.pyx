@@ -2,8 +2,9 @@
 
 A row goes left when x <= threshold, right when x > threshold, and follows the
 split's default direction when x is NaN. A categorical split (category_set >= 0) sends
-x left when x is a code in its set (a bitset over codes); NaN, negative, non-integer
-codes and codes past the set's words follow the default direction. Rows are processed
+x left when x, truncated toward zero (as LightGBM and XGBoost), is a code in its set
+(a bitset over codes); NaN, negative codes (x <= -1) and codes past the set's words
+follow the default direction. Rows are processed
 in blocks, every tree over the whole block, so a tree's nodes stay in cache; each
 row's sum is taken in tree order, so results do not depend on the thread count.
 
