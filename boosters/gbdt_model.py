@@ -602,7 +602,8 @@ class GBDTModel:
 
         The file is replaced atomically (a temporary file beside it, then a rename): it
         holds the old model or the new one, never part of one, even after Ctrl-C or a
-        crash mid-write. A symbolic link is followed: the file it points to is replaced
+        crash mid-write. The temporary file, ``<path>.boosters-tmp-<pid>-<random>``, of a
+        process killed mid-write is removed by the next save to `path`. A symbolic link is followed: the file it points to is replaced
         (the temporary file is made beside that file) and the link stays. A path that
         is not a regular file (a directory, FIFO, device or socket) is refused with an
         OSError naming it, before anything is written; it is never replaced.

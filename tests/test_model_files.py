@@ -763,3 +763,52 @@ def test_a_members_declared_size_must_be_its_size(sizes, message):
                                   bst.GBDTModel.from_bytes(good).predict(X))  # the editing itself keeps the model
     with pytest.raises(ValueError, match="^not a valid boosters model: .*" + message):
         bst.GBDTModel.from_bytes(with_declared_size(good, "value.npy", **sizes))
+
+
+_KILLED_SAVE = """
+import os, sys, time
+import boosters as bst
+model = bst.GBDTModel.from_bytes(open(sys.argv[1], "rb").read())
+os.fsync = lambda fd: (print("writing", flush=True), time.sleep(600))  # killed while the temporary file is open
+model.save(sys.argv[2])
+"""
+
+
+def _until_writing(process) -> None:
+    """Read the process's output until it says it is writing (a development install's
+    rebuild may print first)."""
+    for line in process.stdout:
+        if line.strip() == "writing":
+            return
+    raise AssertionError("the saving process ended before it wrote")
+
+
+def test_a_save_killed_midway_leaves_a_temporary_file_the_next_save_removes(tmp_path):
+    """A process killed (SIGKILL) while it saves leaves its temporary file beside the target;
+    the next save of that target removes it, and never the temporary file of a live save
+    (locked, whose PID runs)."""
+    source = tmp_path / "source.npz"
+    source.write_bytes(model_bytes("squared"))
+    target = tmp_path / "model.npz"
+    killed = subprocess.Popen([sys.executable, "-c", _KILLED_SAVE, str(source), str(target)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        _until_writing(killed)  # blocks until the temporary file is being written
+    finally:
+        killed.kill()
+        killed.wait(timeout=60)
+    left = [name for name in os.listdir(tmp_path) if name.startswith("model.npz.")]
+    assert len(left) == 1 and f".boosters-tmp-{killed.pid}-" in left[0]
+    live = subprocess.Popen([sys.executable, "-c", _KILLED_SAVE, str(source), str(tmp_path / "other.npz")],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        _until_writing(live)
+        bst.GBDTModel.from_bytes(source.read_bytes()).save(target)
+        bst.GBDTModel.from_bytes(source.read_bytes()).save(tmp_path / "other.npz")  # beside a live save
+        names = sorted(os.listdir(tmp_path))
+        assert [n for n in names if n.startswith("model.npz.")] == []  # the dead process's: removed
+        assert len([n for n in names if n.startswith(f"other.npz.boosters-tmp-{live.pid}-")]) == 1  # kept
+    finally:
+        live.kill()
+        live.wait(timeout=60)
+    assert bst.GBDTModel.load(target).to_bytes() == source.read_bytes()

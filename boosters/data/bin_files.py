@@ -4,12 +4,9 @@ made so that a full disk raises an OSError instead of killing the process.
 Each Dataset writes into a folder of its own, ``boosters-bins-<pid>-<random>``, in the
 ``directory`` it is given or else the system's temporary directory (`tempfile.gettempdir`,
 i.e. ``$TMPDIR``), and holds an exclusive `flock` on that folder while it is open. The
-folder is removed when the Dataset is closed or garbage collected. A process that is
-killed (SIGKILL, the out-of-memory killer, a power cut) cannot remove it, so the next
-Dataset made in the same directory removes every such folder whose process no longer runs
-and whose lock is free: never a live process's (the lock also keeps the folder of a live
-process in another PID namespace, e.g. another container sharing the directory; the
-kernel releases it when its process dies).
+folder is removed when the Dataset is closed or garbage collected; the folder of a killed
+process is removed by the next Dataset made in the same directory (`_lib/leftovers.py`:
+never a live process's).
 
 A bin file is a ``.npy`` file whose blocks are reserved on disk (`os.posix_fallocate`)
 before it is mapped into memory: writing through a mapping into a sparse file on a full
@@ -28,10 +25,7 @@ import tempfile
 
 import numpy as np
 
-try:
-    import fcntl
-except ImportError:  # Windows: no flock; leftovers are not cleaned there (see `_runs`)
-    fcntl = None
+from boosters._lib import leftovers
 
 PREFIX = "boosters-bins-"
 _NAME = re.compile(re.escape(PREFIX) + r"(\d+)-[a-z0-9_]+")
@@ -45,7 +39,7 @@ class BinDirectory:
         self._pid = os.getpid()
         for _ in range(3):  # another process's cleaning may remove a folder before it is locked
             self.path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
-            self._fd = _lock(self.path, blocking=True)
+            self._fd = leftovers.lock(self.path, blocking=True)
             if self._fd is None or _same_inode(self.path, self._fd):
                 return
             os.close(self._fd)
@@ -65,42 +59,7 @@ class BinDirectory:
 def remove_leftovers(parent: str) -> list[str]:
     """Remove the bin folders in `parent` left by processes that no longer run; returns
     their paths."""
-    removed = []
-    try:
-        entries = list(os.scandir(parent))
-    except OSError:
-        return removed
-    for entry in entries:
-        match = _NAME.fullmatch(entry.name)
-        if not match or not entry.is_dir(follow_symlinks=False) or _runs(int(match[1])):
-            continue
-        try:
-            fd = _lock(entry.path, blocking=False)
-        except OSError:  # locked: its owner lives (in another PID namespace); or already gone
-            continue
-        try:
-            shutil.rmtree(entry.path, ignore_errors=True)
-            removed.append(entry.path)
-        finally:
-            if fd is not None:
-                os.close(fd)
-    return removed
-
-
-def _lock(path: str, blocking: bool) -> int | None:
-    """An open descriptor of folder `path` holding an exclusive flock on it (None where
-    there is no flock); OSError when `blocking` is False and another process holds it."""
-    if fcntl is None:
-        return None
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-    except OSError:
-        os.close(fd)
-        if not blocking:  # held by another process (or not lockable): left alone
-            raise
-        return None  # a file system without flock: the PID alone tells
-    return fd
+    return leftovers.remove_leftovers(parent, _NAME)
 
 
 def _same_inode(path: str, fd: int) -> bool:
@@ -108,19 +67,6 @@ def _same_inode(path: str, fd: int) -> bool:
         return os.stat(path).st_ino == os.fstat(fd).st_ino
     except FileNotFoundError:
         return False
-
-
-def _runs(pid: int) -> bool:
-    """Whether process `pid` runs (True where that cannot be told safely)."""
-    if os.name == "nt" or pid <= 0 or pid == os.getpid():
-        return True  # on Windows, os.kill(pid, 0) would terminate the process
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # no such process; larger than any PID
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def allocate_npy(path: str, dtype, shape: tuple[int, ...]) -> np.memmap:

@@ -5,8 +5,13 @@ a device would be read or replaced)."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import uuid
+
+from boosters._lib import leftovers
+
+_TEMPORARY = r"\.boosters-tmp-(\d+)-[0-9a-f]+"  # after the target's name: write_atomically's new files
 
 _NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -42,12 +47,21 @@ def write_atomically(path, data: bytes) -> None:
     """Write `data` to a new file beside the file at `path` (str or path-like; through its
     symbolic links, see `write_target`), flush it to disk, then rename it over that file
     (atomic on POSIX and Windows): a reader sees the old file or the new one, never part
-    of one, even when the process dies or Ctrl-C arrives mid-write."""
+    of one, even when the process dies or Ctrl-C arrives mid-write.
+
+    The new file is ``<target>.boosters-tmp-<pid>-<random>``, locked while it is written:
+    one left by a killed process is removed by the next save of the same target
+    (`_lib/leftovers.py`)."""
     target = write_target(path)
-    temporary = f"{target}.{uuid.uuid4().hex[:12]}.tmp"  # in the target's directory: the rename stays atomic
+    directory, name = os.path.split(target)
+    leftovers.remove_leftovers(directory or ".", re.compile(re.escape(name) + _TEMPORARY))
+    # in the target's directory: the rename stays atomic
+    temporary = f"{target}.boosters-tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     # os.open, not tempfile.mkstemp: the file gets the umask's mode (0644), as open() gives it
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    locked = None
     try:
+        locked = leftovers.lock(temporary, blocking=True)  # another process's cleaning leaves it alone
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -59,6 +73,9 @@ def write_atomically(path, data: bytes) -> None:
         except OSError:
             pass
         raise
+    finally:
+        if locked is not None:
+            os.close(locked)
 
 
 def read_regular_file(path) -> bytes:
