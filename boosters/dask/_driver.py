@@ -11,15 +11,27 @@ the kernels split between the two sides:
 - driver: the summed histograms, the larger children by subtraction, the split finder
   (the library's own, over a pool where slot == node), the tree's arrays.
 
-One growth step is one round trip: the driver submits one task per partition that splits
-the step's nodes and builds the histograms of the children the driver picked (the smaller
-ones by the splits' hessian sums), and their sum; it waits for the sum (the children's row
-counts and histograms).
-Each partition's tasks are pinned to the worker holding its state; the sums are plain
-tasks in a fixed binary tree over the partitions, whose last levels (up to DRIVER_FANIN
-results) the driver adds itself when it gathers (one task hop less per round trip), so
-their order of addition (and every float64 bit) depends on the partitioning only, not on
-the number of workers.
+One growth step is one round trip: the driver has every partition split the step's nodes
+and build the histograms of the children the driver picked (the smaller ones by the splits'
+hessian sums), sums the results, and waits for the sum (the children's row counts and
+histograms). The sums follow `reduction_tree`:
+
+- float sums: a binary tree over the partitions fixed by their number alone (neighbours
+  paired level by level), so their order of addition (and every float64 bit) depends on
+  the partitioning only, never on the number of workers or on which worker holds which
+  partition. Float64 histograms are summed in that tree; small float results (the renewed
+  leaves' gradient sums, validation scores) travel one per partition, keyed by it
+  (`tasks.keyed`), and the driver adds them in that order (`in_order`);
+- integer sums and maxima (quantized histograms, row counts, the gradients' maxima, the
+  radix selects' digit counts), and keyed results: exact in any order, so each worker
+  first sums all the partitions it holds, and the workers' sums are added next.
+
+Whatever part of the tree one worker holds all the partitions of is computed there, in one
+task (`_step_runner.fold`, pinned to that worker) or in that worker's one actor call: one
+result per worker, or per run of neighbouring partitions, travels instead of one per
+partition. The rest are tasks of one addition each, whose last levels (up to DRIVER_FANIN
+results) the driver adds itself when it gathers (one task hop less per round trip); with
+actors the driver adds all of the rest.
 
 A lost worker: a wait that outlasts LIVENESS_SECONDS checks that the partitions'
 workers are alive (tasks pinned to a dead one would wait forever), and raises
@@ -28,6 +40,12 @@ their lineage (blocks, binning), every partition's state is rebuilt from the fin
 trees (`tasks.resume`: each tree's recorded split steps replayed on the rows) and pinned
 to its holder, and the tree grows again from its start: growth is deterministic (the
 quantized rounding is seeded per row and tree), so the model is the undisturbed one.
+
+What a wait can never outlast (`Stall`, checked at each LIVENESS_SECONDS of it): the client's
+connection to the scheduler (lost: every future is gone, a RuntimeError says so), and
+workers that Dask's memory monitor paused (above `distributed.worker.memory.pause` of their
+memory limit a worker runs no new task): the wait logs a warning and gives them
+PAUSE_GRACE_SECONDS to resume, then stops with a RuntimeError naming them.
 """
 
 from __future__ import annotations
@@ -39,10 +57,11 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import numpy as np
 
+from boosters._lib.logs import logger
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
-from boosters.dask._step_runner import PartitionRunner, StateNotHere
+from boosters.dask._step_runner import PartitionRunner, StateNotHere, fold
 from boosters.model.tree import Tree
 from boosters.training._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
@@ -51,11 +70,13 @@ from boosters.training._node_steps import (
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints
+from boosters.training.grower import max_tree_nodes
 from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
 from boosters.training.objectives import make_objective
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
+PAUSE_GRACE_SECONDS = 30.0  # how long a wait blocked by paused workers waits for them to resume
 # what distributed raises when a wait times out (asyncio's is not the builtin before Python 3.11)
 WAIT_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 
@@ -63,6 +84,78 @@ WAIT_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 class LostWorker(RuntimeError):
     """A worker holding partitions left the cluster: the tasks pinned to it will never
     run. The training recovers (`Partitions.recover`) and grows the tree again."""
+
+
+class Stall:
+    """One wait of the driver that lasts: `check()`, called at each LIVENESS_SECONDS
+    without a result, raises what would keep it waiting forever.
+
+    - the client lost its connection to the scheduler: RuntimeError (check_connected);
+    - a worker of `pinned` (the workers the awaited tasks are pinned to) left the cluster:
+      LostWorker (the training recovers);
+    - workers paused by their memory monitor block the wait for a task (a paused worker
+      runs none; an actor call still runs there, `tasks=False`): those of `pinned`, those
+      with tasks assigned, or all when none runs. A warning is logged when first seen, and
+      a RuntimeError naming them raised when they stay paused PAUSE_GRACE_SECONDS."""
+
+    def __init__(self, client, pinned=()):
+        self.client, self.pinned = client, set(pinned)
+        self.paused_since = None
+
+    def check(self, tasks: bool = True) -> None:
+        statuses = worker_statuses(self.client)
+        lost = sorted(self.pinned - set(statuses))
+        if lost:
+            raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
+        blocking = self._paused(statuses) if tasks else []
+        if not blocking:
+            self.paused_since = None
+        elif self.paused_since is None:
+            self.paused_since = time.monotonic()
+            logger.warning("boosters.dask: worker(s) %s paused by Dask's memory monitor (process memory above "
+                           "distributed.worker.memory.pause of the memory limit): they run no task; the training "
+                           "waits up to %.0f s for them to resume", ", ".join(blocking), PAUSE_GRACE_SECONDS)
+        elif time.monotonic() - self.paused_since >= PAUSE_GRACE_SECONDS:
+            raise RuntimeError(
+                f"boosters.dask: worker(s) {', '.join(blocking)} stayed paused for {PAUSE_GRACE_SECONDS:.0f} s: Dask "
+                f"pauses a worker whose process memory is above distributed.worker.memory.pause of its memory limit "
+                f"(0.8 by default), and a paused worker runs no task, so the training cannot go on. Give the workers "
+                f"more memory (a larger memory_limit, or more workers for the same data), train on fewer, larger "
+                f"partitions (each partition's state costs memory of its own), or release other data they hold")
+
+    def _paused(self, statuses: dict) -> list:
+        """The paused workers that block the wait (see the class)."""
+        paused = sorted(w for w, status in statuses.items() if status == "paused")
+        if not paused or len(paused) == len(statuses):
+            return paused
+        try:
+            busy = {w for w, keys in self.client.processing(workers=paused).items() if keys}
+        except OSError:  # the scheduler went away just now
+            check_connected(self.client)
+            raise
+        return [w for w in paused if w in self.pinned or w in busy]
+
+
+def check_connected(client) -> None:
+    """RuntimeError unless the client is connected to its scheduler: when it loses the
+    connection, Dask drops every future (the partitions' states with them)."""
+    if client.status != "running":
+        address = getattr(client.scheduler, "address", None) or "?"
+        raise RuntimeError(f"boosters.dask: the client lost its connection to the Dask scheduler at {address} "
+                           f"(client status {client.status!r}): the scheduler stopped or cannot be reached, and the "
+                           f"training's data on the workers went with it; start the scheduler (or the cluster) again "
+                           f"and train again")
+
+
+def worker_statuses(client) -> dict:
+    """Address -> status ("running", "paused", ...) of the workers in the cluster now."""
+    check_connected(client)
+    try:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    except OSError:  # the scheduler went away just now
+        check_connected(client)
+        raise
+    return {address: str(info.get("status", "running")) for address, info in workers.items()}
 
 
 DRIVER_FANIN = 4  # a reduction's last levels (at most this many results) are summed by the driver
@@ -77,9 +170,87 @@ def pairwise_levels(items: list, combine, keep: int = 1) -> list:
     return items
 
 
+def reduction_tree(workers: list, any_order: bool, keep: int = 1) -> list:
+    """The order in which a sum over the partitions (partition i held by workers[i]) adds
+    them: nested pairs (a, b) of partition indices, `pairwise_levels` of them until at most
+    `keep` are left (the driver adds those). Float sums (`any_order` False): neighbours
+    paired level by level over all the partitions, an order fixed by their number alone.
+    Exact sums (`any_order`): each worker's partitions paired first, then the workers'
+    sums (workers sorted by address), so that a worker holds all of its sum's partitions."""
+    def pair(a, b):
+        return a, b
+
+    if not any_order:
+        return pairwise_levels(list(range(len(workers))), pair, keep)
+    mine = {}
+    for i, worker in enumerate(workers):
+        mine.setdefault(worker, []).append(i)
+    return pairwise_levels([pairwise_levels(mine[w], pair)[0] for w in sorted(mine)], pair, keep)
+
+
+def in_order(keyed: list, op=tasks.add):
+    """The sum of keyed results [(key, value)] (tasks.keyed) in the order of their keys:
+    pairwise_levels over the partitions, the fixed order of float sums."""
+    return pairwise_levels([value for _, value in sorted(keyed, key=lambda kv: kv[0])], op)[0]
+
+
+def nbytes(result) -> int:
+    """The bytes of a result's arrays: an array, a tuple of results, a keyed list (tasks.keyed)."""
+    if isinstance(result, tuple):
+        return sum(nbytes(r) for r in result)
+    if isinstance(result, list):
+        return sum(nbytes(value) for _, value in result)
+    return np.asarray(result).nbytes
+
+
+def holder(tree, workers: list):
+    """The worker holding every partition of `tree` (a partition index or a pair of
+    trees), None when they are on several."""
+    if isinstance(tree, int):
+        return workers[tree]
+    left, right = holder(tree[0], workers), holder(tree[1], workers)
+    return left if left == right else None
+
+
+def held_parts(tree, workers: list, out: dict) -> None:
+    """The largest parts of `tree` that one worker holds all the partitions of, appended
+    to out[worker] (in the tree's order)."""
+    worker = holder(tree, workers)
+    if worker is not None:
+        out.setdefault(worker, []).append(tree)
+    else:
+        held_parts(tree[0], workers, out)
+        held_parts(tree[1], workers, out)
+
+
+def localized(trees: list) -> tuple[list, list]:
+    """The partition indices of `trees` in order, and the trees with each index replaced by
+    its position in that list (what `fold` takes)."""
+    indices = []
+
+    def local(tree):
+        if isinstance(tree, int):
+            indices.append(tree)
+            return len(indices) - 1
+        return local(tree[0]), local(tree[1])
+
+    return indices, [local(tree) for tree in trees]
+
+
 def first_rows(chunks: tuple) -> np.ndarray:
     """Each partition's first row in the whole data (int64), from the partitions' row counts."""
     return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)
+
+
+def gather(client, futures):
+    """client.gather(futures) (a future or a list of them) after wait_for: bounded by what
+    a Stall checks."""
+    wait_for(futures if isinstance(futures, list) else [futures])
+    try:
+        return client.gather(futures)
+    except Exception:
+        check_connected(client)
+        raise
 
 
 def fixed_sum(client, futures: list, op=tasks.add):
@@ -88,20 +259,35 @@ def fixed_sum(client, futures: list, op=tasks.add):
 
 
 class DriverSum:
-    """A fixed sum whose last levels the driver finishes when it gathers the results
-    (`Partitions.gather`): the same order of addition as `fixed_sum`, so the same bits,
-    one task hop less per round trip (the driver fetches up to DRIVER_FANIN results)."""
+    """A sum the driver finishes when it gathers the results (`Partitions.gather`):
+    `items` are results (futures, actor call results) or pairs of items, each pair added
+    (op(left, right)), then the items' values added pairwise level by level: the order of
+    `reduction_tree`, so the same bits as tasks adding them, one task hop less per round
+    trip."""
 
-    def __init__(self, futures: list, op):
-        self.futures, self.op = futures, op
+    def __init__(self, items: list, op):
+        self.items, self.op = items, op
+
+    @property
+    def futures(self) -> list:
+        """The results to fetch, in the order `finish` takes their values."""
+        def results(item):
+            return results(item[0]) + results(item[1]) if isinstance(item, tuple) else [item]
+
+        return [r for item in self.items for r in results(item)]
 
     def finish(self, values: list):
-        return pairwise_levels(values, self.op)[0]
+        values = iter(values)
+
+        def value(item):
+            return self.op(value(item[0]), value(item[1])) if isinstance(item, tuple) else next(values)
+
+        return pairwise_levels([value(item) for item in self.items], self.op)[0]
 
 
 class RunnerResult:
-    """One partition's result of an actor call that ran a step on all of a worker's
-    partitions (`steps="actors"`)."""
+    """One result of an actor call that ran a step on a worker's partitions
+    (`steps="actors"`): the sum of one of the parts it was given."""
 
     def __init__(self, call, index: int, worker: str):
         self.call, self.index, self.worker = call, index, worker
@@ -119,15 +305,16 @@ class Gathered:
 
 class Partitions:
     """The partitions' states (futures) and the workers holding them: runs a function on
-    every partition and sums the results in a fixed tree.
+    every partition and sums the results (`summed`).
 
-    `actors=False`: tasks pinned to the workers holding the states, summed by a fixed tree
-    of tasks whose last levels the driver adds. `actors=True`: one Dask actor per worker
-    (`_step_runner.PartitionRunner`) runs the function on that worker's states, and the
-    driver sums every partition's result in the same fixed order (the same bits). The
-    calls skip the scheduler (a round trip of a few milliseconds instead of tens), and the
-    driver receives every partition's result instead of the last few sums. Sequential
-    passes (`chain`) and rebuilding after a loss stay tasks in both."""
+    `actors=False`: tasks pinned to the workers holding the states, each summing the
+    results of a part of the reduction tree its worker holds, then tasks adding those,
+    whose last levels the driver adds. `actors=True`: one Dask actor per worker
+    (`_step_runner.PartitionRunner`) runs the function on that worker's states and sums
+    the parts it holds, in one call per worker, and the driver adds the rest in the same
+    order (the same bits). The calls skip the scheduler (a round trip of a few
+    milliseconds instead of tens), and the driver receives each worker's sums instead of
+    the last few. Sequential passes (`chain`) and rebuilding after a loss stay tasks in both."""
 
     def __init__(self, client, states: list, actors: bool = False):
         self.client = client
@@ -137,6 +324,7 @@ class Partitions:
         self.round_trips = 0     # driver waits
         self.driver_bytes = 0    # of the results the driver gathered
         self.partition_bytes = 0  # of the histograms the partitions' tasks produced
+        self.step_tasks = 0      # tasks (actor calls) that `summed` submitted
         self.runners = {} if actors else None  # worker -> its PartitionRunner actor (and the actor's future)
         if actors:
             self._start_runners()
@@ -154,33 +342,60 @@ class Partitions:
         with self.client.as_current():  # the actor handles bind to the current client: ours, not the default
             self.runners.update({w: (future.result(), future) for w, future in new.items()})
 
-    def on_each(self, function, *args, each=None) -> list:
-        """function(state_i, *args) on every partition, on the worker holding state_i
-        (pure=False: the tasks mutate the state, never deduplicate them); `each`: one more
-        argument per partition, each[i] for state_i."""
+    def summed(self, function, *args, each=None, op=tasks.add, any_order: bool = False, for_workers: bool = False):
+        """The sum (by `op`) of function(state_i, *args) over the partitions, each run on the
+        worker holding state_i (pure=False: the tasks mutate the states, never deduplicate
+        them); `each`: one more argument per partition, each[i] for state_i. `any_order`:
+        op's results are the same bits in any order of addition (integers, maxima), and
+        each worker adds its partitions' results first (see reduction_tree). A future when
+        later tasks take the sum (`for_workers`; with actors, the gathered value), else a
+        DriverSum for `gather`."""
         each = [()] * len(self.states) if each is None else [(e,) for e in each]
         if self.runners is not None:
-            return self._on_each_by_actors(function, args, each)
-        futures = [self.client.submit(function, state, *args, *extra, workers=[worker], allow_other_workers=False,
-                                      pure=False)
-                   for state, worker, extra in zip(self.states, self.workers, each)]
-        self.pending += futures
-        return futures
+            result = self._summed_by_actors(function, args, each, op, reduction_tree(self.workers, any_order))
+            return Gathered(self.gather(result)) if for_workers else result
+        trees = reduction_tree(self.workers, any_order, 1 if for_workers else DRIVER_FANIN)
+        items = [self._submit_sum(tree, function, args, each, op) for tree in trees]
+        return items[0] if for_workers else DriverSum(items, op)
 
-    def _on_each_by_actors(self, function, args: tuple, each: list) -> list:
-        """on_each as one actor call per worker, over the partitions it holds."""
+    def _submit_sum(self, tree, function, args: tuple, each: list, op):
+        """A future of the sum of `tree`'s partitions: a `fold` task on the worker holding
+        them all, else a task adding the sums of its two halves."""
+        worker = holder(tree, self.workers)
+        if worker is None:
+            future = self.client.submit(op, self._submit_sum(tree[0], function, args, each, op),
+                                        self._submit_sum(tree[1], function, args, each, op), pure=False)
+        else:
+            indices, (local,) = localized([tree])
+            future = self.client.submit(fold, function, [self.states[i] for i in indices], args,
+                                        [each[i] for i in indices], local, op, workers=[worker],
+                                        allow_other_workers=False, pure=False)
+        self.pending.append(future)
+        self.step_tasks += 1
+        return future
+
+    def _summed_by_actors(self, function, args: tuple, each: list, op, trees: list) -> DriverSum:
+        """The parts of `trees` each worker holds summed in one actor call per worker; the rest by the driver."""
         args = tuple(a.value if isinstance(a, Gathered) else a for a in args)
-        results = [None] * len(self.states)
-        for worker in sorted(set(self.workers)):
-            mine = [i for i, w in enumerate(self.workers) if w == worker]
+        parts = {}
+        for tree in trees:
+            held_parts(tree, self.workers, parts)
+        results = {}  # a held part (its tree) -> its result
+        for worker in sorted(parts):
             if self.runners[worker][1].status != "finished":  # its worker is gone, the actor with it
                 raise LostWorker(f"boosters.dask: worker {worker} holding partitions left the cluster")
-            call = self.runners[worker][0].run(function, [self.states[i].key for i in mine], args,
-                                               [each[i] for i in mine])
-            for j, i in enumerate(mine):
-                results[i] = RunnerResult(call, j, worker)
-        self.pending += results
-        return results
+            indices, local = localized(parts[worker])
+            call = self.runners[worker][0].run(function, [self.states[i].key for i in indices], args,
+                                               [each[i] for i in indices], local, op)
+            for j, tree in enumerate(parts[worker]):
+                results[tree] = RunnerResult(call, j, worker)
+            self.step_tasks += 1
+        self.pending += list(results.values())
+
+        def item(tree):
+            return results[tree] if tree in results else (item(tree[0]), item(tree[1]))
+
+        return DriverSum([item(tree) for tree in trees], op)
 
     def chain(self, function, first, *args) -> list:
         """function(state_i, *args, previous) on every partition in order, `previous` being
@@ -194,32 +409,18 @@ class Partitions:
         self.pending += futures
         return futures
 
-    def reduce(self, futures: list, op=tasks.add, for_workers: bool = False):
-        """The fixed sum of `futures`: a task when later tasks take it (`for_workers`),
-        else a DriverSum for `gather`."""
-        if self.runners is not None:  # the driver sums: later calls take the value
-            result = DriverSum(futures, op)
-            return Gathered(self.gather(result)) if for_workers else result
-        if for_workers:
-            result = fixed_sum(self.client, futures, op)
-            self.pending.append(result)
-            return result
-        futures = pairwise_levels(futures, lambda a, b: self.client.submit(op, a, b, pure=False), DRIVER_FANIN)
-        self.pending += futures
-        return DriverSum(futures, op)
-
     def gather(self, futures, histograms: int = -1):
-        """The results of `futures` (futures or DriverSums; one wait); `histograms`: which of them is a reduced
-        histogram (each partition produced one of its size), -1 none. LostWorker if a
+        """The results of `futures` (futures, DriverSums or Gathered; one wait); `histograms`:
+        which of them is a reduced histogram (each partition produced one of its size), -1 none. LostWorker if a
         worker holding partitions leaves the cluster meanwhile."""
         self.round_trips += 1
-        parts = []
+        parts, stall = [], Stall(self.client, self.workers)
         for item in futures if isinstance(futures, list) else [futures]:
             if isinstance(item, Gathered):
                 parts.append(item.value)
                 continue
-            values = [self._result(f) for f in (item.futures if isinstance(item, DriverSum) else [item])]
-            self.driver_bytes += sum(np.asarray(a).nbytes for r in values for a in (r if isinstance(r, tuple) else [r]))
+            values = [self._result(f, stall) for f in (item.futures if isinstance(item, DriverSum) else [item])]
+            self.driver_bytes += sum(nbytes(value) for value in values)
             parts.append(item.finish(values) if isinstance(item, DriverSum) else values[0])
         self.pending = []  # all done: every task submitted so far fed these results
         results = parts if isinstance(futures, list) else parts[0]
@@ -231,29 +432,30 @@ class Partitions:
         """A reduced histogram gathered: each partition produced one of its size."""
         self.partition_bytes += len(self.states) * np.asarray(reduced).nbytes
 
-    def _result(self, future):
+    def _result(self, future, stall: Stall):
         """The future's result; LostWorker if a worker holding a partition left the
-        cluster meanwhile (its pinned tasks would wait for it forever)."""
+        cluster meanwhile (its pinned tasks would wait for it forever); what else `stall`
+        raises (a lost scheduler, paused workers)."""
         while True:
             try:
                 return future.result(timeout=LIVENESS_SECONDS)
             except WAIT_TIMEOUTS:
-                self._check_alive()
+                stall.check(tasks=not isinstance(future, RunnerResult))  # an actor call runs on a paused worker
             except CancelledError as error:  # Dask gave up a task whose inputs were lost: recover tells why
+                check_connected(self.client)  # or every future went with the scheduler
                 raise LostWorker("boosters.dask: a partition's task was cancelled (its worker left?)") from error
             except (OSError, StateNotHere) as error:
                 # an actor call whose worker went away (before the scheduler knows it), or whose state
                 # moved: recover (safe even if the worker lives); an OSError of the step itself is the step's
+                check_connected(self.client)
                 if not isinstance(future, RunnerResult) or not (
                         isinstance(error, StateNotHere) or type(error).__name__ == "CommClosedError"
                         or "contact Actor's worker" in str(error)):
                     raise
                 raise LostWorker(f"boosters.dask: worker {future.worker} holding partitions did not answer") from error
-
-    def _check_alive(self) -> None:
-        lost = sorted(set(self.workers) - set(alive_workers(self.client)))
-        if lost:
-            raise LostWorker(f"boosters.dask: worker(s) {', '.join(lost)} holding partitions left the cluster")
+            except Exception:  # a lost scheduler can surface as anything (distributed's own errors too): say so
+                check_connected(self.client)
+                raise
 
     def recover(self, rebuild, *args, each=None) -> None:
         """After a lost worker: the abandoned tasks released; once Dask has recomputed the
@@ -263,7 +465,7 @@ class Partitions:
         a live worker holding fewer (a replacement worker, say: the old state's data moves
         there once, see PartitionState.__reduce__; later tasks are pinned where the new one
         is). The states on the live workers are rebuilt too (a task of the abandoned step
-        may still be using them). `each`: one more argument per partition (as on_each).
+        may still be using them). `each`: one more argument per partition (as summed).
         LostWorker if another worker is lost meanwhile (recover again)."""
         for future in self.pending:  # no one wants them any more: the scheduler forgets them
             if isinstance(future, RunnerResult):
@@ -301,12 +503,12 @@ class Partitions:
 
     def _wait(self, futures: list, pinned: bool) -> None:
         """wait_for the tasks; `pinned`: they run on self.workers, check that those are alive."""
-        wait_for(futures, self._check_alive if pinned else None)
+        wait_for(futures, Stall(self.client, self.workers if pinned else ()))
 
 
 def alive_workers(client) -> list:
     """The addresses of the workers in the cluster now, sorted."""
-    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    return sorted(worker_statuses(client))
 
 
 def balanced(holders: list, alive: list) -> list:
@@ -329,26 +531,32 @@ def balanced(holders: list, alive: list) -> list:
     return targets
 
 
-def wait_for(futures: list, check_alive=None) -> None:
+def wait_for(futures: list, stall: Stall | None = None) -> None:
     """Wait for tasks whose results stay on the workers (never fetched); raise a task's
     error, or a RuntimeError when Dask cancelled one (a lost input it cannot recompute).
-    `check_alive()` runs at each LIVENESS_SECONDS of waiting (it raises LostWorker)."""
+    `stall` is checked at each LIVENESS_SECONDS of waiting (default: one for tasks pinned
+    nowhere: it raises for a lost scheduler or paused workers)."""
     for future in futures:
+        stall = Stall(future.client) if stall is None else stall
         while True:
             try:
                 error = future.exception(timeout=LIVENESS_SECONDS)  # waits; fetches no result
                 break
             except WAIT_TIMEOUTS:
-                if check_alive is not None:
-                    check_alive()
+                stall.check()
             except CancelledError:
                 error = None
                 break
+            except Exception:  # a lost scheduler can surface as anything (distributed's own errors too): say so
+                check_connected(future.client)
+                raise
         if future.status == "cancelled":
-            raise RuntimeError("boosters.dask: a partition was lost with its worker and Dask cannot recompute "
-                               "it (its data has no recipe Dask can run again, e.g. it was scattered to "
-                               "that worker); train on data Dask can rebuild, such as data read from storage "
-                               "or embedded in the graph")
+            check_connected(future.client)  # or every future went with the scheduler
+            raise RuntimeError("boosters.dask: a partition was lost with its worker (the worker died, or its "
+                               "nanny restarted it: above distributed.worker.memory.terminate of its memory "
+                               "limit, say) and Dask cannot recompute it (its data has no recipe Dask can run "
+                               "again, e.g. it was scattered to that worker); train on data Dask can rebuild, "
+                               "such as data read from storage or embedded in the graph")
         if error is not None:
             raise error
 
@@ -417,9 +625,7 @@ class DaskTreeGrower:
     @staticmethod
     def max_nodes_for(config: GBDTConfig, n_rows: int) -> int:
         """Nodes of a tree at most (as TreeGrower's)."""
-        if config.growth_strategy is GrowthStrategy.Leafwise:
-            return max(1, min(2 * config.n_leaves - 1, 2 * n_rows - 1))
-        return max(1, min(2 ** (config.max_depth + 1) - 1, 2 * n_rows - 1))
+        return max_tree_nodes(config, n_rows)
 
     # -- one tree ---------------------------------------------------------------------------
 
@@ -511,11 +717,12 @@ class DaskTreeGrower:
             constraints_start_tree(self.constraints, tree_index)
         start = (tree_index, previous_leaves, output, new_round, self._dart_record(tree_index) if new_round else None)
         if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
-            self.pool[root] = p.gather(p.reduce(p.on_each(tasks.start_float_tree, *start, each=sample)), histograms=0)
+            self.pool[root] = p.gather(p.summed(tasks.start_float_tree, *start, each=sample), histograms=0)
         else:
-            maxima = p.reduce(p.on_each(tasks.start_tree, *start, each=sample), tasks.maximum,
-                              for_workers=True)  # the root's tasks take it
-            maxima, self.pool[root] = p.gather([maxima, p.reduce(p.on_each(tasks.root_histogram, tree_index, maxima))],
+            # the maxima of absolute values: the same in any order; the root's tasks take them
+            maxima = p.summed(tasks.start_tree, *start, each=sample, op=tasks.maximum, any_order=True, for_workers=True)
+            maxima, self.pool[root] = p.gather([maxima, p.summed(tasks.root_histogram, tree_index, maxima,
+                                                                 any_order=True)],
                                                histograms=1)
             self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
         self.resumed = False  # the partitions started the tree: from now on as any other
@@ -555,11 +762,11 @@ class DaskTreeGrower:
         left the pass). Where the pass stood at each partition is kept, for `resume`."""
         p, sampler = self.partitions, self.sampler
         k, prefix, fixed_low = sampler.top_k, 0, 64
-        counts = p.gather(p.reduce(p.on_each(tasks.start_goss_round, tree_index, previous_leaves, dart,
-                                             select.SHIFTS[0])))
+        counts = p.gather(p.summed(tasks.start_goss_round, tree_index, previous_leaves, dart, select.SHIFTS[0],
+                                   any_order=True))
         for j, shift in enumerate(select.SHIFTS):
             if j:
-                counts = p.gather(p.reduce(p.on_each(tasks.goss_digits, tree_index, prefix, fixed_low, shift)))
+                counts = p.gather(p.summed(tasks.goss_digits, tree_index, prefix, fixed_low, shift, any_order=True))
             from_top, rank = select.digit_at(np.asarray(counts)[::-1], k - 1)  # the k-th largest's digit
             digit, k = len(counts) - 1 - from_top, rank + 1
             prefix, fixed_low = prefix | (digit << shift), shift
@@ -599,13 +806,13 @@ class DaskTreeGrower:
         of its rows' residuals, selected exactly over the partitions (_quantile_select)."""
         p, tree = self.partitions, self.tree_index
         leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
-        counts = p.gather(p.reduce(p.on_each(select.leaf_start, tree, leaves)))
+        counts = p.gather(p.summed(select.leaf_start, tree, leaves, any_order=True))
 
         def digits(prefixes, fixed_low, shift):
-            return p.gather(p.reduce(p.on_each(select.leaf_digits, tree, prefixes, fixed_low, shift)))
+            return p.gather(p.summed(select.leaf_digits, tree, prefixes, fixed_low, shift, any_order=True))
 
         def smallest_above(keys):
-            return p.gather(p.reduce(p.on_each(select.leaf_min_above, tree, keys), select.min_of))
+            return p.gather(p.summed(select.leaf_min_above, tree, keys, op=select.min_of, any_order=True))
 
         alpha = float(self.leaf_quantiles[self.output])
         quantiles = select.select_quantiles(counts, digits, smallest_above, [self.nodes[i]["count"] for i in leaves],
@@ -614,7 +821,8 @@ class DaskTreeGrower:
 
     def _renew_leaf_sums(self, leaves: list) -> None:
         p = self.partitions
-        sums = p.gather(p.reduce(p.on_each(tasks.leaf_sums, self.tree_index, leaves)))
+        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves,
+                                          each=range(len(p.states)), any_order=True)))
         for node, (g, h) in zip(leaves, sums.tolist()):
             self.nodes[node].update(sum_g=g, sum_h=h)
 
@@ -669,13 +877,15 @@ class DaskTreeGrower:
         build = [] if children_final else [self._smaller_child(row) for row in splits.tolist()]
         renew = [] if not (last_step and self.renew_leaves) else [
             i for i, n in enumerate(self.nodes) if n["left"] < 0 and i not in set(parents)]
-        counts, hist, leaf_sums = p.gather(p.reduce(
-            p.on_each(tasks.split_and_build, self.tree_index, sent, build, renew), tasks.add_each))
+        # integers (counts, quantized histograms) add up the same in any order, float64 histograms do not;
+        # the renewed leaves' float sums come keyed by partition, the driver adds them in order
+        counts, hist, leaf_sums = p.gather(p.summed(tasks.split_and_build, self.tree_index, sent, build, renew,
+                                                    op=tasks.add_each, any_order=self.quantizer is not None))
         p.count_histograms(hist)
         evaluate = []
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
             self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
-        for node, (g, h) in zip(renew, leaf_sums.tolist()):
+        for node, (g, h) in zip(renew, in_order(leaf_sums).tolist() if renew else []):
             self.nodes[node].update(sum_g=g, sum_h=h)
         self.renewed = bool(renew)
         for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):

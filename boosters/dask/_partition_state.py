@@ -31,7 +31,7 @@ from boosters.data.dataset import Dataset
 from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix
-from boosters.training._node_steps import build_nodes, node_count, node_sums, slot_sums, split_many
+from boosters.training._node_steps import build_nodes, node_count, node_sums, split_many, unpack
 from boosters.training._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
@@ -43,6 +43,7 @@ from boosters.training.linear_leaves import add_linear_change, leaf_of_rows
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
+PACKED_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # a quantized slot's bits per sum -> its words
 
 
 @dataclass(frozen=True)
@@ -148,13 +149,25 @@ class PartitionState:
         for start in range(0, len(nodes), len(self.pool)):
             batch = nodes[start:start + len(self.pool)]
             build_nodes(self.builder, np.arange(len(batch)), self.partitioner, batch)
-            for slot in range(len(batch)):
-                if quantized:  # a slot's words are as narrow as its rows allow here: widened
-                    g, h = slot_sums(self.builder, slot)
-                    out[start + slot] = (g << 32) + h
-                else:
-                    out[start + slot] = self.pool[slot]
+            if quantized:
+                self._widen(len(batch), out[start:start + len(batch)])
+            else:
+                out[start:start + len(batch)] = self.pool[:len(batch)]
         return out
+
+    def _widen(self, n_slots: int, out: np.ndarray) -> None:
+        """out[i] = the quantized pool's slot i as int64 words (g << 32) + h, the sums of
+        slot_sums, for i < n_slots: a slot's words are as narrow as its rows allow here (its
+        `sum_bits`), widened all slots of a width at once; 32-bit sums are those words."""
+        bits = np.asarray(self.builder.sum_bits)[:n_slots]
+        for width in np.unique(bits).tolist():
+            slots = slice(None) if len(bits) and bits.min() == bits.max() else np.flatnonzero(bits == width)
+            words = self.pool[:n_slots][slots].view(PACKED_WORDS[width])[:, :self.binned.total_bins]
+            if width == 32:  # already (g << 32) + h
+                out[slots] = words
+            else:
+                g, h = unpack(words)
+                out[slots] = (g << 32) + h
 
     def replay(self, output: int, steps: list, leaves, values, outside=None, linear=None) -> None:
         """Add a finished tree's leaf values to the margins of `output`: its growth steps'
@@ -516,9 +529,19 @@ def split_nodes(state: PartitionState, tree: int, splits: np.ndarray) -> np.ndar
 def split_and_build(state: PartitionState, tree: int, splits: np.ndarray, build: list, leaves: list) -> tuple:
     """A growth step here: split_nodes(splits), then the histograms of the `build` nodes
     (children of those splits) and, at the tree's last step, the leaf sums of `leaves`
-    (either may be empty). Returns (counts, histograms, leaf sums)."""
+    (either may be empty). Returns (counts, histograms, leaf sums), the leaf sums (floats)
+    keyed by the partition's first row as `keyed` keys them ([] without leaves)."""
     counts = split_nodes(state, tree, splits)
-    return counts, state.histograms(build), leaf_sums(state, tree, leaves)
+    return counts, state.histograms(build), [(state.first_row, leaf_sums(state, tree, leaves))] if leaves else []
+
+
+def keyed(state, function, *args) -> list:
+    """[(key, function(state, *args))], `key` being the last of `args` (the partition's
+    place): a float result that the sums carry to the driver as it is (lists add up by
+    concatenation, in any order), for the driver to add in the partitions' order
+    (_driver.in_order): small floats travel one per partition, in one task per worker."""
+    *args, key = args
+    return [(key, function(state, *args))]
 
 
 def add(a, b):
@@ -527,7 +550,7 @@ def add(a, b):
 
 
 def add_each(a: tuple, b: tuple) -> tuple:
-    """The reduction's step for tuples of arrays: their sums, entry by entry."""
+    """The reduction's step for tuples of arrays (or of keyed lists): their sums, entry by entry."""
     return tuple(x + y for x, y in zip(a, b))
 
 

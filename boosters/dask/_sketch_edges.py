@@ -24,7 +24,7 @@ total weight to a quantile's rank error (quantile_sketch.py): with 16 per bin an
 from __future__ import annotations
 
 from boosters.config import GBDTConfig
-from boosters.dask._driver import fixed_sum
+from boosters.dask._driver import fixed_sum, gather
 from boosters.data.binning import BinMapper
 from boosters.data.quantile_sketch import QuantileSketch
 
@@ -42,7 +42,7 @@ def sketch_bin_mapper(client, x_blocks: list, w_blocks: list, config: GBDTConfig
     their blocks and weights, None for no weights), for config.max_bins."""
     size = SIZE_PER_BIN * config.max_bins
     sketches = [client.submit(sketch_partition, xb, wb, size, pure=False) for xb, wb in zip(x_blocks, w_blocks)]
-    merged = client.gather(fixed_sum(client, sketches, op=merge_sketches))
+    merged = gather(client, fixed_sum(client, sketches, op=merge_sketches))
     return merged.bin_mapper(config.max_bins, seed=config.seed)
 
 

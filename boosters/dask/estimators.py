@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from boosters._lib.checks import require_int
 from boosters.config import GBDTConfig, Objective
+from boosters.dask._driver import gather
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
 from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
@@ -418,7 +419,7 @@ feature_importances_
         da = _dask_array()
         X, y, sample_weight = self._checked_data(X, y, sample_weight)
         eval_pair = self._eval_pair(eval_set)
-        classes, counts = client.gather(client.compute(list(da.unique(y, return_counts=True))))
+        classes, counts = gather(client, client.compute(list(da.unique(y, return_counts=True))))
         check_classification_targets(classes)  # a ValueError for continuous or NaN labels
         if len(classes) < 2:
             raise ValueError(f"y has {len(classes)} class; a classifier needs at least 2 classes")

@@ -18,8 +18,8 @@ from boosters.config import _MULTI_TARGET, GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, alive_workers, first_rows, fixed_sum, \
-    wait_for
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum, gather, in_order, \
+    wait_for, worker_statuses
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
@@ -221,7 +221,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
         and ``partition_bytes`` (histograms the partitions' tasks produced: what the
-        reduction moves between workers, at most), ``recoveries`` (lost workers survived),
+        reduction moves between workers, at most), ``step_tasks`` (the Dask tasks, or actor
+        calls, that the steps' sums submitted), ``recoveries`` (lost workers survived),
         ``partition_workers`` (the workers holding the partitions at the end: a recovery
         spreads them over the live workers),
         ``sample_bytes`` (sent to the partitions to draw their parts of the row samples)
@@ -329,7 +330,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     mapper = (sketch_bin_mapper(client, x_blocks, w_blocks, config) if bin_edges == "sketch"
               else _bin_mapper(client, x_blocks, w_blocks, X.chunks[0], config))
     if categories:
-        mapper = _with_categories(mapper, client.gather([
+        mapper = _with_categories(mapper, gather(client, [
             client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
             for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
     sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if qid is None  # GOSS's holds n_rows
@@ -388,7 +389,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     if stats is not None:
         stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
                      partition_bytes=partitions.partition_bytes, recoveries=len(recoveries),
-                     partition_workers=len(set(partitions.workers)))
+                     partition_workers=len(set(partitions.workers)), step_tasks=partitions.step_tasks)
         stats.update(sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
     return GBDTModel(ensemble)
 
@@ -409,11 +410,14 @@ def _warn_if_crowded(client, holders: list) -> None:
     """A UserWarning when the partitions sit on fewer workers than they could: each worker
     trains on the partitions it holds, so the others would idle (Dask can put every block of
     a generated or persisted array on one worker)."""
-    n_workers = len(alive_workers(client))
+    statuses = worker_statuses(client)
     used = len(set(holders))
-    if used < min(len(holders), n_workers):
-        warnings.warn(f"boosters.dask: the {len(holders)} partitions are held by {used} of the {n_workers} "
-                      f"workers, which train alone; spread them first (client.rebalance, or persist the "
+    if used < min(len(holders), len(statuses)):
+        paused = sorted(w for w, status in statuses.items() if status == "paused")
+        why = (f" (worker(s) {', '.join(paused)} are paused by Dask's memory monitor: their memory is above "
+               f"distributed.worker.memory.pause, they run no task)" if paused else "")
+        warnings.warn(f"boosters.dask: the {len(holders)} partitions are held by {used} of the {len(statuses)} "
+                      f"workers, which train alone{why}; spread them first (client.rebalance, or persist the "
                       f"data on more workers)", UserWarning, stacklevel=3)
 
 
@@ -450,8 +454,9 @@ class _Validation:
         """Score the round (appended to `history`; `dart`: its DART record, see
         _validation.add_round); True when early stopping stops here."""
         p = self.partitions
-        score = _validation.overall_score(self.metric, p.gather(p.reduce(
-            p.on_each(_validation.score_round, trees, self.metric, dart))))
+        scores = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart,
+                                   each=range(len(p.states)), any_order=True))
+        score = _validation.overall_score(self.metric, in_order(scores))  # float sums, in the partitions' order
         # copies: DART later gives the forest's trees new values (rescaled); a rebuilt
         # validation partition must add each round's trees as they were when it was scored
         self.scored.append(([copy.copy(tree) for tree in trees], dart))
@@ -519,7 +524,7 @@ def _query_sizes(client, q_blocks: list, name: str = "qid") -> list:
     """Per partition, its queries' sizes (rows), after checking that every query's rows
     are consecutive and in one partition (each partition checks its own, the driver that
     no query id appears in two partitions)."""
-    runs = client.gather([client.submit(tasks.query_runs, qb, name, pure=False) for qb in q_blocks])
+    runs = gather(client, [client.submit(tasks.query_runs, qb, name, pure=False) for qb in q_blocks])
     ids = np.concatenate([r[0] for r in runs])
     unique, counts = np.unique(ids, return_counts=True)
     if np.any(counts > 1):
@@ -553,7 +558,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     queries (of `query_sizes`, per partition) when they are given."""
     y_blocks = client.compute(list(y.to_delayed().ravel()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
-    sums, extremes = client.gather(fixed_sum(client, sums, tasks.combine_label_sums))
+    sums, extremes = gather(client, fixed_sum(client, sums, tasks.combine_label_sums))
     if not sums[-1] > 0:
         raise ValueError("weights must not all be zero")
     # the labels' range and the largest weight: all the objective's float32 check reads
@@ -585,7 +590,8 @@ def _label_quantiles(client, y_blocks: list, alphas, n_rows: int) -> np.ndarray:
     groups = len(alphas)
 
     def summed(function, *args, op=tasks.add):
-        return client.gather(fixed_sum(client, [client.submit(function, yb, *args, pure=False) for yb in y_blocks], op))
+        parts = [client.submit(function, yb, *args, pure=False) for yb in y_blocks]
+        return gather(client, fixed_sum(client, parts, op))
 
     counts = summed(select.label_digits, groups, [0] * groups, 64, select.SHIFTS[0])
     quantiles = select.select_quantiles(
@@ -627,7 +633,7 @@ def _bin_mapper(client, x_blocks, w_blocks, chunks: tuple, config: GBDTConfig) -
     for i, (xb, wb) in enumerate(zip(x_blocks, w_blocks)):
         local = None if rows is None else rows[(rows >= starts[i]) & (rows < starts[i + 1])] - starts[i]
         taken.append(client.submit(_take_rows, xb, wb, local, pure=False))
-    parts = client.gather(taken)  # in row order: the sample's rows are increasing
+    parts = gather(client, taken)  # in row order: the sample's rows are increasing
     sample = np.concatenate([x for x, _ in parts])
     sample_weights = None if w_blocks[0] is None else np.concatenate([w for _, w in parts])
     return BinMapper(config.max_bins, seed=config.seed).fit(sample, sample_weights)
