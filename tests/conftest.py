@@ -56,6 +56,7 @@ _fingerprints: dict = {}
 
 @pytest.fixture(autouse=_FINGERPRINTS_PATH is not None)
 def _model_fingerprints(request, monkeypatch):
+    import functools
     import hashlib
 
     from boosters.gbdt_model import GBDTModel
@@ -66,6 +67,7 @@ def _model_fingerprints(request, monkeypatch):
     digests = _fingerprints.setdefault(request.node.nodeid, [])
     made = GBDTModel.__init__
 
+    @functools.wraps(made)  # its signature stays GBDTModel's (the docstring checks read it)
     def recording_init(self, *args, **kwargs):
         made(self, *args, **kwargs)
         try:
