@@ -199,11 +199,16 @@ def fingerprint(model) -> str:
     return hashlib.sha256(model.to_bytes()).hexdigest()
 
 
+def _read(path: str) -> dict:
+    """A fingerprint file (what precedes its JSON is skipped: a development install's
+    rebuild prints to stdout before the script does)."""
+    with open(path) as f:
+        text = f.read()
+    return json.loads(text[text.index("{"):])
+
+
 def compare(before_path: str, after_path: str) -> int:
-    with open(before_path) as f:
-        before = json.load(f)
-    with open(after_path) as f:
-        after = json.load(f)
+    before, after = _read(before_path), _read(after_path)
     differ = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
     missing = sorted(before.keys() ^ after.keys())
     print(f"{len(before.keys() & after.keys())} trainings in both; {len(differ)} differ; "
