@@ -29,8 +29,7 @@ import os
 
 from boosters._lib.checks import require_float, require_int
 from boosters.io.atomic import write_atomically, write_target
-from boosters.training.callbacks import CallbackEnv, early_stopping
-from boosters.training.progress import ProgressBar, log_evaluation
+from boosters.training.callbacks import CallbackEnv, ProgressBar, early_stopping, log_evaluation
 
 __all__ = ["CallbackEnv", "ProgressBar", "checkpoint", "early_stopping", "learning_rate", "log_evaluation",
            "record_evaluation"]

@@ -19,7 +19,7 @@ import pytest
 import boosters as bst
 from boosters import callbacks as cb
 from boosters.io.atomic import write_atomically
-from boosters.training import progress, scores
+from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import evaluate
 from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
@@ -592,7 +592,7 @@ def test_no_default_bar_without_tqdm(monkeypatch, caplog):
     for name in [m for m in sys.modules if m == "tqdm" or m.startswith("tqdm.")] + ["tqdm"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed: importing it raises ImportError
     monkeypatch.delenv("TERM", raising=False)
-    assert not progress.progress_bar_wanted(FakeTerminal())
+    assert not training_callbacks.progress_bar_wanted(FakeTerminal())
     train(n_estimators=3, verbosity=1)
     assert len([m for m in caplog.messages if m.startswith("[")]) == 3
     with pytest.raises(ImportError, match=r"pip install 'boosters\[progress\]'"):
@@ -608,11 +608,11 @@ def test_notebook_gets_a_bar(monkeypatch, capsys):
 
     for shell in (ZMQInteractiveShell, ColabShell):
         monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=shell))
-        assert progress._in_notebook() and progress.progress_bar_wanted(io.StringIO())
+        assert training_callbacks._in_notebook() and training_callbacks.progress_bar_wanted(io.StringIO())
     train(n_estimators=4, callbacks=[cb.ProgressBar()])  # no ipywidgets here: the text bar, on stderr
     assert "4/4" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
-    assert not progress._in_notebook()
+    assert not training_callbacks._in_notebook()
 
 
 def test_progress_bar_disable_argument():

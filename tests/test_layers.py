@@ -18,7 +18,7 @@ from boosters.training.trainer import TrainingResult
 PACKAGE = Path(boosters.__file__).parent
 
 # the public modules on top of everything: GBDTModel, the callbacks module (public names of
-# training.callbacks and training.progress, plus its own built-ins), the estimators, the plots,
+# training.callbacks, plus its own built-ins), the estimators, the plots,
 # the converters from and to other libraries' model formats
 PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert",
                 "boosters.dask")
@@ -34,7 +34,7 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
                          "distributed")
 # modules that import an optional library inside the function that needs it, with an
 # ImportError naming the extra when it is missing
-LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.progress": ("tqdm",),
+LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.callbacks": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
                  "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",),
                  "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
