@@ -10,7 +10,7 @@ from boosters.bench.datasets import make_covertype
 from boosters._testing.kernels import (build_histogram_contiguous, build_histogram_gathered, build_histogram_packed,
                                        find_best_splits, node_rows, quantize_gradients, split)
 from boosters.training.histograms._quantize import max_levels
-from boosters.training._partition import RowPartitioner
+from boosters.training.partition._partition import RowPartitioner
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 
 from naive import naive_best_split, naive_histogram, naive_packed_histogram

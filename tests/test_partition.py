@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from boosters._testing.kernels import node_count, node_rows, split, split_many
-from boosters.training._partition import RowPartitioner
+from boosters.training.partition._partition import RowPartitioner
 
 from naive import binned_from_dense, dense_bins, naive_partition
 

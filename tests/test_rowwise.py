@@ -6,7 +6,7 @@ import pytest
 import boosters as bst
 from boosters.bench.datasets import make_friedman
 from boosters._testing.kernels import build_nodes, node_rows, quantize_gradients, split, unpack
-from boosters.training._partition import RowPartitioner
+from boosters.training.partition._partition import RowPartitioner
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.layout import MAX_ROWWISE_COLUMNS, choose_layout

@@ -253,7 +253,7 @@ def test_sparse_kernels_match_numpy(n_threads):
     filled in) against NumPy on the decoded bins: rows exactly; quantized sums exactly,
     float64 to 1e-12 relative (the filled bins are a difference of sums)."""
     from boosters._testing.kernels import build_nodes, node_rows, slot_sums, split
-    from boosters.training._partition import RowPartitioner
+    from boosters.training.partition._partition import RowPartitioner
     from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 
     X, _ = bag_of_words(20000, 12, 0.2, seed=14, nan_fraction=0.1)

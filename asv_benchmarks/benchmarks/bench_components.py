@@ -158,7 +158,7 @@ class NodeHistogram:
     param_names = ["layout", "histogram_mode", "n_threads"]
 
     def setup(self, layout, mode, n_threads):
-        from boosters.training._partition import RowPartitioner
+        from boosters.training.partition._partition import RowPartitioner
         from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
         from boosters.training.histograms._quantize import max_levels
 
@@ -193,7 +193,7 @@ class NarrowBins:
     param_names = ["layout", "quantization_levels", "n_threads"]
 
     def setup(self, layout, levels, n_threads):
-        from boosters.training._partition import RowPartitioner
+        from boosters.training.partition._partition import RowPartitioner
         from boosters.training.histograms._build import QuantizedHistogramBuilder
 
         binned = binned_matrix()
@@ -240,7 +240,7 @@ class Partition:
     param_names = ["n_threads"]
 
     def setup(self, n_threads):
-        from boosters.training._partition import RowPartitioner
+        from boosters.training.partition._partition import RowPartitioner
 
         self.part = RowPartitioner(binned_matrix(), 5, n_threads)
 

@@ -25,7 +25,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from boosters.training._constraints cimport NodeConstraints
-from boosters.training._partition cimport RowPartitioner
+from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
 from boosters.training.histograms._pool cimport HistogramPool

@@ -1,6 +1,6 @@
 from libc.stdint cimport int64_t
 
-from boosters.training._partition cimport RowPartitioner
+from boosters.training.partition._partition cimport RowPartitioner
 
 
 cdef struct WeightedValue:

@@ -19,7 +19,7 @@ from libc.math cimport NAN
 from libc.stdint cimport int64_t
 from libc.stdlib cimport qsort
 
-from boosters.training._partition cimport IN_ORDER
+from boosters.training.partition._partition cimport IN_ORDER
 
 
 cdef int by_value_then_weight(const void* a, const void* b) noexcept nogil:

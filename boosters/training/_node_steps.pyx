@@ -15,7 +15,7 @@ from libc.stdlib cimport free, malloc
 
 from boosters.training._constraints cimport NodeConstraints
 from boosters.training._gain cimport leaf_weight as gain_leaf_weight
-from boosters.training._partition cimport IN_ORDER, RowPartitioner, SPLIT
+from boosters.training.partition._partition cimport IN_ORDER, RowPartitioner, SPLIT
 from boosters.training._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 

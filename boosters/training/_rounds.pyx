@@ -21,7 +21,7 @@ from boosters.training._gain cimport leaf_weight
 from boosters.training._grow cimport GROWN, GrowthLoop, now
 from boosters.training._leaf_renewal cimport LeafRenewal
 from boosters.training._objectives cimport GradientKernel
-from boosters.training._partition cimport RowPartitioner
+from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training._sampling cimport RowSampler
 
 

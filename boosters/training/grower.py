@@ -24,7 +24,7 @@ from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
 from boosters.training._grow import GrowthLoop
 from boosters.training._objectives import GradientKernel
-from boosters.training._partition import RowPartitioner
+from boosters.training.partition._partition import RowPartitioner
 from boosters.training._rounds import BoostingRounds
 from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.constraints import make_node_constraints

@@ -15,7 +15,7 @@ from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
-from boosters.training._partition cimport RowPartitioner, IN_ORDER
+from boosters.training.partition._partition cimport RowPartitioner, IN_ORDER
 from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, MIN_COLUMNS_PARALLEL, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs,
