@@ -11,7 +11,7 @@ from boosters._testing.kernels import (build_histogram_contiguous, build_histogr
                                        find_best_splits, node_rows, quantize_gradients, split)
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.partition._partition import RowPartitioner
-from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
 
 from naive import naive_best_split, naive_histogram, naive_packed_histogram
 

@@ -8,7 +8,7 @@ import pytest
 import xgboost as xgb
 
 import boosters as bst
-from boosters.training._constraints import sample_size
+from boosters.training.split._constraints import sample_size
 
 MASK = (1 << 64) - 1
 BY_TREE, BY_LEVEL, BY_NODE = 0x7472, 0x6C76, 0x6E64  # the stream domains of training/_constraints.pyx
@@ -145,7 +145,7 @@ def test_fractions_of_one_give_todays_model():
     today = train(X, y)
     same = train(X, y, colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0)
     assert same.to_bytes() == today.to_bytes()
-    from boosters.training.constraints import make_node_constraints
+    from boosters.training.split.constraints import make_node_constraints
     assert make_node_constraints(bst.GBDTConfig(colsample_bynode=1.0), np.arange(10), 10, None, 63, 18) is None
 
 

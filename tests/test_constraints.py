@@ -429,7 +429,7 @@ def test_constrained_scan_matches_brute_force(params):
     """Nodes with random bounds (some infinite), features with random directions and
     random allowed subsets: the finder's best split is brute force's."""
     from boosters._testing.kernels import find_best_splits
-    from boosters.training._split import FloatSplitFinder
+    from boosters.training.split._split import FloatSplitFinder
     from naive import binned_from_dense, dense_bins, naive_histogram, random_gradients
 
     rng = np.random.default_rng(30)
@@ -493,7 +493,7 @@ def test_categorical_scan_below_a_monotone_split_scores_clamped_children():
     the same formula; a case where the unclamped gain would pick another category is
     required, so the test fails if the bounds are ignored."""
     from boosters._testing.kernels import find_best_splits
-    from boosters.training._split import FloatSplitFinder
+    from boosters.training.split._split import FloatSplitFinder
 
     params = dict(l1=0.0, l2=1.0, min_child_weight=1e-3, min_gain_to_split=0.0, min_samples_leaf=1)
     rng = np.random.default_rng(5)

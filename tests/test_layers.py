@@ -137,8 +137,8 @@ def test_the_check_finds_a_violation(module, source, expected):
 
 
 def test_cython_imports_are_read():
-    source = "from libc.stdint cimport int32_t\ncimport numpy\nfrom boosters.training._split cimport X\n"
-    assert cython_imported_modules(source) == {"libc.stdint", "numpy", "boosters.training._split"}
+    source = "from libc.stdint cimport int32_t\ncimport numpy\nfrom boosters.training.split._split cimport X\n"
+    assert cython_imported_modules(source) == {"libc.stdint", "numpy", "boosters.training.split._split"}
     assert violations("boosters.model._predict", cython_imported_modules(source)) != []
 
 

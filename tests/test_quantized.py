@@ -9,7 +9,7 @@ from boosters.bench.datasets import make_covertype, make_friedman, train_test_sp
 from boosters._testing.kernels import (build_histogram_packed, column_totals, find_best_splits, quantize_gradients,
                                        subtract_packed, unpack)
 from boosters.training.histograms._quantize import max_levels
-from boosters.training._split import QuantizedSplitFinder
+from boosters.training.split._split import QuantizedSplitFinder
 from boosters.training.trainer import resolve_histogram_mode
 
 from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients

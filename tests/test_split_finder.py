@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from boosters._testing.kernels import find_best_splits, leaf_weight
-from boosters.training._split import FloatSplitFinder
+from boosters.training.split._split import FloatSplitFinder
 
 from naive import binned_from_dense, dense_bins, naive_best_split, naive_histogram, random_gradients
 

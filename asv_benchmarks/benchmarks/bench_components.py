@@ -218,7 +218,7 @@ class SplitScan:
     """Best-split search over a 50-feature x 256-bin histogram of two nodes."""
 
     def setup(self):
-        from boosters.training._split import FloatSplitFinder
+        from boosters.training.split._split import FloatSplitFinder
 
         binned = binned_matrix()
         pool = np.zeros((2, binned.total_bins, 2))

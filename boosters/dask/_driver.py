@@ -68,8 +68,8 @@ from boosters.training._node_steps import (
     leaf_weight,
 )
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
-from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
-from boosters.training.constraints import make_node_constraints
+from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.split.constraints import make_node_constraints
 from boosters.training.grower import max_tree_nodes
 from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
 from boosters.training.objectives import make_objective

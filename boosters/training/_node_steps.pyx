@@ -13,10 +13,10 @@ import numpy as np
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from boosters.training._constraints cimport NodeConstraints
-from boosters.training._gain cimport leaf_weight as gain_leaf_weight
+from boosters.training.split._constraints cimport NodeConstraints
+from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
 from boosters.training.partition._partition cimport IN_ORDER, RowPartitioner, SPLIT
-from boosters.training._split cimport Candidate, SplitFinder
+from boosters.training.split._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 
 _WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # bits per sum -> packed word

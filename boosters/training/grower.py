@@ -26,8 +26,8 @@ from boosters.training._grow import GrowthLoop
 from boosters.training._objectives import GradientKernel
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training._rounds import BoostingRounds
-from boosters.training._split import FloatSplitFinder, QuantizedSplitFinder
-from boosters.training.constraints import make_node_constraints
+from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.split.constraints import make_node_constraints
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels

@@ -20,7 +20,7 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
-from boosters.training.constraints import interaction_groups, monotone_directions
+from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.dart import DartDropout
 from boosters.training.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard

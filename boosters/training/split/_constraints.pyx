@@ -28,7 +28,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 from boosters._lib.random cimport Stream, below, stream
-from boosters.training._gain cimport clamp, leaf_weight
+from boosters.training.split._gain cimport clamp, leaf_weight
 
 cdef enum:  # stream domains: what a draw is for
     BY_TREE = 0x7472

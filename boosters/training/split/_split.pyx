@@ -39,7 +39,7 @@ from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memset
 
 from boosters._lib.types cimport hist_t, values_per_bin, word_grad, word_hess
-from boosters.training._gain cimport (children_score, children_score_no_l1, clamp, leaf_score, leaf_weight,
+from boosters.training.split._gain cimport (children_score, children_score_no_l1, clamp, leaf_score, leaf_weight,
                                       score_given_weight, split_gain)
 
 cdef enum:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.config import GBDTConfig
-from boosters.training._constraints import NodeConstraints
+from boosters.training.split._constraints import NodeConstraints
 
 
 def feature_index(name: str, key, n_features: int, feature_names) -> int:
