@@ -9,7 +9,7 @@ from boosters._testing.kernels import build_nodes, node_rows, quantize_gradients
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import max_levels
-from boosters.training.layout import MAX_ROWWISE_COLUMNS, choose_layout
+from boosters.training.histograms.layout import MAX_ROWWISE_COLUMNS, choose_layout
 
 from naive import naive_histogram, random_binned, random_gradients
 

@@ -36,7 +36,7 @@ from boosters.training.partition._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
-from boosters.training.layout import choose_layout
+from boosters.training.histograms.layout import choose_layout
 from boosters.training._linear_leaves import normal_equations
 from boosters.training.dart import predict_dropped
 from boosters.training.linear_leaves import add_linear_change, leaf_of_rows

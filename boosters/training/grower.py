@@ -31,7 +31,7 @@ from boosters.training.split.constraints import make_node_constraints
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels
-from boosters.training.layout import choose_layout
+from boosters.training.histograms.layout import choose_layout
 from boosters.training.sampling import make_row_sampler
 
 
