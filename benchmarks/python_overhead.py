@@ -14,7 +14,7 @@ import time
 
 from boosters.bench import benchmark
 from boosters.bench.datasets import make_friedman
-from boosters.training import grower as grower_module
+from boosters.training.growth import grower as grower_module
 
 KERNEL_CALLS = {"rounds": ("grow",)}  # attribute of TreeGrower -> methods that enter Cython
 

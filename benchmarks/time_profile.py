@@ -18,7 +18,8 @@ from boosters import Dataset
 from boosters.bench import benchmark
 from boosters.bench.compare import TASKS
 from boosters.data import binning
-from boosters.training import grower, objectives
+from boosters.training import objectives
+from boosters.training.growth import grower
 from boosters.training.trainer import GBDTTrainer
 
 WRAPPED = [  # (owner, method, label)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.training import grower as grower_module
+from boosters.training.growth import grower as grower_module
 from boosters._testing.kernels import (build_histogram_packed, build_nodes, column_totals, find_best_splits, node_rows,
                                        quantize_gradients, slot_sums, split, subtract_slots, unpack)
 from boosters.training.partition._partition import RowPartitioner

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from boosters.dask import _quantile_select as select
-from boosters.training._leaf_renewal import quantile
+from boosters.training.growth._leaf_renewal import quantile
 
 
 def distributed_quantiles(groups: list, alphas: list) -> list:

@@ -20,7 +20,8 @@ from sklearn.metrics import mean_absolute_error, mean_pinball_loss
 import boosters as bst
 from boosters._testing.kernels import sample_rows
 from boosters.io.validation import objective_from_json, objective_to_json
-from boosters.training import _leaf_renewal, _objectives
+from boosters.training import _objectives
+from boosters.training.growth import _leaf_renewal
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import make_objective
 from boosters.training.sampling import make_row_sampler

@@ -5,7 +5,7 @@ builder, split finder, row partitioner, histogram pool) from Cython without chec
 functions here make the same calls on caller-provided arrays, after checking them, so
 that tests can compare each kernel with its naive twin and benchmarks can time it alone.
 The growth loop's own checked steps (partitioner, builder, finder, leaf weight) are
-in boosters.training._node_steps, which the library uses too; they are re-exported here.
+in boosters.training.growth._node_steps, which the library uses too; they are re-exported here.
 The gain formulas of _gain.pxd are here too (vectorised over arrays), for the tests'
 naive references.
 """
@@ -29,7 +29,7 @@ from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.histograms._build import column_list
 # the growth loop's checked steps live in the training layer (drivers such as boosters.dask
 # use them); re-exported here with the other entry points
-from boosters.training._node_steps import (  # noqa: F401
+from boosters.training.growth._node_steps import (  # noqa: F401
     build_nodes, column_totals, find_best_splits, leaf_weight, node_count, node_rows, node_sums, slot_sums, split,
     split_many, subtract_slots, unpack,
 )

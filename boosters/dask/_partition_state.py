@@ -31,7 +31,7 @@ from boosters.data.dataset import Dataset
 from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix
-from boosters.training._node_steps import build_nodes, node_count, node_sums, split_many, unpack
+from boosters.training.growth._node_steps import build_nodes, node_count, node_sums, split_many, unpack
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boosters.training._node_steps import node_rows
+from boosters.training.growth._node_steps import node_rows
 
 QUANTILE_OBJECTIVES = ("absolute", "pinball")  # their start and renewed leaves are quantiles
 DIGIT_BITS = 11  # 2048 counters a pass (as _sampling.kth_largest's); GOSS's distributed select uses these too

@@ -7,7 +7,8 @@ import numpy as np
 
 from boosters.config import Objective
 from boosters.model import transforms
-from boosters.training import _leaf_renewal, _objectives
+from boosters.training import _objectives
+from boosters.training.growth import _leaf_renewal
 from boosters.training.metrics import ideal_dcg
 from boosters.training.targets import kernel_labels, per_target
 

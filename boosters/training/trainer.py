@@ -22,7 +22,7 @@ from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, 
                                         training_callbacks)
 from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.dart import DartDropout
-from boosters.training.grower import TreeGrower
+from boosters.training.growth.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.linear_leaves import LinearLeafFitter, check_linear_training
 from boosters.training.metrics import check_groups

@@ -22,10 +22,10 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.training._grow import GrowthLoop
+from boosters.training.growth._grow import GrowthLoop
 from boosters.training._objectives import GradientKernel
 from boosters.training.partition._partition import RowPartitioner
-from boosters.training._rounds import BoostingRounds
+from boosters.training.growth._rounds import BoostingRounds
 from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.split.constraints import make_node_constraints
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
