@@ -16,7 +16,7 @@ from boosters.bench import benchmark
 from boosters.bench.datasets import make_friedman
 from boosters.training.growth import grower as grower_module
 
-KERNEL_CALLS = {"rounds": ("grow",)}  # attribute of TreeGrower -> methods that enter Cython
+KERNEL_CALLS = {"rounds": ("grow_block",)}  # attribute of TreeGrower -> methods that enter Cython
 
 
 class Timed:

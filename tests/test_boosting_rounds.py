@@ -100,12 +100,12 @@ def test_a_block_stops_after_max_seconds_and_the_margins_follow_the_trees(grower
     grower = TreeGrower(binned, mapper, config, 1, kernel, margins)
     rounds = grower.rounds
     assert rounds.max_rounds == config.n_estimators
-    assert rounds.grow(0, 5, 0.0) == 1  # the time is up after the first round
-    assert rounds.grow(1, 5, float("inf")) == 5
+    assert rounds.grow_block(0, 5, 0.0) == 1  # the time is up after the first round
+    assert rounds.grow_block(1, 5, float("inf")) == 5
     with pytest.raises(ValueError, match="n_rounds"):
-        rounds.grow(6, 0, 1.0)
+        rounds.grow_block(6, 0, 1.0)
     with pytest.raises(ValueError, match="n_rounds"):
-        rounds.grow(6, config.n_estimators + 1, 1.0)
+        rounds.grow_block(6, config.n_estimators + 1, 1.0)
     late = [round_[0] for round_ in grower.grow_rounds(6, 3)]  # rounds 6-8
     # the same 9 rounds in one block, from the start
     replayed = np.full((1, len(y)), base)

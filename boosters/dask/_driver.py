@@ -700,7 +700,7 @@ class DaskTreeGrower:
         self.partitions.recover(tasks.resume, self.finished, n_outputs, self.dart_rounds, each=each)
         self.resumed = True
 
-    def grow(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
+    def grow_tree(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
         """The tree of `output` (the training's tree `tree_index`, the next one to grow),
         after adding `previous_leaves` (see tasks.start_tree) to the workers' margins (a new
         round's start takes DART's record of the round, dart_rounds[round], too)."""
@@ -744,7 +744,7 @@ class DaskTreeGrower:
         g, h = column_totals(self.finder, root, *self.totals_bins)
         self.nodes[root].update(sum_g=g, sum_h=h)
         self._find_splits([root])
-        self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        self._expand_best_first() if self.leafwise else self._expand_level_by_level()
         leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
         if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
             self._renew_leaf_sums(leaves)
@@ -838,13 +838,15 @@ class DaskTreeGrower:
         for node, (g, h) in zip(leaves, sums.tolist()):
             self.nodes[node].update(sum_g=g, sum_h=h)
 
-    def _grow_depthwise(self) -> None:
+    def _expand_level_by_level(self) -> None:
+        """Depth-wise: a level's nodes with a split in one step, as GrowthLoop's."""
         level = [0]
         while level:
             parents = [n for n in level if self.nodes[n]["best"] is not None]
             level = self._expand(parents, children_final=False) if parents else []
 
-    def _grow_leafwise(self) -> None:
+    def _expand_best_first(self) -> None:
+        """Leaf-wise: the leaf of the best gain next, until max_leaves, as GrowthLoop's."""
         heap, n_leaves = [], 1  # (-gain, node): best gain first, ties the lowest node id
         if self.nodes[0]["best"] is not None:
             heapq.heappush(heap, (-self.nodes[0]["best"][0], 0))

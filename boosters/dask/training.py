@@ -363,7 +363,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         trees = []
         for k in range(objective.n_outputs):
             index = round_ * objective.n_outputs + k
-            trees.append(_surviving(lambda: grower.grow(previous, k, new_round=k == 0, tree_index=index), recover))
+            trees.append(_surviving(lambda: grower.grow_tree(previous, k, new_round=k == 0, tree_index=index), recover))
             forest.add(trees[-1], k)
             previous = (k, *grower.leaves(trees[-1]))
         scored_dart = dart

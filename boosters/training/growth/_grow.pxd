@@ -60,9 +60,9 @@ cdef class GrowthLoop:
     cdef int grow_tree(self, const float* gh, uint64_t tree_index) noexcept nogil
     cdef void _renew_leaf_sums(self) noexcept nogil
     cdef inline void _timed(self, Phase phase, double start) noexcept nogil
-    cdef int _grow_tree(self) noexcept nogil
-    cdef int _grow_depthwise(self) noexcept nogil
-    cdef int _grow_leafwise(self) noexcept nogil
+    cdef int _split_from_root(self) noexcept nogil
+    cdef int _expand_level_by_level(self) noexcept nogil
+    cdef int _expand_best_first(self) noexcept nogil
     cdef inline bint _before(self, int64_t a, int64_t b) noexcept nogil
     cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept nogil
     cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept nogil

@@ -122,7 +122,7 @@ cdef class GrowthLoop:
             self.sum_g[root], self.sum_h[root] = self.leaf_sums[0, 0], self.leaf_sums[0, 1]
             return GROWN
         self.builder.start_tree(self.partitioner, tree_index)
-        status = self._grow_tree()
+        status = self._split_from_root()
         if status == GROWN and self.renew_leaf_sums:
             self._renew_leaf_sums()
         return status
@@ -145,7 +145,7 @@ cdef class GrowthLoop:
 
     # -- growth strategies ------------------------------------------------------------
 
-    cdef int _grow_tree(self) noexcept nogil:
+    cdef int _split_from_root(self) noexcept nogil:
         """The root's histogram and best split, then the growth strategy; a Status."""
         cdef int64_t root = 0
         cdef bint hit
@@ -160,9 +160,11 @@ cdef class GrowthLoop:
         self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
         self.finder.begin_tree(self.sum_h[root])
         self._find_splits(&root, &slot, 1)
-        return self._grow_leafwise() if self.leafwise else self._grow_depthwise()
+        return self._expand_best_first() if self.leafwise else self._expand_level_by_level()
 
-    cdef int _grow_depthwise(self) noexcept nogil:
+    cdef int _expand_level_by_level(self) noexcept nogil:
+        """Depth-wise growth: each step splits every node of a level that has a split;
+        their children are the next level. A Status."""
         cdef int64_t* level = &self.work[10, 0]
         cdef int64_t* parents = &self.work[11, 0]
         cdef Py_ssize_t i, n_level = 1, n_parents
@@ -176,7 +178,9 @@ cdef class GrowthLoop:
             n_level = self._expand(parents, n_parents, False, level) if n_parents > 0 else 0
         return GROWN if n_level == 0 else POOL_EXHAUSTED
 
-    cdef int _grow_leafwise(self) noexcept nogil:
+    cdef int _expand_best_first(self) noexcept nogil:
+        """Leaf-wise growth: each step splits the leaf of the best gain (a heap), until
+        max_leaves leaves. A Status."""
         cdef Py_ssize_t n_heap = 0, n_leaves = 1, n_children, i
         cdef int64_t node
         cdef int64_t children[2]

@@ -107,7 +107,7 @@ cdef class BoostingRounds:
                              "sampling=True and the gradients be one C-contiguous (n_outputs, n_rows, 2) array")
         self.sampler = sampler
 
-    def grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):
+    def grow_block(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):
         """Grow rounds first_round, first_round + 1, ... in one nogil block: n_rounds of them
         (at most max_rounds), fewer if max_seconds have passed after a round (at least one);
         returns how many. Round first_round + r's tree for output k is row r * n_outputs + k
@@ -118,13 +118,13 @@ cdef class BoostingRounds:
         if not 1 <= n_rounds <= self.max_rounds:
             raise ValueError(f"n_rounds must be in [1, {self.max_rounds}], got {n_rounds}")
         with nogil:
-            status = self._grow(first_round, n_rounds, max_seconds, &grown)
+            status = self._grow_rounds_nogil(first_round, n_rounds, max_seconds, &grown)
         if status != GROWN:
             raise RuntimeError("histogram pool: every slot is pinned")
         return grown
 
-    cdef int _grow(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds,
-                   Py_ssize_t* grown) noexcept nogil:  # grown: OUT
+    cdef int _grow_rounds_nogil(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds,
+                                Py_ssize_t* grown) noexcept nogil:  # grown: OUT
         cdef Py_ssize_t r, k, tree
         cdef int status
         cdef double start = now()

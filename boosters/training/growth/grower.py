@@ -133,7 +133,7 @@ class TreeGrower:
         rounds = self.rounds
         if self.linear_leaves is not None:  # the next round's gradients read the margins they change
             n_rounds = 1
-        n_grown = rounds.grow(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
+        n_grown = rounds.grow_block(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
         n_out = rounds.n_outputs
         sizes = rounds.n_nodes.tolist()
         block = [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]
