@@ -18,6 +18,17 @@ cdef inline double now() noexcept nogil:
 cdef enum Phase:
     PARTITION, BUILD, SUBTRACT, SPLIT_SEARCH, N_PHASES
 
+# The rows of GrowthLoop.work, one node list each (max_nodes + 2 entries): one expansion
+# step's lists, allocated once per training (a step allocates nothing).
+cdef enum:
+    LEFTS, RIGHTS                        # _expand: the parents' children
+    BUILD_SLOTS, BUILD_NODES             # _children_histograms: histograms to build,
+    SUB_PARENTS, SUB_SMALLS, SUB_OUTS    # to derive as parent - smaller child,
+    PINNED                               # the pool slots pinned for the step,
+    EVAL_NODES, EVAL_SLOTS               # the nodes whose best split to find
+    LEVEL, LEVEL_PARENTS                 # _expand_level_by_level: a level, its nodes with a split
+    N_WORK_ROWS
+
 cdef enum Status:
     GROWN = 0
     POOL_EXHAUSTED = 1  # every pool slot pinned: impossible by construction (see _children_histograms)
@@ -47,7 +58,7 @@ cdef class GrowthLoop:
     cdef Candidate* found                      # find_best's results for one step
     cdef readonly uint8_t[::1] categorical     # per node: its split is categorical
     cdef readonly uint32_t[:, ::1] category_bins  # per node: the bins its (best) categorical split sends left
-    # scratch for one expansion step, the leaf-wise heap, the leaves' renewed sums
+    # scratch for one expansion step (rows: LEFTS ... LEVEL_PARENTS), the leaf-wise heap, the leaves' renewed sums
     cdef int64_t[:, ::1] work
     cdef int64_t[::1] heap
     cdef double[:, ::1] sums

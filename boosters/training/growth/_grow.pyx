@@ -76,7 +76,7 @@ cdef class GrowthLoop:
         self.found = <Candidate*> malloc((n + 2) * sizeof(Candidate))
         if self.best == NULL or self.found == NULL:
             raise MemoryError()
-        self.work = np.empty((12, n + 2), dtype=np.int64)
+        self.work = np.empty((N_WORK_ROWS, n + 2), dtype=np.int64)
         self.heap = np.empty(n + 1, dtype=np.int64)
         self.sums = np.empty((3, n + 2))
         self.leaf_sums = np.empty((n, 2))
@@ -130,7 +130,7 @@ cdef class GrowthLoop:
     cdef void _renew_leaf_sums(self) noexcept nogil:
         """The structure came from quantized histograms; the leaves' sums (and so their
         values) come from the full-precision gradients of their rows."""
-        cdef int64_t* leaves = &self.work[0, 0]
+        cdef int64_t* leaves = &self.work[LEFTS, 0]  # the tree's steps are over: their rows are free
         cdef Py_ssize_t i, n_leaves = 0
         for i in range(self.n_nodes):
             if self.left[i] < 0:
@@ -165,8 +165,8 @@ cdef class GrowthLoop:
     cdef int _expand_level_by_level(self) noexcept nogil:
         """Depth-wise growth: each step splits every node of a level that has a split;
         their children are the next level. A Status."""
-        cdef int64_t* level = &self.work[10, 0]
-        cdef int64_t* parents = &self.work[11, 0]
+        cdef int64_t* level = &self.work[LEVEL, 0]
+        cdef int64_t* parents = &self.work[LEVEL_PARENTS, 0]
         cdef Py_ssize_t i, n_level = 1, n_parents
         level[0] = 0
         while n_level > 0:
@@ -263,8 +263,8 @@ cdef class GrowthLoop:
         """Split `parents` by their best splits; returns the number of children (-1: the
         pool ran out of slots). Their best splits are found unless `children_final` (they
         will stay leaves)."""
-        cdef int64_t* lefts = &self.work[0, 0]
-        cdef int64_t* rights = &self.work[1, 0]
+        cdef int64_t* lefts = &self.work[LEFTS, 0]
+        cdef int64_t* rights = &self.work[RIGHTS, 0]
         cdef Py_ssize_t i, p, group, first
         cdef Candidate* split
         cdef double start
@@ -326,14 +326,14 @@ cdef class GrowthLoop:
         """Histograms and best splits of the children of a group of parents that fits
         the pool: at most two pinned slots per parent, so with at most n_slots // 2
         parents a slot to take is always there; a Status."""
-        cdef int64_t* build_slots = &self.work[2, 0]
-        cdef int64_t* build_nodes = &self.work[3, 0]
-        cdef int64_t* sub_parent = &self.work[4, 0]
-        cdef int64_t* sub_small = &self.work[5, 0]
-        cdef int64_t* sub_out = &self.work[6, 0]
-        cdef int64_t* pinned = &self.work[7, 0]
-        cdef int64_t* eval_nodes = &self.work[8, 0]
-        cdef int64_t* eval_slots = &self.work[9, 0]
+        cdef int64_t* build_slots = &self.work[BUILD_SLOTS, 0]
+        cdef int64_t* build_nodes = &self.work[BUILD_NODES, 0]
+        cdef int64_t* sub_parent = &self.work[SUB_PARENTS, 0]
+        cdef int64_t* sub_small = &self.work[SUB_SMALLS, 0]
+        cdef int64_t* sub_out = &self.work[SUB_OUTS, 0]
+        cdef int64_t* pinned = &self.work[PINNED, 0]
+        cdef int64_t* eval_nodes = &self.work[EVAL_NODES, 0]
+        cdef int64_t* eval_slots = &self.work[EVAL_SLOTS, 0]
         cdef Py_ssize_t n_build = 0, n_sub = 0, n_pinned = 0, n_eval = 0
         cdef Py_ssize_t i, k, parent, small, large, child, parent_slot, slot
         cdef bint need_small, need_large, needed
