@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.training.growth import grower as grower_module
 from boosters._testing.kernels import (build_histogram_packed, build_nodes, column_totals, find_best_splits, node_rows,
                                        quantize_gradients, slot_sums, split, subtract_slots, unpack)
-from boosters.training.partition._partition import RowPartitioner
-from boosters.training.split._split import QuantizedSplitFinder
+from boosters.training.growth import grower as grower_module
 from boosters.training.histograms._build import QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import max_levels
+from boosters.training.partition._partition import RowPartitioner
+from boosters.training.split._split import QuantizedSplitFinder
 
 from naive import binned_from_dense, naive_packed_histogram, random_gradients
 

@@ -17,7 +17,6 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
 
 from boosters._lib.columns cimport BinColumns
 from boosters._lib.types cimport row_t
-from boosters.training.split._gain cimport children_score, leaf_score, split_gain
 from boosters.training._sampling cimport RowSampler
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs, gather_words, subtract_bins,
@@ -25,6 +24,7 @@ from boosters.training.histograms._columnwise cimport (
 )
 from boosters.training.histograms._pool cimport HistogramPool
 from boosters.training.histograms._quantize cimport quantize_rows
+from boosters.training.split._gain cimport children_score, leaf_score, split_gain
 
 from boosters.training.histograms._build import column_list
 # the growth loop's checked steps live in the training layer (drivers such as boosters.dask

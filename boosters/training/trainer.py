@@ -20,7 +20,6 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.tree import Forest
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
-from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.dart import DartDropout
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
@@ -28,6 +27,7 @@ from boosters.training.linear_leaves import LinearLeafFitter, check_linear_train
 from boosters.training.metrics import check_groups
 from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import RoundScores
+from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.targets import resolve_targets
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3

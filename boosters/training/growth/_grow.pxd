@@ -1,11 +1,11 @@
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from boosters.training.split._constraints cimport NodeConstraints
-from boosters.training.partition._partition cimport RowPartitioner
-from boosters.training.split._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
 from boosters.training.histograms._pool cimport HistogramPool
+from boosters.training.partition._partition cimport RowPartitioner
+from boosters.training.split._constraints cimport NodeConstraints
+from boosters.training.split._split cimport Candidate, SplitFinder
 
 
 cdef inline double now() noexcept nogil:

@@ -17,12 +17,12 @@ import numpy as np
 from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from boosters.training.split._gain cimport leaf_weight
+from boosters.training._objectives cimport GradientKernel
+from boosters.training._sampling cimport RowSampler
 from boosters.training.growth._grow cimport GROWN, GrowthLoop, now
 from boosters.training.growth._leaf_renewal cimport LeafRenewal
-from boosters.training._objectives cimport GradientKernel
 from boosters.training.partition._partition cimport RowPartitioner
-from boosters.training._sampling cimport RowSampler
+from boosters.training.split._gain cimport leaf_weight
 
 
 cdef class BoostingRounds:

@@ -22,17 +22,17 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.training.growth._grow import GrowthLoop
 from boosters.training._objectives import GradientKernel
-from boosters.training.partition._partition import RowPartitioner
+from boosters.training.growth._grow import GrowthLoop
 from boosters.training.growth._rounds import BoostingRounds
-from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
-from boosters.training.split.constraints import make_node_constraints
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool import HistogramPool
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.histograms.layout import choose_layout
+from boosters.training.partition._partition import RowPartitioner
 from boosters.training.sampling import make_row_sampler
+from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
+from boosters.training.split.constraints import make_node_constraints
 
 
 # rounds of one nogil block: their trees' nodes take at most ~4 MB (65 bytes a node) and

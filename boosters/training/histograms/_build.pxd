@@ -1,9 +1,9 @@
 from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint64_t
 
-from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training.histograms._columnwise cimport ColumnsView
 from boosters.training.histograms._rowwise cimport RowMatrix
 from boosters.training.histograms._sparse cimport SparseRows
+from boosters.training.partition._partition cimport RowPartitioner
 
 
 cdef class HistogramBuilder:
