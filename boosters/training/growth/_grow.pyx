@@ -24,11 +24,11 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from boosters.training.split._constraints cimport NodeConstraints
-from boosters.training.partition._partition cimport RowPartitioner
-from boosters.training.split._split cimport Candidate, SplitFinder
 from boosters.training.histograms._build cimport HistogramBuilder
 from boosters.training.histograms._pool cimport HistogramPool
+from boosters.training.partition._partition cimport RowPartitioner
+from boosters.training.split._constraints cimport NodeConstraints
+from boosters.training.split._split cimport Candidate, SplitFinder
 
 
 PHASE_NAMES = ("partition", "histogram build", "histogram subtraction", "split search")
@@ -114,7 +114,7 @@ cdef class GrowthLoop:
         self.pool.start_tree()
         self.n_nodes = 0
         # the root holds every row, or the round's row sample
-        cdef int64_t root = self._add(0, self.partitioner.end[0] - self.partitioner.begin[0])
+        cdef int64_t root = self._add(0, self.partitioner.node_count(0))
         if self.constrained:
             self.constraints.start_tree(tree_index)
         if not self._splittable(root):  # a single leaf: its sums in row order
@@ -296,7 +296,7 @@ cdef class GrowthLoop:
 
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
                             const Candidate* split) noexcept nogil:  # split: IN
-        cdef int64_t n_left = self.partitioner.end[left] - self.partitioner.begin[left]
+        cdef int64_t n_left = self.partitioner.node_count(left)
         cdef int64_t n_right = self.count[parent] - n_left
         self.feature[parent] = split.feature
         self.threshold_bin[parent] = split.bin

@@ -19,7 +19,7 @@ from libc.math cimport NAN
 from libc.stdint cimport int64_t
 from libc.stdlib cimport qsort
 
-from boosters.training.partition._partition cimport IN_ORDER
+from boosters._lib.types cimport row_t
 
 
 cdef int by_value_then_weight(const void* a, const void* b) noexcept nogil:
@@ -174,7 +174,8 @@ cdef class LeafRenewal:
         double* quantiles,            # OUT: per leaf its residual quantile; left as is for a leaf of weight 0
     ) noexcept nogil:
         """Parallel over leaves: their rows are disjoint ranges of positions, and so of scratch."""
-        cdef Py_ssize_t j, pos, m, begin, end, row
+        cdef Py_ssize_t j, i, m, begin, n, row
+        cdef const row_t* rows
         cdef int64_t node
         cdef const double* labels = &self.y[k if self.y.shape[0] > 1 else 0, 0]
         cdef const double* w = &self.w[0] if self.w.shape[0] > 0 else NULL
@@ -182,11 +183,13 @@ cdef class LeafRenewal:
         cdef WeightedValue* items
         for j in prange(n_leaves, schedule="dynamic", num_threads=self.n_threads):
             node = leaves[j]
-            begin, end = partitioner.begin[node], partitioner.end[node]
-            items = &self.scratch[begin] if end > begin else NULL
+            begin = partitioner.node_begin(node)
+            n = partitioner.node_count(node)
+            rows = partitioner.node_rows(node)
+            items = &self.scratch[begin] if n > 0 else NULL
             m = 0
-            for pos in range(begin, end):
-                row = pos if partitioner.which[node] == IN_ORDER else partitioner.buffers[partitioner.which[node], pos]
+            for i in range(n):
+                row = begin + i if rows == NULL else rows[i]
                 weight = w[row] if w != NULL else 1.0
                 if weight > 0:
                     items[m].value = labels[row] - margins[row]

@@ -13,11 +13,12 @@ import numpy as np
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+from boosters._lib.types cimport row_t
+from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
+from boosters.training.partition._partition cimport RowPartitioner, SPLIT
 from boosters.training.split._constraints cimport NodeConstraints
 from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
-from boosters.training.partition._partition cimport IN_ORDER, RowPartitioner, SPLIT
 from boosters.training.split._split cimport Candidate, SplitFinder
-from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 
 _WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # bits per sum -> packed word
 
@@ -49,16 +50,21 @@ def _check_split(RowPartitioner part, Py_ssize_t node, Py_ssize_t left, Py_ssize
 
 def node_count(RowPartitioner part, Py_ssize_t node):
     _check_node(part, node)
-    return part.end[node] - part.begin[node]
+    return part.node_count(node)
 
 
 def node_rows(RowPartitioner part, Py_ssize_t node):
     """A copy of the node's row indices, in order."""
+    cdef Py_ssize_t i
     _check_node(part, node)
     part._check_not_split(node)
-    if part.which[node] == IN_ORDER:
-        return np.arange(part.begin[node], part.end[node], dtype=np.uint32)
-    return np.asarray(part.buffers[part.which[node], part.begin[node]:part.end[node]]).copy()
+    cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+    cdef const row_t* rows = part.node_rows(node)
+    out = np.empty(n, dtype=np.uint32)
+    cdef uint32_t[::1] out_v = out
+    for i in range(n):
+        out_v[i] = begin + i if rows == NULL else rows[i]
+    return out
 
 
 def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
@@ -68,7 +74,7 @@ def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t t
     _check_split(part, node, left, right, feature)
     with nogil:
         part.split_node(node, feature, threshold_bin, default_left, left, right, NULL)
-    return part.end[left] - part.begin[left]
+    return part.node_count(left)
 
 
 def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights,
@@ -108,7 +114,7 @@ def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lef
                             &cat_bins[i, 0] if is_cat[i] else NULL)
     counts = np.empty(n, dtype=np.int64)
     for i in range(n):
-        counts[i] = part.end[b[4, i]] - part.begin[b[4, i]]
+        counts[i] = part.node_count(b[4, i])
     return counts
 
 

@@ -15,7 +15,6 @@ from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters._lib.arrays import unique
 from boosters._lib.types cimport row_t
-from boosters.training.partition._partition cimport RowPartitioner, IN_ORDER
 from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.histograms._columnwise cimport (
     ColumnsView, MIN_COLUMNS_PARALLEL, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs,
@@ -24,6 +23,7 @@ from boosters.training.histograms._columnwise cimport (
 from boosters.training.histograms._rowwise cimport (MAX_ROW_BLOCKS, ROW_PREFETCH, build_rows, build_rows_words,
                                                     row_blocks)
 from boosters.training.histograms._sparse cimport build_sparse, build_sparse_words
+from boosters.training.partition._partition cimport RowPartitioner
 
 SPARSE_KIND = 2  # binned.SPARSE: a column stored in the matrix's CSR of bins
 
@@ -178,20 +178,20 @@ cdef class HistogramBuilder:
         nodes must be valid and the nodes' row ranges disjoint (a tree level's nodes are):
         each node's gradients are gathered at its own positions of one buffer."""
         cdef Py_ssize_t i, k, n_col = self.columns.shape[0]
-        cdef Py_ssize_t total_rows = 0, node_rows
+        cdef Py_ssize_t total_rows = 0, n_rows
         if n == 0 or (n_col == 0 and not self.rowwise and not self.sparse):
             return
         for i in range(n):
-            node_rows = part.end[node_v[i]] - part.begin[node_v[i]]
-            total_rows += node_rows
-            self._start_node(slot_v[i], node_rows)
+            n_rows = part.node_count(node_v[i])
+            total_rows += n_rows
+            self._start_node(slot_v[i], n_rows)
         cdef int t = threads_for_build(self.n_threads, n * n_col, total_rows // n)
         cdef int t_rows = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         cdef int t_root
         if n_col > 0:  # gathered gradients are for the column-wise kernels
             for i in range(n):
                 self._gather(part, node_v[i], slot_v[i])
-        if self.rowwise and n == 1 and part.which[node_v[0]] == IN_ORDER and self.root_columnwise:
+        if self.rowwise and n == 1 and part.node_rows(node_v[0]) == NULL and self.root_columnwise:
             # the float64 root: its rows are in order, each column a forward scan of its bins
             # and of the gradients; column-wise is 20-35% faster here than row-wise (which
             # pays off for gathered rows). Sums in row order: thread-count independent.
@@ -236,7 +236,7 @@ cdef class HistogramBuilder:
         pass
 
     cdef int _blocks(self, RowPartitioner part, Py_ssize_t node) noexcept nogil:
-        return row_blocks(part.end[node] - part.begin[node], self.exact_sums, self.n_threads)
+        return row_blocks(part.node_count(node), self.exact_sums, self.n_threads)
 
     cdef void _build_sparse_nodes(self, RowPartitioner part, const int64_t* slot_v, const int64_t* node_v,
                                   Py_ssize_t n) noexcept nogil:
@@ -245,7 +245,7 @@ cdef class HistogramBuilder:
         cdef Py_ssize_t i
         cdef Py_ssize_t total_rows = 0
         for i in range(n):
-            total_rows += part.end[node_v[i]] - part.begin[node_v[i]]
+            total_rows += part.node_count(node_v[i])
         cdef int t_nodes = threads_for_build(self.n_threads, n * MIN_COLUMNS_PARALLEL, total_rows // n)
         for i in range(n):
             if self._blocks(part, node_v[i]) > 1:
@@ -281,13 +281,6 @@ cdef class HistogramBuilder:
         pass
 
 
-cdef inline const row_t* node_rows(RowPartitioner part, Py_ssize_t node) noexcept nogil:
-    """The node's row indices, NULL when its rows are in order (the root)."""
-    if part.which[node] == IN_ORDER:
-        return NULL
-    return &part.buffers[part.which[node], 0] + part.begin[node]
-
-
 cdef class FloatHistogramBuilder(HistogramBuilder):
     """Float64 histograms: pool (slots, bins, 2), float32 (grad, hess) pairs per row."""
 
@@ -311,15 +304,15 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
                                            dtype=np.float64)
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         if n > 0 and rows != NULL:  # rows in order are read in place
             gather_pairs(self.gh, rows, n, &self.ordered[0, 0] + 2 * begin, self.n_threads)
 
     cdef void _build_column(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                             Py_ssize_t column) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         cdef double* hist = &self.pool[slot, 0, 0] + 2 * self.view.offsets[column]
         if rows == NULL:
             build_column(&self.view.cols, column, NULL, begin, n, self.gh + 2 * begin, hist,
@@ -330,16 +323,16 @@ cdef class FloatHistogramBuilder(HistogramBuilder):
 
     cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           int n_threads) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         build_rows(&self.rows_view, rows, begin if rows == NULL else 0, n, self.gh, &self.pool[slot, 0, 0],
                    &self.scratch[0], self._blocks(part, node), n_threads,
                    ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
     cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                             int n_threads) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         build_sparse(&self.sparse_rows, rows, begin if rows == NULL else 0, n, self.gh, &self.pool[slot, 0, 0],
                      &self.sparse_scratch[0], self._blocks(part, node), n_threads)
 
@@ -433,8 +426,8 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
         sample), when set_quantizer asked for it."""
         if not self.quantizes:
             return
-        cdef const row_t* rows = node_rows(part, 0)
-        cdef Py_ssize_t n = part.end[0] - part.begin[0]
+        cdef const row_t* rows = part.node_rows(0)
+        cdef Py_ssize_t n = part.node_count(0)
         if self.packed_bits == 16:
             quantize_rows(self.gh, rows, n, <int32_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
@@ -467,8 +460,8 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
 
     cdef void _gather(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot) noexcept nogil:
         """As words of the slot's width; rows in order too (widened)."""
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         if n == 0:
             return
         gather_words(<const char*> self.packed + (begin * (self.packed_bits // 4) if rows == NULL else 0),
@@ -476,8 +469,8 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
 
     cdef void _build_column(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                             Py_ssize_t column) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         cdef int bits = self.slot_bits[slot]
         # in order: the values of rows begin.. were widened in place as gathered ones are
         build_column_words(&self.view.cols, column, rows, begin if rows == NULL else 0, n, self.ordered_words(begin),
@@ -486,16 +479,16 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
 
     cdef void _build_rows(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                           int n_threads) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         build_rows_words(&self.rows_view, rows, begin if rows == NULL else 0, n, self.packed, self.packed_bits,
                          self.slot_words(slot), &self.scratch[0], self.slot_bits[slot], self._blocks(part, node),
                          n_threads, ROW_PREFETCH if self.prefetch_distance > 0 else 0)
 
     cdef void _build_sparse(self, RowPartitioner part, Py_ssize_t node, Py_ssize_t slot,
                             int n_threads) noexcept nogil:
-        cdef Py_ssize_t begin = part.begin[node], n = part.end[node] - begin
-        cdef const row_t* rows = node_rows(part, node)
+        cdef Py_ssize_t begin = part.node_begin(node), n = part.node_count(node)
+        cdef const row_t* rows = part.node_rows(node)
         build_sparse_words(&self.sparse_rows, rows, begin if rows == NULL else 0, n, self.packed, self.packed_bits,
                            self.slot_words(slot), &self.sparse_scratch[0], self.slot_bits[slot],
                            self._blocks(part, node), n_threads)

@@ -44,6 +44,25 @@ cdef class RowPartitioner:
     cdef const int32_t[::1] _n_bins     # per feature
     cdef uint16_t[::1] category_table   # a categorical split's bin -> 1 (left) or 0, n_bins entries
 
+    # A node's rows, for the kernels that read them (histograms, leaf renewal, the growth
+    # loop): inline, no call and no dispatch, and plain return values, so that a prange
+    # body that assigns them keeps them private to its thread.
+    cdef inline Py_ssize_t node_begin(self, Py_ssize_t node) noexcept nogil:
+        """The node's first position in the partition: its rows are at positions
+        node_begin .. node_begin + node_count - 1, which no other node of its level shares."""
+        return self.begin[node]
+
+    cdef inline Py_ssize_t node_count(self, Py_ssize_t node) noexcept nogil:
+        """How many rows the node holds."""
+        return self.end[node] - self.begin[node]
+
+    cdef inline const row_t* node_rows(self, Py_ssize_t node) noexcept nogil:
+        """The row indices at the node's positions, or NULL when its rows are those
+        positions themselves, in order (the root without a row sample)."""
+        if self.which[node] == IN_ORDER:
+            return NULL
+        return &self.buffers[self.which[node], 0] + self.begin[node]
+
     cdef void start_tree(self) noexcept nogil
     cdef void add_values(self, const int64_t* leaves, const double* values, Py_ssize_t n,
                          double* predictions) noexcept nogil
