@@ -7,7 +7,7 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters.training.growth import grower as grower_module
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.objectives import make_objective

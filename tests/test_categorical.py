@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import boosters as bst
 from boosters.data.categories import MAX_CATEGORIES
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.objectives import make_objective
 from naive import naive_goes_left

@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import boosters as bst
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.objectives import make_objective
 from test_constraints import assert_monotone, assert_paths_within_groups

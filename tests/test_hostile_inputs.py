@@ -103,12 +103,12 @@ def test_ctrl_c_interrupts_a_long_predict_between_row_blocks(monkeypatch):
     import os
     import signal
 
-    from boosters.model import tree as tree_module
+    from boosters.model import prediction
 
     model, X = _model(n=2000)
     X = np.tile(X, (20, 1))  # 40k rows
-    monkeypatch.setattr(tree_module, "PREDICT_BLOCK_VISITS", 4096 * model.n_trees)  # 4096-row blocks
-    kernel, rows_predicted = tree_module._predict_block, []  # the packed kernel's call per row block
+    monkeypatch.setattr(prediction, "PREDICT_BLOCK_VISITS", 4096 * model.n_trees)  # 4096-row blocks
+    kernel, rows_predicted = prediction._predict_block, []  # the packed kernel's call per row block
 
     def first_block_interrupted(packed, X_block, *args):
         kernel(packed, X_block, *args)
@@ -116,7 +116,7 @@ def test_ctrl_c_interrupts_a_long_predict_between_row_blocks(monkeypatch):
         if len(rows_predicted) == 1:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the first block
 
-    monkeypatch.setattr(tree_module, "_predict_block", first_block_interrupted)
+    monkeypatch.setattr(prediction, "_predict_block", first_block_interrupted)
     with pytest.raises(KeyboardInterrupt):
         model.predict(X, n_threads=1)
     assert rows_predicted == [4096]  # before the fix: [40000], one call for every row

@@ -15,7 +15,9 @@ import scipy.sparse as sp
 
 import boosters as bst
 from boosters.callbacks import record_evaluation
-from boosters.model.tree import Forest, Tree, predict_tree
+from boosters.model.forest import Forest
+from boosters.model.prediction import predict_tree
+from boosters.model.tree import Tree
 from boosters.training.linear_leaves import newton_coefficients, path_features
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from boosters.model._predict import PackedForest, float32_thresholds, predict_forest, predict_leaves
-from boosters.model.tree import Forest, Tree
+from boosters.model.forest import Forest
+from boosters.model.tree import Tree
 
 from naive import naive_predict_forest
 from test_predict_kernel import make_X, make_forest, random_tree

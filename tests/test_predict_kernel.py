@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from boosters.model._predict import predict_forest
-from boosters.model.tree import Forest, Tree, predict_tree
+from boosters.model.forest import Forest
+from boosters.model.prediction import predict_tree
+from boosters.model.tree import Tree
 
 from naive import naive_predict_forest, naive_predict_tree
 

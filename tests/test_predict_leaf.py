@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import boosters as bst
-from boosters.model import tree as tree_module
+from boosters.model import prediction
 from naive import naive_goes_left
 
 
@@ -98,8 +98,8 @@ def test_row_blocks_do_not_change_leaves_or_margins(model_and_data, monkeypatch)
     Xz[3:6] = 0.0  # rows 3-5: one whole CSR block without a stored entry
     leaves, margins = model.predict_leaf(Xz), model.predict_raw(Xz)
     np.testing.assert_array_equal(leaves, naive_leaves(model, Xz))
-    monkeypatch.setattr(tree_module, "_MIN_BLOCK_ROWS", 3)
-    monkeypatch.setattr(tree_module, "PREDICT_BLOCK_VISITS", 1)
+    monkeypatch.setattr(prediction, "_MIN_BLOCK_ROWS", 3)
+    monkeypatch.setattr(prediction, "PREDICT_BLOCK_VISITS", 1)
     for matrix in (Xz, sp.csr_matrix(Xz), sp.csc_matrix(Xz)):
         np.testing.assert_array_equal(model.predict_leaf(matrix, n_threads=1), leaves)
         np.testing.assert_array_equal(model.predict_raw(matrix, n_threads=1), margins)

@@ -16,7 +16,7 @@ import pytest
 import boosters as bst
 import naive_grower as naive
 from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import RowSampler
 from boosters.training.growth.grower import TreeGrower

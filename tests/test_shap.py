@@ -351,7 +351,8 @@ def test_a_tree_too_deep_for_the_walk_is_refused_before_the_kernel():
     ~17 MB of path per thread and as many C stack frames: a ValueError, not a crash; one
     level less is explained, and its SHAP values add up to the margin (within 1e-9)."""
     from boosters.explain.shap import MAX_SHAP_DEPTH
-    from boosters.model.tree import Forest, Tree
+    from boosters.model.forest import Forest
+    from boosters.model.tree import Tree
 
     def chain(depth):  # node 2d splits x0 <= d: left a leaf (2d + 1), right the next split (2d + 2)
         n = 2 * depth + 1

@@ -42,7 +42,8 @@ from boosters.gbdt_model import GBDTModel
 from boosters.io.atomic import read_regular_file
 from boosters.io.validation import MAX_OUTPUTS, check_outputs
 from boosters.model.ensemble import Ensemble
-from boosters.model.tree import Forest, Tree
+from boosters.model.forest import Forest
+from boosters.model.tree import Tree
 from boosters.model.validation import MAX_SET_WORDS, TREE_ARRAY_DTYPES
 
 __all__ = ["from_xgboost"]

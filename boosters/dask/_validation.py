@@ -20,7 +20,7 @@ import numpy as np
 
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters.training.dart import predict_dropped
 from boosters.training.metrics import evaluate
 

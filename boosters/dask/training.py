@@ -28,7 +28,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
-from boosters.model.tree import Forest
+from boosters.model.forest import Forest
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.dart import DartDropout
 from boosters.training.objectives import make_objective

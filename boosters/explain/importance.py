@@ -7,7 +7,7 @@ from enum import Enum
 
 import numpy as np
 
-from boosters.model.tree import Forest
+from boosters.model.forest import Forest
 
 
 class ImportanceType(str, Enum):

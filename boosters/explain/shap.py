@@ -15,7 +15,8 @@ from boosters._lib.memory import require_memory
 from boosters.explain._shap import ShapForest
 from boosters.explain._shap import shap_interaction_values as _interaction_kernel
 from boosters.explain._shap import shap_values as _shap_kernel
-from boosters.model.tree import Forest, check_sparse_input, row_blocks
+from boosters.model.forest import Forest
+from boosters.model.prediction import check_sparse_input, row_blocks
 
 __all__ = ["shap_values", "shap_interaction_values"]
 

@@ -10,7 +10,7 @@ import numpy as np
 from boosters.config import CustomObjective, GBDTConfig, Metric, Objective
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
-from boosters.model.tree import Forest
+from boosters.model.forest import Forest
 from boosters.model.validation import LINEAR_ARRAY_DTYPES, TREE_ARRAY_NAMES
 
 FORMAT_VERSION = 1

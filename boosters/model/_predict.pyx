@@ -99,7 +99,7 @@ def float32_thresholds(const double[::1] threshold):
 
 cdef class PackedForest:
     """A forest without categorical splits, packed for `predict`: built once from checked
-    flat arrays (`model/tree.py` keeps it with them) and read-only after, so any number of
+    flat arrays (`model/forest.py` keeps it with them) and read-only after, so any number of
     threads may predict with it at once."""
 
     cdef Packed c
@@ -511,7 +511,7 @@ cdef inline double csr_value(const value_t* data, const index_t* indices, index_
 cdef inline Py_ssize_t csr_leaf(const TreeArrays* tree, const value_t* data, const index_t* indices, index_t first,
                                 index_t stop) noexcept nogil:  # data, indices: IN
     """dense_leaf for the CSR row whose entries are first..stop-1 (sparse input has no
-    categorical splits: tree.py refuses it)."""
+    categorical splits: model/prediction.py refuses it)."""
     cdef Py_ssize_t node = 0
     cdef int32_t f = tree.split_feature[0]
     while f >= 0:

@@ -8,7 +8,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig, Objective
 from boosters.model.transforms import output_transform
-from boosters.model.tree import Forest
+from boosters.model.forest import Forest
 
 
 @dataclass(eq=False)

@@ -29,7 +29,8 @@ import numpy as np
 
 from boosters._lib.logs import logger
 from boosters.config import GBDTConfig
-from boosters.model.tree import Forest, Tree
+from boosters.model.forest import Forest
+from boosters.model.tree import Tree
 
 DART_STREAM = 0xDA27  # keeps the dropout's random numbers apart from the other seeded draws
 

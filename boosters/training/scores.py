@@ -11,7 +11,7 @@ import numpy as np
 from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
-from boosters.model.tree import predict_tree
+from boosters.model.prediction import predict_tree
 from boosters.training.metrics import evaluate
 
 # why a validation metric can be NaN, for its error message

@@ -17,7 +17,7 @@ from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
-from boosters.model.tree import Forest
+from boosters.model.forest import Forest
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
 from boosters.training.dart import DartDropout
