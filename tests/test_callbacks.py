@@ -23,6 +23,7 @@ from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import evaluate
 from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
+from child_python import python_popen
 
 
 def regression(n=600, seed=0, noise=0.3):
@@ -706,7 +707,7 @@ def test_sigint_to_a_training_process(tmp_path, path):
     of the completed rounds instead of dying. Runs outside the source tree."""
     script = tmp_path / "child.py"
     script.write_text(textwrap.dedent(CHILD))
-    proc = subprocess.Popen([sys.executable, str(script), path], cwd=tmp_path, stdout=subprocess.PIPE,
+    proc = python_popen(str(script), path, cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         for line in proc.stdout:
@@ -748,7 +749,7 @@ print("AFTER", log.handlers, log.level, flush=True)
 def start_script(tmp_path, callbacks, stderr):
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(SCRIPT))
-    return subprocess.Popen([sys.executable, str(script), callbacks], cwd=tmp_path, stdout=subprocess.PIPE,
+    return python_popen(str(script), callbacks, cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=stderr, text=True)
 
 

@@ -13,8 +13,6 @@ tree's routing on its own, not only the sum.
 
 import json
 import re
-import subprocess
-import sys
 
 import lightgbm as lgb
 import numpy as np
@@ -27,6 +25,7 @@ import boosters as bst
 from boosters.convert import from_lightgbm
 from boosters.convert.lightgbm import ZERO_THRESHOLD, zero_as_missing_split
 from test_model_files import fuzz_settings
+from child_python import python_run
 
 RTOL = ATOL = 1e-12
 
@@ -362,7 +361,7 @@ def test_a_file_converts_without_lightgbm(tmp_path):
               "import numpy as np\nfrom boosters.convert import from_lightgbm\n"
               f"model = from_lightgbm({str(tmp_path / 'model.txt')!r})\n"
               f"np.save({str(tmp_path / 'margins.npy')!r}, model.predict_raw(np.load({str(tmp_path / 'X.npy')!r})))\n")
-    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, cwd=tmp_path)  # not the repo root: its ./boosters has no compiled kernels
+    python_run("-c", script, check=True, timeout=120, cwd=tmp_path)  # not the repo root: its ./boosters has no compiled kernels
     np.testing.assert_allclose(np.load(tmp_path / "margins.npy"), booster.predict(held_out(), raw_score=True),
                                rtol=RTOL, atol=ATOL)
 

@@ -10,8 +10,6 @@ and set back to resume it."""
 import logging
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -24,6 +22,7 @@ from distributed import Client, LocalCluster
 import boosters as bst
 from boosters.dask import _driver, train
 from boosters.dask._driver import Partitions
+from child_python import python_popen
 
 TIMEOUT = 60  # seconds: a test fails (never hangs) when the training neither ends nor fails by then
 CONFIG = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16")
@@ -200,13 +199,13 @@ def _wait_for_file(path, seconds=60):
 def test_a_killed_scheduler_process_is_a_clear_error(tmp_path, monkeypatch):
     # a scheduler in a process of its own, killed (SIGKILL) in the middle of tree 0
     scheduler_file = str(tmp_path / "scheduler.json")
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", "0", "--dashboard-address", ":0", "--scheduler-file", scheduler_file])
+    scheduler = python_popen("-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", "0", "--dashboard-address", ":0", "--scheduler-file", scheduler_file)
     worker = None
     try:
         _wait_for_file(scheduler_file)
-        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
-                                   scheduler_file, "--nthreads", "1", "--no-nanny", "--dashboard-address", ":0"])
+        worker = python_popen("-m", "distributed.cli.dask_worker", "--scheduler-file",
+                                   scheduler_file, "--nthreads", "1", "--no-nanny", "--dashboard-address", ":0")
         with Client(scheduler_file=scheduler_file, set_as_default=False, timeout=10) as client:
             client.wait_for_workers(1, timeout=60)
             at_wait(monkeypatch, 3, lambda p: os.kill(scheduler.pid, signal.SIGKILL))

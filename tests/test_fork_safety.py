@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from boosters._lib.threads import _omp_num_threads_env, available_cpus, max_n_threads
+from child_python import python_popen
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork and libgomp: Linux")
 
@@ -139,7 +140,7 @@ def run_case(tmp_path, user, how, import_boosters="early"):
     script.write_text(SCRIPT)
     # outside the source tree, whose ./boosters (no compiled kernels) would be imported first;
     # a session of its own so that a hung grandchild goes with the run
-    proc = subprocess.Popen([sys.executable, str(script), user, how, import_boosters, str(CHILD_TIMEOUT)],
+    proc = python_popen(str(script), user, how, import_boosters, str(CHILD_TIMEOUT),
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:

@@ -1,7 +1,5 @@
 """Defects found by hostile testing (issue 10): each test failed before its fix."""
 
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -9,6 +7,7 @@ import pytest
 
 import boosters as bst
 from boosters._lib.threads import max_n_threads
+from child_python import python_run
 
 
 def _model(n=2000, d=5, seed=0):
@@ -55,7 +54,7 @@ _FORK_SCRIPT = textwrap.dedent("""
 def test_forked_child_predicts_and_trains_serially_with_one_warning(tmp_path):
     # before the fix the child hung in libgomp (a parallel region after fork); run outside
     # the source tree, whose ./boosters (no compiled kernels) `-c` would import first
-    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=120,
+    out = python_run("-c", _FORK_SCRIPT, capture_output=True, text=True, timeout=120,
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("CHILD")][0]

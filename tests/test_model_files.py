@@ -16,7 +16,6 @@ import pickle
 import stat
 import struct
 import subprocess
-import sys
 import tracemalloc
 import warnings
 import zipfile
@@ -27,6 +26,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import boosters as bst
+from child_python import python_popen, python_run
 
 TREE_ARRAYS = {"split_feature": np.int32, "threshold": np.float64, "threshold_bin": np.int32,
                "default_left": np.uint8, "left_child": np.int32, "right_child": np.int32,
@@ -573,7 +573,7 @@ def run_isolated(code: str, cwd, *args) -> dict:
     """Run `code` in a fresh interpreter (a read or write that blocks cannot hang the test
     run: 120 s, far more than the imports take) and return the JSON it prints last. In
     `cwd`, not the repository root, whose ./boosters has no compiled kernels."""
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
+    done = python_run("-c", code, *map(str, args), capture_output=True, text=True,
                           timeout=120, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
@@ -790,7 +790,7 @@ def test_a_save_killed_midway_leaves_a_temporary_file_the_next_save_removes(tmp_
     source = tmp_path / "source.npz"
     source.write_bytes(model_bytes("squared"))
     target = tmp_path / "model.npz"
-    killed = subprocess.Popen([sys.executable, "-c", _KILLED_SAVE, str(source), str(target)],
+    killed = python_popen("-c", _KILLED_SAVE, str(source), str(target),
                               stdout=subprocess.PIPE, text=True)
     try:
         _until_writing(killed)  # blocks until the temporary file is being written
@@ -799,7 +799,7 @@ def test_a_save_killed_midway_leaves_a_temporary_file_the_next_save_removes(tmp_
         killed.wait(timeout=60)
     left = [name for name in os.listdir(tmp_path) if name.startswith("model.npz.")]
     assert len(left) == 1 and f".boosters-tmp-{killed.pid}-" in left[0]
-    live = subprocess.Popen([sys.executable, "-c", _KILLED_SAVE, str(source), str(tmp_path / "other.npz")],
+    live = python_popen("-c", _KILLED_SAVE, str(source), str(tmp_path / "other.npz"),
                             stdout=subprocess.PIPE, text=True)
     try:
         _until_writing(live)

@@ -25,6 +25,7 @@ import pytest
 import boosters as bst
 from boosters.data.bundling import find_bundles
 from boosters.data.out_of_core import OutOfCoreDataset
+from child_python import python_popen, python_run
 
 
 def small_data(n_rows=3000, seed=0):
@@ -398,7 +399,7 @@ def test_more_rows_than_the_bin_sample_without_holding_them():
 def run_python(code: str, *args, env=None, timeout=120) -> subprocess.CompletedProcess:
     """`code` run by a fresh interpreter (a SIGBUS or SIGKILL there fails the test instead of
     killing pytest); its output, with the build messages of the editable install."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], capture_output=True,
+    return python_run("-c", textwrap.dedent(code), *map(str, args), capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
@@ -578,7 +579,7 @@ def test_a_small_file_system_filled_by_the_bins_raises_oserror(tmp_path):
     result = subprocess.run(["unshare", "--mount", "--", "sh", "-c",
                              f'mount -t tmpfs -o size=1m tmpfs "$0" && exec "$1" -c "$2"', str(mount),
                              sys.executable, textwrap.dedent(code)],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)  # see child_python
     assert result.returncode == 0, f"exit status {result.returncode}: {result.stderr[-2000:]}"
     for how in ("directory", "TMPDIR"):
         assert re.search(rf"{how} OSError: \[Errno 28\] no room for the out-of-core bin files in "
@@ -609,7 +610,7 @@ SLOW_BINNING = """
 def _started(tmp_path, mode):
     """A subprocess making an out-of-core Dataset in tmp_path (binning it, or holding it
     open); returns it and its bin folder once the folder exists."""
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(SLOW_BINNING), str(tmp_path), mode],
+    proc = python_popen("-c", textwrap.dedent(SLOW_BINNING), str(tmp_path), mode,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in proc.stdout:
         if line.startswith("FOLDER "):

@@ -2,8 +2,6 @@
 against LightGBM's lambdarank with matched settings."""
 
 import math
-import subprocess
-import sys
 
 import lightgbm as lgb
 import numpy as np
@@ -17,6 +15,7 @@ from boosters.training import _objectives
 from boosters.training._sampling import RowSampler
 from boosters.training.metrics import average_precision, ideal_dcg, ndcg
 from boosters.training.objectives import make_objective
+from child_python import python_run
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -90,7 +89,7 @@ def test_group_sizes_whose_sum_wraps_around_are_rejected():
     """int64 group sizes whose sum wraps around to the row count passed the check, and
     training crashed on the boundaries (SIGSEGV); uint64 ones gave a NumPy error. Each size
     is now bounded by the row count before summing, the sums are exact."""
-    out = subprocess.run([sys.executable, "-c", _WRAPPING_GROUPS_SCRIPT], capture_output=True, text=True,
+    out = python_run("-c", _WRAPPING_GROUPS_SCRIPT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     results = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]

@@ -3,8 +3,6 @@ inside sklearn's tools equal those of GBDTModel.train on the same config and dat
 
 import inspect
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -25,6 +23,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import boosters as bst
 from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRanker, GBDTRegressor
+from child_python import python_run
 
 N_THREADS = 2
 
@@ -551,7 +550,7 @@ def test_missing_sklearn_is_an_import_error_naming_the_extra(tmp_path):
     code = ("import sys; sys.modules['sklearn'] = None\n"
             "try:\n    import boosters.sklearn\nexcept ImportError as e:\n    print('ERR', e)")
     # run outside the source tree (CI runs pytest from the repo root, where -c would import ./boosters)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+    out = python_run("-c", code, capture_output=True, text=True, check=True,
                          cwd=tmp_path).stdout
     assert "boosters[sklearn]" in out.splitlines()[-1] and out.splitlines()[-1].startswith("ERR")
 
@@ -559,6 +558,6 @@ def test_missing_sklearn_is_an_import_error_naming_the_extra(tmp_path):
 def test_import_boosters_does_not_import_sklearn(tmp_path):
     code = "import sys, boosters; print('sklearn' in sys.modules, 'boosters.sklearn' in sys.modules)"
     # run outside the source tree (CI runs pytest from the repo root, where -c would import ./boosters)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+    out = python_run("-c", code, capture_output=True, text=True, check=True,
                          cwd=tmp_path).stdout
     assert out.splitlines()[-1].split() == ["False", "False"]  # an editable install may log its rebuild first

@@ -8,8 +8,6 @@ direct sum, so its float64 sums may differ in the last bits: the tree structure 
 identical and the leaf values equal to 1e-12 relative (a few roundings of ~1e-16).
 """
 
-import subprocess
-import sys
 import tracemalloc
 
 import numpy as np
@@ -20,6 +18,7 @@ import scipy.sparse as sp
 import boosters as bst
 from boosters.data.binning import BinMapper
 from boosters.data.sparse_binning import fit_sparse
+from child_python import python_run
 
 FORMATS = {
     "csr_array": sp.csr_array, "csr_matrix": sp.csr_matrix,
@@ -360,7 +359,7 @@ def test_decreasing_indptr_is_a_value_error_not_a_crash(fmt, where):
     """An indptr that decreases inside (scipy's constructor checks only its ends) crashed
     the process (heap corruption, SIGSEGV) in scipy's sort before the format check; every
     path that takes sparse input now refuses it first, naming X, and leaves it as it is."""
-    out = subprocess.run([sys.executable, "-c", _BROKEN_INDPTR_SCRIPT, fmt, str(where)], capture_output=True,
+    out = python_run("-c", _BROKEN_INDPTR_SCRIPT, fmt, str(where), capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = [line.split(maxsplit=1)[1] for line in out.stdout.splitlines() if line.startswith("RESULT ")]
@@ -414,6 +413,6 @@ try:
 except ValueError as exc:
     print("RESULT", exc)
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    out = python_run("-c", script, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "RESULT X: not a valid COO matrix: its row coordinates must be 500 values in 0..199" in out.stdout
