@@ -658,9 +658,11 @@ _LOAD_SCRIPT = """
 import json, sys
 import boosters as bst
 from boosters.convert import from_lightgbm, from_xgboost
+loaders = (("load", bst.GBDTModel.load), ("from_xgboost", from_xgboost), ("from_lightgbm", from_lightgbm),
+           ("from_npy", bst.Dataset.from_npy), ("from_parquet", lambda path: bst.Dataset.from_parquet(path, label="y")))
 out = {}
 for path in sys.argv[1:]:
-    for name, load in (("load", bst.GBDTModel.load), ("from_xgboost", from_xgboost), ("from_lightgbm", from_lightgbm)):
+    for name, load in loaders:
         try:
             load(path)
             out[f"{name} {path}"] = "loaded"
@@ -672,17 +674,24 @@ print(json.dumps(out))
 
 def test_loaders_refuse_what_is_not_a_regular_file_without_blocking(tmp_path):
     """Opening a FIFO for reading blocks until a writer comes (forever), reading a link to
-    /dev/zero never ends: every model file loader refuses them, and directories, first."""
+    /dev/zero never ends: every model file loader and the out-of-core file sources refuse
+    them, and directories, first."""
     paths = {}
     for kind in SPECIAL_KINDS:
         path = tmp_path / kind.strip("/").replace("/", "_")
         make_special(path, kind)
         paths[str(path)] = kind
     result = run_isolated(_LOAD_SCRIPT, tmp_path, *paths)
-    assert len(result) == 3 * len(paths)
+    assert len(result) == 5 * len(paths)
+    data_files = {"from_npy": "a .npy file", "from_parquet": "a Parquet file"}
     for key, message in result.items():
-        path = key.split(" ", 1)[1]
-        assert message == f"OSError: {path!r} is {SPECIAL_KINDS[paths[path]]}: a model file must be a regular file"
+        loader, path = key.split(" ", 1)
+        refusal = f"{path!r} is {SPECIAL_KINDS[paths[path]]}: {data_files.get(loader, 'a model file')} must be a " \
+                  f"regular file"
+        if loader in data_files:  # its own message around the refusal
+            assert message == f"ValueError: path: cannot read {path!r} as {data_files[loader]}: {refusal}"
+        else:
+            assert message == f"OSError: {refusal}"
 
 
 def zip_of(members: dict, method=zipfile.ZIP_DEFLATED) -> bytes:

@@ -2,10 +2,11 @@
 
 Not through a memory map: a mapped file truncated while it is read kills the process with
 SIGBUS; a read returns short, raised here as a ValueError. A block read is anonymous
-memory (a mapped one was page cache), so a block is also kept under `READ_BYTES`. The header is checked once,
-with errors naming the file (a damaged header, a ``.npz`` archive, a non-numeric or
-non-2-D array, a file shorter than its header says); each later pass first checks that
-the file still has the size it had (`NpyFile.blocks`).
+memory (a mapped one was page cache), so a block is also kept under `READ_BYTES`. The
+header is checked once, with errors naming the file (not a regular file, since opening a
+FIFO blocks; a damaged header, a ``.npz`` archive, a non-numeric or non-2-D array, a file
+shorter than its header says); each later pass first checks that the file still has the
+size it had (`NpyFile.blocks`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import os
 
 import numpy as np
 
+from boosters._lib.files import open_regular_file
 from boosters.data.passes import check_size
 
 _ZIP_MAGIC = b"PK\x03\x04"
+_NPY_FILE = "a .npy file"
 READ_BYTES = 1 << 23  # at most this much of the file in memory at a time (unless a row is larger)
 
 
@@ -34,7 +37,7 @@ class NpyFile:
     def __init__(self, path, name: str = "path"):
         self.path, self.name = os.fspath(path), name
         try:
-            with open(self.path, "rb") as file:
+            with open_regular_file(self.path, _NPY_FILE) as file:
                 self.shape, self.fortran, self.dtype, self.offset = self._header(file)
                 self.size = os.fstat(file.fileno()).st_size
         except OSError as exc:
@@ -76,7 +79,7 @@ class NpyFile:
         row_bytes = max(1, self.shape[1] * self.dtype.itemsize)
         block_rows = max(1, min(block_rows, READ_BYTES // row_bytes))
         try:
-            file = open(self.path, "rb", buffering=0)
+            file = open_regular_file(self.path, _NPY_FILE, buffering=0)
         except OSError as exc:
             raise ValueError(f"{self.name}: cannot read {self.path!r} again: {exc}") from None
         with file:

@@ -38,6 +38,7 @@ import weakref
 
 import numpy as np
 
+from boosters._lib.files import require_regular_file
 from boosters._lib.threads import effective_n_threads
 from boosters.data.bin_files import BinDirectory, allocate_npy, remove_leftovers
 from boosters.data.binned import BinnedMatrix
@@ -614,6 +615,9 @@ def from_npy(path, y=None, weights=None, feature_names=None, categorical_feature
                             directory, source=os.path.basename(os.fspath(path)))
 
 
+_PARQUET_FILE = "a Parquet file"
+
+
 def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, group=None,
                  qid=None, init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_parquet`."""
@@ -624,6 +628,7 @@ def from_parquet(path, label=None, weight=None, feature_names=None, categorical_
     except ImportError:
         raise ImportError("reading Parquet needs pyarrow: pip install 'boosters[arrow]'") from None
     try:
+        require_regular_file(os.fspath(path), _PARQUET_FILE)  # pyarrow would block on a FIFO
         pq.ParquetFile(os.fspath(path)).close()
         size = os.stat(path).st_size
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
@@ -632,6 +637,7 @@ def from_parquet(path, label=None, weight=None, feature_names=None, categorical_
     def read():
         check_size("path", os.fspath(path), size)
         try:
+            require_regular_file(os.fspath(path), _PARQUET_FILE)
             file = pq.ParquetFile(os.fspath(path))
         except (OSError, ValueError) as exc:
             raise ValueError(f"path: cannot read {path!r} again: {exc}") from None

@@ -6,27 +6,19 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import uuid
 
 from boosters._lib import leftovers
+from boosters._lib.files import open_regular_file, require_regular
 
 _TEMPORARY = r"\.boosters-tmp-(\d+)-[0-9a-f]+"  # after the target's name: write_atomically's new files
-
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_MODEL_FILE = "a model file"
 
 
 def _path(path) -> str:
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     return os.fsdecode(path)
-
-
-def _require_regular(path: str, mode: int) -> None:
-    if not stat.S_ISREG(mode):
-        kind = next((name for is_kind, name in _NOT_REGULAR if is_kind(mode)), "not a regular file")
-        raise OSError(f"{path!r} is {kind}: a model file must be a regular file")
 
 
 def write_target(path) -> str:
@@ -39,7 +31,7 @@ def write_target(path) -> str:
         mode = os.stat(target).st_mode
     except FileNotFoundError:  # a new file (or a dangling link's target)
         return target
-    _require_regular(path, mode)
+    require_regular(path, mode, _MODEL_FILE)
     return target
 
 
@@ -80,12 +72,7 @@ def write_atomically(path, data: bytes) -> None:
 
 def read_regular_file(path) -> bytes:
     """The bytes of the file at `path` (str or path-like). OSError naming `path` when it is
-    not a regular file (a directory, FIFO, device or socket), checked before it is opened
-    for reading (opening a FIFO blocks until a writer comes) and again on the open file
-    (opened without blocking, in case the path changed in between)."""
-    path = _path(path)
-    _require_regular(path, os.stat(path).st_mode)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as f:
-        _require_regular(path, os.fstat(f.fileno()).st_mode)
+    not a regular file (a directory, FIFO, device or socket): see
+    `_lib.files.open_regular_file`."""
+    with open_regular_file(_path(path), _MODEL_FILE) as f:
         return f.read()
