@@ -59,7 +59,8 @@ def match_columns(given: list[str], expected: list[str], name: str) -> np.ndarra
         return None
     position = {column: i for i, column in enumerate(given)}
     missing = [f for f in expected if f not in position]
-    unexpected = [c for c in given if c not in set(expected)]
+    expected_set = set(expected)  # once: rebuilt per column, 10,000 columns took 10 s
+    unexpected = [c for c in given if c not in expected_set]
     if missing or unexpected or len(position) != len(given):
         duplicated = sorted(c for c, count in Counter(given).items() if count > 1)
         raise ValueError(f"{name}: its columns do not match the model's features: missing {missing}, "
