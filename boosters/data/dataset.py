@@ -257,8 +257,8 @@ class Dataset:
                 given = {position[c]: values for c, values in given.items()}
         if X.shape[1] != n_features:
             raise ValueError(f"{name} has {X.shape[1]} features but the model was trained on {n_features}")
-        if is_sparse(X):  # column selection may leave a row's indices unsorted
-            return as_sparse_matrix(X, name)
+        if is_sparse(X):  # self.X was checked when the Dataset was made; a column selection
+            return X if X is self.X else as_sparse_matrix(X, name)  # may leave a row's indices unsorted
         return recode(X, given, categories, feature_names, name)
 
     @property

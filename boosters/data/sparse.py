@@ -103,7 +103,8 @@ def _is_canonical(indices: np.ndarray, indptr: np.ndarray) -> bool:
     """Each row's (column's) indices strictly increase: sorted, no duplicates. O(nnz)."""
     if len(indices) < 2:
         return True
-    steps = np.diff(indices.astype(np.int64, copy=False)) > 0
+    # neighbours compared, not np.diff: no int64 copy, and no wrap-around for unsigned indices
+    steps = indices[1:] > indices[:-1]
     starts = indptr[1:-1]
     steps[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a new row may start anywhere
     return bool(steps.all())
