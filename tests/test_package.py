@@ -77,3 +77,48 @@ def test_child_interpreters_start_outside_the_repository():
                    and re.search(r"sys\.executable\s*[,\]]", line)
                    and "cwd=" not in " ".join(lines[n:n + 3])]  # a call that names its directory
     assert direct == [], f"start child interpreters with child_python.python_run/popen: {direct}"
+
+
+def fake_cgroup(root, files: dict) -> None:
+    """A cgroup filesystem under `root`: {relative path: first line}."""
+    for relative_path, line in files.items():
+        path = root / relative_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(line + "\n")
+
+
+V1_UNLIMITED = "9223372036854771712"  # what cgroup v1 writes for "no limit": 2^63 - 1 rounded to a page
+
+
+@pytest.mark.parametrize("files, quota, headroom", [
+    ({}, None, None),  # no cgroup filesystem
+    ({"cpu.max": "250000 100000", "memory.max": "1000000", "memory.current": "400000"}, 3, 600000),  # v2
+    ({"cpu.max": "max 100000", "memory.max": "max", "memory.current": "400000"}, None, None),  # v2, no limits
+    ({"memory.max": "1000", "memory.current": "5000"}, None, 0),  # over the limit: nothing left
+    ({"cpu/cpu.cfs_quota_us": "150000", "cpu/cpu.cfs_period_us": "100000",  # v1
+      "memory/memory.limit_in_bytes": "2000000", "memory/memory.usage_in_bytes": "500000"}, 2, 1500000),
+    ({"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000",  # v1, no limits
+      "memory/memory.limit_in_bytes": V1_UNLIMITED, "memory/memory.usage_in_bytes": "500000"}, None, None),
+])
+def test_cgroup_limits_are_read_from_v2_or_v1(tmp_path, monkeypatch, files, quota, headroom):
+    from boosters._lib import cgroup
+
+    fake_cgroup(tmp_path, files)
+    monkeypatch.setattr(cgroup, "ROOT", str(tmp_path))
+    assert cgroup.cpu_quota() == quota
+    assert cgroup.memory_headroom() == headroom
+
+
+def test_available_memory_is_capped_by_a_cgroup_v1_limit(tmp_path, monkeypatch):
+    """Older container hosts (cgroup v1): the limit was not read, so available_memory gave
+    the host's MemAvailable and a too large SHAP interaction output was OOM-killed instead
+    of refused."""
+    from boosters._lib import cgroup, memory
+
+    fake_cgroup(tmp_path, {"memory/memory.limit_in_bytes": str(3 << 30),
+                           "memory/memory.usage_in_bytes": str(1 << 30)})
+    monkeypatch.setattr(cgroup, "ROOT", str(tmp_path))
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: 64 << 30)
+    assert memory.available_memory() == 2 << 30
+    with pytest.raises(MemoryError, match="needs 3.0 GiB but 2.0 GiB of memory is available"):
+        memory.require_memory(3 << 30, "this output", "ask for less")

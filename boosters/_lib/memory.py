@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from boosters._lib.cgroup import memory_headroom
+
 GIB = 1 << 30
 
 
@@ -28,24 +30,11 @@ def _meminfo_available() -> int | None:
         return None
 
 
-def _cgroup_headroom() -> int | None:
-    """Bytes left under the cgroup v2 memory limit (containers), None without one."""
-    try:
-        with open("/sys/fs/cgroup/memory.max") as f:
-            limit = f.read().strip()
-        if limit == "max":
-            return None
-        with open("/sys/fs/cgroup/memory.current") as f:
-            return max(0, int(limit) - int(f.read().strip()))
-    except (OSError, ValueError):
-        return None
-
-
 def available_memory() -> int | None:
     """Bytes this process can still allocate without swapping or being killed, as best
     known: the smaller of the machine's available memory and the cgroup's headroom; None
     when neither can be read (the check is then skipped)."""
-    known = [b for b in (_meminfo_available(), _cgroup_headroom()) if b is not None]
+    known = [b for b in (_meminfo_available(), memory_headroom()) if b is not None]
     return min(known) if known else None
 
 

@@ -18,41 +18,13 @@ by fork runs boosters serially, with a one-time warning, whatever the parent ran
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 import sys
 import warnings
 
 from boosters._lib._openmp import openmp_enabled
-
-
-def _read_first_line(path: str) -> str | None:
-    try:
-        with open(path) as f:
-            return f.readline().strip()
-    except OSError:
-        return None
-
-
-def cgroup_cpu_quota() -> int | None:
-    """CPUs allowed by the cgroup quota (v2 `cpu.max` or v1 CFS), or None if unlimited."""
-    line = _read_first_line("/sys/fs/cgroup/cpu.max")
-    if line:
-        fields = line.split()
-        if len(fields) == 2 and fields[0] != "max":
-            try:
-                return max(1, math.ceil(int(fields[0]) / int(fields[1])))
-            except (ValueError, ZeroDivisionError):
-                pass
-    quota = _read_first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
-    period = _read_first_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
-    try:
-        if quota is not None and period is not None and int(quota) > 0:
-            return max(1, math.ceil(int(quota) / int(period)))
-    except (ValueError, ZeroDivisionError):
-        pass
-    return None
+from boosters._lib.cgroup import cpu_quota
 
 
 def available_cpus() -> int:
@@ -61,7 +33,7 @@ def available_cpus() -> int:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         n = os.cpu_count() or 1
-    quota = cgroup_cpu_quota()
+    quota = cpu_quota()
     if quota is not None:
         n = min(n, quota)
     return max(1, n)
