@@ -17,21 +17,16 @@ fetched once for the local training. The cluster runs worker processes (no share
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
+from operator import getitem
 
-# this folder's sparse.py would shadow the `sparse` package that dask.array probes for
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import dask.array as da
+import numpy as np
+from dask import delayed
+from distributed import Client, LocalCluster, wait
 
-import dask.array as da  # noqa: E402
-import numpy as np  # noqa: E402
-from dask import delayed  # noqa: E402
-from distributed import Client, LocalCluster, wait  # noqa: E402
-from operator import getitem  # noqa: E402
-
-import boosters as bst  # noqa: E402
-from boosters.dask import _driver, train  # noqa: E402
+import boosters as bst
+from boosters.dask import _driver, train
 
 
 def make_block(seed: int, rows: int, features: int) -> tuple:

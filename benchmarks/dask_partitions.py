@@ -33,22 +33,17 @@ build, the rest of the steps and the worker's sums of its partitions' results:
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-# this folder's sparse.py would shadow the `sparse` package that dask.array probes for
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import dask.array as da
+import numpy as np
+from dask import delayed
+from dask.utils import key_split
+from distributed import Client, LocalCluster, get_task_stream, wait
 
-import dask.array as da  # noqa: E402
-import numpy as np  # noqa: E402
-from dask import delayed  # noqa: E402
-from dask.utils import key_split  # noqa: E402
-from distributed import Client, LocalCluster, get_task_stream, wait  # noqa: E402
-
-import boosters as bst  # noqa: E402
-from boosters.dask import _driver, train  # noqa: E402
+import boosters as bst
+from boosters.dask import _driver, train
 
 
 def make_half(seed: int, rows: int, features: int) -> tuple:
