@@ -465,13 +465,17 @@ def test_lightgbms_json_dump_is_refused_with_what_to_give_instead(tmp_path):
     dump = booster.dump_model()
     (tmp_path / "model.json").write_text(json.dumps(dump, indent=2))
     (tmp_path / "model.txt").write_text(booster.model_to_string())
+    marked = "\ufeff" + json.dumps(dump)  # after a byte-order mark, as editors on Windows write: taken for a path
     for source in (json.dumps(dump), json.dumps(dump, indent=2), json.dumps(dump).encode(), tmp_path / "model.json",
-                   str(tmp_path / "model.json")):
+                   str(tmp_path / "model.json"), marked, marked.encode()):
         with pytest.raises(ValueError, match=r"^LightGBM model: this is JSON \(Booster.dump_model\); from_lightgbm "
                                              r"reads LightGBM's text model format, as Booster.model_to_string"):
             from_lightgbm(source)
-    np.testing.assert_allclose(from_lightgbm(tmp_path / "model.txt").predict(X), booster.predict(X),
-                               rtol=RTOL, atol=ATOL)  # what it reads instead
+    (tmp_path / "{run}").mkdir()
+    (tmp_path / "{run}" / "model.txt").write_text(booster.model_to_string())
+    for path in (tmp_path / "model.txt", str(tmp_path / "{run}" / "model.txt")):  # a path in braces is no JSON
+        np.testing.assert_allclose(from_lightgbm(path).predict(X), booster.predict(X),
+                                   rtol=RTOL, atol=ATOL)  # what it reads instead
 
 
 def test_a_missing_file_is_an_os_error(tmp_path):

@@ -10,6 +10,7 @@ Two checks per converted model, on held-out rows (float32, with NaNs):
   (n_trees + 1) * 2**-24 * (|base| + sum of |leaf values| of the row), on the margins.
 """
 
+import codecs
 import json
 import os
 
@@ -559,6 +560,23 @@ def test_older_formats_and_json_text():
         model = from_xgboost(source)
         np.testing.assert_array_equal(model.predict_raw(rows), reference)
         assert model.best_iteration == 9
+
+
+def test_json_text_paths_and_byte_order_marks_are_told_apart_as_load_does(tmp_path):
+    """A str is JSON text when it is in braces (after a byte-order mark and whitespace), a
+    path otherwise: a path opening with "{" was read as JSON text, and JSON text or a file
+    after a UTF-8 byte-order mark (as editors on Windows write) as a path or as UBJSON."""
+    booster = train_xgb({"max_depth": 3}, categorical=False)
+    text = booster.save_raw("json").decode()
+    (tmp_path / "{run}").mkdir()
+    braced, marked = tmp_path / "{run}" / "model.json", tmp_path / "marked.json"
+    braced.write_text(text)
+    marked.write_bytes(codecs.BOM_UTF8 + text.encode())
+    rows = np.nan_to_num(X_TEST)
+    reference = from_xgboost(booster).predict_raw(rows)
+    for source in (str(braced), "\ufeff" + text, " \n" + text + "\n", codecs.BOM_UTF8 + text.encode(), marked,
+                   str(marked)):
+        np.testing.assert_array_equal(from_xgboost(source).predict_raw(rows), reference)
 
 
 # -- fuzzing: a mutated document is refused, or predicts as XGBoost's rules say ------------

@@ -28,6 +28,7 @@ from boosters.config import CustomObjective, Objective
 from boosters.convert.lightgbm_text import ModelText, parse_floats, parse_int, parse_ints, parse_model_text
 from boosters.gbdt_model import GBDTModel
 from boosters.io.atomic import read_regular_file
+from boosters.io.json_format import is_json_document
 from boosters.io.validation import (FORMAT_VERSION, MAX_OUTPUTS, check_outputs, ensemble_from_parts,
                                    objective_to_json)
 from boosters.model.validation import LINEAR_ARRAY_DTYPES, MAX_SET_WORDS, TREE_ARRAY_DTYPES
@@ -126,8 +127,8 @@ def _model_text(source) -> tuple[str, int | None]:
     """The model's text, and the best iteration (0-based) a Booster knows of."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _text(bytes(source)), None
-    # a path has no line break, nor is it in braces (JSON text, dump_model's: refused by _text)
-    if isinstance(source, str) and ("\n" in source or not source or source.strip()[:1] + source.strip()[-1:] == "{}"):
+    # a path has no line break, nor is it a JSON document (dump_model's: refused by _text)
+    if isinstance(source, str) and ("\n" in source or not source or is_json_document(source)):
         return _text(source), None
     if isinstance(source, (str, os.PathLike)):
         return _text(read_regular_file(source)), None
@@ -145,7 +146,7 @@ def _text(data: bytes | str) -> str:
         text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"LightGBM model: the text is not UTF-8 ({exc})") from None
-    if text.lstrip().startswith("{"):  # a text model starts with the line "tree"
+    if is_json_document(text):  # a text model starts with the line "tree"
         raise ValueError("LightGBM model: this is JSON (Booster.dump_model); from_lightgbm reads LightGBM's text "
                          "model format, as Booster.model_to_string() returns and Booster.save_model() writes")
     return text

@@ -29,6 +29,7 @@ src/common/categorical.h), and how our nodes reproduce them:
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -40,6 +41,7 @@ from boosters.convert import ubjson
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.gbdt_model import GBDTModel
 from boosters.io.atomic import read_regular_file
+from boosters.io.json_format import is_json_document
 from boosters.io.validation import MAX_OUTPUTS, check_outputs
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
@@ -114,7 +116,7 @@ def read_document(source) -> dict:
         source = source.get_booster()
     if hasattr(source, "save_raw"):
         data = bytes(source.save_raw(raw_format="ubj"))
-    elif isinstance(source, str) and source.lstrip().startswith("{"):  # JSON text, not a path
+    elif isinstance(source, str) and is_json_document(source):  # JSON text, not a path
         data = source.encode("utf-8")
     elif isinstance(source, (str, os.PathLike)):
         data = read_regular_file(source)
@@ -123,7 +125,7 @@ def read_document(source) -> dict:
     else:
         raise TypeError(f"source must be an xgboost Booster or estimator, a path or bytes, "
                         f"got {type(source).__name__}")
-    stripped = data.lstrip()
+    stripped = data.removeprefix(codecs.BOM_UTF8).lstrip()  # a BOM, as editors on Windows write: never UBJSON's
     # UBJSON and JSON objects both open with "{"; JSON's next byte is a quote, space or "}"
     is_json = stripped[:1] == b"{" and stripped[1:2] in (b'"', b"}", b" ", b"\n", b"\r", b"\t")
     try:

@@ -99,9 +99,14 @@ def _dump(value, depth: int) -> str:
 
 # -- reading ---------------------------------------------------------------------------
 
-def is_json_document(data: bytes) -> bool:
-    """Whether a model file's bytes are a JSON document (rather than the .npz format's
-    zip file): it opens with "{", after a UTF-8 byte-order mark and whitespace."""
+def is_json_document(data: bytes | str) -> bool:
+    """Whether a model file's bytes are a JSON document (rather than the .npz format's zip
+    file), or a str is a JSON document's text (rather than a path; the converters take
+    both): it opens with "{", after a UTF-8 byte-order mark and whitespace, and a str also
+    ends with "}" (a path such as "{run}/model.json" does not)."""
+    if isinstance(data, str):
+        text = data.removeprefix("\ufeff").strip(" \t\r\n")
+        return text[:1] == "{" and text[-1:] == "}"
     return data.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")[:1] == b"{"
 
 
