@@ -79,7 +79,7 @@ def from_xgboost(source, *, use_best_iteration: bool = False) -> GBDTModel:
     source : xgboost.Booster, xgboost.XGBModel, str, os.PathLike or bytes
         A booster or scikit-learn estimator (its ``save_raw``), the path of a ``.json``
         or ``.ubj`` model file, or the bytes of one (the format is read from the
-        content), or JSON text (a str starting with ``{``).
+        content), or JSON text (a str in braces ``{...}``).
     use_best_iteration : bool, default False
         Keep only the rounds up to the saved ``best_iteration`` (what XGBoost's
         estimators predict with after early stopping); False keeps every tree (what
