@@ -792,6 +792,39 @@ def _until_writing(process) -> None:
     raise AssertionError("the saving process ended before it wrote")
 
 
+@pytest.mark.skipif(os.name == "nt", reason="no flock on Windows: a temporary file is not locked there")
+def test_a_save_locks_its_temporary_file_through_the_descriptor_it_writes(tmp_path, monkeypatch):
+    """The temporary file was opened a second time only to be locked: another container's
+    cleaning (which sees no process of that PID) could remove it in between, and the save
+    failed with FileNotFoundError. It is locked through the descriptor it is written with,
+    and the lock is held until it is renamed."""
+    import fcntl
+
+    real_open, real_replace = os.open, os.replace
+
+    def open_after_a_cleaning(path, flags, *args):
+        if ".boosters-tmp-" in os.fsdecode(path) and not flags & os.O_CREAT:  # opened again: removed first
+            os.unlink(path)
+        return real_open(path, flags, *args)
+
+    def replace_once_locked(source, target):
+        other = real_open(source, os.O_RDONLY)  # another open file: its flock conflicts with the save's
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(other)
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "open", open_after_a_cleaning)
+    monkeypatch.setattr(os, "replace", replace_once_locked)
+    model = bst.GBDTModel.from_bytes(model_bytes("squared"))
+    model.save(tmp_path / "model.npz")
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == ["model.npz"]
+    assert (tmp_path / "model.npz").read_bytes() == model_bytes("squared")
+
+
 def test_a_save_killed_midway_leaves_a_temporary_file_the_next_save_removes(tmp_path):
     """A process killed (SIGKILL) while it saves leaves its temporary file beside the target;
     the next save of that target removes it, and never the temporary file of a live save

@@ -36,13 +36,14 @@ def pid_runs(pid: int) -> bool:
     return True
 
 
-def lock(path: str, blocking: bool) -> int | None:
-    """An open descriptor of the file or folder `path` holding an exclusive flock on it
-    (None where there is no flock); OSError when `blocking` is False and another process
-    holds it."""
+def lock(path_or_fd: str | int, blocking: bool) -> int | None:
+    """A new descriptor holding an exclusive flock on the file or folder `path_or_fd` (a
+    path, or an open descriptor, duplicated: the lock is then held on that descriptor's
+    open file, even after it is closed, until the new one is), None where there is no
+    flock. OSError when `blocking` is False and another process holds it."""
     if fcntl is None:
         return None
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.dup(path_or_fd) if isinstance(path_or_fd, int) else os.open(path_or_fd, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
     except OSError:

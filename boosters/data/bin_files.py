@@ -39,10 +39,13 @@ class BinDirectory:
         self._pid = os.getpid()
         for _ in range(3):  # another process's cleaning may remove a folder before it is locked
             self.path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
-            self._fd = leftovers.lock(self.path, blocking=True)
+            try:
+                self._fd = leftovers.lock(self.path, blocking=True)
+            except FileNotFoundError:  # removed before it was opened
+                continue
             if self._fd is None or _same_inode(self.path, self._fd):
                 return
-            os.close(self._fd)
+            os.close(self._fd)  # removed between the open and the lock
         raise OSError(f"directory {parent!r}: could not make a bin folder (each one was removed at once)")
 
     def remove(self) -> None:

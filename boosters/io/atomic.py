@@ -53,7 +53,9 @@ def write_atomically(path, data: bytes) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     locked = None
     try:
-        locked = leftovers.lock(temporary, blocking=True)  # another process's cleaning leaves it alone
+        # through fd, not by opening the path again: another process's cleaning could remove
+        # it in between; then held until after the rename, and left alone by any cleaning
+        locked = leftovers.lock(fd, blocking=True)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
