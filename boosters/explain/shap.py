@@ -170,16 +170,15 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
 
 
 def _leaf_roundoff_as_zero(cover: np.ndarray, split: np.ndarray, tree_offsets: np.ndarray) -> np.ndarray:
-    """The covers, with a leaf's tiny negative cover (beyond -1e-9 of its tree's largest)
+    """The covers, with a leaf's tiny negative cover (within 1e-9 of its tree's root's)
     taken as 0: a sum of hessians that are 0 can come out as -1e-16 in the library that
     trained the model (LightGBM writes such leaf weights); a leaf of cover 0 is one no
     training row reached, which TreeSHAP handles."""
     roundoff = ~split & (cover < 0)
     if not roundoff.any():
         return cover
-    sizes = np.diff(tree_offsets)
-    scale = np.repeat(np.maximum.reduceat(np.abs(np.nan_to_num(cover, posinf=0.0, neginf=0.0)),
-                                          tree_offsets[:-1][sizes > 0]), sizes[sizes > 0])
+    # a tree's largest cover is its root's (children split their parent's rows); every tree has a node
+    scale = np.repeat(np.abs(cover[tree_offsets[:-1]]), np.diff(tree_offsets))
     return np.where(roundoff & (cover >= -1e-9 * scale), 0.0, cover)
 
 
