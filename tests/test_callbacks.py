@@ -22,8 +22,9 @@ from boosters.io.atomic import write_atomically
 from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.metrics import evaluate
-from test_training_behaviour import TREE_ARRAYS, gradients, leaf_index
+from test_training_behaviour import gradients, leaf_index
 from child_python import python_popen
+from tree_compare import assert_same_trees
 
 
 def regression(n=600, seed=0, noise=0.3):
@@ -43,13 +44,6 @@ def train(n_train=400, val=True, callbacks=None, data=None, n_threads=1, **param
     params.setdefault("max_depth", 3)
     return bst.GBDTModel.train(train_set, bst.GBDTConfig(**params), val_set=val_set if val else None,
                                n_threads=n_threads, callbacks=callbacks)
-
-
-def assert_same_trees(a, b):
-    assert a.n_trees == b.n_trees
-    for i, (ta, tb) in enumerate(zip(a.trees, b.trees)):
-        for name in TREE_ARRAYS:
-            assert np.array_equal(getattr(ta, name), getattr(tb, name)), f"tree {i}: {name} differs"
 
 
 class Recorder:

@@ -10,6 +10,7 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman
+from tree_compare import assert_same_model
 
 CONFIGS = {
     "f64 leaf-wise": dict(histogram_mode="f64", growth_strategy="leafwise", max_depth=None, n_leaves=31),
@@ -45,13 +46,6 @@ def in_threads(jobs):
     if errors:
         raise errors[0]
     return results
-
-
-def assert_same_model(a, b):
-    assert len(a.trees) == len(b.trees) > 0
-    for ta, tb in zip(a.trees, b.trees):
-        assert ta.equals(tb)  # every tree array, thresholds and values included, exactly
-    assert a.to_bytes() == b.to_bytes()
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

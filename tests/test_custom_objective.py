@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import boosters as bst
+from tree_compare import assert_same_trees
 
-TREE_FIELDS = ("split_feature", "threshold", "default_left", "left_child", "right_child", "value")
+STRUCTURE = ("split_feature", "threshold", "default_left", "left_child", "right_child")
 
 
 def data(n=600, seed=0, kind="regression"):
@@ -39,14 +40,6 @@ def softmax(margins, dataset):
     p = e / e.sum(axis=1, keepdims=True)
     onehot = np.eye(k)[dataset.y.astype(int)]
     return p - onehot, np.maximum(k / (k - 1.0) * p * (1.0 - p), 1e-16)
-
-
-def assert_same_trees(a, b):
-    assert a.n_trees == b.n_trees
-    np.testing.assert_array_equal(a.forest.base_scores, b.forest.base_scores)
-    for ta, tb in zip(a.trees, b.trees):
-        for field in TREE_FIELDS:
-            np.testing.assert_array_equal(getattr(ta, field), getattr(tb, field), err_msg=field)
 
 
 @pytest.mark.parametrize("growth", ["depthwise", "leafwise"])
@@ -80,7 +73,7 @@ def test_custom_logistic_reproduces_the_built_in_model():
     mine = bst.GBDTModel.train(bst.Dataset(X, y),
                                config.replace(objective=bst.Objective.custom(logistic, base_score=base)))
     for ta, tb in zip(mine.trees, built_in.trees):
-        for field in TREE_FIELDS[:-1]:
+        for field in STRUCTURE:
             np.testing.assert_array_equal(getattr(ta, field), getattr(tb, field))
         np.testing.assert_allclose(ta.value, tb.value, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(mine.predict(X), built_in.predict_raw(X), rtol=1e-6, atol=1e-9)

@@ -18,9 +18,8 @@ from boosters.io.validation import DART_FIELDS, config_from_json, config_to_json
 from boosters.sklearn import GBDTRegressor
 from boosters.training.dart import DartDropout
 from boosters.training.metrics import evaluate
+from tree_compare import same_trees
 
-TREE_ARRAYS = ("split_feature", "threshold", "default_left", "left_child", "right_child", "value", "gain", "cover",
-               "n_samples", "category_set")
 # incrementally corrected margins against a fresh prediction of the final trees: sums of
 # the same numbers in another order and scaled copies, ~1e-15 relative apart
 MARGIN_RTOL = 1e-9
@@ -36,12 +35,6 @@ def regression_data(n=1500, seed=0, noise=0.5):
 def class_data(n=1500, seed=0, n_classes=3):
     X, score = regression_data(n, seed)
     return X, np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])).astype(np.float64)
-
-
-def same_trees(a: bst.GBDTModel, b: bst.GBDTModel) -> bool:
-    trees_a, trees_b = a.trees, b.trees
-    return len(trees_a) == len(trees_b) and all(
-        np.array_equal(getattr(s, name), getattr(t, name)) for s, t in zip(trees_a, trees_b) for name in TREE_ARRAYS)
 
 
 def trees(model):

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import boosters as bst
+from tree_compare import assert_same_trees
 
 TREE_ARRAYS = ("split_feature", "threshold", "threshold_bin", "default_left", "left_child",
                "right_child", "value", "gain", "cover", "n_samples")
@@ -134,9 +135,7 @@ def test_integer_and_float_inputs():
     ref = models[np.float64]
     for dt, model in models.items():
         assert model.n_trees == ref.n_trees == 10, dt
-        for a, b in zip(model.trees, ref.trees):
-            for name in TREE_ARRAYS:
-                assert np.array_equal(getattr(a, name), getattr(b, name)), (dt, name)
+        assert_same_trees(model, ref)
     expected = ref.predict(X_int.astype(np.float64))
     for dt in (np.int64, np.int32, np.int16, np.uint8 if X_int.min() >= 0 else np.int8, np.float32, np.float64):
         assert np.array_equal(ref.predict(X_int.astype(dt)), expected), dt
@@ -160,9 +159,7 @@ def test_c_and_fortran_order_train_the_same_model():
     c = bst.GBDTModel.train(bst.Dataset(np.ascontiguousarray(X), y), config=cfg, n_threads=2)
     f = bst.GBDTModel.train(bst.Dataset(np.asfortranarray(X), y), config=cfg, n_threads=2)
     assert c.n_trees == f.n_trees == 10
-    for a, b in zip(c.trees, f.trees):
-        for name in TREE_ARRAYS:
-            assert np.array_equal(getattr(a, name), getattr(b, name))
+    assert_same_trees(c, f)
     assert np.array_equal(c.predict(X), f.predict(np.asfortranarray(X)))
 
 
@@ -274,12 +271,7 @@ def test_persistence_round_trips(trained, tmp_path):
         assert loaded.objective == model.objective, how
         assert loaded.feature_names == model.feature_names == [f"f{i}" for i in range(X.shape[1])], how
         assert loaded.n_features == model.n_features, how
-        assert list(loaded.forest.tree_group) == list(model.forest.tree_group), how
-        assert np.array_equal(loaded.forest.base_scores, model.forest.base_scores), how
-        for a, b in zip(loaded.trees, model.trees):
-            for name in TREE_ARRAYS:
-                assert np.array_equal(getattr(a, name), getattr(b, name)), (how, name)
-                assert getattr(a, name).dtype == getattr(b, name).dtype, (how, name)
+        assert_same_trees(loaded, model)  # every array, values and dtypes
         assert np.array_equal(loaded.feature_importance("gain"), model.feature_importance("gain"))
         assert loaded.to_bytes() == model.to_bytes(), how
 

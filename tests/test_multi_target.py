@@ -22,9 +22,7 @@ from boosters.callbacks import record_evaluation
 from boosters.io.validation import objective_from_json
 from boosters.sklearn import GBDTRegressor
 from boosters.training.metrics import evaluate
-
-TREE_ARRAYS = ("split_feature", "threshold", "default_left", "left_child", "right_child", "value", "gain",
-               "cover", "n_samples", "category_set")
+from tree_compare import assert_same_tree_list
 
 
 def targets_data(n=400, n_features=5, seed=0):
@@ -33,16 +31,6 @@ def targets_data(n=400, n_features=5, seed=0):
     X = rng.normal(size=(n, n_features))
     Y = np.column_stack([np.where(X[:, 0] > 0, 1.0, -1.0), np.sin(X[:, 1]) * X[:, 2], 50.0 * X[:, 3]])
     return X, Y + 0.1 * rng.normal(size=Y.shape)
-
-
-def assert_same_trees(multi, single, output):
-    """Output `output`'s trees of `multi` are `single`'s trees, array by array, exactly."""
-    k = multi.objective.n_outputs
-    multi_trees = multi.trees[output::k]
-    assert len(multi_trees) == len(single.trees)
-    for a, b in zip(multi_trees, single.trees):
-        for name in TREE_ARRAYS:
-            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
 @pytest.mark.parametrize("growth, extra", [
@@ -62,7 +50,7 @@ def test_each_output_is_the_single_target_model_exactly(growth, extra):
     margins = multi.predict_raw(X)
     for j in range(3):
         single = bst.GBDTModel.train(bst.Dataset(X, Y[:, j], weights=w), config, n_threads=2)
-        assert_same_trees(multi, single, j)
+        assert_same_tree_list(multi.trees[j::3], single.trees)  # output j's trees, exactly
         assert multi.forest.base_scores[j] == single.forest.base_scores[0]
         np.testing.assert_array_equal(margins[:, j], single.predict_raw(X))
 

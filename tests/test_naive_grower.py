@@ -6,13 +6,10 @@ counts and default directions exactly; leaf values, covers and gains to float64
 rounding. The data are pre-binned (small integers, NaN for missing), so both sides use
 the same bins, and `histogram_mode="f64"` accumulates exact float64 histograms.
 
-Tolerances: the reference sums each node's gradients directly over its rows, boosters
-from histogram bins and the subtraction trick, so a sum may differ by a few ulps of
-sum |g|: values are compared to 1e-12 * sum |g| / (H + l2) (scaled by the learning rate),
-covers to 1e-12 relative (hessians are positive: no cancellation), gains to 1e-9 of the
-tree's largest gain. Ties: the data have continuous gradients, so two different
-candidate splits of a node tie only when they separate the same rows (empty bins in
-between); both sides then keep the lowest bin, and their sums are equal exactly.
+The tolerances, and why: tree_compare.assert_same_as_naive_tree. Ties: the data have
+continuous gradients, so two different candidate splits of a node tie only when they
+separate the same rows (empty bins in between); both sides then keep the lowest bin, and
+their sums are equal exactly.
 """
 
 import numpy as np
@@ -22,8 +19,7 @@ import boosters as bst
 import naive_grower as naive
 from matched_params import boosters_config
 from prebinned import positive_weights, prebinned_data
-
-TREE_ARRAYS_EXACT = ("split_feature", "threshold_bin", "default_left", "left_child", "right_child", "n_samples")
+from tree_compare import assert_same_as_naive
 
 
 def train_both(X, y, n_rounds, weights=None, **params):
@@ -31,30 +27,6 @@ def train_both(X, y, n_rounds, weights=None, **params):
     p = naive.Params(**params)
     model = bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), boosters_config(p, n_rounds), n_threads=2)
     return model, naive.train(X, y, p, n_rounds, weights), p
-
-
-def assert_same_tree(ours, ref, values, p, label):
-    assert ours.n_nodes == ref.n_nodes, f"{label}: {ours.n_nodes} nodes, the reference has {ref.n_nodes}"
-    for name in TREE_ARRAYS_EXACT:
-        np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name), err_msg=f"{label}: {name}")
-    internal = np.flatnonzero(ref.split_feature >= 0)
-    expected_threshold = [naive.threshold_value(values[ref.split_feature[i]], ref.threshold_bin[i]) for i in internal]
-    np.testing.assert_array_equal(ours.threshold[internal], expected_threshold, err_msg=f"{label}: threshold")
-    np.testing.assert_allclose(ours.cover, ref.cover, rtol=1e-12, err_msg=f"{label}: cover")
-    value_tol = 1e-12 * p.learning_rate * ref.abs_grad / (ref.cover + p.l2) + 1e-300
-    bad = np.abs(ours.value - ref.value) > value_tol
-    assert not bad.any(), f"{label}: values differ at nodes {np.flatnonzero(bad)}: {ours.value[bad]} vs {ref.value[bad]}"
-    gain_tol = 1e-9 * max(1.0, np.abs(ref.gain).max())
-    np.testing.assert_allclose(ours.gain, ref.gain, rtol=0, atol=gain_tol, err_msg=f"{label}: gain")
-
-
-def assert_same_model(model, reference, p, X):
-    base, trees, margins, values = reference
-    assert model.n_trees == len(trees)  # counts first: zip would hide a missing tree
-    for t, (ours, ref) in enumerate(zip(model.trees, trees)):
-        assert_same_tree(ours, ref, values, p, f"tree {t}")
-    raw = model.predict_raw(X)
-    np.testing.assert_allclose(raw.reshape(margins.shape), margins, rtol=1e-10, atol=1e-10)
 
 
 CASES = {
@@ -75,7 +47,7 @@ def test_squared_error_trees_equal_the_reference(case):
     X, y = prebinned_data(seed=1)
     params = dict(objective="squared", learning_rate=0.3, **CASES[case])
     model, reference, p = train_both(X, y, 4, **params)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
     # the case really exercises its limit
     first = reference[1][0]
     assert first.n_nodes >= 7
@@ -91,7 +63,7 @@ def test_logistic_trees_equal_the_reference(strategy, limits):
     X, y = prebinned_data(seed=2, objective="logistic")
     growth = dict(leafwise=True, max_depth=None, n_leaves=20) if strategy == "leafwise" else dict(max_depth=5)
     model, reference, p = train_both(X, y, 4, objective="logistic", learning_rate=0.5, **growth, **limits)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
     np.testing.assert_allclose(model.predict(X), 1 / (1 + np.exp(-reference[2][:, 0])), rtol=1e-10)
 
 
@@ -100,7 +72,7 @@ def test_softmax_trees_equal_the_reference(strategy):
     X, y = prebinned_data(n=2000, seed=3, objective="softmax", n_classes=3)
     growth = dict(leafwise=True, max_depth=None, n_leaves=12) if strategy == "leafwise" else dict(max_depth=4)
     model, reference, p = train_both(X, y, 3, objective="softmax", n_classes=3, learning_rate=0.5, **growth)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
 
 
 @pytest.mark.parametrize("objective", ["squared", "logistic"])
@@ -109,7 +81,7 @@ def test_weighted_trees_equal_the_reference(objective):
     w = positive_weights(len(y), seed=5)
     model, reference, p = train_both(X, y, 4, weights=w, objective=objective, max_depth=5,
                                      min_samples_leaf=10, min_child_weight=3.0)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
 
 
 def test_missing_only_at_prediction_follows_the_reference():
@@ -117,7 +89,7 @@ def test_missing_only_at_prediction_follows_the_reference():
     predicts what the reference's walk through the larger children gives."""
     X, y = prebinned_data(seed=6, nan_share=0.0)
     model, reference, p = train_both(X, y, 3, max_depth=5)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
     expected = reference[0][0]
     for tree in reference[1]:
         node = 0
@@ -138,7 +110,7 @@ def test_exclusive_features_bundled_give_the_reference_trees():
     for leafwise in (False, True):
         growth = dict(leafwise=True, max_depth=None, n_leaves=20) if leafwise else dict(max_depth=5)
         model, reference, p = train_both(X, y, 3, **growth)
-        assert_same_model(model, reference, p, X)
+        assert_same_as_naive(model, reference, p, X)
         used = set(np.concatenate([t.split_feature for t in model.trees]).tolist())
         assert used & set(range(6, 12)), "no one-hot column was split on"
 
@@ -150,7 +122,7 @@ def test_duplicated_feature_ties_keep_the_lowest_feature():
     X = np.hstack([X, X[:, [3, 5]]])  # features 6 and 7 repeat 3 and 5: every split on them ties
     for growth in (dict(max_depth=5), dict(leafwise=True, max_depth=None, n_leaves=24)):
         model, reference, p = train_both(X, y, 3, **growth)
-        assert_same_model(model, reference, p, X)
+        assert_same_as_naive(model, reference, p, X)
         used = np.concatenate([t.split_feature for t in model.trees])
         assert np.any(used == 3) and np.any(used == 5)
         assert not np.any(used >= 6)
@@ -174,7 +146,7 @@ def test_leafwise_ties_between_nodes_expand_the_lowest_node_first(n_leaves):
     X, y = mirrored_data()
     model, reference, p = train_both(X, y, 2, leafwise=True, max_depth=None, n_leaves=n_leaves, l2=0.0,
                                      learning_rate=0.5)
-    assert_same_model(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
     tree = reference[1][0]
     assert tree.split_feature[0] == 0  # the halves are split first
     gains = tree.gain[tree.split_feature >= 0]

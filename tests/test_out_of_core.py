@@ -3,7 +3,6 @@ model equal those of the in-memory Dataset on the same rows, exactly (same edges
 same sampled rows, same bundles, same bins: nothing is approximated, so no tolerance); the
 raw matrix is never held; bad input is refused naming the argument."""
 
-import dataclasses
 import errno
 import gc
 import os
@@ -26,6 +25,7 @@ import boosters as bst
 from boosters.data.bundling import find_bundles
 from boosters.data.out_of_core import OutOfCoreDataset
 from child_python import python_popen, python_run
+from tree_compare import assert_same_model
 
 
 def small_data(n_rows=3000, seed=0):
@@ -59,20 +59,6 @@ def assert_same_bins(a, b):
     for name in ("column_kind", "column_index", "column_n_bins", "feature_column", "feature_offset",
                  "feature_default_bin", "bins_u8", "bins_u16"):
         np.testing.assert_array_equal(np.asarray(getattr(ba, name)), np.asarray(getattr(bb, name)), err_msg=name)
-
-
-def assert_same_model(a, b, X):
-    """Same trees (every array) and bit-identical predictions."""
-    assert a.n_trees == b.n_trees
-    for ta, tb in zip(a.trees, b.trees):
-        for field in dataclasses.fields(ta):
-            va, vb = getattr(ta, field.name), getattr(tb, field.name)
-            if va is None or vb is None:
-                assert va is None and vb is None, field.name
-            else:
-                np.testing.assert_array_equal(va, vb, err_msg=field.name)
-    np.testing.assert_array_equal(a.predict_raw(X), b.predict_raw(X))
-    assert a.to_bytes() == b.to_bytes()
 
 
 def tuple_batches(X, y, w, size):

@@ -24,8 +24,7 @@ from boosters.training.objectives import make_objective
 from boosters.training.sampling import goss_warmup_rounds, make_row_sampler
 from matched_params import boosters_config, lightgbm_params
 from prebinned import prebinned_data
-from test_naive_grower import assert_same_tree
-from tree_compare import goes_left
+from tree_compare import assert_same_as_naive, goes_left
 
 SAMPLING_SALT = 0x3C6EF372FE94F82B
 GOSS = dict(goss_top_rate=0.2, goss_other_rate=0.1)
@@ -176,11 +175,13 @@ def naive_leaves(tree, bins):
 
 def reference_training(X, y, p, n_rounds, draw):
     """naive_grower's boosting, each round's trees grown on the rows `draw(round, gh)`
-    returns (with gh, possibly re-weighted), every row's margin updated."""
+    returns (with gh, possibly re-weighted), every row's margin updated; (base, trees,
+    margins, values) as naive_grower.train returns them."""
     bins, values = naive.prebin(X)
     n_value_bins = [len(v) for v in values]
     w = np.ones(len(y))
-    margins = np.tile(naive.base_scores(p.objective, y, w, p.n_classes), (len(y), 1))
+    base = naive.base_scores(p.objective, y, w, p.n_classes)
+    margins = np.tile(base, (len(y), 1))
     trees = []
     for round_ in range(n_rounds):
         per_output = naive.gradients(p.objective, margins, y, w)
@@ -191,16 +192,7 @@ def reference_training(X, y, p, n_rounds, draw):
             tree = naive.grow_tree(bins[rows], n_value_bins, g[rows], h[rows], p)
             trees.append(tree)
             margins[:, k] += tree.value[naive_leaves(tree, bins)]
-    return trees, margins, values
-
-
-def assert_same_as_reference(model, reference, p, X):
-    trees, margins, values = reference
-    assert model.n_trees == len(trees)
-    for t, (ours, ref) in enumerate(zip(model.trees, trees)):
-        assert_same_tree(ours, ref, values, p, f"tree {t}")  # structure exactly, values to float64 rounding
-    # every row's margin, sampled or not: to float64 rounding of the leaf values' sums
-    np.testing.assert_allclose(model.predict_raw(X).reshape(margins.shape), margins, rtol=1e-10, atol=1e-10)
+    return base, trees, margins, values
 
 
 @pytest.mark.parametrize("leafwise", [False, True])
@@ -216,7 +208,7 @@ def test_subsample_trees_are_the_reference_grown_on_the_sampled_rows(objective, 
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     reference = reference_training(X, y, p, 4, lambda r, gh: (uniform_reference(9, r, n, m), gh))
     assert all(t.n_samples[0] == m for t in model.trees)
-    assert_same_as_reference(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
 
 
 @pytest.mark.parametrize("leafwise", [False, True])
@@ -239,7 +231,7 @@ def test_goss_trees_are_the_reference_grown_on_the_goss_rows(leafwise):
 
     reference = reference_training(X, y, p, 5, draw)
     assert [t.n_samples[0] for t in model.trees] == [n, n] + [round(0.5 * n)] * 3
-    assert_same_as_reference(model, reference, p, X)
+    assert_same_as_naive(model, reference, p, X)
 
 
 # -- the margins of rows outside the sample ----------------------------------------------------------

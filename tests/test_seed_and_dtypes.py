@@ -5,9 +5,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-
-TREE_ARRAYS = ("split_feature", "threshold", "threshold_bin", "default_left", "left_child",
-               "right_child", "value", "gain", "cover", "n_samples")
+from tree_compare import differing_tree_arrays
 
 
 def continuous_data(n, d=4, seed=0, nan_share=0.05):
@@ -25,8 +23,7 @@ def train(X, y, **params):
 def differing_arrays(a, b):
     """Names of the tree arrays that differ somewhere (the models must have as many trees)."""
     assert a.n_trees == b.n_trees
-    return {name for ta, tb in zip(a.trees, b.trees) for name in TREE_ARRAYS
-            if not np.array_equal(getattr(ta, name), getattr(tb, name))}
+    return {name for ta, tb in zip(a.trees, b.trees) for name in differing_tree_arrays(ta, tb)}
 
 
 @pytest.mark.parametrize("mode", ["i16", "i8"])

@@ -12,10 +12,7 @@ import xgboost as xgb
 import boosters as bst
 import naive_grower
 from boosters.training.trainer import GBDTTrainer
-from tree_compare import assert_trees_match, xgboost_trees
-
-TREE_ARRAYS = ("split_feature", "threshold", "threshold_bin", "default_left", "left_child",
-               "right_child", "value", "gain", "cover", "n_samples")
+from tree_compare import assert_same_trees, assert_trees_match, xgboost_trees
 
 
 # ----------------------------------------------------------------------------------
@@ -83,15 +80,6 @@ def tree_depth(tree):
 def train(X, y, weights=None, n_threads=1, val=None, **params):
     cfg = bst.GBDTConfig(**params)
     return bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config=cfg, val_set=val, n_threads=n_threads)
-
-
-def assert_models_identical(a, b):
-    assert a.n_trees == b.n_trees
-    assert np.array_equal(a.forest.base_scores, b.forest.base_scores)
-    assert list(a.forest.tree_group) == list(b.forest.tree_group)
-    for i, (ta, tb) in enumerate(zip(a.trees, b.trees)):
-        for name in TREE_ARRAYS:
-            assert np.array_equal(getattr(ta, name), getattr(tb, name)), f"tree {i}: {name} differs"
 
 
 def regression_data(n=4000, n_features=5, seed=0, nan_share=0.0):
@@ -596,7 +584,7 @@ def test_thread_count_does_not_change_the_model(big_data, objective, strategy, o
     one = train(X, y, n_threads=1, **params)
     two = train(X, y, n_threads=2, **params)
     assert one.trees[0].n_samples[0] == len(y) and one.trees[0].n_leaves > 20
-    assert_models_identical(one, two)
+    assert_same_trees(one, two)
     assert np.array_equal(one.predict_raw(X, n_threads=1), two.predict_raw(X, n_threads=2))
 
 
@@ -605,7 +593,7 @@ def test_same_seed_same_model(big_data):
     params = dict(n_estimators=3, max_depth=6, seed=7)
     a = train(X, ys["squared"], n_threads=2, **params)
     b = train(X, ys["squared"], n_threads=2, **params)
-    assert_models_identical(a, b)
+    assert_same_trees(a, b)
 
 
 # ----------------------------------------------------------------------------------
@@ -664,7 +652,7 @@ def test_early_stopping(objective, metric):
     np.testing.assert_allclose(_score(metric, yv, model.predict(Xv)), model.best_score, rtol=1e-9)
     # the truncated model is the model trained for best_iteration + 1 rounds
     fresh = train(Xt, yt, **{**params, "n_estimators": model.best_iteration + 1})
-    assert_models_identical(model, fresh)
+    assert_same_trees(model, fresh)
     assert np.array_equal(model.predict(Xv), fresh.predict(Xv))
 
 
@@ -711,7 +699,7 @@ def test_val_set_equal_to_train_scores_the_predictions():
     X, y = regression_data(n=3000, nan_share=0.05)
     model = train(X, y, val=bst.Dataset(X, y), n_estimators=10)
     plain = train(X, y, n_estimators=10)
-    assert_models_identical(model, plain)
+    assert_same_trees(model, plain)
     rmse = np.sqrt(np.mean((model.predict(X) - y) ** 2))
     np.testing.assert_allclose(model.eval_history[-1], rmse, rtol=1e-10)
     assert np.all(np.diff(model.eval_history) < 0)  # training error falls every round
@@ -781,7 +769,7 @@ def test_small_cache_gives_the_same_model(cache_size, strategy):
     assert big.n_evictions == 0
     assert small.n_evictions > 0  # the small cache really evicted and rebuilt histograms
     a, b = bst.GBDTModel(big), bst.GBDTModel(small)
-    assert_models_identical(a, b)
+    assert_same_trees(a, b)
     assert np.array_equal(a.predict(X), b.predict(X))
 
 
@@ -808,7 +796,7 @@ def test_small_cache_bitwise_identical_with_wide_range_weights():
     X, y = regression_data(n=6000, n_features=6)
     w = np.exp(np.random.default_rng(12).uniform(-12, 12, size=len(y)))
     params = dict(n_estimators=3, max_depth=8, min_child_weight=0.0)
-    assert_models_identical(train(X, y, weights=w, cache_size=1024, **params),
+    assert_same_trees(train(X, y, weights=w, cache_size=1024, **params),
                             train(X, y, weights=w, cache_size=2, **params))
 
 
