@@ -2,7 +2,8 @@
 count): data flows data -> training -> model -> io / explain -> GBDTModel and the other
 public modules (callbacks, sklearn, plotting), which no lower layer imports; model/
 imports nothing from training/ (training/ imports model/ to build its trees), data/
-nothing from either, and the benchmark tools stay outside the library."""
+nothing from either, and the benchmark tools stay outside the library. Inside training/
+and model/ the rooms are layered the same way (TRAINING_ROOMS, MODEL_ROOMS)."""
 
 import ast
 import re
@@ -22,6 +23,21 @@ PACKAGE = Path(boosters.__file__).parent
 # the converters from and to other libraries' model formats
 PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert",
                 "boosters.dask")
+# training/'s rooms, lowest first: the partitioner keeps each node's rows; the histogram
+# builders read a node's rows from it; the split finder reads the histograms it is given;
+# the growth loop drives the three; the trainer (the boosting loop) drives the growth
+TRAINING_ROOMS = ("boosters.training.partition", "boosters.training.histograms", "boosters.training.split",
+                  "boosters.training.growth", "boosters.training.trainer")
+# model/'s rooms, lowest first: a tree's arrays; the prediction driver over flat arrays of
+# trees; the forest (trees in boosting order, flattened for the driver); the ensemble
+MODEL_ROOMS = ("boosters.model.tree", "boosters.model.prediction", "boosters.model.forest", "boosters.model.ensemble")
+
+
+def rooms_import_only_lower_rooms(rooms: tuple[str, ...]) -> dict:
+    """room -> the rooms after it in `rooms` (lowest first), which it must not import."""
+    return {room: rooms[i + 1:] for i, room in enumerate(rooms)}
+
+
 # module prefix -> prefixes it must not import
 FORBIDDEN = {
     "boosters.data": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
@@ -29,6 +45,8 @@ FORBIDDEN = {
     "boosters.training": ("boosters.io", "boosters.explain", *PUBLIC_LAYER),
     "boosters.io": ("boosters.training", "boosters.explain", *PUBLIC_LAYER),
     "boosters.explain": ("boosters.training", "boosters.io", *PUBLIC_LAYER),
+    **rooms_import_only_lower_rooms(TRAINING_ROOMS),
+    **rooms_import_only_lower_rooms(MODEL_ROOMS),
 }
 OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz", "dask",
                          "distributed")
@@ -129,6 +147,14 @@ def test_lazy_optional_imports_are_inside_functions():
     ("boosters.model.tree", "from boosters.sklearn import GBDTRegressor\n", "boosters.sklearn"),
     ("boosters.gbdt_model", "from boosters.bench.datasets import make_friedman\n", "boosters.bench.datasets"),
     ("boosters.data.validation", "def f():\n    import pandas as pd\n", "pandas"),
+    ("boosters.training.split.constraints", "from boosters.training.growth.grower import TreeGrower\n",
+     "boosters.training.growth"),
+    ("boosters.training.histograms.layout", "def f():\n    from boosters.training.split import constraints\n",
+     "boosters.training.split"),
+    ("boosters.training.growth.grower", "from boosters.training.trainer import GBDTTrainer\n",
+     "boosters.training.trainer"),
+    ("boosters.model.tree", "from boosters.model.forest import Forest\n", "boosters.model.forest"),
+    ("boosters.model.prediction", "from .forest import Forest\n", "boosters.model.forest"),
 ])
 def test_the_check_finds_a_violation(module, source, expected):
     """The walker resolves lazy, relative and absolute imports, so the test above can fail."""
@@ -140,6 +166,7 @@ def test_cython_imports_are_read():
     source = "from libc.stdint cimport int32_t\ncimport numpy\nfrom boosters.training.split._split cimport X\n"
     assert cython_imported_modules(source) == {"libc.stdint", "numpy", "boosters.training.split._split"}
     assert violations("boosters.model._predict", cython_imported_modules(source)) != []
+    assert violations("boosters.training.partition._partition", cython_imported_modules(source)) != []
 
 
 def test_allowed_imports_are_not_flagged():
@@ -149,6 +176,10 @@ def test_allowed_imports_are_not_flagged():
     assert violations("boosters.bench.compare", {"boosters.bench.datasets", "sklearn"}) == []
     assert violations("boosters.sklearn", {"sklearn.base", "boosters.gbdt_model"}) == []
     assert violations("boosters.gbdt_model", {"sklearn.base"}) != []  # only the adapter may
+    assert violations("boosters.training.growth._grow", {"boosters.training.partition._partition",
+                                                         "boosters.training.histograms._build",
+                                                         "boosters.training.split._split"}) == []
+    assert violations("boosters.model.forest", {"boosters.model.tree", "boosters.model.prediction"}) == []
 
 
 def test_the_model_holds_what_the_training_produced():
