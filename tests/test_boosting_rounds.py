@@ -11,6 +11,7 @@ from boosters.model.prediction import predict_tree
 from boosters.training.growth import grower as grower_module
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.objectives import make_objective
+from tree_compare import assert_same_model, assert_same_tree_list
 
 N_ROUNDS = 10
 CASES = {
@@ -68,9 +69,7 @@ def test_rounds_in_blocks_give_the_model_of_rounds_one_at_a_time(monkeypatch, na
     assert len(one_at_a_time.trees) == N_ROUNDS * objective.n_outputs
     assert max(t.n_nodes for t in one_at_a_time.trees) > 5  # real trees
     for other in (all_at_once, in_threes):
-        for a, b in zip(one_at_a_time.trees, other.trees, strict=True):
-            assert a.equals(b)  # every array, exactly
-        assert one_at_a_time.to_bytes() == other.to_bytes()
+        assert_same_model(other, one_at_a_time)
 
 
 def test_a_validation_set_grows_one_round_per_block(monkeypatch):
@@ -112,7 +111,8 @@ def test_a_block_stops_after_max_seconds_and_the_margins_follow_the_trees(grower
     replay = TreeGrower(binned, mapper, config, 1, make_objective(config.objective).gradient_kernel(
         replayed, y, None, np.empty((1, len(y), 2), np.float32), 1), replayed)
     trees = [round_[0] for round_ in replay.grow_rounds(0, 9)]
-    assert len(trees) == 9 and all(a.equals(b) for a, b in zip(trees[6:], late, strict=True))
+    assert len(trees) == 9
+    assert_same_tree_list(trees[6:], late)
     np.testing.assert_array_equal(replayed, margins)
     # the rounds add leaf values through the partition (bins), the model walks the value
     # thresholds: the same leaves, so equal up to the order of the float64 additions

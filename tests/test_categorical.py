@@ -24,6 +24,7 @@ from boosters.model.prediction import predict_tree
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.objectives import make_objective
 from naive import naive_goes_left
+from tree_compare import assert_same_model, assert_same_trees
 
 
 def categorical_data(n=3000, k=12, seed=1, missing=0.0, n_numeric=1):
@@ -277,8 +278,7 @@ def test_save_load_round_trip_and_importance(tmp_path):
     for loaded in (bst.GBDTModel.load(path), bst.GBDTModel.from_bytes(model.to_bytes()),
                    pickle.loads(pickle.dumps(model))):
         np.testing.assert_array_equal(loaded.predict(query), expected)
-        assert all(a.equals(b) for a, b in zip(loaded.trees, model.trees, strict=True))
-        assert loaded.to_bytes() == model.to_bytes()
+        assert_same_model(loaded, model)
     # split importance counts every split on the feature, categorical ones included
     splits = sum(int(np.sum(t.split_feature == 0)) for t in model.trees)
     assert model.feature_importance("split")[0] == splits
@@ -367,7 +367,7 @@ def test_every_path_predicts_its_training_margins(mode, growth, layout):
     # the thread count changes nothing
     ds = bst.Dataset(X, y, categorical_features=[0, 4])
     one, two = (bst.GBDTModel.train(ds, config=config, n_threads=t) for t in (1, 2))
-    assert all(a.equals(b) for a, b in zip(one.trees, two.trees, strict=True))
+    assert_same_trees(two, one)
 
 
 def test_multiclass_with_categorical_features():
@@ -402,7 +402,7 @@ def test_thousands_of_levels(mode):
     residual = np.var(y - model.predict(X)) / np.var(y)
     assert residual < 0.5  # a numeric-only model cannot go below ~0.96
     serial = bst.GBDTModel.train(ds, config=config, n_threads=1)
-    assert all(a.equals(b) for a, b in zip(model.trees, serial.trees, strict=True))
+    assert_same_trees(model, serial)
 
 
 def test_codes_up_to_max_categories():
@@ -436,7 +436,7 @@ def test_categorical_features_are_never_bundled():
     cfg = bst.GBDTConfig(n_estimators=3, cat_smooth=1.0, min_data_per_group=10, histogram_mode="f64")
     a = bst.GBDTModel.train(ds, config=cfg)
     b = bst.GBDTModel.train(ds, config=cfg.replace(enable_bundling=False))
-    assert all(x.equals(y) for x, y in zip(a.trees, b.trees, strict=True))
+    assert_same_trees(b, a)
 
 
 # ----------------------------------------------------------------------------------

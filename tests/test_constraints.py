@@ -9,6 +9,7 @@ import pytest
 import xgboost as xgb
 
 import boosters as bst
+from tree_compare import assert_same_trees
 
 MODES = ["f64", "i16"]
 GROWTH = ["depthwise", "leafwise"]
@@ -157,7 +158,7 @@ def test_monotone_constraints_by_name_equal_by_index():
     by_index = train(X, y, feature_names=names, monotone_constraints={0: 1, 1: -1})
     as_list = train(X, y, feature_names=names, monotone_constraints=[1, -1, 0, 0, 0])
     for other in (by_index, as_list):
-        assert all(t.equals(u) for t, u in zip(by_name.trees, other.trees))
+        assert_same_trees(other, by_name)
 
 
 def test_monotone_constraint_against_the_data_flattens_the_feature():
@@ -176,7 +177,7 @@ def test_monotone_constraint_against_the_data_flattens_the_feature():
 def test_all_zero_monotone_constraints_give_the_unconstrained_model():
     X, y = wiggly_data(n=1500, seed=8)
     a, b = train(X, y), train(X, y, monotone_constraints=(0,) * 5)
-    assert all(t.equals(u) for t, u in zip(a.trees, b.trees))
+    assert_same_trees(b, a)
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -240,7 +241,7 @@ def test_monotone_constraints_survive_save_and_load():
     assert loaded.config.monotone_constraints == {"a": 1, 1: -1}
     np.testing.assert_array_equal(loaded.predict_raw(X), model.predict_raw(X))
     again = bst.GBDTModel.train(bst.Dataset(X, y, feature_names=names), config=loaded.config, n_threads=1)
-    assert all(t.equals(u) for t, u in zip(again.trees, model.trees))
+    assert_same_trees(again, model)
 
 
 def test_monotone_like_xgboost():
@@ -348,7 +349,7 @@ def test_one_group_of_every_feature_gives_the_unconstrained_model(mode, growth):
     X, y = interacting_data(n=1500, seed=2)
     free = train(X, y, growth_strategy=growth, histogram_mode=mode)
     grouped = train(X, y, growth_strategy=growth, histogram_mode=mode, interaction_constraints=[list(range(6))])
-    assert all(t.equals(u) for t, u in zip(free.trees, grouped.trees))
+    assert_same_trees(grouped, free)
 
 
 def test_interaction_constraints_like_xgboost():

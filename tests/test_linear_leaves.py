@@ -19,6 +19,7 @@ from boosters.model.forest import Forest
 from boosters.model.prediction import predict_tree
 from boosters.model.tree import Tree
 from boosters.training.linear_leaves import newton_coefficients, path_features
+from tree_compare import assert_same_trees
 
 
 def piecewise_linear(n, seed=0, nan_share=0.0, step=None):
@@ -329,7 +330,7 @@ def test_save_load_pickle_round_trip(linear_model, tmp_path):
     for loaded in (bst.GBDTModel.load(path), bst.GBDTModel.from_bytes(model.to_bytes()),
                    pickle.loads(pickle.dumps(model))):
         assert loaded.config == model.config and loaded.config.linear_leaves
-        assert all(a.equals(b) for a, b in zip(loaded.trees, model.trees))
+        assert_same_trees(loaded, model)
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     assert bst.GBDTModel.from_bytes(model.to_bytes()).to_bytes() == model.to_bytes()
 

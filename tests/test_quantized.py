@@ -13,6 +13,7 @@ from boosters.training.split._split import QuantizedSplitFinder
 from boosters.training.trainer import resolve_histogram_mode
 
 from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
+from tree_compare import assert_same_trees
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -215,9 +216,8 @@ def test_quantized_models_are_thread_and_run_independent(mode):
     config = bst.GBDTConfig(n_estimators=8, objective=bst.Objective.softmax(7), histogram_mode=mode, cache_size=64)
     models = [bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=t) for t in (1, 2, 2)]
     for other in models[1:]:
-        assert len(other.trees) == len(models[0].trees) == 8 * 7
-        for a, b in zip(models[0].trees, other.trees):
-            assert a.equals(b)
+        assert len(models[0].trees) == 8 * 7
+        assert_same_trees(other, models[0])
 
 
 def test_leaf_renewal_uses_full_precision_gradients():
