@@ -54,7 +54,7 @@ OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "mat
 # ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.callbacks": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
-                 "boosters.data.frames": ("pyarrow",), "boosters.data.out_of_core": ("pyarrow",),
+                 "boosters.data.frames": ("pyarrow",), "boosters.data.block_sources": ("pyarrow",),
                  "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
                  "boosters.dask._step_runner": ("distributed",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)

@@ -1,7 +1,7 @@
 """Files read by path that must be regular files: opening a FIFO for reading blocks until
 a writer comes (forever), a link to /dev/zero never ends, a directory cannot be read.
 Used by the model loaders and savers (`io/atomic.py`) and the out-of-core sources
-(`data/npy_file.py`, `data/out_of_core.py`)."""
+(`data/npy_file.py`, `data/block_sources.py`)."""
 
 from __future__ import annotations
 

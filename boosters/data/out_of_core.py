@@ -31,29 +31,27 @@ process by the next Dataset made in the same directory; a full disk raises an OS
 from __future__ import annotations
 
 import contextlib
-import numbers
 import os
 import tempfile
 import weakref
 
 import numpy as np
 
-from boosters._lib.files import require_regular_file
 from boosters._lib.threads import effective_n_threads
 from boosters.data.bin_files import BinDirectory, allocate_npy, remove_leftovers
 from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, stratified_sample
+from boosters.data.block_sources import (DEFAULT_BLOCK_ROWS, batch_reader, check_block_rows, check_label_weight,
+                                         npy_reader, parquet_reader)
 from boosters.data.bundling import BundleLayout, find_bundles
-from boosters.data.categories import (MAX_CATEGORIES, categorical_indices, category_values, check_codes,
-                                      feature_label, map_codes)
+from boosters.data.categories import categorical_indices, feature_label
+from boosters.data.category_learner import CategoryLearner
 from boosters.data.dataset import Dataset
-from boosters.data.frames import as_frame, frame_library, frame_matrix
+from boosters.data.frames import as_frame, frame_matrix
 from boosters.data.groups import query_boundaries
-from boosters.data.npy_file import NpyFile
-from boosters.data.passes import PassMarks, check_size, content_mark
-from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, column_names
+from boosters.data.passes import PassMarks, content_mark
+from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector
 
-DEFAULT_BLOCK_ROWS = 65536
 BIN_BLOCK_ROWS = 16384  # rows of the bin sample binned at a time
 
 
@@ -435,167 +433,13 @@ def _with_labels(mark: dict, y, w) -> dict:
     return mark
 
 
-class CategoryLearner:
-    """One categorical feature over the blocks of pass 1: its categories and code range as
-    `learn_frame` finds them on all rows at once (`learn_codes`: a declared order as it is,
-    else the distinct values present, sorted; numbers: the codes themselves); afterwards,
-    it maps each block's values to those codes (`map_codes`)."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.kind = None          # "codes", "declared" or "values", from the first block
-        self.declared = None      # the declared categories (kind "declared")
-        self.present = set()      # the values seen (kind "values")
-        self.n_codes = 0          # largest code seen + 1 (kinds "codes" and "declared")
-        self.has_missing = self.has_values = False
-        self._categories = None
-
-    def _kind_is(self, kind: str) -> None:
-        if self.kind is None:
-            self.kind = kind
-        elif self.kind != kind:
-            raise ValueError(f"categorical feature {self.label}: its blocks differ ({self.kind} in the first, "
-                             f"{kind} in a later one)")
-
-    def see_codes(self, codes: np.ndarray) -> None:
-        """A block giving the feature as numeric codes."""
-        self._kind_is("codes")
-        check_codes(codes, self.label)
-        present = codes[~np.isnan(codes)]
-        self.has_missing |= len(present) < len(codes)
-        if len(present):
-            self.has_values = True
-            self.n_codes = max(self.n_codes, int(present.max()) + 1)
-
-    def see_encoded(self, indices: np.ndarray, values, ordered: bool) -> None:
-        """A frame block's non-numeric column, dictionary encoded (`Column.encoded`)."""
-        self.has_missing |= bool((indices < 0).any())
-        used = np.unique(indices[indices >= 0])
-        self.has_values |= len(used) > 0
-        if ordered:
-            self._kind_is("declared")
-            declared = category_values(values, self.label)
-            if self.declared is None:
-                self.declared = declared
-            elif not np.array_equal(declared, self.declared):
-                raise ValueError(f"categorical feature {self.label}: the blocks declare different categories")
-            if len(used):
-                self.n_codes = max(self.n_codes, int(used[-1]) + 1)
-        else:
-            self._kind_is("values")
-            self.present.update(category_values(np.asarray(values)[used], self.label).tolist())
-
-    def categories(self) -> np.ndarray | None:
-        """The values in code order (None: the feature is given as codes)."""
-        if self.kind == "declared":
-            self._categories = self.declared
-        elif self.kind == "values":
-            self._categories = np.unique(category_values(np.array(sorted(self.present), dtype=object)
-                                                         if self.present else [], self.label))
-            self.n_codes = len(self._categories)
-        if self._categories is not None and len(self._categories) > MAX_CATEGORIES:
-            raise ValueError(f"categorical feature {self.label} has {len(self._categories)} categories; at most "
-                             f"{MAX_CATEGORIES} (MAX_CATEGORIES) are supported")
-        return self._categories
-
-    def encode(self, indices: np.ndarray, values) -> np.ndarray:
-        """A frame block's non-numeric column, dictionary encoded, as codes (later passes)."""
-        return map_codes(indices, values, self._categories, self.label)
-
-    def edges(self) -> tuple[np.ndarray, bool, bool]:
-        """(upper edges, has missing values, has values), as `categorical_edges` on all rows."""
-        edges = np.append(np.arange(self.n_codes - 1, dtype=np.float64) + 0.5, np.inf) if self.has_values \
-            else np.array([np.inf])
-        return edges, self.has_missing, self.has_values
-
-
-# -- sources ------------------------------------------------------------------------------
-
-def _check_block_rows(block_rows) -> int:
-    if isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1:
-        raise ValueError(f"block_rows must be a positive int, got {block_rows!r}")
-    return int(block_rows)
-
-
-def _check_label_weight(label, weight) -> None:
-    """label and weight: column names (or None), and not the same column."""
-    for value, name in ((label, "label"), (weight, "weight")):
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{name} must be a column name (str) or None, got {type(value).__name__}")
-    if label is not None and label == weight:
-        raise ValueError(f"label and weight are the same column {label!r}; give the weights in another column")
-
-
-def _split_frame(batch, label, weight, where: str):
-    """(features, labels, weights) of a frame batch whose label and weight are columns."""
-    if type(batch).__name__ == "RecordBatch":
-        import pyarrow  # a RecordBatch exists only when pyarrow does
-        batch = pyarrow.Table.from_batches([batch])
-    library = frame_library(batch)
-    names = column_names(batch)
-    taken = [c for c in (label, weight) if c is not None]
-    for column in taken:
-        if column not in names:
-            raise ValueError(f"{where}: no column {column!r} (label or weight); columns are {names}")
-    if library == "pyarrow":
-        y, w = (None if c is None else batch.column(c).to_numpy() for c in (label, weight))
-        features = batch.drop_columns(taken)
-    elif library == "pandas":
-        y, w = (None if c is None else batch[c].to_numpy() for c in (label, weight))
-        features = batch.drop(columns=taken)
-    else:
-        y, w = (None if c is None else batch[c].to_numpy() for c in (label, weight))
-        features = batch.drop(taken)
-    return features, y, w
-
-
-def _batch_reader(batches, label, weight):
-    """Reads `batches` (see `from_batches`) as (X, y, w, where) blocks."""
-    if callable(batches):
-        def fresh():
-            iterator = batches()
-            if iterator is None:
-                raise ValueError("batches() returned None; it must return an iterable of batches")
-            return iterator
-    else:
-        try:
-            iter(batches)
-        except TypeError:
-            raise TypeError(f"batches must be an iterable of batches or a callable returning one, got "
-                            f"{type(batches).__name__}") from None
-        if iter(batches) is batches:
-            raise ValueError("batches is an iterator, which can be read once; out-of-core binning reads the data "
-                             "three times: pass a callable returning a fresh iterator, or a list")
-        def fresh():
-            return batches
-
-    def read():
-        for i, batch in enumerate(fresh()):
-            where = f"batches[{i}]"
-            if isinstance(batch, tuple):
-                if not 1 <= len(batch) <= 3:
-                    raise ValueError(f"{where}: a tuple batch is (X,), (X, y) or (X, y, weights); got "
-                                     f"{len(batch)} items")
-                if label is not None or weight is not None:
-                    raise ValueError(f"{where}: label / weight name columns of frame batches; a tuple batch "
-                                     f"carries its labels and weights itself")
-                X, y, w = (*batch, None, None)[:3]
-            elif frame_library(batch) is not None or type(batch).__name__ == "RecordBatch":
-                X, y, w = _split_frame(batch, label, weight, where)
-            else:
-                if label is not None or weight is not None:
-                    raise ValueError(f"{where}: label / weight name columns of frame batches; give array batches "
-                                     f"as (X, y) or (X, y, weights) tuples")
-                X, y, w = batch, None, None
-            yield X, y, w, where
-    return read
-
+# -- one function per source (their readers: data/block_sources.py) ---------------------------
 
 def from_batches(batches, label=None, weight=None, feature_names=None, categorical_features=None,
                  group=None, qid=None, init_score=None, directory=None) -> OutOfCoreDataset:
     """See `Dataset.from_batches`."""
-    _check_label_weight(label, weight)
-    reader = _batch_reader(batches, label, weight)
+    check_label_weight(label, weight)
+    reader = batch_reader(batches, label, weight)
     n = len(batches) if isinstance(batches, (list, tuple)) else None
     source = "batches" if n is None else f"{n} batch{'es' if n != 1 else ''}"
     return OutOfCoreDataset(reader, feature_names=feature_names, categorical_features=categorical_features,
@@ -605,52 +449,16 @@ def from_batches(batches, label=None, weight=None, feature_names=None, categoric
 def from_npy(path, y=None, weights=None, feature_names=None, categorical_features=None, group=None, qid=None,
              init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_npy`."""
-    block_rows = _check_block_rows(block_rows)
-    file = NpyFile(path, "path")
-
-    def read():
-        for _, X in file.blocks(block_rows):
-            yield X, None, None, "path"
-    return OutOfCoreDataset(read, y, weights, feature_names, categorical_features, group, qid, init_score,
+    reader = npy_reader(path, check_block_rows(block_rows))
+    return OutOfCoreDataset(reader, y, weights, feature_names, categorical_features, group, qid, init_score,
                             directory, source=os.path.basename(os.fspath(path)))
-
-
-_PARQUET_FILE = "a Parquet file"
 
 
 def from_parquet(path, label=None, weight=None, feature_names=None, categorical_features=None, group=None,
                  qid=None, init_score=None, directory=None, block_rows: int = DEFAULT_BLOCK_ROWS) -> OutOfCoreDataset:
     """See `Dataset.from_parquet`."""
-    _check_label_weight(label, weight)
-    block_rows = _check_block_rows(block_rows)
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportError("reading Parquet needs pyarrow: pip install 'boosters[arrow]'") from None
-    try:
-        require_regular_file(os.fspath(path), _PARQUET_FILE)  # pyarrow would block on a FIFO
-        pq.ParquetFile(os.fspath(path)).close()
-        size = os.stat(path).st_size
-    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-        raise ValueError(f"path: cannot read {path!r} as a Parquet file: {exc}") from None
-
-    def read():
-        check_size("path", os.fspath(path), size)
-        try:
-            require_regular_file(os.fspath(path), _PARQUET_FILE)
-            file = pq.ParquetFile(os.fspath(path))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"path: cannot read {path!r} again: {exc}") from None
-        with file:
-            batches = file.iter_batches(batch_size=block_rows)
-            while True:
-                try:
-                    batch = next(batches, None)
-                except (OSError, ValueError) as exc:  # changed while read: pyarrow raises, no SIGBUS
-                    raise ValueError(f"path: reading {path!r} failed: {exc}") from None
-                if batch is None:
-                    return
-                yield (*_split_frame(batch, label, weight, "path"), "path")
-    return OutOfCoreDataset(read, feature_names=feature_names, categorical_features=categorical_features,
+    check_label_weight(label, weight)
+    reader = parquet_reader(path, label, weight, check_block_rows(block_rows))
+    return OutOfCoreDataset(reader, feature_names=feature_names, categorical_features=categorical_features,
                             group=group, qid=qid, init_score=init_score, directory=directory,
                             source=os.path.basename(os.fspath(path)))
