@@ -257,28 +257,11 @@ class OutOfCoreDataset(Dataset):
 
     def binned(self, max_bins: int = 256, seed: int = 42, bundling: bool = True,
                n_threads: int = 0) -> tuple[BinMapper, BinnedMatrix]:
-        """The bins, as `Dataset.binned` makes them in memory, in memory-mapped files.
+        """The bins, as `Dataset.binned` makes them in memory (the same parameters and
+        results), in memory-mapped files: the BinnedMatrix's arrays are `numpy.memmap`.
 
         Two passes over the source the first time per setting (the sample, then the
         binning), cached afterwards.
-
-        Parameters
-        ----------
-        max_bins : int, default 256
-            At most this many bins per feature, bin 0 (missing) included.
-        seed : int, default 42
-            Seeds the row sample the bin edges come from.
-        bundling : bool, default True
-            Mutually exclusive sparse features share columns.
-        n_threads : int, default 0
-            Threads; 0 uses every available core.
-
-        Returns
-        -------
-        mapper : boosters.data.binning.BinMapper
-            The bin edges per feature.
-        binned : boosters.data.binned.BinnedMatrix
-            The bins of every row; its arrays are `numpy.memmap`.
 
         Examples
         --------
