@@ -27,9 +27,8 @@ from boosters.training.objectives import make_objective
 from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import goss_draw_range, goss_scores
 from boosters.training.sampling import make_row_sampler
+from tree_compare import assert_same_trees
 
-FIELDS = ("split_feature", "threshold_bin", "threshold", "default_left", "left_child", "right_child", "value",
-          "gain", "cover", "n_samples", "category_set", "cat_boundaries", "cat_bitsets")
 CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
 
 
@@ -72,14 +71,6 @@ def objective_labels(name, y):
     if name in ("softmax", "one_vs_rest"):
         return np.digitize(y, [-1.0, 1.0]).astype(np.float64)
     return y
-
-
-def assert_same_trees(model, reference):
-    assert model.n_trees == reference.n_trees
-    assert np.array_equal(model.forest.base_scores, reference.forest.base_scores)
-    for t, (a, b) in enumerate(zip(model.forest.trees, reference.forest.trees)):
-        for field in FIELDS:
-            assert np.array_equal(getattr(a, field), getattr(b, field)), f"tree {t}: {field}"
 
 
 def dask_train(client, X, y, config, weights=None, chunks=CHUNKS, **kwargs):

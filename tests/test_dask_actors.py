@@ -16,10 +16,11 @@ import boosters as bst
 from boosters.dask import DaskGBDTClassifier, train
 from boosters.dask._driver import Partitions, balanced
 from test_dask import (
-    CHUNKS, DEPTHWISE, GOSS, LEAFWISE, assert_same_trees, clients, dask_train, kill_first_worker,  # noqa: F401
+    CHUNKS, DEPTHWISE, GOSS, LEAFWISE, clients, dask_train, kill_first_worker,  # noqa: F401
     lose_a_worker_at,
     make_data, objective_labels, train_with_validation,
 )
+from tree_compare import assert_same_trees
 
 ACTORS = dict(steps="actors")
 

@@ -21,11 +21,11 @@ import pytest
 from distributed import Client, LocalCluster
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from test_dask import assert_same_trees
 
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, DaskGBDTRanker, DaskGBDTRegressor, train
 from boosters.sklearn import GBDTClassifier, GBDTRanker, GBDTRegressor
+from tree_compare import assert_same_trees
 
 CHUNKS = 350  # 1200 rows: partitions of 350, 350, 350, 150
 
