@@ -243,6 +243,47 @@ def test_custom_objective_predicts_raw_scores():
     assert_same(model, booster, held_out())
 
 
+def weightless_rows_booster():
+    """(X, booster) of a LightGBM training whose rows with X[:, 0] > 1 have hessian 0: a
+    leaf of only such rows has the hessian sum (leaf_weight) -1.1e-16, round-off."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = X[:, 0] + X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=400)
+    weightless = X[:, 0] > 1.0
+
+    def objective(pred, data):
+        grad = pred - data.get_label()
+        grad[weightless] = -2.0
+        return grad, np.where(weightless, 0.0, 1.0)
+
+    booster = lgb.train({"objective": objective, "max_depth": 3, "num_leaves": 8, "min_sum_hessian_in_leaf": 0.0,
+                         "min_data_in_leaf": 0, "lambda_l2": 1.0, "learning_rate": 0.3, "verbose": -1,
+                         "boost_from_average": False}, lgb.Dataset(X, y), 3)
+    return X, booster
+
+
+def leaf_weights(booster) -> list:
+    """Each tree's leaf_weight line of the model text, in leaf order."""
+    return [np.array(line.split("=", 1)[1].split(), dtype=np.float64)
+            for line in booster.model_to_string().splitlines() if line.startswith("leaf_weight=")]
+
+
+def test_a_leaf_weight_below_zero_by_round_off_is_converted_as_cover_zero():
+    """LightGBM writes -1.1e-16 for a leaf whose rows have hessians 0: converted as cover 0
+    (within 1e-9 of the tree's root cover, as SHAP takes it), so that the cover importance,
+    trees_to_dataframe and to_xgboost_json's sum_hessian see 0; every other cover as written."""
+    X, booster = weightless_rows_booster()
+    model = from_lightgbm(booster)
+    n_roundoff = 0
+    for tree, leaf_weight in zip(model.trees, leaf_weights(booster), strict=True):
+        roundoff = (leaf_weight < 0) & (leaf_weight > -1e-12)
+        n_roundoff += int(roundoff.sum())
+        np.testing.assert_array_equal(tree.cover[tree.split_feature < 0], np.where(roundoff, 0.0, leaf_weight))
+    assert n_roundoff > 0  # the round-off this test is about is there
+    assert min(tree.cover.min() for tree in model.trees) == 0.0
+    assert_same(model, booster, X)
+
+
 def test_linear_trees():
     X, y = regression_data()
     booster = train({"linear_tree": True, "linear_lambda": 0.1}, X, y)

@@ -3,10 +3,10 @@
 against the `shap` package's TreeExplainer on the same trees."""
 
 import itertools
+import json
 import math
 import warnings
 
-import lightgbm as lgb
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +16,7 @@ import shap
 import boosters as bst
 from boosters.explain import shap as shap_module
 from naive import naive_goes_left as goes_left
+from test_convert_lightgbm import leaf_weights, weightless_rows_booster
 
 # The brute force and the kernel add the same terms in different orders: float64
 # round-off of sums of a few hundred terms of size ~1.
@@ -455,30 +456,25 @@ def test_a_leaf_of_zero_cover_gives_finite_values_that_sum_to_the_margin():
 
 def test_a_leaf_whose_cover_is_negative_round_off_counts_as_zero():
     """LightGBM writes a leaf's hessian sum of rows whose hessians are 0 as -1.1e-16: SHAP
-    refused the converted model ('a split needs a positive cover', of a leaf). A leaf's cover
-    within -1e-9 of its tree's largest is 0 (a leaf no weight reached); the values sum to the
-    margin (1e-12: float64 round-off of sums of a few terms of size ~1)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(400, 3))
-    y = X[:, 0] + X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=400)
-    weightless = X[:, 0] > 1.0
-
-    def objective(pred, data):
-        grad = pred - data.get_label()
-        grad[weightless] = -2.0
-        return grad, np.where(weightless, 0.0, 1.0)
-
-    booster = lgb.train({"objective": objective, "max_depth": 3, "num_leaves": 8, "min_sum_hessian_in_leaf": 0.0,
-                         "min_data_in_leaf": 0, "lambda_l2": 1.0, "learning_rate": 0.3, "verbose": -1,
-                         "boost_from_average": False}, lgb.Dataset(X, y), 3)
-    model = bst.convert.from_lightgbm(booster)
+    refused the converted model ('a split needs a positive cover', of a leaf). from_lightgbm
+    now converts it as 0; in a file converted before (rebuilt here from the text's leaf
+    weights), a leaf's cover within -1e-9 of its tree's root cover is 0 (a leaf no weight
+    reached); the values sum to the margin (1e-12: float64 round-off of sums of a few terms
+    of size ~1) and are those of the model converted now, exactly."""
+    X, booster = weightless_rows_booster()
+    converted = bst.convert.from_lightgbm(booster)
+    document = json.loads(converted.to_json_bytes())
+    for tree, leaf_weight in zip(document["trees"], leaf_weights(booster), strict=True):
+        tree["nodes"]["cover"][-len(leaf_weight):] = leaf_weight.tolist()  # leaves follow the splits
+    model = bst.GBDTModel.from_json_bytes(json.dumps(document).encode())
     covers = np.concatenate([tree.cover for tree in model.trees])
     assert -1e-12 < covers.min() < 0  # the round-off this test is about is there
     phi = model.shap_values(X)
     assert np.all(np.isfinite(phi))
     np.testing.assert_allclose(phi.sum(axis=1), model.predict_raw(X), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(phi, converted.shap_values(X))
     # only round-off: a leaf's real negative cover stays, and is refused
     split = np.array([True, False, False, True, False, False])
     cover = np.array([10.0, 10.0, -1e-15, 4.0, 4.0, -1e-3])
-    fixed = shap_module._leaf_roundoff_as_zero(cover, split, np.array([0, 3, 6]))
+    fixed = shap_module.leaf_roundoff_as_zero(cover, split, np.array([0, 3, 6]))
     np.testing.assert_array_equal(fixed, [10.0, 10.0, 0.0, 4.0, 4.0, -1e-3])

@@ -26,6 +26,7 @@ import numpy as np
 
 from boosters.config import CustomObjective, Objective
 from boosters.convert.lightgbm_text import ModelText, parse_floats, parse_int, parse_ints, parse_model_text
+from boosters.explain.shap import leaf_roundoff_as_zero
 from boosters.gbdt_model import GBDTModel
 from boosters.io.atomic import read_regular_file
 from boosters.io.json_format import is_json_document
@@ -332,6 +333,9 @@ def convert_tree(fields: dict, t: int, n_features: int) -> ConvertedTree:
                               read.ints("leaf_count", n_leaves, 0, 2**62), np.int64),
         "category_set": category_set,
     }
+    # LightGBM writes a leaf's hessian sum of rows whose hessians are 0 as -1.1e-16: cover 0
+    nodes["cover"] = leaf_roundoff_as_zero(nodes["cover"], nodes["split_feature"] >= 0,
+                                           np.array([0, len(nodes["cover"])]))
     linear = _linear_leaves(read, n_internal, n_leaves, n_features) if read.ints("is_linear", 1, 0, 1)[0] else None
     return ConvertedTree(nodes, boundaries, words, linear, set(feature[~categorical].tolist()),
                          set(feature[categorical].tolist()))

@@ -152,7 +152,7 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
     if flat.n_features > n_features:
         raise ValueError(f"X has {n_features} features but the trees split on feature {flat.n_features - 1}")
     split = a["split_feature"] >= 0
-    cover = _leaf_roundoff_as_zero(a["cover"], split, flat.tree_offsets)
+    cover = leaf_roundoff_as_zero(a["cover"], split, flat.tree_offsets)
     bad = ~np.isfinite(cover) | (cover < 0) | (split & (cover <= 0))
     if np.any(bad):
         node = int(np.flatnonzero(bad)[0])
@@ -169,11 +169,12 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
     return shap_forest
 
 
-def _leaf_roundoff_as_zero(cover: np.ndarray, split: np.ndarray, tree_offsets: np.ndarray) -> np.ndarray:
+def leaf_roundoff_as_zero(cover: np.ndarray, split: np.ndarray, tree_offsets: np.ndarray) -> np.ndarray:
     """The covers, with a leaf's tiny negative cover (within 1e-9 of its tree's root's)
     taken as 0: a sum of hessians that are 0 can come out as -1e-16 in the library that
     trained the model (LightGBM writes such leaf weights); a leaf of cover 0 is one no
-    training row reached, which TreeSHAP handles."""
+    training row reached, which TreeSHAP handles. `from_lightgbm` applies it when it
+    converts; here it is for the files converted before it did."""
     roundoff = ~split & (cover < 0)
     if not roundoff.any():
         return cover
