@@ -12,6 +12,7 @@ scikit-learn is an optional dependency: `pip install 'boosters[sklearn]'`.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 import numpy as np
@@ -88,6 +89,19 @@ _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
         The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
         "average_cover" (or a `boosters.ImportanceType`).
 """
+
+
+@contextlib.contextmanager
+def _about(name: str):
+    """A ValueError or TypeError raised inside, its message prefixed with `name` (the
+    data it is about); raised as ValueError or TypeError, whatever the subclass (its
+    constructor may take other arguments)."""
+    try:
+        yield
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from exc
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from exc
 
 
 def _with_config_parameters(cls):
@@ -195,11 +209,9 @@ class _GBDTEstimator(BaseEstimator):
             eval_set = eval_set[0]
         if not isinstance(eval_set, tuple) or len(eval_set) != 2:
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        try:  # scikit-learn's messages (feature names, lengths) do not say which data they are about
+        with _about("eval_set"):  # scikit-learn's messages (feature names, lengths) do not say which data
             X_val = self._check_X(eval_set[0], reset=False)
             return X_val, self._check_y(X_val, eval_set[1], y_numeric, multi_output)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"eval_set: {exc}") from exc
 
     # -- training ------------------------------------------------------------------------------
 
@@ -218,11 +230,9 @@ class _GBDTEstimator(BaseEstimator):
         if isinstance(eval_init_score, list) and len(eval_init_score) == 1:  # LightGBM's form: one per eval set
             eval_init_score = eval_init_score[0]
         if eval_pair is not None:
-            try:
+            with _about("eval_set"):  # Dataset names its own arguments (X, y): say which data they are
                 val_set = Dataset(*eval_pair, categorical_features=categorical_features, init_score=eval_init_score,
                                   **(eval_queries or {}))
-            except (TypeError, ValueError) as exc:  # Dataset names its own arguments: say which data it is
-                raise type(exc)(f"eval_set: {exc}") from exc
         scores = {}
         if val_set is not None and (callbacks is None or isinstance(callbacks, (list, tuple))):
             callbacks = [*(callbacks or []), record_evaluation(scores)]  # every metric's scores

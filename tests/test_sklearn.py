@@ -225,6 +225,26 @@ def test_eval_set_labels_of_the_wrong_length_name_eval_set(make, n_labels):
         est.fit(X, y, eval_set=(X[:50], y[:n_labels] if n_labels < 50 else np.r_[y[:50], 1]), **queries)
 
 
+class ConversionError(ValueError):
+    """A ValueError subclass whose constructor takes two arguments (as UnicodeDecodeError's takes five)."""
+
+    def __init__(self, what, why):
+        super().__init__(f"{what}: {why}")
+
+
+class Unconvertible:
+    def __array__(self, *args, **kwargs):
+        raise ConversionError("cannot convert", "a test's object")
+
+
+def test_an_eval_set_error_of_any_value_error_subclass_names_eval_set():
+    """An error was raised again as its own type with the eval_set prefix: a subclass whose
+    constructor takes other arguments became a TypeError about that constructor."""
+    X, y = regression_data(100)
+    with pytest.raises(ValueError, match="^eval_set: cannot convert: a test's object$"):
+        GBDTRegressor(n_estimators=2).fit(X, y, eval_set=(Unconvertible(), y))
+
+
 @pytest.mark.parametrize("kind", ["gain", "split", "cover", "average_gain", "average_cover",
                                   bst.ImportanceType.AverageCover])
 def test_feature_importances_are_normalised_importances_of_each_kind(kind):
