@@ -147,7 +147,7 @@ def test_before_and_after_training_answers_are_not_read():
 
 
 @pytest.mark.parametrize("best", [-3, 999, 2.5, True, "1"])
-def test_a_best_iteration_outside_the_rounds_grown_is_refused(best, tmp_path):
+def test_a_best_iteration_outside_the_rounds_grown_is_refused(best):
     """A callback's env.best_iteration cuts the model back: one outside the rounds grown made a
     model that load() refused."""
     def set_best(env):

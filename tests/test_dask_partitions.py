@@ -20,7 +20,10 @@ PLACEMENTS = {"one worker": ["a"] * 13, "contiguous": ["a"] * 7 + ["b"] * 6, "in
 
 def summed_as_the_training_sums(values, workers, any_order, keep):
     """The sum of values[i] (partition i on workers[i]) as Partitions.summed adds them: each
-    worker's held parts by `fold`, the rest by a DriverSum (the values stand for results)."""
+    worker's held parts by `fold`, the rest by a DriverSum (the values stand for results).
+    It rebuilds Partitions.summed from the same helpers, so the two tests using it are unit
+    tests of the helpers; a drift in Partitions.summed itself fails the end-to-end tests
+    below (the models of many partitions against single-machine training)."""
     trees = reduction_tree(workers, any_order, keep)
     parts = {}
     for tree in trees:
