@@ -20,8 +20,8 @@ histograms). The sums follow `reduction_tree`:
   paired level by level), so their order of addition (and every float64 bit) depends on
   the partitioning only, never on the number of workers or on which worker holds which
   partition. Float64 histograms are summed in that tree; small float results (the renewed
-  leaves' gradient sums, validation scores) travel one per partition, keyed by it
-  (`tasks.keyed`), and the driver adds them in that order (`in_order`);
+  leaves' gradient sums, validation scores) travel one per partition, keyed by its first
+  row (`tasks.keyed`), and the driver adds them in that order (`in_order`);
 - integer sums and maxima (quantized histograms, row counts, the gradients' maxima, the
   radix selects' digit counts), and keyed results: exact in any order, so each worker
   first sums all the partitions it holds, and the workers' sums are added next.
@@ -589,7 +589,7 @@ class DaskTreeGrower:
         self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(mapper.is_usable).astype(np.int32)
         self.has_features = len(features) > 0
-        self.max_nodes = self.max_nodes_for(config, n_rows)
+        self.max_nodes = max_tree_nodes(config, n_rows)
         self.max_leaves = config.n_leaves if self.leafwise else self.max_nodes
         self.max_depth = -1 if config.max_depth is None else config.max_depth
         self.min_rows_to_split = max(2, 2 * config.min_samples_leaf)
@@ -633,11 +633,6 @@ class DaskTreeGrower:
         self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
         self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
-
-    @staticmethod
-    def max_nodes_for(config: GBDTConfig, n_rows: int) -> int:
-        """Nodes of a tree at most (as TreeGrower's)."""
-        return max_tree_nodes(config, n_rows)
 
     # -- one tree ---------------------------------------------------------------------------
 
@@ -833,8 +828,7 @@ class DaskTreeGrower:
 
     def _renew_leaf_sums(self, leaves: list) -> None:
         p = self.partitions
-        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves,
-                                          each=range(len(p.states)), any_order=True)))
+        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True)))
         for node, (g, h) in zip(leaves, sums.tolist()):
             self.nodes[node].update(sum_g=g, sum_h=h)
 

@@ -530,18 +530,17 @@ def split_and_build(state: PartitionState, tree: int, splits: np.ndarray, build:
     """A growth step here: split_nodes(splits), then the histograms of the `build` nodes
     (children of those splits) and, at the tree's last step, the leaf sums of `leaves`
     (either may be empty). Returns (counts, histograms, leaf sums), the leaf sums (floats)
-    keyed by the partition's first row as `keyed` keys them ([] without leaves)."""
+    keyed as `keyed` keys them ([] without leaves)."""
     counts = split_nodes(state, tree, splits)
-    return counts, state.histograms(build), [(state.first_row, leaf_sums(state, tree, leaves))] if leaves else []
+    return counts, state.histograms(build), keyed(state, leaf_sums, tree, leaves) if leaves else []
 
 
 def keyed(state, function, *args) -> list:
-    """[(key, function(state, *args))], `key` being the last of `args` (the partition's
-    place): a float result that the sums carry to the driver as it is (lists add up by
-    concatenation, in any order), for the driver to add in the partitions' order
+    """[(state.first_row, function(state, *args))]: a float result that the sums carry to
+    the driver as it is (lists add up by concatenation, in any order), keyed by the
+    partition's first row, for the driver to add in the partitions' order
     (_driver.in_order): small floats travel one per partition, in one task per worker."""
-    *args, key = args
-    return [(key, function(state, *args))]
+    return [(state.first_row, function(state, *args))]
 
 
 def add(a, b):

@@ -42,10 +42,11 @@ def check_metric(metric) -> None:
 class ValidationState:
     """A validation partition's rows, labels and margins (n_rows, n_outputs): the base
     scores plus the trees of the rounds scored so far; `groups`: its queries' boundaries
-    (ranking metrics), None without."""
+    (ranking metrics), None without; `first_row`: its place in the validation set (the
+    key of its scores, tasks.keyed)."""
 
-    def __init__(self, X, y, base_scores, groups=None):
-        self.X, self.y, self.base_scores, self.groups = X, y, base_scores, groups
+    def __init__(self, X, y, base_scores, groups=None, first_row: int = 0):
+        self.X, self.y, self.base_scores, self.groups, self.first_row = X, y, base_scores, groups, first_row
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
 
     def add(self, trees: list) -> None:
@@ -54,19 +55,19 @@ class ValidationState:
             self.margins[:, k] += predict_tree(tree, self.X, 1, check=False)
 
 
-def make_validation_state(X, y, objective, base_scores, qid=None) -> ValidationState:
+def make_validation_state(X, y, objective, base_scores, qid=None, first_row: int = 0) -> ValidationState:
     X = as_feature_matrix(X, "val_set X")
     y = as_labels(y, len(X), "val_set y")
     objective.check_labels(y)
     groups = None if qid is None else query_boundaries(None, np.asarray(qid), len(X))
-    return ValidationState(X, y, base_scores, groups)
+    return ValidationState(X, y, base_scores, groups, first_row)
 
 
 def resume(state: ValidationState, rounds: list) -> ValidationState:
     """A new state of `state`'s partition whose margins hold the scored rounds (each
     (trees, DART's record or None), see add_round), added in the same order: the same
     bits. Reads only its rows and labels (a task of an abandoned round may still use `state`)."""
-    new = ValidationState(state.X, state.y, state.base_scores, state.groups)
+    new = ValidationState(state.X, state.y, state.base_scores, state.groups, state.first_row)
     for trees, dart in rounds:
         add_round(new, trees, dart)
     return new

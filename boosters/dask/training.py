@@ -31,6 +31,7 @@ from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.dart import DartDropout
+from boosters.training.growth.grower import max_tree_nodes
 from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
@@ -437,8 +438,8 @@ class _Validation:
         q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
         if qid is not None:
             _query_sizes(client, q_blocks, "val_qid")  # its queries each in one partition
-        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, pure=False)
-                  for xb, yb, qb in zip(x_blocks, y_blocks, q_blocks)]
+        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, first, pure=False)
+                  for xb, yb, qb, first in zip(x_blocks, y_blocks, q_blocks, first_rows(X_val.chunks[0]).tolist())]
         wait_for(states)
         self.partitions = Partitions(client, states, actors)
         self.metric = config.resolved_metrics[0]
@@ -454,8 +455,7 @@ class _Validation:
         """Score the round (appended to `history`; `dart`: its DART record, see
         _validation.add_round); True when early stopping stops here."""
         p = self.partitions
-        scores = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart,
-                                   each=range(len(p.states)), any_order=True))
+        scores = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart, any_order=True))
         score = _validation.overall_score(self.metric, in_order(scores))  # float sums, in the partitions' order
         # copies: DART later gives the forest's trees new values (rescaled); a rebuilt
         # validation partition must add each round's trees as they were when it was scored
@@ -572,7 +572,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
                       ("uniform", n_rows, sampler.n_sample, config.seed) if query_sizes is None else
                       ("queries", sampler.n_rows, sampler.n_sample, config.seed))
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
-                              DaskTreeGrower.max_nodes_for(config, n_rows), _quantizer(config, n_rows),
+                              max_tree_nodes(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
                               raw_rows=config.booster == "dart" or config.linear_leaves)
     first_queries = [0] * len(chunks) if query_sizes is None else first_rows([len(s) for s in query_sizes]).tolist()
