@@ -457,6 +457,25 @@ def test_val_set_with_other_number_of_features():
         fit(X, y, n_estimators=2, val=bst.Dataset(X[:, :3], y))
 
 
+def test_val_set_columns_are_matched_by_name_before_the_binning(monkeypatch):
+    """A val_set frame is read as predict reads a frame (its columns by name, any order;
+    the same message for a column the model does not have), and checked before the
+    training set is binned (for an out-of-core set, passes over its source)."""
+    import pandas as pd
+
+    X, y = small_data(d=3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    config = bst.GBDTConfig(n_estimators=3)
+    in_order = bst.GBDTModel.train(bst.Dataset(frame, y), config, val_set=bst.Dataset(frame, y))
+    reordered = bst.GBDTModel.train(bst.Dataset(frame, y), config, val_set=bst.Dataset(frame[["c", "a", "b"]], y))
+    assert reordered.eval_history == in_order.eval_history
+    with pytest.raises(ValueError, match=r"X: .*unexpected \['z'\]"):
+        in_order.predict(frame.assign(z=1.0))
+    monkeypatch.setattr(bst.Dataset, "binned", lambda *args: pytest.fail("binned before the val_set was checked"))
+    with pytest.raises(ValueError, match=r"val_set: .*unexpected \['z'\]"):
+        bst.GBDTModel.train(bst.Dataset(frame, y), config, val_set=bst.Dataset(frame.assign(z=1.0), y))
+
+
 def test_infinite_feature_values_are_values_not_errors():
     X, y = small_data(d=3)
     X[:5, 0] = np.inf

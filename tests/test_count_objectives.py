@@ -355,15 +355,33 @@ def test_sampling_categorical_features_and_early_stopping(kind, sampling):
 @pytest.mark.parametrize("with_val_set", [False, True])  # the fast path grows blocks of rounds; with a val_set, one
 def test_a_diverging_training_is_an_error_not_a_model_of_nan(with_val_set):
     """gamma at learning rate 10 overflows exp(margin) within a few rounds: every later tree was
-    NaN and the model predicted NaN without a word. The trainer checks the margins after each
-    block of rounds and names the learning rate."""
+    NaN and the model predicted NaN without a word. The trainer checks every tree as it comes
+    (in the fast path too, where a block grows many rounds) and names its round and the
+    learning rate."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(500, 4))
     y = rng.poisson(np.exp(X[:, 0])) + 0.5
     config = bst.GBDTConfig(objective=bst.Objective.gamma(), learning_rate=10.0, n_estimators=50)
     val_set = bst.Dataset(X[:100], y[:100]) if with_val_set else None
-    with pytest.raises(ValueError, match=r"diverged.*learning_rate"):
+    with pytest.raises(ValueError, match=r"diverged: the tree of round 5 .*learning_rate"):  # its first NaN tree
         bst.GBDTModel.train(bst.Dataset(X, y), config, val_set=val_set, n_threads=1)
     # the same data at an ordinary rate trains to finite predictions
     model = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(learning_rate=0.1), val_set=val_set, n_threads=1)
     assert np.all(np.isfinite(model.predict(X)))
+
+
+def test_a_diverging_dask_training_is_an_error_not_a_model_of_nan():
+    """The same on Dask: its rounds run in the same boosting loop, which checks every tree."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from boosters.dask import train
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 4))
+    y = rng.poisson(np.exp(X[:, 0])) + 0.5
+    config = bst.GBDTConfig(objective=bst.Objective.gamma(), learning_rate=10.0, n_estimators=50)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        with pytest.raises(ValueError, match=r"diverged: the tree of round 5 .*learning_rate"):
+            train(client, da.from_array(X, chunks=(250, -1)), da.from_array(y, chunks=250), config)

@@ -28,7 +28,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
-from boosters.model.forest import Forest
+from boosters.model.forest import Forest, check_finite_tree
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.dart import DartDropout
 from boosters.training.growth.grower import max_tree_nodes
@@ -365,6 +365,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         for k in range(objective.n_outputs):
             index = round_ * objective.n_outputs + k
             trees.append(_surviving(lambda: grower.grow_tree(previous, k, new_round=k == 0, tree_index=index), recover))
+            check_finite_tree(trees[-1], round_, config)
             forest.add(trees[-1], k)
             previous = (k, *grower.leaves(trees[-1]))
         scored_dart = dart

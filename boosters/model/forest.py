@@ -21,7 +21,7 @@ from boosters.model.tree import Tree
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
                                        TREE_ARRAY_NAMES, check_categories, check_forest, check_linear)
 
-__all__ = ["Forest"]
+__all__ = ["Forest", "check_finite_tree"]
 
 
 def _group_array(tree_group) -> np.ndarray:
@@ -205,6 +205,20 @@ class Forest:
         in every tree; X as for `predict_margins` (checked, dense or scipy.sparse)."""
         n_threads = effective_n_threads(n_threads)
         return forest_leaves(self.flat(), X, n_threads, self.n_trees)
+
+
+def check_finite_tree(tree: Tree, round_: int, config) -> None:
+    """ValueError when a tree just grown in round `round_` (0-based) of a training with
+    `config` (a GBDTConfig) has a value, or with linear leaves a coefficient, that is not
+    finite: the boosting diverged (a log-link objective's exp overflowing at a large
+    learning rate, say), every later tree would be NaN, and this is where it shows first
+    (a gradient or hessian becomes inf, then a leaf value NaN). O(nodes), before the tree
+    joins the forest, on one machine and on Dask alike."""
+    arrays = (tree.value, tree.linear_const, tree.linear_coefs) if tree.is_linear else (tree.value,)
+    if all(np.isfinite(a).all() for a in arrays):
+        return
+    raise ValueError(f"training diverged: the tree of round {round_ + 1} has values that are not finite (NaN or "
+                     f"inf) with {config.objective!r}; lower learning_rate (now {config.learning_rate}) or raise l2")
 
 
 def _split_sets(n_sets: np.ndarray, boundaries: np.ndarray, bitsets: np.ndarray, n_trees: int) -> tuple[list, list]:

@@ -37,8 +37,8 @@ def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bo
 
 class RoundScores:
     """The metrics after each round (every one of `config.resolved_metrics`): on the
-    validation set (its margins updated tree by tree, from its init_score if it has one,
-    coded with the training's categories as at prediction), or, without one and when a
+    validation set (its margins updated tree by tree, from its init_score if it has one;
+    `val_X`: its features as the model reads them, the trainer's check), or, without one and when a
     callback reads scores (`train_scores`), on the training rows (`margins`, which the
     grower updates). `evals_result` holds them, as callbacks see them, keyed by each
     metric's label ("ndcg@10"; a callable's name as it returns it): {"valid": {label:
@@ -46,7 +46,7 @@ class RoundScores:
     on; `history`, the model's eval_history, is the first metric's. `higher_is_better`:
     label -> whether a higher score is better."""
 
-    def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, margins: np.ndarray,
+    def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, val_X, margins: np.ndarray,
                  base: np.ndarray, history: list, train_scores: bool, early_stopping: bool, n_threads: int):
         self.metrics = config.resolved_metrics
         self.train, self.val_set, self.margins = train, val_set, margins
@@ -59,8 +59,7 @@ class RoundScores:
             self.val_margins = np.tile(base, (val_set.n_rows, 1))
             if val_set.init_score is not None:
                 self.val_margins += init_score_columns(val_set.init_score, len(base), "val_set: init_score")
-            # matched to the training features as at prediction: by name, categories by value
-            self.val_X = val_set.features_for(train.n_features, train.feature_names, train.categories, "val_set")
+            self.val_X = val_X
             self._scores = self.evals_result["valid"] = {}
         elif train_scores:
             self._scores = self.evals_result["train"] = {}

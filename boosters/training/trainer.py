@@ -3,7 +3,6 @@ stopping, logging, progress), Ctrl-C."""
 
 from __future__ import annotations
 
-import math
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
-from boosters.model.forest import Forest
+from boosters.model.forest import Forest, check_finite_tree
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
 from boosters.training.dart import DartDropout
@@ -61,17 +60,6 @@ def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
 
 
-def check_finite_margins(margins: np.ndarray, n_rounds: int, config: GBDTConfig) -> None:
-    """ValueError when the training margins are no longer finite after `n_rounds` rounds: the
-    boosting diverged (a log-link objective's exp overflowing at a large learning rate, say),
-    and every later tree would be NaN. One sum is the check: NaN or inf in any margin makes
-    it non-finite, and it costs a pass over the margins per block of rounds."""
-    if math.isfinite(float(margins.sum())):
-        return
-    raise ValueError(f"training diverged: after {n_rounds} round(s) the training margins of {config.objective!r} "
-                     f"are not finite (NaN or inf); lower learning_rate (now {config.learning_rate}) or raise l2")
-
-
 class GBDTTrainer:
     def __init__(self, config: GBDTConfig, n_threads: int = 0):
         self.config = config
@@ -83,7 +71,7 @@ class GBDTTrainer:
         Ctrl-C stops it). `callbacks`: see `boosters.callbacks`; `as_model` wraps the
         result into what they see as `env.model` (GBDTModel.train passes GBDTModel)."""
         start = time.perf_counter()
-        self._check_inputs(train, val_set)
+        val_X = self._check_inputs(train, val_set)
         cfg = self.config
         objective_spec = resolve_targets(cfg.objective, train.y, None if val_set is None else val_set.y)
         if objective_spec != cfg.objective:  # y's columns set the number of targets (tree groups)
@@ -111,7 +99,7 @@ class GBDTTrainer:
                                                     cfg.linear_l1, cfg.linear_l2, self.n_threads)
         result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
                                 categories=dict(train.categories))
-        scores = RoundScores(cfg, train, val_set, margins, base, result.eval_history, train_scored,
+        scores = RoundScores(cfg, train, val_set, val_X, margins, base, result.eval_history, train_scored,
                               any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
         dropout = None if cfg.booster != "dart" else DartDropout(
             cfg, objective.n_outputs, train.X, margins, self.n_threads,
@@ -124,7 +112,7 @@ class GBDTTrainer:
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round, margins)
+                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round)
                 self._finish(result, env, interrupt.requested, dropout)
             except BaseException as error:
                 env.error = error
@@ -141,12 +129,12 @@ class GBDTTrainer:
     @staticmethod
     def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
                scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None,
-               before_round=None, margins: np.ndarray | None = None) -> None:
+               before_round=None) -> None:
         """The rounds. With callbacks, a validation set, DART (`dropout`) or `before_round`
         (a custom objective's gradients), one at a time, each evaluated; with none of
         them, many grow in one nogil block (see grower.py). Ctrl-C is seen between rounds
-        (between blocks in the fast path). The training `margins` are checked after each
-        block: a diverging run stops with an error, not with a model of NaN."""
+        (between blocks in the fast path). Every tree is checked as it comes: a diverging
+        run stops with an error naming its round, not with a model of NaN."""
         one_at_a_time = (bool(callbacks) or scores.val_set is not None or dropout is not None
                          or before_round is not None)
         round_ = 0
@@ -164,14 +152,15 @@ class GBDTTrainer:
             if before_round is not None:  # after the dropout: the gradients of the margins without the dropped trees
                 before_round()
             block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
+            for r, trees in enumerate(block):
+                for tree in trees:
+                    check_finite_tree(tree, round_ + r, env.config)
             if dropout is not None:
                 dropout.normalize(result.forest, block[0])
             for trees in block:
                 for k, tree in enumerate(trees):
                     result.forest.add(tree, k)
             round_ += len(block)
-            if margins is not None:
-                check_finite_margins(margins, round_, env.config)
             if one_at_a_time:
                 scores.add(env.round, block[0])
                 # what env.model reports while training: the best round so far, or the last
@@ -206,7 +195,10 @@ class GBDTTrainer:
             logger.warning("training interrupted (Ctrl-C): the model keeps the %d completed rounds%s",
                            n_rounds, kept)
 
-    def _check_inputs(self, train: Dataset, val_set: Dataset | None) -> None:
+    def _check_inputs(self, train: Dataset, val_set: Dataset | None):
+        """TypeError / ValueError naming what is wrong, before any work; the validation
+        rows as the model reads them (None without a val_set): its features matched to the
+        training's by name, categories by value, as at prediction."""
         if not isinstance(train, Dataset):
             raise TypeError(f"train must be a boosters.Dataset, got {type(train).__name__}")
         if not train.has_labels:
@@ -216,11 +208,12 @@ class GBDTTrainer:
                 raise TypeError(f"val_set must be a boosters.Dataset or None, got {type(val_set).__name__}")
             if not val_set.has_labels:
                 raise ValueError("val_set has no labels: pass y to Dataset(X, y)")
-            if val_set.n_features != train.n_features:
-                raise ValueError(f"val_set has {val_set.n_features} features but train has {train.n_features}")
         elif self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
         check_linear_training(train, self.config)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
+        if val_set is None:
+            return None
+        return val_set.features_for(train.n_features, train.feature_names, train.categories, "val_set")
