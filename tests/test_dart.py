@@ -91,7 +91,7 @@ def test_dropping_every_round_refits_the_first_tree(growth):
 
 
 def choices(n_draws, n_rounds, **params):
-    dropout = DartDropout(bst.GBDTConfig(booster="dart", **params), 1, None, None, 1)
+    dropout = DartDropout(bst.GBDTConfig(booster="dart", **params), 1)
     return [dropout._choose(n_rounds) for _ in range(n_draws)]
 
 

@@ -10,7 +10,7 @@ from boosters._testing.kernels import (build_histogram_packed, column_totals, fi
                                        subtract_packed, unpack)
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.split._split import QuantizedSplitFinder
-from boosters.training.trainer import resolve_histogram_mode
+from boosters.training.backend import resolve_histogram_mode
 
 from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
 from tree_compare import assert_same_trees

@@ -426,10 +426,10 @@ def start_float_tree(state: PartitionState, tree: int, previous_leaves, output: 
 
 
 def dart_round(state: PartitionState, dart) -> None:
-    """DART at a round's start, in single-machine DartDropout's order: the round before's
-    dropped trees put back at their new scale (+ factor x their margins), then this
-    round's dropped trees taken out (`dart`: (factor, [(output, tree)] at their current
-    values), None: nothing dropped), their margins kept for the next round."""
+    """DART at a round's start, in the single-machine order (backend.LocalBackend): the
+    round before's dropped trees put back at their new scale (+ factor x their margins),
+    then this round's dropped trees taken out (`dart`: the round's dart.DartRound, None:
+    nothing dropped), their margins kept for the next round."""
     if state.dart_pending is not None:
         factor, dropped = state.dart_pending
         state.margins += factor * dropped.T

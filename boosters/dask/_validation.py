@@ -75,8 +75,8 @@ def resume(state: ValidationState, rounds: list) -> ValidationState:
 
 def add_round(state: ValidationState, trees: list, dart=None) -> None:
     """A round's trees (one per output) added to the margins; with DART (`dart`: the
-    round's (factor, dropped trees at their values before it)), first the dropped trees
-    scaled down as single-machine DartDropout.normalize does."""
+    round's dart.DartRound), first the dropped trees scaled down as the single-machine
+    validation margins are (backend.LocalBackend.val_scores)."""
     if dart is not None:
         factor, dropped = dart
         state.margins -= (1.0 - factor) * predict_dropped(dropped, state.margins.shape[1], state.X, 1)

@@ -29,6 +29,7 @@ from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest, check_finite_tree
+from boosters.training.backend import resolve_histogram_mode
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.dart import DartDropout
 from boosters.training.growth.grower import max_tree_nodes
@@ -37,7 +38,6 @@ from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size
 from boosters.training.targets import resolve_targets
-from boosters.training.trainer import resolve_histogram_mode
 
 # the objectives whose gradients are per row and whose start is a function of sums
 # reduced over the partitions (tasks.label_sums), custom ones (their function called on
@@ -358,7 +358,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             validation.resume()
 
     previous = None
-    dropout = None if config.booster != "dart" else DartDropout(config, objective.n_outputs, None, None, 1)
+    dropout = None if config.booster != "dart" else DartDropout(config, objective.n_outputs)
     dart = None if dropout is None else _dart_round(dropout, forest, grower, config)
     for round_ in range(config.n_estimators):
         trees = []
@@ -398,12 +398,9 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
 
 def _dart_round(dropout: DartDropout, forest: Forest, grower: DaskTreeGrower, config: GBDTConfig):
     """DART: the next round's dropped rounds chosen (single-machine DartDropout's draws),
-    its learning rate set, and its record for the partitions kept (grower.dart_rounds):
-    (factor, [(output, tree)] of the dropped trees at their current values: copies, since
-    rescaling gives the forest's trees new values), None when nothing is dropped."""
-    grower.learning_rate = dropout.choose(config.learning_rate)
-    record = None if not len(dropout.dropped) else (
-        dropout.factor, [(k, copy.copy(tree)) for k, tree in dropout.dropped_trees(forest)])
+    its learning rate set, and its record (dart.DartRound, None when nothing is dropped)
+    kept for the partitions (grower.dart_rounds)."""
+    grower.learning_rate, record = dropout.choose_round(forest, config.learning_rate)
     grower.dart_rounds.append(record)
     return record
 

@@ -14,16 +14,18 @@ learning rate ``lr / (k + a)`` and the dropped ones are scaled by ``k / (k + a)`
 ``a = 1`` (the paper's, LightGBM's default) or ``a = lr`` (``xgboost_dart_mode``,
 XGBoost's ``normalize_type="tree"``).
 
-The margins the training keeps (training rows, validation rows) are corrected from the
-dropped trees' predictions on the raw rows, computed once per round; nothing per tree is
-kept but its values as grown and its current scale, so the trees of the best round (early
-stopping) can be restored exactly. The random numbers come from `config.seed` alone:
-the model does not depend on the thread count.
+This module is the forest's side (which rounds drop, the trees' scales); the margins
+are the backend's (`backend.LocalBackend`, boosters.dask's partitions), corrected from
+the dropped trees' predictions on the raw rows, computed once per round (`DartRound`).
+Nothing per tree is kept but its values as grown and its current scale, so the trees of
+the best round (early stopping) can be restored exactly. The random numbers come from
+`config.seed` alone: the model does not depend on the thread count.
 """
 
 from __future__ import annotations
 
 import copy
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,74 +37,50 @@ from boosters.model.tree import Tree
 DART_STREAM = 0xDA27  # keeps the dropout's random numbers apart from the other seeded draws
 
 
-class DartDropout:
-    """The dropout of one training. `margins` (n_outputs, n_rows) are the training margins
-    the gradient kernel reads; `val_margins` (n_val_rows, n_outputs) the validation
-    margins the scores read (None without a validation set); both are corrected in place."""
+class DartRound(NamedTuple):
+    """A round's dropout as the margins' owners apply it, in this order: the dropped trees
+    taken out of the training margins before the round's gradients, put back at `factor`
+    after its growth; the validation margins lose (1 - factor) of them before its trees
+    are added. `trees`: (output, tree) of the dropped rounds at their values when the
+    round started (shallow copies: rescaling gives the forest's trees new value arrays)."""
 
-    def __init__(self, config: GBDTConfig, n_outputs: int, train_X, margins: np.ndarray, n_threads: int,
-                 val_X=None, val_margins: np.ndarray | None = None):
+    factor: float
+    trees: list
+
+
+class DartDropout:
+    """The dropout of one training, on the forest's side: each round's dropped rounds
+    (`choose_round`), the trees' scales (`rescale`), the scales of the best round
+    (`remember`, `restore_best`)."""
+
+    def __init__(self, config: GBDTConfig, n_outputs: int):
         self.drop_rate, self.skip_drop, self.max_drop = config.drop_rate, config.skip_drop, config.max_drop
         self.xgboost_mode = config.xgboost_dart_mode
         self.rng = np.random.default_rng([config.seed, DART_STREAM])
-        self.n_outputs, self.n_threads = n_outputs, n_threads
-        self.train_X, self.margins = train_X, margins
-        self.val_X, self.val_margins = val_X, val_margins
+        self.n_outputs = n_outputs
         self.grown_values: list[list[np.ndarray]] = []  # per round, per output: the tree's values as grown
         self.scales: list[float] = []                    # per round: the factor its grown values carry now
         self.best: tuple[int, list[float]] | None = None  # (round, scales after it) of the best round so far
         self._dropped = np.zeros(0, dtype=np.int64)
-        self._dropped_margins = None  # (n_rows, n_outputs): what the dropped rounds added to the training rows
         self._factor = 1.0
 
-    def drop(self, forest: Forest, learning_rate: float) -> float:
-        """Choose this round's dropped rounds and take their trees out of the training
-        margins. Returns the learning rate of the round's new trees."""
-        learning_rate = self.choose(learning_rate)
-        if len(self._dropped):
-            self._dropped_margins = predict_dropped(self.dropped_trees(forest), self.n_outputs, self.train_X,
-                                                    self.n_threads)
-            self.margins -= self._dropped_margins.T
-        return learning_rate
-
-    def choose(self, learning_rate: float) -> float:
-        """Choose this round's dropped rounds (`dropped`, `factor`); the learning rate of
-        the round's new trees. The margins are the caller's (drop, or boosters.dask's)."""
+    def choose_round(self, forest: Forest, learning_rate: float) -> tuple[float, DartRound | None]:
+        """Choose this round's dropped rounds: the learning rate of the round's new trees,
+        and the round's DartRound (None when nothing is dropped)."""
         self._dropped = self._choose(len(self.scales))
-        k = len(self._dropped)
-        if k == 0:
+        n_dropped = len(self._dropped)
+        if n_dropped == 0:
             self._factor = 1.0
-            return learning_rate
+            return learning_rate, None
         a = learning_rate if self.xgboost_mode else 1.0
-        self._factor = k / (k + a)
-        return learning_rate / (k + a)
-
-    @property
-    def dropped(self) -> np.ndarray:
-        return self._dropped
-
-    @property
-    def factor(self) -> float:
-        return self._factor
-
-    def dropped_trees(self, forest: Forest) -> list[tuple[int, Tree]]:
-        """(output, tree) of the dropped rounds, in round order, at their current values."""
-        return [(k, forest.trees[r * self.n_outputs + k]) for r in self._dropped for k in range(self.n_outputs)]
-
-    def normalize(self, forest: Forest, new_trees: list[Tree]) -> None:
-        """After the round's trees grew (before they join `forest`): scale the dropped
-        rounds' trees by k / (k + a) and put them back into the margins at that scale."""
-        if len(self._dropped) and self.val_X is not None:  # the validation margins hold them at full scale
-            self.val_margins -= (1.0 - self._factor) * predict_dropped(self.dropped_trees(forest), self.n_outputs,
-                                                                       self.val_X, self.n_threads)
-        self.rescale(forest, new_trees)
-        if len(self._dropped):
-            self.margins += self._factor * self._dropped_margins.T
-            self._dropped_margins = None
+        self._factor = n_dropped / (n_dropped + a)
+        trees = [(k, copy.copy(forest.trees[r * self.n_outputs + k])) for r in self._dropped
+                 for k in range(self.n_outputs)]  # in round order, as predict_dropped adds them
+        return learning_rate / (n_dropped + a), DartRound(self._factor, trees)
 
     def rescale(self, forest: Forest, new_trees: list[Tree]) -> None:
-        """The round's new trees recorded, the dropped rounds' trees scaled by k / (k + a)
-        (the margins are the caller's)."""
+        """After the round's trees grew (before they join `forest`): the new trees
+        recorded, the dropped rounds' trees scaled by k / (k + a)."""
         self.grown_values.append([tree.value for tree in new_trees])
         self.scales.append(1.0)
         for r in self._dropped:
@@ -139,8 +117,8 @@ class DartDropout:
 
 
 def predict_dropped(trees: list[tuple[int, Tree]], n_outputs: int, X, n_threads: int) -> np.ndarray:
-    """(n_rows, n_outputs): the sum of `trees` ((output, tree) pairs, as dropped_trees
-    gives them) on X's rows, each row's sum in the trees' order (boosters.dask's
+    """(n_rows, n_outputs): the sum of `trees` ((output, tree) pairs, as DartRound.trees
+    holds them) on X's rows, each row's sum in the trees' order (boosters.dask's
     partitions compute the same bits on their rows)."""
     dropped = Forest(n_outputs, np.zeros(n_outputs))
     for k, tree in trees:  # a copy: the sub-forest's flat arrays must not become the tree's

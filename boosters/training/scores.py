@@ -10,8 +10,6 @@ import numpy as np
 
 from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
-from boosters.data.validation import init_score_columns
-from boosters.model.prediction import predict_tree
 from boosters.training.metrics import evaluate
 
 # why a validation metric can be NaN, for its error message
@@ -36,45 +34,38 @@ def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bo
 
 
 class RoundScores:
-    """The metrics after each round (every one of `config.resolved_metrics`): on the
-    validation set (its margins updated tree by tree, from its init_score if it has one;
-    `val_X`: its features as the model reads them, the trainer's check), or, without one and when a
-    callback reads scores (`train_scores`), on the training rows (`margins`, which the
-    grower updates). `evals_result` holds them, as callbacks see them, keyed by each
-    metric's label ("ndcg@10"; a callable's name as it returns it): {"valid": {label:
-    history}} or {"train": {label: [...]}}, in the metrics' order, from the first round
-    on; `history`, the model's eval_history, is the first metric's. `higher_is_better`:
-    label -> whether a higher score is better."""
+    """The metrics after each round (every one of `config.resolved_metrics`), as the
+    `backend` scores them (see backend.py): on the validation rows (its margins updated
+    tree by tree, from its init_score if it has one, coded with the training's categories
+    as at prediction), or, without them and when a callback reads scores
+    (`backend.train_scored`), on the training rows. `evals_result` holds them, as
+    callbacks see them, keyed by each metric's label ("ndcg@10"; a callable's name as it
+    returns it): {"valid": {label: history}} or {"train": {label: [...]}}, in the metrics'
+    order, from the first round on; `history`, the model's eval_history, is the first
+    metric's. `higher_is_better`: label -> whether a higher score is better."""
 
-    def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, val_X, margins: np.ndarray,
-                 base: np.ndarray, history: list, train_scores: bool, early_stopping: bool, n_threads: int):
+    def __init__(self, config: GBDTConfig, backend, history: list, early_stopping: bool):
         self.metrics = config.resolved_metrics
-        self.train, self.val_set, self.margins = train, val_set, margins
-        self.early_stopping, self.n_threads = early_stopping, n_threads
-        self.history = history
+        self.backend, self.early_stopping, self.history = backend, early_stopping, history
         self.evals_result: dict = {}
         self.higher_is_better: dict = {}
         self.nan_warned = False
-        if val_set is not None:
-            self.val_margins = np.tile(base, (val_set.n_rows, 1))
-            if val_set.init_score is not None:
-                self.val_margins += init_score_columns(val_set.init_score, len(base), "val_set: init_score")
-            self.val_X = val_X
+        self.valid = backend.has_val_set
+        if self.valid:
             self._scores = self.evals_result["valid"] = {}
-        elif train_scores:
+        elif backend.train_scored:
             self._scores = self.evals_result["train"] = {}
         else:
             self._scores = None
 
-    def add(self, round_: int, trees: list) -> None:
-        """Score round `round_`, whose trees (one per output) were just grown."""
-        if self.val_set is None:
+    def add(self, round_: int, trees: list, dart=None) -> None:
+        """Score round `round_`, whose trees (one per output) were just grown (`dart`: its
+        dropout, dart.DartRound, None when nothing was dropped)."""
+        if not self.valid:
             if self._scores is not None:
-                self._record(self.train, self.margins.T, round_)
+                self._record(self.backend.train_scores(), round_)
             return
-        for k, tree in enumerate(trees):
-            self.val_margins[:, k] += predict_tree(tree, self.val_X, self.n_threads, check=False)
-        scores = self._record(self.val_set, self.val_margins, round_)
+        scores = self._record(self.backend.val_scores(round_, trees, dart), round_)
         for i, (metric, label, value) in enumerate(scores):
             if not math.isnan(value):
                 continue
@@ -86,18 +77,18 @@ class RoundScores:
             if not self.nan_warned:
                 self.nan_warned = True
                 warnings.warn(f"val_set: the validation {label} is NaN from round {round_ + 1} ({hint})",
-                              RuntimeWarning, stacklevel=5)
+                              RuntimeWarning, stacklevel=6)
 
-    def _record(self, dataset: Dataset, margins: np.ndarray, round_: int) -> list[tuple]:
-        """Every metric on `margins`, appended to its history (made at the first round
-        scored: the first metric's is the model's eval_history); (metric, label, value) each."""
-        scores = [(metric, *score(metric, dataset, margins)) for metric in self.metrics]
+    def _record(self, scores: list, round_: int) -> list[tuple]:
+        """Every metric's score, (metric, label, value, higher_is_better) each, appended to
+        its history (made at the first round scored: the first metric's is the model's
+        eval_history); (metric, label, value) each."""
         if not self.higher_is_better:
             labels = [label for _, label, _, _ in scores]
             if len(set(labels)) != len(labels):
                 raise ValueError(f"metric: two metrics have the same name in {labels}; give each its own name")
             for i, (_, label, _, higher) in enumerate(scores):
-                self._scores[label] = self.history if i == 0 and self.val_set is not None else []
+                self._scores[label] = self.history if i == 0 and self.valid else []
                 self.higher_is_better[label] = higher
         for _, label, value, _ in scores:
             if label not in self._scores:

@@ -1,5 +1,6 @@
 """The boosting loop (RFC-0008): gradients -> tree -> margins, evaluation, callbacks (early
-stopping, logging, progress), Ctrl-C."""
+stopping, logging, progress), Ctrl-C; the one loop of every training, run over a backend
+(`backend.py`: one machine, or boosters.dask's partitions) that grows the rounds' trees."""
 
 from __future__ import annotations
 
@@ -7,36 +8,23 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from boosters._lib.checks import require_float
 from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
-from boosters.data.validation import init_score_columns
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest, check_finite_tree
+from boosters.training.backend import LocalBackend
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
 from boosters.training.dart import DartDropout
-from boosters.training.growth.grower import TreeGrower
 from boosters.training.interrupt import InterruptGuard
-from boosters.training.linear_leaves import LinearLeafFitter, check_linear_training
+from boosters.training.linear_leaves import check_linear_training
 from boosters.training.metrics import check_groups
-from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import RoundScores
 from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.targets import resolve_targets
-
-AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
-
-
-def resolve_histogram_mode(config: GBDTConfig, n_rows: int) -> str:
-    """"auto": full precision for small data, 16-bit quantized histograms otherwise."""
-    if config.histogram_mode != "auto":
-        return config.histogram_mode
-    return "f64" if n_rows < AUTO_QUANTIZE_MIN_ROWS else "i16"
 
 
 @dataclass(eq=False)
@@ -46,18 +34,6 @@ class TrainingResult(Ensemble):
     n_evictions: int = 0    # histograms evicted from the pool and rebuilt
     seconds: float = 0.0
     kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
-
-
-def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
-    """The forest's base scores and the training margins (n_outputs, n_rows) it boosts
-    from: the objective's constant start, or with `train.init_score` that alone (base 0:
-    the start is not added, as LightGBM's boost_from_average and XGBoost's base_score
-    are not with an init_score / base_margin)."""
-    if train.init_score is None:
-        base = objective.init_scores(train.y, train.weights)
-        return base, np.repeat(base[:, None], train.n_rows, axis=1)
-    columns = init_score_columns(train.init_score, objective.n_outputs, "train: init_score")
-    return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
 
 
 class GBDTTrainer:
@@ -80,63 +56,43 @@ class GBDTTrainer:
         # the training rows are scored every round only for callbacks that read the scores
         train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
         check_groups(cfg, train, val_set, train_scored)
-        objective = make_objective(cfg.objective, train.group_boundaries)
-        objective.check_labels(train.y)
-        objective.check_scale(train.y, train.weights)
-        if val_set is not None:
-            objective.check_labels(val_set.y)
+        result = self.run(LocalBackend(cfg, train, val_set, val_X, train_scored, self.n_threads), callbacks, as_model)
+        result.seconds = time.perf_counter() - start
+        return result
 
-        mapper, binned = train.binned(cfg.max_bins, cfg.seed, cfg.enable_bundling, self.n_threads)
-        base, margins = start_margins(objective, train)
-        forest = Forest(objective.n_outputs, base)
-        gradients = np.empty((objective.n_outputs, train.n_rows, 2), dtype=np.float32)
-        gradient_kernel = objective.gradient_kernel(margins, train.y, train.weights, gradients, self.n_threads)
-        grower = TreeGrower(binned, mapper, cfg, self.n_threads, gradient_kernel, margins,
-                            resolve_histogram_mode(cfg, train.n_rows), feature_names=train.feature_names,
-                            query_groups=train.group_boundaries if cfg.objective.needs_groups else None)
-        if cfg.linear_leaves:
-            grower.linear_leaves = LinearLeafFitter(train.X, ~mapper.is_categorical, gradients, margins,
-                                                    cfg.linear_l1, cfg.linear_l2, self.n_threads)
-        result = TrainingResult(forest, cfg.objective, train.n_features, train.feature_names, cfg,
-                                categories=dict(train.categories))
-        scores = RoundScores(cfg, train, val_set, val_X, margins, base, result.eval_history, train_scored,
-                              any(isinstance(c, EarlyStopping) for c in callbacks), self.n_threads)
-        dropout = None if cfg.booster != "dart" else DartDropout(
-            cfg, objective.n_outputs, train.X, margins, self.n_threads,
-            *((scores.val_X, scores.val_margins) if val_set is not None else ()))
+    def run(self, backend, callbacks: list, as_model=None) -> TrainingResult:
+        """The boosting loop over `backend` (see backend.py), with `callbacks` as
+        `training_callbacks` makes them; `as_model` as in `train`."""
+        cfg = backend.config
+        result = TrainingResult(Forest(backend.n_outputs, backend.base_scores), cfg.objective, backend.n_features,
+                                backend.feature_names, cfg, categories=dict(backend.categories))
+        scores = RoundScores(cfg, backend, result.eval_history, any(isinstance(c, EarlyStopping) for c in callbacks))
+        dropout = None if cfg.booster != "dart" else DartDropout(cfg, backend.n_outputs)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate,
                           higher_is_better=scores.higher_is_better)
-        # a custom objective's gradients come from Python before each round
-        before_round = (lambda: objective.fill(train)) if isinstance(objective, CustomObjectiveFunction) else None
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
-                self._boost(grower, result, env, callbacks, scores, interrupt, dropout, before_round)
+                self._boost(backend, result, env, callbacks, scores, interrupt, dropout)
                 self._finish(result, env, interrupt.requested, dropout)
             except BaseException as error:
                 env.error = error
                 raise
             finally:
                 call_hook(callbacks, "after_training", env)
-        if grower.n_evictions and cfg.verbosity >= 1:
-            logger.info("note: %d histograms were evicted and rebuilt; a larger cache_size avoids that",
-                        grower.n_evictions)
-        result.n_evictions, result.kernel_timings = grower.n_evictions, grower.loop.timings
-        result.seconds = time.perf_counter() - start
+        backend.finish(result)
         return result
 
     @staticmethod
-    def _boost(grower: TreeGrower, result: TrainingResult, env: CallbackEnv, callbacks: list,
-               scores: RoundScores, interrupt: InterruptGuard, dropout: DartDropout | None = None,
-               before_round=None) -> None:
-        """The rounds. With callbacks, a validation set, DART (`dropout`) or `before_round`
-        (a custom objective's gradients), one at a time, each evaluated; with none of
-        them, many grow in one nogil block (see grower.py). Ctrl-C is seen between rounds
-        (between blocks in the fast path). Every tree is checked as it comes: a diverging
-        run stops with an error naming its round, not with a model of NaN."""
-        one_at_a_time = (bool(callbacks) or scores.val_set is not None or dropout is not None
-                         or before_round is not None)
+    def _boost(backend, result: TrainingResult, env: CallbackEnv, callbacks: list, scores: RoundScores,
+               interrupt: InterruptGuard, dropout: DartDropout | None = None) -> None:
+        """The rounds. With callbacks, DART (`dropout`) or a backend that needs it (a
+        validation set, a custom objective's gradients, a distributed training), one at a
+        time, each evaluated; else many grow in one nogil block (see grower.py). Ctrl-C is
+        seen between rounds (between blocks in the fast path). Every tree is checked as it
+        comes: a diverging run stops with an error naming its round, not with a model of NaN."""
+        one_at_a_time = bool(callbacks) or dropout is not None or backend.one_round_at_a_time
         round_ = 0
         while round_ < env.n_rounds and not interrupt.requested:
             env.round = round_
@@ -144,25 +100,22 @@ class GBDTTrainer:
             check_best_iteration(env, round_)
             if stop:
                 break
-            if env.learning_rate != grower.rounds.learning_rate:  # a callback changed it
-                grower.rounds.learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0,
-                                                             strictly_above=True)
-            if dropout is not None:  # the round's new trees grow at a smaller rate when rounds are dropped
-                grower.rounds.learning_rate = dropout.drop(result.forest, env.learning_rate)
-            if before_round is not None:  # after the dropout: the gradients of the margins without the dropped trees
-                before_round()
-            block = grower.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_)
+            # a callback may have changed it; with DART the round's new trees grow at a smaller rate
+            learning_rate = require_float("env.learning_rate", env.learning_rate, 0.0, strictly_above=True)
+            learning_rate, dart = (learning_rate, None) if dropout is None else \
+                dropout.choose_round(result.forest, learning_rate)
+            block = backend.grow_rounds(round_, 1 if one_at_a_time else env.n_rounds - round_, learning_rate, dart)
             for r, trees in enumerate(block):
                 for tree in trees:
                     check_finite_tree(tree, round_ + r, env.config)
             if dropout is not None:
-                dropout.normalize(result.forest, block[0])
+                dropout.rescale(result.forest, block[0])
             for trees in block:
                 for k, tree in enumerate(trees):
                     result.forest.add(tree, k)
             round_ += len(block)
             if one_at_a_time:
-                scores.add(env.round, block[0])
+                scores.add(env.round, block[0], dart)
                 # what env.model reports while training: the best round so far, or the last
                 result.best_iteration = env.round if env.best_iteration is None else env.best_iteration
                 result.best_score = (env.best_score if env.best_iteration is not None
