@@ -666,6 +666,22 @@ def test_dart_survives_recoveries(clients, monkeypatch):
     assert_same_trees(model, reference)
 
 
+def test_dart_survives_a_recovery_between_rounds(clients, monkeypatch):
+    # lost at round 3's validation score, after rounds that dropped trees: the partitions
+    # are rebuilt before the next round's dropout is chosen (the trainer chooses it at the
+    # round's start, after the callbacks), so that round's first tree starts it (the
+    # round before's dropped trees put back, its own taken out, its gradients) on the
+    # rebuilt partitions; the model is the single-machine one
+    X, y = make_data(n=1600, seed=18)
+    config = bst.GBDTConfig(n_estimators=6, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.5,
+                            skip_drop=0.0, learning_rate=0.5)
+    lose_a_worker_at(monkeypatch, {20})  # waits: 4 per tree, then the round's score (5, 10, 15, 20)
+    model, stats = train_with_validation(clients[2], X, y, config)
+    assert stats["recoveries"] == 1
+    reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
+    assert_same_trees(model, reference)
+
+
 def test_quantile_objectives_refuse_weights(clients):
     X, y = make_data()
     with pytest.raises(ValueError, match="weights: .*unweighted"):

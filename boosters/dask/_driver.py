@@ -633,6 +633,7 @@ class DaskTreeGrower:
         self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
         self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
+        self.resumed_before_dart = False  # ... but not from the next round's DART record (see resume)
 
     # -- one tree ---------------------------------------------------------------------------
 
@@ -694,6 +695,9 @@ class DaskTreeGrower:
             each = [[r[i][1] for r in rounds] for i in range(n_parts)]
         self.partitions.recover(tasks.resume, self.finished, n_outputs, self.dart_rounds, each=each)
         self.resumed = True
+        # lost between two rounds, before DART chose the next one's dropout: the rebuilt
+        # partitions did not start that round, its first tree starts it
+        self.resumed_before_dart = 0 < len(self.dart_rounds) <= len(self.finished) // n_outputs
 
     def grow_tree(self, previous_leaves, output: int, new_round: bool, tree_index: int) -> Tree:
         """The tree of `output` (the training's tree `tree_index`, the next one to grow),
@@ -703,7 +707,7 @@ class DaskTreeGrower:
             raise ValueError(f"tree_index: the next tree is {len(self.finished)}, got {tree_index}")
         p = self.partitions
         if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
-            previous_leaves, new_round = None, False
+            previous_leaves, new_round = None, new_round and self.resumed_before_dart
         if previous_leaves is not None:  # the splits for the rows outside its sample, its linear leaves (or None)
             previous_leaves = (*previous_leaves, *self.finished[-1][4:])
         # a new round's row sample (round tree_index // n_outputs): each partition draws its part

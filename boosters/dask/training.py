@@ -4,12 +4,13 @@ they are, on an existing dask.distributed cluster (no sockets of our own).
 The bin edges come from the same seeded global row sample the single-machine binning
 takes (the driver fetches those rows only); each partition is then binned once on a
 worker and kept there with its labels and margins (`_partition_state.py`); the driver
-grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`).
+grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`). The
+boosting loop, DART's choices and early stopping are the single-machine trainer's, run
+over the partitions (`_backend.DaskBackend`).
 """
 
 from __future__ import annotations
 
-import copy
 import warnings
 
 import numpy as np
@@ -18,8 +19,8 @@ from boosters.config import _MULTI_TARGET, GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, first_rows, fixed_sum, gather, in_order, \
-    wait_for, worker_statuses
+from boosters.dask._backend import DaskBackend
+from boosters.dask._driver import DaskTreeGrower, Partitions, first_rows, fixed_sum, gather, wait_for, worker_statuses
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
@@ -27,17 +28,16 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
-from boosters.model.ensemble import Ensemble
-from boosters.model.forest import Forest, check_finite_tree
 from boosters.training.backend import resolve_histogram_mode
+from boosters.training.callbacks import training_callbacks
 from boosters.training.histograms._quantize import max_levels
-from boosters.training.dart import DartDropout
 from boosters.training.growth.grower import max_tree_nodes
 from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size
 from boosters.training.targets import resolve_targets
+from boosters.training.trainer import GBDTTrainer
 
 # the objectives whose gradients are per row and whose start is a function of sums
 # reduced over the partitions (tasks.label_sums), custom ones (their function called on
@@ -45,7 +45,6 @@ from boosters.training.targets import resolve_targets
 # and pinball (their start and renewed leaves: quantiles selected over the partitions)
 SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
                         "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
-MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
 
 def _dask_array():
@@ -262,7 +261,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         A worker lost during training is survived: the lost partitions are recomputed
         from their data, every partition is rebuilt from the finished trees and the
         current tree grows again, giving the undisturbed model (RuntimeError after
-        MAX_RECOVERIES losses in a row).
+        _backend.MAX_RECOVERIES losses in a row).
 
     Examples
     --------
@@ -344,65 +343,14 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(sampler, X.chunks[0], query_sizes)
-    forest = Forest(objective.n_outputs, base)
-    ensemble = Ensemble(forest, config.objective, int(X.shape[1]), feature_names, config=config,
-                        categories=categories)
-    validation = None if val_set is None else _Validation(client, X_val, y_val, base, objective, config,
-                                                          steps == "actors", val_qid)
-    recoveries = []
-
-    def recover():  # after a lost worker: both sets of partitions rebuilt from the finished trees
-        recoveries.append(None)
-        grower.resume(objective.n_outputs)
-        if validation is not None:
-            validation.resume()
-
-    previous = None
-    dropout = None if config.booster != "dart" else DartDropout(config, objective.n_outputs)
-    dart = None if dropout is None else _dart_round(dropout, forest, grower, config)
-    for round_ in range(config.n_estimators):
-        trees = []
-        for k in range(objective.n_outputs):
-            index = round_ * objective.n_outputs + k
-            trees.append(_surviving(lambda: grower.grow_tree(previous, k, new_round=k == 0, tree_index=index), recover))
-            check_finite_tree(trees[-1], round_, config)
-            forest.add(trees[-1], k)
-            previous = (k, *grower.leaves(trees[-1]))
-        scored_dart = dart
-        if dropout is not None:
-            dropout.rescale(forest, trees)
-            if round_ + 1 < config.n_estimators:  # chosen before this round is scored: a recovery then rebuilds with it
-                dart = _dart_round(dropout, forest, grower, config)
-        if validation is not None and _surviving(
-                lambda: validation.add(round_, trees, ensemble.eval_history, scored_dart), recover):
-            break
-        if dropout is not None and validation is not None:
-            dropout.remember(round_, validation.best_round)
-    n_rounds = forest.n_trees // objective.n_outputs
-    if validation is not None and validation.best_round is not None:  # early stopping: back to the best round
-        if dropout is not None:  # its trees scaled as they were then
-            dropout.restore_best(forest, validation.best_round)
-        forest.truncate((validation.best_round + 1) * objective.n_outputs)
-        ensemble.best_iteration, ensemble.best_score = validation.best_round, validation.best_score
-    else:
-        ensemble.best_iteration = n_rounds - 1 if n_rounds else None
-        ensemble.best_score = ensemble.eval_history[-1] if ensemble.eval_history else None
-    forest.flat(grown=True)
+    validation = None if val_set is None else _validation_partitions(client, X_val, y_val, base, objective,
+                                                                      steps == "actors", val_qid)
+    backend = DaskBackend(config, grower, base, int(X.shape[1]), feature_names, categories, validation)
+    result = GBDTTrainer(config).run(backend, training_callbacks(config, None))  # no callback reads env.model
+    result.forest.flat(grown=True)
     if stats is not None:
-        stats.update(round_trips=partitions.round_trips, driver_bytes=partitions.driver_bytes,
-                     partition_bytes=partitions.partition_bytes, recoveries=len(recoveries),
-                     partition_workers=len(set(partitions.workers)), step_tasks=partitions.step_tasks)
-        stats.update(sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
-    return GBDTModel(ensemble)
-
-
-def _dart_round(dropout: DartDropout, forest: Forest, grower: DaskTreeGrower, config: GBDTConfig):
-    """DART: the next round's dropped rounds chosen (single-machine DartDropout's draws),
-    its learning rate set, and its record (dart.DartRound, None when nothing is dropped)
-    kept for the partitions (grower.dart_rounds)."""
-    grower.learning_rate, record = dropout.choose_round(forest, config.learning_rate)
-    grower.dart_rounds.append(record)
-    return record
+        stats.update(backend.stats())
+    return GBDTModel(result)
 
 
 def _warn_if_crowded(client, holders: list) -> None:
@@ -420,71 +368,24 @@ def _warn_if_crowded(client, holders: list) -> None:
                       f"data on more workers)", UserWarning, stacklevel=3)
 
 
-class _Validation:
-    """The validation partitions on the workers, scored after each round; early stopping
-    as the single-machine EarlyStopping (min_delta 0) when config.early_stopping_rounds."""
-
-    def __init__(self, client, X_val, y_val, base, objective, config: GBDTConfig, actors: bool, qid=None):
-        if X_val.shape[0] == 0:
-            raise ValueError("val_set X has no rows")
-        X_val = X_val.rechunk({1: -1})
-        y_val = _rows_as(y_val, X_val)
-        qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
-        X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
-        x_blocks = client.compute(list(X_val.to_delayed().ravel()))
-        y_blocks = client.compute(list(y_val.to_delayed().ravel()))
-        q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
-        if qid is not None:
-            _query_sizes(client, q_blocks, "val_qid")  # its queries each in one partition
-        states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, first, pure=False)
-                  for xb, yb, qb, first in zip(x_blocks, y_blocks, q_blocks, first_rows(X_val.chunks[0]).tolist())]
-        wait_for(states)
-        self.partitions = Partitions(client, states, actors)
-        self.metric = config.resolved_metrics[0]
-        self.rounds = config.early_stopping_rounds
-        self.best_round = self.best_score = None
-        self.scored = []  # the trees of each round scored so far
-
-    def resume(self) -> None:
-        """After a lost worker: every validation partition rebuilt with the scored rounds."""
-        self.partitions.recover(_validation.resume, self.scored)
-
-    def add(self, round_: int, trees: list, history: list, dart=None) -> bool:
-        """Score the round (appended to `history`; `dart`: its DART record, see
-        _validation.add_round); True when early stopping stops here."""
-        p = self.partitions
-        scores = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart, any_order=True))
-        score = _validation.overall_score(self.metric, in_order(scores))  # float sums, in the partitions' order
-        # copies: DART later gives the forest's trees new values (rescaled); a rebuilt
-        # validation partition must add each round's trees as they were when it was scored
-        self.scored.append(([copy.copy(tree) for tree in trees], dart))
-        history.append(score)
-        if self.rounds is None:
-            return False
-        if not np.isnan(score) and (self.best_score is None or (
-                score > self.best_score if self.metric.higher_is_better else score < self.best_score)):
-            self.best_round, self.best_score = round_, score
-        return self.best_round is not None and round_ - self.best_round >= self.rounds
-
-
-def _surviving(step, recover):
-    """step(), done again after recover() when a worker holding partitions is lost (and
-    recover() again when one is lost while recovering); RuntimeError after
-    MAX_RECOVERIES of them in a row."""
-    failures = 0
-    while True:
-        try:
-            return step()
-        except LostWorker as lost:
-            while True:
-                failures += 1
-                if failures > MAX_RECOVERIES:
-                    raise RuntimeError(f"{lost}; gave up after {MAX_RECOVERIES} recoveries in a row") from lost
-                try:
-                    recover()
-                    break
-                except LostWorker as again:
-                    lost = again
+def _validation_partitions(client, X_val, y_val, base, objective, actors: bool, qid=None) -> Partitions:
+    """The validation set's partitions on the workers (_validation.ValidationState each:
+    rows, labels, margins from the base scores), scored after each round (DaskBackend)."""
+    if X_val.shape[0] == 0:
+        raise ValueError("val_set X has no rows")
+    X_val = X_val.rechunk({1: -1})
+    y_val = _rows_as(y_val, X_val)
+    qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
+    X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
+    x_blocks = client.compute(list(X_val.to_delayed().ravel()))
+    y_blocks = client.compute(list(y_val.to_delayed().ravel()))
+    q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
+    if qid is not None:
+        _query_sizes(client, q_blocks, "val_qid")  # its queries each in one partition
+    states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, first, pure=False)
+              for xb, yb, qb, first in zip(x_blocks, y_blocks, q_blocks, first_rows(X_val.chunks[0]).tolist())]
+    wait_for(states)
+    return Partitions(client, states, actors)
 
 
 def _without_empty_partitions(da, X, *others):
