@@ -1,7 +1,10 @@
 """Fingerprints of the models a matrix of trainings produces, to prove a refactoring changes
 no model: every objective family, categorical and sparse input, sampling, DART, linear
 leaves, multi-target, ranking, quantized histograms, constraints, both growth strategies,
-on one machine and on Dask (tasks and actors).
+on one machine and on Dask (tasks and actors); and, for the objectives and metrics, every
+objective with a validation set (its default metric's scores are in the file), every metric
+given explicitly, weights and init_score, the predictions and raw margins of those models
+(``name#predict``: the output transforms) and the estimators' class probabilities.
 
     python benchmarks/model_fingerprints.py > before.json     # on the commit before
     python benchmarks/model_fingerprints.py > after.json      # on the commit after
@@ -12,7 +15,8 @@ every model each test makes; see tests/conftest.py.)
 
 Each line is a training's name and the SHA-256 of its model's ``to_bytes()`` (the compact
 binary format: every tree array, base score and header field), so equal fingerprints are
-byte-identical models. ``--no-dask`` skips the Dask half.
+byte-identical models; a ``#predict`` line is the SHA-256 of predictions' bytes. ``--no-dask``
+skips the Dask half.
 """
 
 from __future__ import annotations
@@ -64,6 +68,11 @@ def labels(kind: str, X: np.ndarray, seed: int = 1) -> np.ndarray:
 def squared_error(margins, dataset):
     """A custom objective: squared error's gradients."""
     return margins - dataset.y, np.ones_like(margins)
+
+
+def one_hot_squared_error(margins, dataset):
+    """A custom objective of one output per class: squared error against the one-hot labels."""
+    return margins - (dataset.y[:, None] == np.arange(margins.shape[1])), np.ones_like(margins)
 
 
 OBJECTIVES = {  # name -> (objective, label kind)
@@ -127,6 +136,7 @@ def single_machine() -> dict:
             data = bst.Dataset(X, y, qid=qid, categorical_features=[5])
             out[f"local/{name}/{variant}"] = fingerprint(bst.GBDTModel.train(data, config, n_threads=2))
     out.update(single_machine_inputs())
+    out.update(objectives_and_metrics())
     return out
 
 
@@ -154,6 +164,109 @@ def single_machine_inputs() -> dict:
     many[:, 5] = rng.integers(0, 60, N_ROWS)
     out["local/many-categories"] = fingerprint(bst.GBDTModel.train(
         bst.Dataset(many, y + many[:, 5] % 3, categorical_features=[5]), bst.GBDTConfig(**BASE), n_threads=2))
+    return out
+
+
+# objectives and metrics: more variants, with a validation set (the default metric scored)
+EXTRA_OBJECTIVES = {
+    "multi-target-absolute": (bst.Objective.absolute(), "targets"),
+    "multi-target-huber": (bst.Objective.huber(0.5), "targets"),
+    "tweedie-1.2": (bst.Objective.tweedie(1.2), "counts"),
+    "huber-2": (bst.Objective.huber(2.0), "heavy_tail"),
+}
+METRICS = {  # label -> (metric, objective name of OBJECTIVES whose margins it scores)
+    "rmse": (bst.Metric.rmse(), "squared"),
+    "mae": (bst.Metric.mae(), "absolute"),
+    "mape": (bst.Metric.mape(), "huber"),
+    "huber": (bst.Metric.huber(0.7), "squared"),
+    "pinball": (bst.Metric.pinball(0.3), "pinball"),
+    "pinball-levels": (bst.Metric.pinball([0.2, 0.5, 0.8]), "multi-quantile"),
+    "poisson_deviance": (bst.Metric.poisson_deviance(), "tweedie"),
+    "gamma_deviance": (bst.Metric.gamma_deviance(), "gamma"),
+    "tweedie_deviance": (bst.Metric.tweedie_deviance(1.3), "poisson"),
+    "logloss": (bst.Metric.logloss(), "softmax"),
+    "multiclass_logloss": (bst.Metric.multiclass_logloss(), "softmax"),
+    "one_vs_rest_logloss": (bst.Metric.one_vs_rest_logloss(), "one-vs-rest"),
+    "auc": (bst.Metric.auc(), "logistic"),
+    "accuracy": (bst.Metric.accuracy(), "one-vs-rest"),
+    "multiclass_accuracy": (bst.Metric.multiclass_accuracy(), "softmax"),
+    "margin_accuracy": (bst.Metric.margin_accuracy(0.4), "hinge"),
+    "ndcg": (bst.Metric.ndcg(3), "pairwise"),
+    "map": (bst.Metric.map(4), "squared"),
+    "multi-target-mape": (bst.Metric.mape(), "multi-target"),
+    "custom-auc": (bst.Metric.auc(), "custom"),
+}
+N_TRAIN = 2000  # rows of a training with a validation set: the rest validate
+
+
+def predictions(model, X) -> str:
+    """The SHA-256 of the model's predictions and raw margins (the output transform)."""
+    return hashlib.sha256(model.predict(X, n_threads=2).tobytes() + model.predict_raw(X, n_threads=2).tobytes()
+                          ).hexdigest()
+
+
+def validated(X, y, config, qid=None, weights=None, init_score=None):
+    """A model trained on the first N_TRAIN rows and scored each round on the others."""
+    def part(rows):
+        return bst.Dataset(X[rows], y[rows], weights=None if weights is None else weights[rows],
+                           qid=None if qid is None else qid[rows], categorical_features=[5],
+                           init_score=None if init_score is None else init_score[rows])
+    train, val = slice(0, N_TRAIN), slice(N_TRAIN, None)
+    return bst.GBDTModel.train(part(train), config, val_set=part(val), n_threads=2)
+
+
+def objectives_and_metrics() -> dict:
+    """Every objective with a validation set (the default metric, or rmse for custom),
+    weighted, and from an init_score; every metric given; the estimators' probabilities."""
+    out = {}
+    X = features()
+    rng = np.random.default_rng(5)
+    weights = rng.uniform(0.2, 3.0, N_ROWS)
+    for name, (objective, kind) in {**OBJECTIVES, **EXTRA_OBJECTIVES}.items():
+        y = labels(kind, X)
+        qid = query_ids(len(X)) if name in RANKING else None
+        metric = bst.Metric.rmse() if name == "custom" else None
+        config = bst.GBDTConfig(objective=objective, metric=metric, **BASE)
+        for variant, model in (
+                ("validation", lambda: validated(X, y, config, qid)),
+                ("weights", lambda: validated(X, y, config, qid, weights=weights)),
+                ("init-score", lambda: validated(X, y, config, qid, init_score=init_scores(objective, y, rng)))):
+            model = model()
+            out[f"local/{variant}/{name}"] = fingerprint(model)
+            out[f"local/{variant}/{name}#predict"] = predictions(model, X)
+    for label, (metric, name) in METRICS.items():
+        objective, kind = OBJECTIVES[name]
+        qid = query_ids(len(X)) if name in RANKING or metric.needs_groups else None
+        config = bst.GBDTConfig(objective=objective, metric=metric, **BASE)
+        out[f"local/metric/{label}"] = fingerprint(validated(X, labels(kind, X), config, qid))
+    config = bst.GBDTConfig(objective=bst.Objective.logistic(), early_stopping_rounds=3,
+                            metric=[bst.Metric.accuracy(), bst.Metric.auc(), bst.Metric.logloss()], **BASE)
+    out["local/metric/three"] = fingerprint(validated(X, labels("binary", X), config))
+    out.update(class_probabilities(X))
+    return out
+
+
+def init_scores(objective, y, rng):
+    """A start margin per row and output, near the objective's scale."""
+    k = objective.n_outputs if y.ndim == 1 else y.shape[1]
+    scores = 0.1 * rng.normal(size=(len(y), k))
+    return scores[:, 0] if k == 1 else scores
+
+
+def class_probabilities(X) -> dict:
+    """GBDTClassifier's predict_proba and predict per classification objective (and a custom one)."""
+    from boosters.sklearn import GBDTClassifier
+
+    out = {}
+    for name, objective, kind in (("logistic", "logistic", "binary"), ("hinge", "hinge", "binary"),
+                                  ("softmax", "softmax", "classes"), ("one-vs-rest", "one_vs_rest", "classes"),
+                                  ("custom-binary", squared_error, "binary"),
+                                  ("custom-classes", one_hot_squared_error, "classes")):
+        y = labels(kind, X)
+        classifier = GBDTClassifier(objective=objective, n_estimators=8, max_depth=3, n_threads=2).fit(X, y)
+        out[f"local/classifier/{name}"] = fingerprint(classifier.booster_)
+        out[f"local/classifier/{name}#predict"] = hashlib.sha256(
+            classifier.predict_proba(X).tobytes() + classifier.predict(X).tobytes()).hexdigest()
     return out
 
 
@@ -192,6 +305,54 @@ def on_dask() -> dict:
                         out[f"dask/{steps}/{name}/{variant}"] = f"refused: {error}"
                         continue
                     out[f"dask/{steps}/{name}/{variant}"] = fingerprint(model)
+        out.update(dask_objectives_and_metrics(client, X))
+    return out
+
+
+def dask_objectives_and_metrics(client, X) -> dict:
+    """Every objective on Dask with a validation set, and weighted (where Dask takes
+    weights); the Dask classifier's probabilities."""
+    import dask.array as da
+
+    import boosters.dask
+    from boosters.dask import DaskGBDTClassifier
+
+    out = {}
+    chunks = N_TRAIN // 2
+
+    def array(values):
+        return da.from_array(values, chunks=(chunks,) + values.shape[1:])
+
+    rng = np.random.default_rng(6)
+    weights = rng.uniform(0.2, 3.0, N_ROWS)
+    train, val = slice(0, N_TRAIN), slice(N_TRAIN, None)
+    for name, (objective, kind) in {**OBJECTIVES, **EXTRA_OBJECTIVES}.items():
+        y = labels(kind, X)
+        qid = query_ids(len(X)) if name in RANKING else None
+        metric = bst.Metric.rmse() if name == "custom" else None
+        config = bst.GBDTConfig(objective=objective, metric=metric, **BASE)
+        for variant, w in (("validation", None), ("weights", weights)):
+            try:
+                model = boosters.dask.train(
+                    client, array(X[train]), array(y[train]), config, categorical_features=[5],
+                    weights=None if w is None else array(w[train]),
+                    val_set=(array(X[val]), array(y[val])),
+                    qid=None if qid is None else array(qid[train]), val_qid=None if qid is None else array(qid[val]))
+            except ValueError as error:  # refused on Dask: recorded as such
+                out[f"dask/{variant}/{name}"] = f"refused: {error}"
+                continue
+            out[f"dask/{variant}/{name}"] = fingerprint(model)
+            out[f"dask/{variant}/{name}#predict"] = predictions(model, X)
+    for name, objective, kind in (("logistic", "logistic", "binary"), ("hinge", "hinge", "binary"),
+                                  ("softmax", "softmax", "classes"), ("one-vs-rest", "one_vs_rest", "classes"),
+                                  ("custom-binary", squared_error, "binary")):
+        y = labels(kind, X)
+        classifier = DaskGBDTClassifier(client=client, objective=objective, n_estimators=8, max_depth=3).fit(
+            array(X), array(y))
+        out[f"dask/classifier/{name}"] = fingerprint(classifier.booster_)
+        out[f"dask/classifier/{name}#predict"] = hashlib.sha256(
+            classifier.predict_proba(array(X)).compute().tobytes()
+            + classifier.predict(array(X)).compute().tobytes()).hexdigest()
     return out
 
 

@@ -2,8 +2,13 @@
 kind of content a file can hold, saved by the format of this version, with the rows it
 predicts and its predictions. Run once when a format version is added (`python
 tests/models/make_models.py FORMAT_VERSION`); never rewrite a committed version's files:
-later versions must keep reading them and predicting the same."""
+later versions must keep reading them and predicting the same.
 
+`python tests/models/make_models.py --values` wrote values.pkl once: pickles of `values()`
+(objectives, metrics, configs) as the version before boosters/objectives/ pickled them
+(tests/test_objective_definitions.py loads it); never rewrite it either."""
+
+import pickle
 import sys
 from pathlib import Path
 
@@ -33,6 +38,17 @@ def models():
         bst.GBDTConfig(objective=bst.Objective.poisson(), booster="dart", drop_rate=0.3, **small)
 
 
+def values() -> list:
+    """Public values whose pickles must keep loading: objectives, metrics, configs."""
+    O, M = bst.Objective, bst.Metric
+    return [O.squared(), O.squared(n_targets=3), O.absolute(), O.huber(2.0), O.pinball([0.1, 0.9]), O.poisson(),
+            O.gamma(), O.tweedie(1.2), O.logistic(), O.softmax(4), O.one_vs_rest(3), O.hinge(), O.lambdarank(5),
+            O.pairwise(), O.custom(None, n_outputs=2, base_score=[1.0, 2.0]), M.rmse(), M.pinball([0.2, 0.8]),
+            M.huber(0.5), M.tweedie_deviance(1.4), M.margin_accuracy(0.3), M.ndcg(4), M.map(), M.auc(),
+            bst.GBDTConfig(objective=O.huber(0.5), metric=[M.mae(), M.huber(0.5)], n_estimators=7),
+            bst.GBDTConfig(objective=O.softmax(3))]
+
+
 def main(version: str):
     folder = Path(__file__).parent / f"v{version}"
     folder.mkdir(exist_ok=True)
@@ -45,4 +61,7 @@ def main(version: str):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--values":
+        (Path(__file__).parent / "values.pkl").write_bytes(pickle.dumps(values()))
+    else:
+        main(sys.argv[1])
