@@ -22,9 +22,9 @@ from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import json_format, npz_format
 from boosters.io.atomic import read_regular_file, write_atomically
 from boosters.model.ensemble import Ensemble
-from boosters.model.transforms import output_transform
 from boosters.model.forest import Forest
 from boosters.model.tree import Tree
+from boosters.objectives.transforms import output_transform
 from boosters.training.trainer import GBDTTrainer
 
 

@@ -33,7 +33,7 @@ from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
-from boosters.model import transforms
+from boosters.objectives import transforms
 
 # the GBDTConfig parameters the estimators take (`objective`: None is the class's own)
 CONFIG_PARAMS = GBDTConfig._FIELDS

@@ -1,9 +1,11 @@
 """The package's layering, read from the source with `ast` (lazy imports inside functions
-count): data flows data -> training -> model -> io / explain -> GBDTModel and the other
-public modules (callbacks, sklearn, plotting), which no lower layer imports; model/
-imports nothing from training/ (training/ imports model/ to build its trees), data/
-nothing from either, and the benchmark tools stay outside the library. Inside training/
-and model/ the rooms are layered the same way (TRAINING_ROOMS, MODEL_ROOMS)."""
+count): data flows data -> objectives -> config -> training -> model -> io / explain ->
+GBDTModel and the other public modules (callbacks, sklearn, plotting), which no lower layer
+imports; objectives/ (every objective's and metric's definition, its gradient kernel and
+output transform) imports only data/ and _lib/, so that both training/ and model/ can read
+it; model/ imports nothing from training/ (training/ imports model/ to build its trees),
+data/ nothing from any of them, and the benchmark tools stay outside the library. Inside
+training/ and model/ the rooms are layered the same way (TRAINING_ROOMS, MODEL_ROOMS)."""
 
 import ast
 import re
@@ -23,6 +25,8 @@ PACKAGE = Path(boosters.__file__).parent
 # the converters from and to other libraries' model formats
 PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert",
                 "boosters.dask")
+LIBRARY_ABOVE_OBJECTIVES = ("boosters.config", "boosters.training", "boosters.model", "boosters.io",
+                            "boosters.explain")
 # training/'s rooms, lowest first: the partitioner keeps each node's rows; the histogram
 # builders read a node's rows from it; the split finder reads the histograms it is given;
 # the growth loop drives the three; the trainer (the boosting loop) drives the growth
@@ -40,7 +44,9 @@ def rooms_import_only_lower_rooms(rooms: tuple[str, ...]) -> dict:
 
 # module prefix -> prefixes it must not import
 FORBIDDEN = {
-    "boosters.data": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
+    "boosters.data": ("boosters.objectives", *LIBRARY_ABOVE_OBJECTIVES, *PUBLIC_LAYER),
+    "boosters.objectives": (*LIBRARY_ABOVE_OBJECTIVES, *PUBLIC_LAYER),
+    "boosters.config": ("boosters.training", "boosters.model", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
     "boosters.model": ("boosters.training", "boosters.io", "boosters.explain", *PUBLIC_LAYER),
     "boosters.training": ("boosters.io", "boosters.explain", *PUBLIC_LAYER),
     "boosters.io": ("boosters.training", "boosters.explain", *PUBLIC_LAYER),
@@ -137,8 +143,8 @@ def test_lazy_optional_imports_are_inside_functions():
 
 
 @pytest.mark.parametrize("module, source, expected", [
-    ("boosters.model.tree", "def f():\n    from boosters.training.objectives import make_objective\n",
-     "boosters.training.objectives"),
+    ("boosters.model.tree", "def f():\n    from boosters.training.trainer import GBDTTrainer\n",
+     "boosters.training.trainer"),
     ("boosters.model.tree", "from ..training import trainer\n", "boosters.training"),
     ("boosters.data.dataset", "import boosters.model.tree\n", "boosters.model.tree"),
     ("boosters.training.trainer", "from boosters.io import npz_format\n", "boosters.io"),
@@ -155,6 +161,11 @@ def test_lazy_optional_imports_are_inside_functions():
      "boosters.training.trainer"),
     ("boosters.model.tree", "from boosters.model.forest import Forest\n", "boosters.model.forest"),
     ("boosters.model.prediction", "from .forest import Forest\n", "boosters.model.forest"),
+    ("boosters.objectives.regression", "from boosters.config import Objective\n", "boosters.config"),
+    ("boosters.objectives.ranking", "def f():\n    from boosters.training import trainer\n", "boosters.training"),
+    ("boosters.objectives.registry", "from ..model import tree\n", "boosters.model"),
+    ("boosters.data.dataset", "import boosters.objectives\n", "boosters.objectives"),
+    ("boosters.config", "from boosters.training.trainer import GBDTTrainer\n", "boosters.training"),
 ])
 def test_the_check_finds_a_violation(module, source, expected):
     """The walker resolves lazy, relative and absolute imports, so the test above can fail."""
@@ -167,6 +178,7 @@ def test_cython_imports_are_read():
     assert cython_imported_modules(source) == {"libc.stdint", "numpy", "boosters.training.split._split"}
     assert violations("boosters.model._predict", cython_imported_modules(source)) != []
     assert violations("boosters.training.partition._partition", cython_imported_modules(source)) != []
+    assert violations("boosters.objectives._gradients", {"boosters.training.partition._partition"}) != []
 
 
 def test_allowed_imports_are_not_flagged():
@@ -180,6 +192,10 @@ def test_allowed_imports_are_not_flagged():
                                                          "boosters.training.histograms._build",
                                                          "boosters.training.split._split"}) == []
     assert violations("boosters.model.forest", {"boosters.model.tree", "boosters.model.prediction"}) == []
+    assert violations("boosters.model.ensemble", {"boosters.objectives.registry"}) == []
+    assert violations("boosters.training.growth._rounds", {"boosters.objectives._gradients"}) == []
+    assert violations("boosters.objectives._gradients", {"boosters.data.groups"}) == []
+    assert violations("boosters.config", {"boosters.objectives.objective", "boosters.data.binning"}) == []
 
 
 def test_the_model_holds_what_the_training_produced():

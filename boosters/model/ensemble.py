@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from boosters.config import GBDTConfig, Objective
-from boosters.model.transforms import output_transform
 from boosters.model.forest import Forest
+from boosters.objectives.transforms import output_transform
 
 
 @dataclass(eq=False)

@@ -1,12 +1,12 @@
 """Objectives: label checks, the optimal constant start, gradients (the output transform is the
-model's: boosters.model.transforms)."""
+model's: boosters.objectives.transforms)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from boosters.config import Objective
-from boosters.model import transforms
+from boosters.objectives import transforms
 from boosters.training import _objectives
 from boosters.training.growth import _leaf_renewal
 from boosters.training.metrics import ideal_dcg
