@@ -7,7 +7,10 @@ import time
 
 import numpy as np
 
-from boosters.training import _objectives
+try:  # an install before the kernels moved into boosters/objectives/
+    from boosters.objectives import _gradients
+except ImportError:
+    from boosters.training import _objectives as _gradients
 
 
 def kernel_args(name, n_rows, weighted, rng):
@@ -19,7 +22,7 @@ def kernel_args(name, n_rows, weighted, rng):
     extra = {"poisson": 0.7, "tweedie": 1.5}
     kwargs = {} if name not in extra else {"parameters": extra[name]}
     try:  # the argument's name before the pointwise loop
-        _objectives.GradientKernel(name, margins, y, w, np.empty((k, n_rows, 2), np.float32), 1, **kwargs)
+        _gradients.GradientKernel(name, margins, y, w, np.empty((k, n_rows, 2), np.float32), 1, **kwargs)
     except TypeError:
         kwargs = {} if name not in extra else {"parameter": extra[name]}
     return margins, y, w, np.empty((k, n_rows, 2), np.float32), kwargs
@@ -37,7 +40,7 @@ def main():
         for weighted in (False, True):
             margins, y, w, out, kwargs = kernel_args(name, args.rows, weighted, rng)
             for threads in (1, 2):
-                kernel = _objectives.GradientKernel(name, margins, y, w, out, threads, **kwargs)
+                kernel = _gradients.GradientKernel(name, margins, y, w, out, threads, **kwargs)
                 best = float("inf")
                 for _ in range(args.repeats):
                     start = time.perf_counter()

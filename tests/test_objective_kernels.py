@@ -5,7 +5,7 @@ import pytest
 from scipy.special import expit, softmax as scipy_softmax
 
 from boosters.config import Objective
-from boosters.training import _objectives
+from boosters.objectives import _gradients
 from boosters.training.objectives import make_objective
 
 MIN_HESSIAN = 1e-16
@@ -15,7 +15,7 @@ N = 10_001  # not a multiple of any chunk size
 def kernel_of(objective):
     """The objective's gradient kernel as a function (margins, y, w, out, n_threads)."""
     def gradients(margins, y, w, out, n_threads=1):
-        _objectives.GradientKernel(objective, margins, y, w, out, n_threads).run()
+        _gradients.GradientKernel(objective, margins, y, w, out, n_threads).run()
     return gradients
 
 
@@ -184,7 +184,7 @@ def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
                             ("softmax", 4, d["y_cls"] % 4, ref_softmax)):
         margins = np.ascontiguousarray(d["margins"][:k])
         out = np.full((k, N, 2), np.nan, dtype=np.float32)
-        kernel = _objectives.GradientKernel(name, margins, y, d["w"], out, 2)
+        kernel = _gradients.GradientKernel(name, margins, y, d["w"], out, 2)
         kernel.run()
         assert_gradients_close(out, ref(margins, y, d["w"]))
         margins += np.linspace(-1.0, 1.0, N)  # in place, as the rounds update them
@@ -195,7 +195,7 @@ def test_a_gradient_kernel_reads_its_margins_at_each_run(rng_data):
 def test_gradient_kernel_rejects_an_unknown_objective(rng_data):
     out = np.zeros((1, N, 2), dtype=np.float32)
     with pytest.raises(ValueError, match="objective must be one of"):
-        _objectives.GradientKernel("cox", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
+        _gradients.GradientKernel("cox", np.zeros((1, N)), rng_data["y_reg"], np.empty(0), out)
 
 
 # -- objectives.py ----------------------------------------------------------------------
@@ -302,27 +302,27 @@ def test_pointwise_outputs_read_their_label_row_and_parameter(rng_data):
     powers = np.array([1.2, 1.5, 1.8])
     for label_rows in (labels, labels[:1]):
         out = np.full((3, N, 2), np.nan, dtype=np.float32)
-        _objectives.GradientKernel("tweedie", margins, label_rows, d["w"], out, 2, parameters=powers).run()
+        _gradients.GradientKernel("tweedie", margins, label_rows, d["w"], out, 2, parameters=powers).run()
         y = np.broadcast_to(label_rows, (3, N))
         p = powers[:, None]
         a, b = np.exp((2 - p) * margins), y * np.exp((1 - p) * margins)
         want = np.stack([d["w"] * (a - b), d["w"] * ((2 - p) * a - (1 - p) * b)], axis=-1)
         assert_gradients_close(out, want)
         out2 = np.full((3, N, 2), np.nan, dtype=np.float32)
-        _objectives.GradientKernel("squared", margins, label_rows, d["w"], out2, 1).run()
+        _gradients.GradientKernel("squared", margins, label_rows, d["w"], out2, 1).run()
         assert_gradients_close(out2, np.stack([d["w"] * (margins - y), np.broadcast_to(d["w"], (3, N))], axis=-1))
 
 
 def test_gradient_kernel_checks_label_rows_and_parameters(rng_data):
     margins, out = np.zeros((2, N)), np.zeros((2, N, 2), dtype=np.float32)
     with pytest.raises(ValueError, match="labels must have 1 or n_outputs"):
-        _objectives.GradientKernel("squared", margins, np.zeros((3, N)), np.empty(0), out)
+        _gradients.GradientKernel("squared", margins, np.zeros((3, N)), np.empty(0), out)
     with pytest.raises(ValueError, match="parameters must be one number or one per output"):
-        _objectives.GradientKernel("tweedie", margins, np.ones(N), np.empty(0), out, parameters=[1.5, 1.5, 1.5])
+        _gradients.GradientKernel("tweedie", margins, np.ones(N), np.empty(0), out, parameters=[1.5, 1.5, 1.5])
     with pytest.raises(ValueError, match="labels must have 1"):  # softmax reads one row of class labels
-        _objectives.GradientKernel("softmax", margins, np.zeros((2, N)), np.empty(0), out)
+        _gradients.GradientKernel("softmax", margins, np.zeros((2, N)), np.empty(0), out)
     with pytest.raises(ValueError, match="one output"):
-        _objectives.GradientKernel("pairwise", margins, np.zeros(N), np.empty(0), out, groups=np.array([0, N]))
+        _gradients.GradientKernel("pairwise", margins, np.zeros(N), np.empty(0), out, groups=np.array([0, N]))
 
 
 # -- gradients are the loss's derivatives -------------------------------------------------------
@@ -352,7 +352,7 @@ def test_pointwise_gradients_are_finite_differences_of_the_loss(name):
     n, step = 2000, 1e-4
     f, y = rng.normal(0, 1, size=n), labels(rng, n)
     out = np.empty((1, n, 2), dtype=np.float32)
-    _objectives.GradientKernel(name, f[None].copy(), y, np.empty(0), out, 1, parameters=parameter).run()
+    _gradients.GradientKernel(name, f[None].copy(), y, np.empty(0), out, 1, parameters=parameter).run()
     gradient = (loss(f + step, y) - loss(f - step, y)) / (2 * step)
     np.testing.assert_allclose(out[0, :, 0], gradient, rtol=1e-4, atol=1e-6)
     hessian = (loss(f + step, y) - 2 * loss(f, y) + loss(f - step, y)) / step ** 2

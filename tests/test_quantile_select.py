@@ -1,5 +1,5 @@
 """boosters.dask._quantile_select: exact quantiles of values split over partitions, by a
-radix select over their keys, against the single-machine `_leaf_renewal.quantile` (equal
+radix select over their keys, against the single-machine `objectives._quantile.quantile` (equal
 weights), bit for bit. The partitions are simulated: lists of arrays whose digit counts
 are added as the driver adds the partitions' results."""
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from boosters.dask import _quantile_select as select
-from boosters.training.growth._leaf_renewal import quantile
+from boosters.objectives._quantile import quantile
 
 
 def distributed_quantiles(groups: list, alphas: list) -> list:

@@ -11,7 +11,7 @@ from sklearn.metrics import ndcg_score
 
 import boosters as bst
 from boosters._testing.kernels import sample_rows
-from boosters.training import _objectives
+from boosters.objectives import _gradients
 from boosters.training._sampling import RowSampler
 from boosters.training.metrics import average_precision, ideal_dcg, ndcg
 from boosters.training.objectives import make_objective
@@ -209,11 +209,11 @@ def test_kernels_check_the_shape_of_the_groups():
     y, out = np.array([0.0, 1.0, 2.0]), np.empty((1, 3, 2), dtype=np.float32)
     m, w, inverse = np.zeros((1, 3)), np.empty(0), np.array([1.0])
     with pytest.raises(ValueError, match="lambdarank needs query groups"):
-        _objectives.GradientKernel("lambdarank", m, y, w, out, inverse_max_dcg=inverse)
+        _gradients.GradientKernel("lambdarank", m, y, w, out, inverse_max_dcg=inverse)
     with pytest.raises(ValueError, match="pairwise: groups must be 1-D query boundaries from 0 to 3"):
-        _objectives.GradientKernel("pairwise", m, y, w, out, groups=np.array([0, 2]))
+        _gradients.GradientKernel("pairwise", m, y, w, out, groups=np.array([0, 2]))
     with pytest.raises(ValueError, match=r"needs inverse_max_dcg: one 1 / ideal DCG@ndcg_at per query \(1\)"):
-        _objectives.GradientKernel("lambdarank", m, y, w, out, groups=np.array([0, 3]), inverse_max_dcg=np.ones(2))
+        _gradients.GradientKernel("lambdarank", m, y, w, out, groups=np.array([0, 3]), inverse_max_dcg=np.ones(2))
     with pytest.raises(ValueError, match="queries sampling: groups must be 1-D query boundaries from 0 to 3"):
         RowSampler("queries", 3, 1, 7, n_sample=1, groups=np.array([[0, 3]]))
 
@@ -528,7 +528,7 @@ def test_pairwise_gradients_match_the_definition(weighted):
     w = rng.uniform(0.5, 2.0, n) if weighted else np.ones(n)
     out = np.full((1, n, 2), np.nan, dtype=np.float32)
     for n_threads in (1, 2):
-        _objectives.GradientKernel("pairwise", scores[None].copy(), y, w if weighted else np.empty(0), out,
+        _gradients.GradientKernel("pairwise", scores[None].copy(), y, w if weighted else np.empty(0), out,
                                    n_threads, groups=groups).run()
         ref_grad, ref_hess = naive_pairwise(scores, y, w, groups)
         # float32 output of float64 sums

@@ -20,8 +20,7 @@ from sklearn.metrics import mean_absolute_error, mean_pinball_loss
 import boosters as bst
 from boosters._testing.kernels import sample_rows
 from boosters.io.validation import objective_from_json, objective_to_json
-from boosters.training import _objectives
-from boosters.training.growth import _leaf_renewal
+from boosters.objectives import _gradients, _quantile
 from boosters.training.metrics import evaluate
 from boosters.training.objectives import make_objective
 from boosters.training.sampling import make_row_sampler
@@ -83,7 +82,7 @@ def train(dataset, config, val_set=None, n_threads=1):
 def gradients(kind, f, y, parameter, w=None):
     """The kernel's (grad, hess) for margins f (n_outputs, n_rows), one parameter per output."""
     out = np.empty((*f.shape, 2), dtype=np.float32)
-    _objectives.GradientKernel(kind, np.ascontiguousarray(f), y, np.empty(0) if w is None else w, out, 1,
+    _gradients.GradientKernel(kind, np.ascontiguousarray(f), y, np.empty(0) if w is None else w, out, 1,
                                parameters=parameter).run()
     return out[..., 0].astype(np.float64), out[..., 1].astype(np.float64)
 
@@ -158,8 +157,8 @@ def test_quantile_is_numpy_linear_without_weights_and_with_equal_weights(n, alph
     """Unweighted (and equal weights) the quantile is np.quantile's linear interpolation,
     as LightGBM's PercentileFun: within 1e-12 (rounding of the interpolation)."""
     values = np.random.default_rng(n).normal(size=n)
-    assert _leaf_renewal.quantile(values, None, alpha) == pytest.approx(np.quantile(values, alpha), abs=1e-12)
-    assert _leaf_renewal.quantile(values, np.full(n, 2.5), alpha) == pytest.approx(np.quantile(values, alpha),
+    assert _quantile.quantile(values, None, alpha) == pytest.approx(np.quantile(values, alpha), abs=1e-12)
+    assert _quantile.quantile(values, np.full(n, 2.5), alpha) == pytest.approx(np.quantile(values, alpha),
                                                                                    abs=1e-12)
 
 
@@ -171,7 +170,7 @@ def test_equal_weight_selection_with_ties_and_ordered_input(order):
     values = np.concatenate([rng.integers(0, 5, size=3000).astype(float), rng.normal(size=2001)])
     values = {"random": values, "sorted": np.sort(values), "reversed": np.sort(values)[::-1].copy()}[order]
     for alpha in (0.0, 0.001, 0.25, 0.5, 0.6, 0.999, 1.0):
-        assert _leaf_renewal.quantile(values, None, alpha) == pytest.approx(np.quantile(values, alpha), abs=1e-12)
+        assert _quantile.quantile(values, None, alpha) == pytest.approx(np.quantile(values, alpha), abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -183,20 +182,20 @@ def test_weighted_quantile_matches_the_documented_definition(seed):
     values = np.round(rng.normal(size=n), 1)  # ties
     weights = rng.uniform(0, 3, size=n) * (rng.random(n) < 0.8)
     for alpha in (0.05, 0.3, 0.5, 0.9):
-        assert _leaf_renewal.quantile(values, weights, alpha) == pytest.approx(
+        assert _quantile.quantile(values, weights, alpha) == pytest.approx(
             weighted_quantile(values, weights, alpha), abs=1e-12)
 
 
 def test_weighted_quantile_edge_cases():
     """Weight-0 rows do not count; no row of weight > 0: NaN; a heavy row pulls the quantile."""
-    assert _leaf_renewal.quantile(np.array([1.0, 2.0, 100.0]), np.array([1.0, 1.0, 0.0]), 0.5) == 1.5
-    assert np.isnan(_leaf_renewal.quantile(np.array([1.0, 2.0]), np.zeros(2), 0.5))
+    assert _quantile.quantile(np.array([1.0, 2.0, 100.0]), np.array([1.0, 1.0, 0.0]), 0.5) == 1.5
+    assert np.isnan(_quantile.quantile(np.array([1.0, 2.0]), np.zeros(2), 0.5))
     # positions 0 and 1 + (9 - 1) / 2 = 5; the median at 0.5 (10 - (1 + 9) / 2) = 2.5, half way
-    assert _leaf_renewal.quantile(np.array([0.0, 10.0]), np.array([1.0, 9.0]), 0.5) == 5.0
+    assert _quantile.quantile(np.array([0.0, 10.0]), np.array([1.0, 9.0]), 0.5) == 5.0
     # positions 0, 50.5, 101; level 0.4 at 0.4 (102 - 1) = 40.4: 40.4 / 50.5 of the way from 0 to 10
-    assert _leaf_renewal.quantile(np.array([0.0, 10.0, 20.0]), np.array([1.0, 100.0, 1.0]), 0.4) == pytest.approx(8.0)
+    assert _quantile.quantile(np.array([0.0, 10.0, 20.0]), np.array([1.0, 100.0, 1.0]), 0.4) == pytest.approx(8.0)
     with pytest.raises(ValueError, match="weights must have one value per value"):
-        _leaf_renewal.quantile(np.zeros(3), np.ones(2), 0.5)
+        _quantile.quantile(np.zeros(3), np.ones(2), 0.5)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -1,6 +1,6 @@
 """Exact quantiles of values spread over the partitions: the absolute and pinball
 objectives' start (quantiles of the labels) and renewed leaves (quantiles of each leaf's
-residuals y - margin), equal to the single-machine `_leaf_renewal.quantile` with equal
+residuals y - margin), equal to the single-machine `objectives._quantile.quantile` with equal
 weights: the linear interpolation at position alpha (n - 1) between the order statistics
 j and j + 1 (j = floor of the position), NumPy's default `np.quantile`.
 
@@ -124,7 +124,7 @@ def min_of(a, b):
 
 def select_quantiles(counts, digits, smallest_above, n: list, alphas: list) -> list:
     """Per group, the alpha-quantile of its n values (NaN when n is 0), as
-    `_leaf_renewal.quantile` with equal weights. counts: the first pass's summed digit
+    `objectives._quantile.quantile` with equal weights. counts: the first pass's summed digit
     counts; digits(prefixes, fixed_low, shift): a later pass's; smallest_above(keys): per
     group the smallest key above the given one (NONE_ABOVE: none)."""
     groups = len(n)

@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.config import Objective
-from boosters.objectives import transforms
-from boosters.training import _objectives
-from boosters.training.growth import _leaf_renewal
+from boosters.objectives import _gradients, _quantile, transforms
 from boosters.training.metrics import ideal_dcg
 from boosters.training.targets import kernel_labels, per_target
 
@@ -52,14 +50,14 @@ class ObjectiveFunction:
         raise NotImplementedError
 
     def kernel_parameters(self) -> float | np.ndarray:
-        """The kernel's number per output (one for all): see _objectives.pointwise."""
+        """The kernel's number per output (one for all): see _gradients.pointwise."""
         return 0.0
 
-    def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _objectives.GradientKernel:
+    def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _gradients.GradientKernel:
         """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
         boosting round calls it without the GIL, as the margins change."""
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel(self.spec.name, margins, kernel_labels(y), w, out, n_threads,
+        return _gradients.GradientKernel(self.spec.name, margins, kernel_labels(y), w, out, n_threads,
                                           parameters=self.kernel_parameters())
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
@@ -148,7 +146,7 @@ class LogLink(ObjectiveFunction):
 class QuantileRegression(ObjectiveFunction):
     """Absolute error (the median) and pinball (alpha-quantiles, one output per level): the
     gradients only point the way; after each tree the leaves are renewed to the weighted
-    quantile of their rows' residuals (_leaf_renewal). Each output starts from its level's
+    quantile of their rows' residuals (training/_leaf_renewal). Each output starts from its level's
     quantile of the labels (LightGBM's BoostFromScore)."""
 
     def __init__(self, spec: Objective):
@@ -159,8 +157,8 @@ class QuantileRegression(ObjectiveFunction):
 
     def init_scores(self, y, weights):
         if y.ndim == 2:  # absolute with several targets: each column's median
-            return per_target(lambda labels, w: _leaf_renewal.quantile(labels, w, 0.5), y, weights)
-        return np.array([_leaf_renewal.quantile(y, weights, a) for a in self.levels])
+            return per_target(lambda labels, w: _quantile.quantile(labels, w, 0.5), y, weights)
+        return np.array([_quantile.quantile(y, weights, a) for a in self.levels])
 
     def kernel_parameters(self):
         return self.levels  # absolute: 0.5, unused by its gradient
@@ -236,9 +234,9 @@ class LambdaRank(ObjectiveFunction):
 
     def check_labels(self, y):
         # the only check: the kernel's gains 2^label - 1 trust it
-        bad = (y != np.floor(y)) | (y < 0) | (y > _objectives.MAX_LABEL)
+        bad = (y != np.floor(y)) | (y < 0) | (y > _gradients.MAX_LABEL)
         if np.any(bad):
-            raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_objectives.MAX_LABEL}, "
+            raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_gradients.MAX_LABEL}, "
                              f"found {y[np.argmax(bad)]}")
 
     def gradient_bound(self, y):
@@ -253,7 +251,7 @@ class LambdaRank(ObjectiveFunction):
         w = np.empty(0) if weights is None else weights
         ideal = ideal_dcg(y, self.groups, self.spec.ndcg_at)
         inverse_max_dcg = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)  # 0: no gradient
-        return _objectives.GradientKernel("lambdarank", margins, y, w, out, n_threads, groups=self.groups,
+        return _gradients.GradientKernel("lambdarank", margins, y, w, out, n_threads, groups=self.groups,
                                           ndcg_at=self.spec.ndcg_at, inverse_max_dcg=inverse_max_dcg)
 
 
@@ -268,7 +266,7 @@ class Pairwise(LambdaRank):
 
     def gradient_kernel(self, margins, y, weights, out, n_threads):
         w = np.empty(0) if weights is None else weights
-        return _objectives.GradientKernel("pairwise", margins, y, w, out, n_threads, groups=self.groups)
+        return _gradients.GradientKernel("pairwise", margins, y, w, out, n_threads, groups=self.groups)
 
 
 class CustomObjectiveFunction(ObjectiveFunction):
@@ -282,13 +280,11 @@ class CustomObjectiveFunction(ObjectiveFunction):
         return np.array(self.spec.base_score)
 
     def gradient_kernel(self, margins, y, weights, out, n_threads):
-        from boosters.training._custom_gradients import CustomGradients
-
         if self.spec.function is None:
             raise ValueError("objective: this custom objective was loaded from a file and has no function; "
                              "pass Objective.custom(function) to train")
         self.margins, self.out = margins, out
-        return CustomGradients(margins, out)
+        return _gradients.CustomGradients(margins, out)
 
     def fill(self, dataset) -> None:
         """Call the user's function on the current margins (read-only: (n_rows,) for one

@@ -1,14 +1,7 @@
 from libc.stdint cimport int64_t
 
+from boosters.objectives._quantile cimport WeightedValue
 from boosters.training.partition._partition cimport RowPartitioner
-
-
-cdef struct WeightedValue:
-    double value
-    double weight
-
-
-cdef double weighted_quantile(WeightedValue* items, Py_ssize_t n, double alpha) noexcept nogil
 
 
 cdef class LeafRenewal:

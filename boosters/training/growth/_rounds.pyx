@@ -17,7 +17,7 @@ import numpy as np
 from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from boosters.training._objectives cimport GradientKernel
+from boosters.objectives._gradients cimport GradientKernel
 from boosters.training._sampling cimport RowSampler
 from boosters.training.growth._grow cimport GROWN, GrowthLoop, now
 from boosters.training.growth._leaf_renewal cimport LeafRenewal

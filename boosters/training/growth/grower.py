@@ -22,7 +22,7 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.training._objectives import GradientKernel
+from boosters.objectives._gradients import GradientKernel
 from boosters.training.growth._grow import GrowthLoop
 from boosters.training.growth._rounds import BoostingRounds
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder

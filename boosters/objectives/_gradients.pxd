@@ -2,7 +2,7 @@ from libc.stdint cimport int64_t
 
 
 cdef class GradientKernel:
-    cdef int objective                       # an Objective enum value (_objectives.pyx)
+    cdef int objective                       # an Objective enum value (_gradients.pyx)
     cdef const double[:, ::1] margins        # (n_outputs, n_rows)
     cdef const double[:, ::1] labels         # (1 or n_outputs, n_rows): output k reads row k of several
     cdef const double[::1] y                 # labels row 0 (softmax's classes, ranking's relevance)

@@ -1,4 +1,6 @@
-"""Gradient/hessian kernels of the objectives: float64 margins in, float32 pairs out.
+"""Gradient/hessian kernels of the objectives: float64 margins in, float32 pairs out. Each
+objective's definition (boosters/objectives/) names its kernel (KERNELS); a custom
+objective's is CustomGradients, filled from Python.
 
 Margins are laid out (n_outputs, n_rows); gradients (n_outputs, n_rows, 2); labels
 (n_label_rows, n_rows), n_label_rows 1 (every output reads row 0) or n_outputs (output k
@@ -38,10 +40,10 @@ cdef enum Objective:
     SQUARED_ERROR, LOGISTIC, SOFTMAX, LAMBDARANK, PAIRWISE, POISSON, GAMMA, TWEEDIE
     ABSOLUTE, HUBER, PINBALL, HINGE, ONE_VS_REST
 
-OBJECTIVES = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
-              "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
-OBJECTIVES.update({"absolute": ABSOLUTE, "huber": HUBER, "pinball": PINBALL})
-OBJECTIVES.update(hinge=HINGE, one_vs_rest=ONE_VS_REST)
+KERNELS = {"squared": SQUARED_ERROR, "logistic": LOGISTIC, "softmax": SOFTMAX, "lambdarank": LAMBDARANK,
+           "pairwise": PAIRWISE, "poisson": POISSON, "gamma": GAMMA, "tweedie": TWEEDIE}
+KERNELS.update({"absolute": ABSOLUTE, "huber": HUBER, "pinball": PINBALL})
+KERNELS.update(hinge=HINGE, one_vs_rest=ONE_VS_REST)
 GROUPED = (LAMBDARANK, PAIRWISE)  # one output: a query's rows together
 ROW_WISE = (SOFTMAX,)             # a row's outputs together
 
@@ -61,9 +63,9 @@ cdef class GradientKernel:
                  int ndcg_at=10,                  # IN: lambdarank's truncation
                  inverse_max_dcg=None,            # IN: lambdarank's 1 / ideal DCG@ndcg_at per query
                  parameters=0.0):                 # IN: one number per output, or one for all (see pointwise)
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, got {objective!r}")
-        self.objective = OBJECTIVES[objective]
+        if objective not in KERNELS:
+            raise ValueError(f"objective must be one of {sorted(KERNELS)}, got {objective!r}")
+        self.objective = KERNELS[objective]
         label_rows = np.asarray(labels)
         if label_rows.ndim == 1:
             label_rows = label_rows[None, :]
@@ -94,7 +96,7 @@ cdef class GradientKernel:
 
     def _set_queries(self, str objective, groups, int ndcg_at, inverse_max_dcg):
         """The ranking objectives' queries, per-query constants and scratch. The boundaries
-        and lambdarank's labels were validated by the caller (data.groups, objectives.py):
+        and lambdarank's labels were validated by the caller (data.groups, the objective):
         only the O(1) shape checks that keep the indices in range are made here."""
         n_rows = self.y.shape[0]
         self.groups = kernel_boundaries(groups, n_rows, objective)
@@ -133,9 +135,9 @@ cdef class GradientKernel:
 
 cdef inline (double, double) pointwise(int objective, double f, double y, double parameter) noexcept nogil:
     """One row's (gradient, hessian) of the loss at margin f, label y, before its weight.
-    To add a pointwise objective: an Objective enum value, its name in OBJECTIVES, a case
+    To add a pointwise objective: an Objective enum value, its name in KERNELS, a case
     here (its `parameter`: the output's number), its two-line loop in pointwise_rows, and
-    its class in objectives.py."""
+    its definition in boosters/objectives/ (its `kernel`: that name)."""
     cdef double p, a, b
     if objective == SQUARED_ERROR:  # (f - y)^2 / 2
         return f - y, 1.0
@@ -420,3 +422,23 @@ cdef void pairwise_query(
     for r in range(n):
         out[2 * r] = <float> (sums[2 * r] * weight_at(w, r))
         out[2 * r + 1] = <float> (larger(sums[2 * r + 1], 0.0) * weight_at(w, r))
+
+
+# -- custom objectives: gradients from Python -----------------------------------------------
+
+cdef class CustomGradients(GradientKernel):
+    """The gradient kernel of a custom objective (`Objective.custom`): the trainer calls the
+    user's Python function before each round and copies its (grad, hess) into `out`
+    (`Custom.fill`); the round's `compute` has nothing left to do. The boosting rounds
+    read `out` and the `margins` they update, as with any kernel."""
+
+    def __init__(self,
+                 const double[:, ::1] margins,   # IN: (n_outputs, n_rows), what the rounds update
+                 float[:, :, ::1] out):           # IN: (n_outputs, n_rows, 2) (grad, hess), filled by the trainer
+        if out.shape[0] != margins.shape[0] or out.shape[1] != margins.shape[1] or out.shape[2] != 2:
+            raise ValueError(f"gradients must have shape ({margins.shape[0]}, {margins.shape[1]}, 2)")
+        self.margins, self.out = margins, out
+        self.n_threads = 1
+
+    cdef void compute(self) noexcept nogil:
+        pass  # filled before the round, with the GIL
