@@ -21,7 +21,7 @@ from boosters import callbacks as cb
 from boosters.io.atomic import write_atomically
 from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 from test_training_behaviour import gradients, leaf_index
 from child_python import python_popen
 from tree_compare import assert_same_trees

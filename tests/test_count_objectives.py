@@ -14,7 +14,7 @@ from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance, mean_twe
 
 import boosters as bst
 from boosters.io.validation import objective_from_json
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 from boosters.training.objectives import POISSON_MAX_DELTA_STEP, make_objective
 
 KINDS = ["poisson", "gamma", "tweedie"]

@@ -17,7 +17,7 @@ from boosters.callbacks import learning_rate, record_evaluation
 from boosters.io.validation import DART_FIELDS, config_from_json, config_to_json
 from boosters.sklearn import GBDTRegressor
 from boosters.training.dart import DartDropout
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 from tree_compare import same_trees
 
 # incrementally corrected margins against a fresh prediction of the final trees: sums of

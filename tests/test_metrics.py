@@ -7,7 +7,7 @@ from scipy.special import expit, softmax
 from sklearn.metrics import accuracy_score, log_loss, mean_absolute_error, mean_squared_error, roc_auc_score
 
 from boosters.config import Metric
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 
 N = 2000
 

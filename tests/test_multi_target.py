@@ -21,7 +21,7 @@ import boosters as bst
 from boosters.callbacks import record_evaluation
 from boosters.io.validation import objective_from_json
 from boosters.sklearn import GBDTRegressor
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 from tree_compare import assert_same_tree_list
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.training.metrics import evaluate
+from boosters.objectives import evaluate
 
 N_TRAIN, N_TEST = 1200, 600
 

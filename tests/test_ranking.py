@@ -13,7 +13,7 @@ import boosters as bst
 from boosters._testing.kernels import sample_rows
 from boosters.objectives import _gradients
 from boosters.training._sampling import RowSampler
-from boosters.training.metrics import average_precision, ideal_dcg, ndcg
+from boosters.objectives.ranking import average_precision, ideal_dcg, ndcg
 from boosters.training.objectives import make_objective
 from child_python import python_run
 

@@ -189,7 +189,7 @@ def score(task: str, y_true: np.ndarray, prediction: np.ndarray) -> tuple[str, f
         return "rmse", float(np.sqrt(np.mean((prediction - y_true) ** 2)))
     if task == "binary":
         from boosters.config import Metric
-        from boosters.training.metrics import evaluate
+        from boosters.objectives import evaluate
 
         margin = np.log(np.clip(prediction, 1e-15, 1)) - np.log(np.clip(1 - prediction, 1e-15, 1))
         return "auc", evaluate(Metric.auc(), y_true, margin[:, None])

@@ -4,7 +4,7 @@ sums (a fixed order), for `eval_history` and early stopping.
 
 Only metrics that are a mean over rows of a per-row loss (after a transform) reduce this
 way: each partition scores its rows with the library's own metric function
-(`metrics.evaluate`), and the partitions' means are averaged by their row counts. rmse
+(`objectives.evaluate`), and the partitions' means are averaged by their row counts. rmse
 (the mean squared error, then its root), mae, mape, huber, the (multiclass, one-vs-rest)
 log losses, the poisson / gamma / tweedie deviances, pinball and the accuracies are such
 means; they agree with the single-machine scores to float64 rounding. The ranking metrics
@@ -21,8 +21,8 @@ import numpy as np
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
 from boosters.model.prediction import predict_tree
+from boosters.objectives.registry import evaluate
 from boosters.training.dart import predict_dropped
-from boosters.training.metrics import evaluate
 
 # metric name -> (mean of the partition from its score, score from the overall mean)
 MEAN_METRICS = {"rmse": (np.square, math.sqrt)}
@@ -92,7 +92,7 @@ def score_round(state: ValidationState, trees: list, metric, dart=None) -> np.nd
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])
     to_mean = MEAN_METRICS[metric.name][0]
     n = len(state.y)
-    if state.y.ndim == 2:  # multi-target: each target's share, the score is their mean (metrics.per_target_mean)
+    if state.y.ndim == 2:  # multi-target: each target's share, the score is their mean (objectives.registry.per_target_mean)
         return np.array([to_mean(evaluate(metric, state.y[:, k], state.margins[:, k:k + 1])) * n if n else 0.0
                          for k in range(state.y.shape[1])] + [float(n)])
     return np.array([to_mean(evaluate(metric, state.y, state.margins)) * n if n else 0.0, float(n)])

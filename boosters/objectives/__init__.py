@@ -3,3 +3,7 @@
 Below config/, training/ and model/ (it imports only data/ and _lib/), so that the trainer
 reads an objective's gradients and start, and a loaded model its output transform, from
 the same definition."""
+
+from boosters.objectives.registry import evaluate
+
+__all__ = ["evaluate"]

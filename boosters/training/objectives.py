@@ -7,7 +7,7 @@ import numpy as np
 
 from boosters.config import Objective
 from boosters.objectives import _gradients, _quantile, transforms
-from boosters.training.metrics import ideal_dcg
+from boosters.objectives.ranking import ideal_dcg
 from boosters.training.targets import kernel_labels, per_target
 
 _EPS = 1e-15

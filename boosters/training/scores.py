@@ -10,7 +10,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
-from boosters.training.metrics import evaluate
+from boosters.objectives.registry import evaluate
 
 # why a validation metric can be NaN, for its error message
 _NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from boosters._lib.checks import require_float
 from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
-from boosters.config import GBDTConfig
+from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest, check_finite_tree
@@ -21,7 +21,6 @@ from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, 
 from boosters.training.dart import DartDropout
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.linear_leaves import check_linear_training
-from boosters.training.metrics import check_groups
 from boosters.training.scores import RoundScores
 from boosters.training.split.constraints import interaction_groups, monotone_directions
 from boosters.training.targets import resolve_targets
@@ -34,6 +33,27 @@ class TrainingResult(Ensemble):
     n_evictions: int = 0    # histograms evicted from the pool and rebuilt
     seconds: float = 0.0
     kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
+
+
+def check_groups(config, train, val_set, train_scored: bool) -> None:
+    """The datasets have the query groups that the objective and metric need, before the
+    first round; GOSS would split queries, so it is refused with a ranking objective
+    (subsample draws whole queries). `train_scored`: the training rows are scored each
+    round (no val_set, and callbacks that read the scores), so a ranking metric needs
+    the training set's groups."""
+    objective = config.objective
+    if objective.needs_groups and train.group_boundaries is None:
+        raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
+                         f"ids) to Dataset")
+    for metric in config.resolved_metrics:
+        if not isinstance(metric, Metric) or not metric.needs_groups:
+            continue
+        scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
+        if scored.group_boundaries is None and (val_set is not None or train_scored):
+            raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")
+    if objective.needs_groups and config.goss_top_rate is not None:
+        raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "
+                         f"groups that {objective!r} ranks; use subsample (it draws whole queries)")
 
 
 class GBDTTrainer:

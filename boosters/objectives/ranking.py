@@ -1,0 +1,62 @@
+"""Learning to rank within query groups (LambdaRank, pairwise): margins are scores that order
+each query's rows; NDCG and MAP, and the ideal DCG that LambdaRank normalises by."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _query_positions(groups: np.ndarray, key: np.ndarray):
+    """Rows ordered by `key` descending within each query (ties in row order), the query
+    of each ordered row and its 0-based position in its query."""
+    query = np.repeat(np.arange(len(groups) - 1), np.diff(groups))
+    order = np.lexsort((-key, query))  # stable: by query, then by key descending
+    position = np.arange(len(key)) - groups[query]
+    return order, query, position
+
+
+def _query_mean(per_query: np.ndarray, groups: np.ndarray, w) -> float:
+    """Mean over the queries; with weights, each query weighs its rows' mean weight (as LightGBM)."""
+    if w is None:
+        return float(per_query.mean())
+    query_weight = np.add.reduceat(w, groups[:-1]) / np.diff(groups)
+    return float(np.sum(per_query * query_weight) / np.sum(query_weight))
+
+
+def _dcg(gain, key, groups, k):
+    """Per query: DCG@k of its rows ordered by `key` descending (ties in row order)."""
+    order, _, position = _query_positions(groups, key)
+    contribution = np.where(position < k, gain[order] / np.log2(2.0 + position), 0.0)
+    return np.add.reduceat(contribution, groups[:-1])
+
+
+def ideal_dcg(y, groups, k):
+    """Per query: the best DCG@k of its labels `y` (gain 2^label - 1, discount
+    1/log2(2 + position)), the rows sorted by label; 0 without a relevant row.
+    NDCG's denominator, and lambdarank's (computed once per training)."""
+    return _dcg(np.exp2(y) - 1.0, y, groups, k)
+
+
+def ndcg(y, margins, w, groups, k):
+    """Mean NDCG@k over the queries (gain 2^label - 1, discount 1/log2(2 + position);
+    a query whose ideal DCG is 0 scores 1), as LightGBM."""
+    ideal = ideal_dcg(y, groups, k)
+    actual = _dcg(np.exp2(y) - 1.0, margins[:, 0], groups, k)
+    per_query = np.ones(len(ideal))
+    np.divide(actual, ideal, out=per_query, where=ideal > 0)
+    return _query_mean(per_query, groups, w)
+
+
+def average_precision(y, margins, w, groups, k):
+    """Mean AP@k over the queries (relevant: label > 0.5; a query's sum of precision@i at
+    the relevant positions i <= k over min(k, its relevant rows); 1 without any), as LightGBM."""
+    order, _, position = _query_positions(groups, margins[:, 0])
+    relevant = (y[order] > 0.5).astype(np.float64)
+    hits = np.cumsum(relevant)
+    hits -= np.repeat(hits[groups[:-1]] - relevant[groups[:-1]], np.diff(groups))  # per query
+    precision = np.where((position < k) & (relevant > 0), hits / (position + 1.0), 0.0)
+    n_relevant = np.add.reduceat(relevant, groups[:-1])
+    per_query = np.ones(len(n_relevant))
+    np.divide(np.add.reduceat(precision, groups[:-1]), np.minimum(n_relevant, k), out=per_query,
+              where=n_relevant > 0)
+    return _query_mean(per_query, groups, w)
