@@ -134,7 +134,7 @@ def worker_cpu(rows: int, features: int, depth: int, partitions: list) -> None:
     the worker's sums of its partitions' results."""
     from boosters.dask import _partition_state as tasks
     from boosters.data.binning import BinMapper
-    from boosters.training.objectives import make_objective
+    from boosters.objectives.registry import make_objective
 
     X, y = make_half(0, rows, features)
     mapper, objective = BinMapper(256).fit(X), make_objective(bst.Objective.logistic(), None)

@@ -21,7 +21,7 @@ import boosters as bst
 from boosters._testing.kernels import build_histogram_gathered, build_histogram_packed, node_rows
 from boosters.dask import _partition_state as tasks
 from boosters.data.binning import BinMapper
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 
 DEPTH = 6
 

@@ -18,7 +18,7 @@ from boosters import Dataset
 from boosters.bench import benchmark
 from boosters.bench.compare import TASKS
 from boosters.data import binning
-from boosters.training import objectives
+from boosters.objectives import classification, regression
 from boosters.training.growth import grower
 from boosters.training.trainer import GBDTTrainer
 
@@ -27,7 +27,7 @@ WRAPPED = [  # (owner, method, label)
     (binning.BinMapper, "transform", "value -> bin"),
     (grower.TreeGrower, "grow", "tree growth"),
     (grower.TreeGrower, "update_predictions", "margin update"),
-] + [(cls, "gradients", "gradients") for cls in (objectives.SquaredError, objectives.Logistic, objectives.Softmax)]
+] + [(cls, "gradients", "gradients") for cls in (regression.Squared, classification.Logistic, classification.Softmax)]
 
 
 def profile(task: str, threads: int, rows: int | None = None) -> tuple[float, dict, dict]:

@@ -8,9 +8,9 @@ import pytest
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman
 from boosters.model.prediction import predict_tree
+from boosters.objectives.registry import make_objective
 from boosters.training.growth import grower as grower_module
 from boosters.training.growth.grower import TreeGrower
-from boosters.training.objectives import make_objective
 from tree_compare import assert_same_model, assert_same_tree_list
 
 N_ROUNDS = 10

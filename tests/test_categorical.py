@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import boosters as bst
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.prediction import predict_tree
+from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
-from boosters.training.objectives import make_objective
 from naive import naive_goes_left
 from tree_compare import assert_same_model, assert_same_trees
 

@@ -19,7 +19,7 @@ from sklearn.metrics import accuracy_score, log_loss, roc_auc_score
 import boosters as bst
 from boosters.io.validation import objective_from_json
 from boosters.objectives import evaluate
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 
 N_CLASSES = 3
 

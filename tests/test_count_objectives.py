@@ -15,7 +15,8 @@ from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance, mean_twe
 import boosters as bst
 from boosters.io.validation import objective_from_json
 from boosters.objectives import evaluate
-from boosters.training.objectives import POISSON_MAX_DELTA_STEP, make_objective
+from boosters.objectives.counts import POISSON_MAX_DELTA_STEP
+from boosters.objectives.registry import make_objective
 
 KINDS = ["poisson", "gamma", "tweedie"]
 POWER = 1.5  # LightGBM's default tweedie_variance_power

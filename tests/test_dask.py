@@ -23,7 +23,7 @@ from boosters.dask import _partition_state as tasks
 from boosters.dask import predict, train
 from boosters.dask._driver import LostWorker, Partitions
 from boosters.data.binning import BinMapper
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import goss_draw_range, goss_scores
 from boosters.training.sampling import make_row_sampler

@@ -173,7 +173,7 @@ def test_a_state_pickles_to_its_partition_data_only():
     import pickle
     from boosters.dask import _partition_state as tasks
     from boosters.data.binning import BinMapper
-    from boosters.training.objectives import make_objective
+    from boosters.objectives.registry import make_objective
 
     X, y = make_data(n=300)
     state = tasks.make_state(X, y, None, BinMapper().fit(X), make_objective(bst.Objective.squared()), np.zeros(1),

@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 import boosters as bst
 from boosters.model.prediction import predict_tree
+from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
-from boosters.training.objectives import make_objective
 from test_constraints import assert_monotone, assert_paths_within_groups
 
 GOSS = dict(goss_top_rate=0.3, goss_other_rate=0.2, learning_rate=0.5)  # 1/lr = 2 warm-up rounds

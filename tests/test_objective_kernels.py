@@ -6,7 +6,7 @@ from scipy.special import expit, softmax as scipy_softmax
 
 from boosters.config import Objective
 from boosters.objectives import _gradients
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 
 MIN_HESSIAN = 1e-16
 N = 10_001  # not a multiple of any chunk size

@@ -14,7 +14,7 @@ from boosters._testing.kernels import sample_rows
 from boosters.objectives import _gradients
 from boosters.training._sampling import RowSampler
 from boosters.objectives.ranking import average_precision, ideal_dcg, ndcg
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 from child_python import python_run
 
 
@@ -162,7 +162,7 @@ def naive_lambdarank(scores, y, w, groups, k):
 
 
 def kernel_gradients(scores, y, w, groups, k, n_threads=1):
-    """The kernel as the trainer makes it (its ideal DCGs from training.objectives)."""
+    """The kernel as the trainer makes it (its ideal DCGs from objectives.ranking)."""
     out = np.full((1, len(y), 2), np.nan, dtype=np.float32)
     objective = make_objective(bst.Objective.lambdarank(ndcg_at=k), groups)
     objective.gradient_kernel(scores[None, :].copy(), y, w, out, n_threads).run()

@@ -22,7 +22,7 @@ from boosters._testing.kernels import sample_rows
 from boosters.io.validation import objective_from_json, objective_to_json
 from boosters.objectives import _gradients, _quantile
 from boosters.objectives import evaluate
-from boosters.training.objectives import make_objective
+from boosters.objectives.registry import make_objective
 from boosters.training.sampling import make_row_sampler
 from tree_compare import assert_same_tree_list, assert_same_trees
 

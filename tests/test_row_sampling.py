@@ -19,8 +19,8 @@ from boosters.bench.datasets import make_covertype, make_friedman, train_test_sp
 from boosters.model.prediction import predict_tree
 from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import RowSampler
+from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
-from boosters.training.objectives import make_objective
 from boosters.training.sampling import goss_warmup_rounds, make_row_sampler
 from matched_params import boosters_config, lightgbm_params
 from prebinned import prebinned_data

@@ -63,6 +63,7 @@ from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask._step_runner import PartitionRunner, StateNotHere, fold
 from boosters.model.tree import Tree
+from boosters.objectives.registry import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training.growth._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
@@ -70,7 +71,6 @@ from boosters.training.growth._node_steps import (
 )
 from boosters.training.growth.grower import max_tree_nodes
 from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
-from boosters.training.objectives import make_objective
 from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.split.constraints import make_node_constraints
 

@@ -31,6 +31,8 @@ from boosters.data.dataset import Dataset
 from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix
+from boosters.objectives.custom import Custom
+from boosters.objectives.registry import make_objective
 from boosters.training.growth._node_steps import build_nodes, node_count, node_sums, split_many, unpack
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
@@ -40,7 +42,6 @@ from boosters.training.histograms.layout import choose_layout
 from boosters.training._linear_leaves import normal_equations
 from boosters.training.dart import predict_dropped
 from boosters.training.linear_leaves import add_linear_change, leaf_of_rows
-from boosters.training.objectives import CustomObjectiveFunction, make_objective
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
 PACKED_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # a quantized slot's bits per sum -> its words
@@ -288,7 +289,7 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     # DART, linear leaves: the rows as Dataset keeps the ones single-machine training predicts on
     raw = as_feature_matrix(X, "X") if settings.raw_rows else None
     rows = (Dataset(np.asarray(X) if raw is None else raw, y, weights)  # one copy of the rows for both
-            if isinstance(objective, CustomObjectiveFunction) else None)
+            if isinstance(objective, Custom) else None)
     state = PartitionState(binned, y, weights, objective, base_scores, settings, first_row, rows)
     state.raw = raw
     if settings.row_sample is not None and settings.row_sample[0] == "queries":

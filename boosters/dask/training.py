@@ -28,11 +28,11 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
+from boosters.objectives.registry import make_objective
 from boosters.training.backend import resolve_histogram_mode
 from boosters.training.callbacks import training_callbacks
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.growth.grower import max_tree_nodes
-from boosters.training.objectives import make_objective
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size

@@ -4,6 +4,6 @@ Below config/, training/ and model/ (it imports only data/ and _lib/), so that t
 reads an objective's gradients and start, and a loaded model its output transform, from
 the same definition."""
 
-from boosters.objectives.registry import evaluate
+from boosters.objectives.registry import OBJECTIVES, evaluate, make_objective, objective_fn
 
-__all__ = ["evaluate"]
+__all__ = ["OBJECTIVES", "evaluate", "make_objective", "objective_fn"]

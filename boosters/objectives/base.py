@@ -1,10 +1,90 @@
-"""What the objectives and metrics share."""
+"""What the objectives and metrics share: `ObjectiveFn`, the base of every objective, and the
+helpers of their starts and metrics."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
+
+from boosters.objectives import _gradients, transforms
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+FLOAT32_SAFE = FLOAT32_MAX / 16  # headroom: margins may overshoot the labels
 
 
 def weighted_mean(values: np.ndarray, weights: np.ndarray | None) -> float:
     """The mean of `values`, weighted by `weights` (None: equal weights)."""
     return float(np.average(values, weights=weights))
+
+
+def n_targets(y: np.ndarray) -> int:
+    """Labels per row: 1 for a 1-D y, k for a (n_rows, k) one."""
+    return 1 if y.ndim == 1 else y.shape[1]
+
+
+def kernel_labels(y: np.ndarray) -> np.ndarray:
+    """Labels as the gradient kernel reads them: a 1-D y as it is, a (n_rows, k) y as its
+    (k, n_rows) transpose (output k reads row k; one copy per training)."""
+    return y if y.ndim == 1 else np.ascontiguousarray(y.T)
+
+
+def per_target(start, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """`start(labels, weights) -> float` of each target (column of a 2-D y; a 1-D y is one),
+    on contiguous labels, so that output j's start is bit for bit a single-target model's
+    on column j."""
+    return np.array([start(labels, weights) for labels in kernel_labels(y).reshape(-1, len(y))])
+
+
+class ObjectiveFn:
+    """One objective. Class level, what it is: its name, its gradient kernel (by the kernel's
+    name in _gradients) and the model's output transform; an instance, bound to a training's
+    Objective (`spec`, and the query groups of a ranking objective), what it does: label
+    checks, the optimal constant start, the gradients. Margins are (n_outputs, n_rows)
+    float64; gradients (n_outputs, n_rows, 2) float32."""
+
+    name: ClassVar[str]  # as Objective.name and the model files write it
+    kernel: ClassVar[str | None]  # its _gradients.GradientKernel
+    transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
+
+    def __init__(self, spec, groups: np.ndarray | None = None):
+        """`spec`: the training's Objective; `groups`: its query boundaries (ranking objectives)."""
+        self.spec = spec
+        self.n_outputs = spec.n_outputs
+
+    def check_labels(self, y: np.ndarray) -> None:
+        pass
+
+    def gradient_bound(self, y: np.ndarray) -> float:
+        """An upper bound of |gradient| and hessian per unit of weight (classification: 1)."""
+        return 1.0
+
+    def check_scale(self, y: np.ndarray, weights: np.ndarray | None) -> None:
+        """Gradients are float32: labels or weights whose gradients could overflow it (an
+        all-NaN model, silently) are an error instead."""
+        w_max = 1.0 if weights is None else float(weights.max())
+        bound = max(self.gradient_bound(y), 1.0)  # the hessian per unit of weight is at most 1
+        if bound * w_max < FLOAT32_SAFE:
+            return
+        if weights is None or bound >= FLOAT32_SAFE:
+            raise ValueError(f"y: labels up to {float(np.abs(y).max()):.3g} give gradients beyond float32's range "
+                             f"(up to {FLOAT32_MAX:.3g}); rescale y")
+        raise ValueError(f"weights: weights up to {w_max:.3g} with these labels give gradients beyond float32's "
+                         f"range (up to {FLOAT32_MAX:.3g}); rescale the weights")
+
+    def init_scores(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def kernel_parameters(self) -> float | np.ndarray:
+        """The kernel's number per output (one for all): see _gradients.pointwise."""
+        return 0.0
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads: int) -> _gradients.GradientKernel:
+        """The gradients of `margins` into `out` as a C kernel bound to these buffers: the
+        boosting round calls it without the GIL, as the margins change."""
+        w = np.empty(0) if weights is None else weights
+        return _gradients.GradientKernel(self.kernel, margins, kernel_labels(y), w, out, n_threads,
+                                          parameters=self.kernel_parameters())
+
+    def gradients(self, margins, y, weights, out, n_threads: int) -> None:
+        self.gradient_kernel(margins, y, weights, out, n_threads).run()

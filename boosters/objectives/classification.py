@@ -5,7 +5,81 @@ from __future__ import annotations
 
 import numpy as np
 
-from boosters.objectives.base import weighted_mean
+from boosters.objectives import transforms
+from boosters.objectives.base import ObjectiveFn, weighted_mean
+
+EPS = 1e-15  # probabilities are clipped to [EPS, 1 - EPS] for a finite start
+
+
+class Logistic(ObjectiveFn):
+    """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
+
+    name = kernel = "logistic"
+    transform = staticmethod(transforms.sigmoid)
+
+    def check_labels(self, y):
+        bad = ~((y >= 0) & (y <= 1))  # NaN too
+        if np.any(bad):
+            raise ValueError(f"y: logistic objective needs labels in [0, 1] (classes 0/1 or probabilities), "
+                             f"found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        p = min(max(weighted_mean(y, weights), EPS), 1 - EPS)
+        return np.array([np.log(p / (1 - p))])
+
+
+class Hinge(ObjectiveFn):
+    """XGBoost's binary:hinge: labels 0/1, predictions are classes."""
+
+    name = kernel = "hinge"
+    transform = staticmethod(transforms.hinge_class)
+
+    def check_labels(self, y):
+        bad = (y != 0) & (y != 1)
+        if np.any(bad):
+            raise ValueError(f"y: hinge objective needs labels 0 or 1, found {y[np.argmax(bad)]}")
+
+    def init_scores(self, y, weights):
+        """XGBoost's (>= 2.0) start: the Newton step from margin 0, the weighted mean of
+        2y - 1, turned into a class (1.0 where > 0, else 0.0) as its base_score is."""
+        return np.array([1.0 if weighted_mean(2.0 * y - 1.0, weights) > 0 else 0.0])
+
+
+class ClassShares(ObjectiveFn):
+    """Softmax and one-vs-rest: integer labels 0..k-1, one output per class."""
+
+    def check_labels(self, y):
+        k = self.n_outputs
+        bad = (y != np.floor(y)) | (y < 0) | (y >= k)
+        if np.any(bad):
+            raise ValueError(f"y: {self.name}({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
+
+
+class Softmax(ClassShares):
+    name = kernel = "softmax"
+    transform = staticmethod(transforms.softmax)
+
+    def init_scores(self, y, weights):
+        w = np.ones_like(y) if weights is None else weights
+        prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
+        return np.log(np.maximum(prior, EPS))
+
+
+class OneVsRest(ClassShares):
+    """LightGBM's multiclassova: output k is a logistic model of [y == k]."""
+
+    name = kernel = "one_vs_rest"
+    transform = staticmethod(transforms.sigmoid_per_class)
+
+    def init_scores(self, y, weights):
+        # each output's log-odds of its class share, clipped as Logistic's
+        w = np.ones_like(y) if weights is None else weights
+        share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
+        share = np.clip(share, EPS, 1 - EPS)
+        return np.log(share / (1 - share))
+
+    def kernel_parameters(self):
+        return np.arange(self.n_outputs, dtype=np.float64)  # output k's class: its label is [y == k]
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:

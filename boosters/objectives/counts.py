@@ -1,11 +1,62 @@
 """Log-link regression of counts and positive values (Poisson, gamma, Tweedie): margins are
-log-means; the mean unit deviances that score them."""
+log-means, predictions exp(margin); the mean unit deviances that score them."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from boosters.objectives.base import weighted_mean
+from boosters.objectives import transforms
+from boosters.objectives.base import ObjectiveFn, weighted_mean
+
+POISSON_MAX_DELTA_STEP = 0.7  # LightGBM's poisson_max_delta_step default
+
+
+class LogLink(ObjectiveFn):
+    """Poisson, gamma and Tweedie regression: labels >= 0; the start is log of the (weighted)
+    mean label (LightGBM's boost_from_average)."""
+
+    transform = staticmethod(transforms.exponential)
+
+    def check_labels(self, y):
+        if np.any(y < 0):
+            raise ValueError(f"y: {self.name} objective needs labels >= 0, found {float(y.min())}")
+
+    def gradient_bound(self, y):
+        # mean and label near each other: |gradient| about max(y)
+        return float(y.max()) if y.size else 0.0
+
+    def init_scores(self, y, weights):
+        # training labels only: a validation set may well be all 0
+        mean = weighted_mean(y, weights)
+        if mean <= 0:
+            raise ValueError(f"y: {self.name} objective needs some training label > 0 (with weight > 0): "
+                             f"the start, log of the mean label, would be -inf")
+        return np.array([np.log(mean)])
+
+
+class Poisson(LogLink):
+    name = kernel = "poisson"
+
+    def kernel_parameters(self):
+        return POISSON_MAX_DELTA_STEP
+
+
+class Gamma(LogLink):
+    name = kernel = "gamma"
+
+    def check_labels(self, y):
+        if np.any(y <= 0):
+            raise ValueError(f"y: gamma objective needs labels > 0, found {float(y.min())}")
+
+    def gradient_bound(self, y):
+        return float(y.max() / y.min()) if y.size else 0.0  # about max(y) / min(y)
+
+
+class Tweedie(LogLink):
+    name = kernel = "tweedie"
+
+    def kernel_parameters(self):
+        return self.spec.variance_power
 
 
 def poisson_deviance(y, margins, w):

@@ -5,6 +5,60 @@ from __future__ import annotations
 
 import numpy as np
 
+from boosters.objectives import _gradients
+from boosters.objectives.base import ObjectiveFn
+
+
+class LambdaRank(ObjectiveFn):
+    """LambdaRank (NDCG@ndcg_at) within the query groups given at construction."""
+
+    name = kernel = "lambdarank"
+
+    def __init__(self, spec, groups: np.ndarray | None = None):
+        super().__init__(spec, groups)
+        if groups is None:
+            raise ValueError(f"{spec.name} needs query groups: pass group= (sizes) or qid= (per-row query ids) "
+                             "to the training Dataset")
+        self.groups = groups
+
+    def check_labels(self, y):
+        # the only check: the kernel's gains 2^label - 1 trust it
+        bad = (y != np.floor(y)) | (y < 0) | (y > _gradients.MAX_LABEL)
+        if np.any(bad):
+            raise ValueError(f"y: lambdarank needs integer relevance labels in 0..{_gradients.MAX_LABEL}, "
+                             f"found {y[np.argmax(bad)]}")
+
+    def gradient_bound(self, y):
+        # per pair at most 1/0.01 (an NDCG change <= 1 over the score gap's floor), times the pairs of a row
+        return 100.0 * float(np.diff(self.groups).max())
+
+    def init_scores(self, y, weights):
+        return np.zeros(1)  # scores only order the rows of a query: no constant helps (as LightGBM)
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        """The kernel, with each query's ideal DCG computed here once (the labels do not change)."""
+        w = np.empty(0) if weights is None else weights
+        ideal = ideal_dcg(y, self.groups, self.spec.ndcg_at)
+        inverse_max_dcg = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)  # 0: no gradient
+        return _gradients.GradientKernel(self.kernel, margins, y, w, out, n_threads, groups=self.groups,
+                                          ndcg_at=self.spec.ndcg_at, inverse_max_dcg=inverse_max_dcg)
+
+
+class Pairwise(LambdaRank):
+    """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
+
+    name = kernel = "pairwise"
+
+    def check_labels(self, y):
+        pass  # finite, as Dataset checks
+
+    def gradient_bound(self, y):
+        return float(np.diff(self.groups).max())  # rho <= 1 per pair, one pair per other row
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        w = np.empty(0) if weights is None else weights
+        return _gradients.GradientKernel(self.kernel, margins, y, w, out, n_threads, groups=self.groups)
+
 
 def _query_positions(groups: np.ndarray, key: np.ndarray):
     """Rows ordered by `key` descending within each query (ties in row order), the query

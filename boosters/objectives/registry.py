@@ -1,4 +1,4 @@
-"""Every objective and metric by name: evaluating a metric."""
+"""Every objective and metric by name: the bound objective of a training, evaluating a metric."""
 
 from __future__ import annotations
 
@@ -6,10 +6,33 @@ import functools
 
 import numpy as np
 
-from boosters.objectives.classification import accuracy, auc, logloss, margin_accuracy, one_vs_rest_logloss
-from boosters.objectives.counts import gamma_deviance, poisson_deviance, tweedie_deviance
-from boosters.objectives.ranking import average_precision, ndcg
-from boosters.objectives.regression import huber, mae, mape, pinball, rmse
+from boosters.objectives.base import ObjectiveFn
+from boosters.objectives.classification import (Hinge, Logistic, OneVsRest, Softmax, accuracy, auc, logloss,
+                                                margin_accuracy, one_vs_rest_logloss)
+from boosters.objectives.counts import Gamma, Poisson, Tweedie, gamma_deviance, poisson_deviance, tweedie_deviance
+from boosters.objectives.custom import Custom
+from boosters.objectives.ranking import LambdaRank, Pairwise, average_precision, ndcg
+from boosters.objectives.regression import Absolute, Huber, Pinball, Squared, huber, mae, mape, pinball, rmse
+
+OBJECTIVES = (Squared, Absolute, Huber, Pinball, Poisson, Gamma, Tweedie,  # by family
+              Logistic, Softmax, OneVsRest, Hinge, LambdaRank, Pairwise, Custom)
+_BY_NAME = {fn.name: fn for fn in OBJECTIVES}
+
+
+def objective_fn(objective) -> type[ObjectiveFn]:
+    """The definition of `objective` (an Objective, or its name)."""
+    name = objective if isinstance(objective, str) else objective.name
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"objective must be one of {[fn.name for fn in OBJECTIVES]}, got {name!r}") from None
+
+
+def make_objective(spec, groups: np.ndarray | None = None) -> ObjectiveFn:
+    """The objective's functions, bound to `spec` (an Objective); `groups`: the training rows'
+    query boundaries (ranking)."""
+    return objective_fn(spec)(spec, groups)
+
 
 _RANKING = {"ndcg": ndcg, "map": average_precision}
 

@@ -1,12 +1,90 @@
-"""Regression on the label's scale, whose margins are the predictions (squared error,
-absolute error, Huber, pinball); the metrics of such margins: rmse, mae, mape, huber, pinball
-(on labels (n_rows,), margins (n_rows, n_outputs), optional weights)."""
+"""Regression on the label's scale, whose margins are the predictions: squared error, absolute
+error, Huber, pinball (quantiles); and the metrics of such margins: rmse, mae, mape, huber,
+pinball (on labels (n_rows,), margins (n_rows, n_outputs), optional weights)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from boosters.objectives.base import weighted_mean
+from boosters.objectives import _quantile, transforms
+from boosters.objectives.base import ObjectiveFn, per_target, weighted_mean
+
+
+class Squared(ObjectiveFn):
+    """(f - y)^2 / 2; starts from the weighted mean of each target."""
+
+    name = kernel = "squared"
+
+    def gradient_bound(self, y):
+        # |margin - y| with margins between the labels' extremes
+        return 2.0 * float(np.abs(y).max()) if y.size else 0.0
+
+    def init_scores(self, y, weights):
+        return per_target(weighted_mean, y, weights)  # a 2-D y: each column's mean
+
+
+class QuantileRegression(ObjectiveFn):
+    """Absolute error (the median) and pinball (alpha-quantiles, one output per level): the
+    gradients only point the way; after each tree the leaves are renewed to the weighted
+    quantile of their rows' residuals (training/growth/_leaf_renewal). Each output starts from its level's
+    quantile of the labels (LightGBM's BoostFromScore)."""
+
+    def __init__(self, spec, groups=None):
+        super().__init__(spec, groups)
+        self.levels = self.quantile_levels(spec)  # per output
+
+    @classmethod
+    def quantile_levels(cls, spec) -> np.ndarray:
+        raise NotImplementedError
+
+    def init_scores(self, y, weights):
+        if y.ndim == 2:  # absolute with several targets: each column's median
+            return per_target(lambda labels, w: _quantile.quantile(labels, w, 0.5), y, weights)
+        return np.array([_quantile.quantile(y, weights, a) for a in self.levels])
+
+    def kernel_parameters(self):
+        return self.levels  # absolute: 0.5, unused by its gradient
+
+    def gradient_kernel(self, margins, y, weights, out, n_threads):
+        kernel = super().gradient_kernel(margins, y, weights, out, n_threads)
+        kernel.leaf_quantiles = self.levels
+        return kernel
+
+
+class Absolute(QuantileRegression):
+    """|f - y|: the median of each target."""
+
+    name = kernel = "absolute"
+
+    @classmethod
+    def quantile_levels(cls, spec):
+        return np.full(spec.n_outputs, 0.5)  # one output per target
+
+
+class Pinball(QuantileRegression):
+    """The pinball loss of each level alpha: its quantile, one output per level."""
+
+    name = kernel = "pinball"
+    transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
+
+    @classmethod
+    def quantile_levels(cls, spec):
+        return np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64))
+
+
+class Huber(ObjectiveFn):
+    """Huber loss (LightGBM's huber): starts from the (weighted) mean label, as LightGBM."""
+
+    name = kernel = "huber"
+
+    def gradient_bound(self, y):
+        return self.spec.delta
+
+    def init_scores(self, y, weights):
+        return per_target(weighted_mean, y, weights)  # a 2-D y: each column's mean
+
+    def kernel_parameters(self):
+        return self.spec.delta
 
 
 def rmse(y, margins, w):

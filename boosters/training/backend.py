@@ -28,10 +28,11 @@ from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.data.validation import init_score_columns
 from boosters.model.prediction import predict_tree
+from boosters.objectives.custom import Custom
+from boosters.objectives.registry import make_objective
 from boosters.training.dart import DartRound, predict_dropped
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.linear_leaves import LinearLeafFitter
-from boosters.training.objectives import CustomObjectiveFunction, make_objective
 from boosters.training.scores import score
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
@@ -88,7 +89,7 @@ class LocalBackend:
             if val_set.init_score is not None:
                 self.val_margins += init_score_columns(val_set.init_score, self.n_outputs, "val_set: init_score")
         # a custom objective's gradients come from Python before each round
-        self.before_round = ((lambda: objective.fill(train)) if isinstance(objective, CustomObjectiveFunction)
+        self.before_round = ((lambda: objective.fill(train)) if isinstance(objective, Custom)
                              else None)
         self.one_round_at_a_time = val_set is not None or self.before_round is not None
 

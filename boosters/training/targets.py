@@ -5,24 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.config import _MULTI_TARGET, _OBJECTIVE_NAMES, Objective
-
-
-def n_targets(y: np.ndarray) -> int:
-    """Labels per row: 1 for a 1-D y, k for a (n_rows, k) one."""
-    return 1 if y.ndim == 1 else y.shape[1]
-
-
-def kernel_labels(y: np.ndarray) -> np.ndarray:
-    """Labels as the gradient kernel reads them: a 1-D y as it is, a (n_rows, k) y as its
-    (k, n_rows) transpose (output k reads row k; one copy per training)."""
-    return y if y.ndim == 1 else np.ascontiguousarray(y.T)
-
-
-def per_target(start, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    """`start(labels, weights) -> float` of each target (column of a 2-D y; a 1-D y is one),
-    on contiguous labels, so that output j's start is bit for bit a single-target model's
-    on column j."""
-    return np.array([start(labels, weights) for labels in kernel_labels(y).reshape(-1, len(y))])
+from boosters.objectives.base import n_targets
 
 
 def resolve_targets(objective: Objective, train_y: np.ndarray, val_y: np.ndarray | None) -> Objective:
