@@ -24,7 +24,6 @@ from boosters.io.atomic import read_regular_file, write_atomically
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
 from boosters.model.tree import Tree
-from boosters.objectives.transforms import output_transform
 from boosters.training.trainer import GBDTTrainer
 
 
@@ -294,7 +293,7 @@ class GBDTModel:
         >>> p.shape, np.array_equal(model.predict(df[["b", "a"]]), p)  # matched by name
         ((200,), True)
         """
-        return output_transform(self.objective.name)(self._margins(X, n_threads, init_score))
+        return self.ensemble.transform(self._margins(X, n_threads, init_score))
 
     # -- inspection ----------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from boosters.config import GBDTConfig, Objective
 from boosters.model.forest import Forest
-from boosters.objectives.transforms import output_transform
+from boosters.objectives.registry import objective_fn
 
 
 @dataclass(eq=False)
@@ -43,6 +43,10 @@ class Ensemble:
         """(n_rows, n_outputs) margins of a checked float matrix with `n_features` columns."""
         return self.forest.predict_margins(X, n_threads)
 
+    def transform(self, margins: np.ndarray) -> np.ndarray:
+        """The objective's predictions from (n_rows, n_outputs) margins: its output transform."""
+        return objective_fn(self.objective).transform(margins)
+
     def predict(self, X: np.ndarray, n_threads: int) -> np.ndarray:
         """The objective's predictions: values, P(y=1), or class probabilities."""
-        return output_transform(self.objective.name)(self.predict_margins(X, n_threads))
+        return self.transform(self.predict_margins(X, n_threads))

@@ -1,8 +1,7 @@
-"""Output transforms: margins -> predictions, one per objective (the model's, not the trainer's)."""
+"""Output transforms: margins -> predictions; each objective's definition names its own
+(ObjectiveFn.transform), which the model applies."""
 
 from __future__ import annotations
-
-from typing import Callable
 
 import numpy as np
 
@@ -55,28 +54,3 @@ def softmax(margins: np.ndarray) -> np.ndarray:
 def raw(margins: np.ndarray) -> np.ndarray:
     """A custom objective: the margins themselves ((n_rows,) for one output), as LightGBM."""
     return margins[:, 0] if margins.shape[1] == 1 else margins
-
-
-OUTPUT_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "squared": identity,
-    "logistic": sigmoid,
-    "softmax": softmax,
-    "lambdarank": identity,  # ranking scores
-    "pairwise": identity,
-    "poisson": exponential,
-    "gamma": exponential,
-    "tweedie": exponential,
-    "custom": raw,
-    "absolute": identity,
-    "huber": identity,
-    "pinball": sorted_quantiles,
-}
-OUTPUT_TRANSFORMS.update(hinge=hinge_class, one_vs_rest=sigmoid_per_class)
-
-
-def output_transform(objective_name: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The transform of an objective, by name; (n_rows, n_outputs) margins in."""
-    try:
-        return OUTPUT_TRANSFORMS[objective_name]
-    except KeyError:
-        raise ValueError(f"unknown objective {objective_name!r}; known: {sorted(OUTPUT_TRANSFORMS)}") from None
