@@ -14,29 +14,27 @@ averaged by their query counts. Others (auc) are refused (`check_metric`).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
 from boosters.model.prediction import predict_tree
-from boosters.objectives.registry import evaluate
+from boosters.objectives.registry import METRICS, evaluate, metric_fn
 from boosters.training.dart import predict_dropped
-
-# metric name -> (mean of the partition from its score, score from the overall mean)
-MEAN_METRICS = {"rmse": (np.square, math.sqrt)}
-MEAN_METRICS.update((name, (float, float)) for name in (
-    "mae", "mape", "huber", "logloss", "multiclass_logloss", "one_vs_rest_logloss", "poisson_deviance",
-    "gamma_deviance", "tweedie_deviance", "accuracy", "multiclass_accuracy", "margin_accuracy", "pinball"))
-QUERY_METRICS = ("ndcg", "map")  # means over the queries
 
 
 def check_metric(metric) -> None:
-    """ValueError naming config.metric unless `metric` reduces over the partitions."""
-    if getattr(metric, "name", None) not in (*MEAN_METRICS, *QUERY_METRICS):
+    """ValueError naming config.metric unless `metric` reduces over the partitions: a mean
+    over rows (the definition's row_mean) or over queries (needs_groups)."""
+    try:
+        fn = metric_fn(metric)
+    except ValueError:
+        fn = None
+    if fn is None or (fn.row_mean is None and not fn.needs_groups):
+        rows = ", ".join(m.name for m in METRICS if m.row_mean is not None)
+        queries = ", ".join(m.name for m in METRICS if m.needs_groups)
         raise ValueError(f"config.metric: boosters.dask scores a validation set with a metric that is a mean over "
-                         f"rows ({', '.join(MEAN_METRICS)}) or queries ({', '.join(QUERY_METRICS)}), got {metric!r}")
+                         f"rows ({rows}) or queries ({queries}), got {metric!r}")
 
 
 class ValidationState:
@@ -87,10 +85,10 @@ def score_round(state: ValidationState, trees: list, metric, dart=None) -> np.nd
     """add_round; then (the metric's mean here x rows, rows), or for a ranking metric (its
     mean here x queries, queries): the partition's share of the overall mean."""
     add_round(state, trees, dart)
-    if metric.name in QUERY_METRICS:
+    if metric_fn(metric).needs_groups:
         n = len(state.groups) - 1
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])
-    to_mean = MEAN_METRICS[metric.name][0]
+    to_mean = metric_fn(metric).row_mean[0]
     n = len(state.y)
     if state.y.ndim == 2:  # multi-target: each target's share, the score is their mean (objectives.registry.per_target_mean)
         return np.array([to_mean(evaluate(metric, state.y[:, k], state.margins[:, k:k + 1])) * n if n else 0.0
@@ -99,7 +97,7 @@ def score_round(state: ValidationState, trees: list, metric, dart=None) -> np.nd
 
 
 def overall_score(metric, sums: np.ndarray) -> float:
-    if metric.name in QUERY_METRICS:
+    if metric_fn(metric).needs_groups:
         return float(sums[0] / sums[1])
-    from_mean = MEAN_METRICS[metric.name][1]
+    from_mean = metric_fn(metric).row_mean[1]
     return float(np.mean([from_mean(s / sums[-1]) for s in sums[:-1]]))

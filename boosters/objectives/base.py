@@ -88,3 +88,24 @@ class ObjectiveFn:
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
         self.gradient_kernel(margins, y, weights, out, n_threads).run()
+
+
+class MetricFn:
+    """One metric: what it is (read by the trainer's scores, early stopping and
+    boosters.dask) and its NumPy kernel on labels (n_rows,), margins (n_rows, n_outputs)
+    and optional weights."""
+
+    name: ClassVar[str]  # as Metric.name
+    objectives: ClassVar[tuple[str, ...]]  # the objectives whose margins it can score
+    higher_is_better: ClassVar[bool] = False
+    needs_groups: ClassVar[bool] = False  # a mean over query groups (ndcg, map)
+    per_target: ClassVar[bool] = False  # scores a multi-target model: the mean over its targets
+    row_mean: ClassVar[tuple | None] = None  # boosters.dask: (score -> mean over rows, mean -> score);
+    #                                          None: not a mean over rows
+    nan_hint: ClassVar[str] = "no defined value on this data"  # why its score can be NaN
+    function: ClassVar  # the kernel (y, margins, w) -> float
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups) -> float:
+        """`metric` (a Metric of this name: its parameter) of the margins."""
+        return cls.function(y, margins, w)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.objectives import transforms
-from boosters.objectives.base import ObjectiveFn, weighted_mean
+from boosters.objectives.base import MetricFn, ObjectiveFn, weighted_mean
 
 EPS = 1e-15  # probabilities are clipped to [EPS, 1 - EPS] for a finite start
 
@@ -130,3 +130,45 @@ def auc(y, margins, w):
     pos_in_group = np.add.reduceat(w_pos, starts)
     neg_below = np.cumsum(neg_in_group) - neg_in_group
     return float(np.sum(pos_in_group * (neg_below + 0.5 * neg_in_group)) / (total_pos * total_neg))
+
+
+class LogLoss(MetricFn):
+    name, objectives, row_mean = "logloss", ("logistic", "softmax"), (float, float)
+    function = staticmethod(logloss)
+
+
+class MulticlassLogLoss(MetricFn):
+    name, objectives, row_mean = "multiclass_logloss", ("softmax",), (float, float)
+    function = staticmethod(logloss)
+
+
+class OneVsRestLogLoss(MetricFn):
+    name, objectives, row_mean = "one_vs_rest_logloss", ("one_vs_rest",), (float, float)
+    function = staticmethod(one_vs_rest_logloss)
+
+
+class Auc(MetricFn):
+    name, objectives, higher_is_better = "auc", ("logistic", "hinge"), True  # hinge margins: scores as logistic's
+    nan_hint = "AUC needs both classes in the validation labels"
+    function = staticmethod(auc)
+
+
+class Accuracy(MetricFn):  # one-vs-rest's argmax is its class
+    name, objectives, higher_is_better = "accuracy", ("logistic", "softmax", "hinge", "one_vs_rest"), True
+    row_mean = (float, float)
+    function = staticmethod(accuracy)
+
+
+class MulticlassAccuracy(MetricFn):
+    name, objectives, higher_is_better = "multiclass_accuracy", ("softmax", "one_vs_rest"), True
+    row_mean = (float, float)
+    function = staticmethod(accuracy)
+
+
+class MarginAccuracy(MetricFn):
+    name, objectives, higher_is_better, row_mean = "margin_accuracy", ("logistic", "hinge"), True, (float, float)
+    function = staticmethod(margin_accuracy)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):
+        return margin_accuracy(y, margins, w, metric.threshold)

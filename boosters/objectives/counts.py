@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.objectives import transforms
-from boosters.objectives.base import ObjectiveFn, weighted_mean
+from boosters.objectives.base import MetricFn, ObjectiveFn, weighted_mean
+
+LOG_LINK = ("poisson", "gamma", "tweedie")  # any of them: all predict a positive mean
 
 POISSON_MAX_DELTA_STEP = 0.7  # LightGBM's poisson_max_delta_step default
 
@@ -75,3 +77,22 @@ def tweedie_deviance(y, margins, w, p):
     unit = (np.power(y, 2.0 - p) / ((1.0 - p) * (2.0 - p)) - y * np.exp((1.0 - p) * f) / (1.0 - p)
             + np.exp((2.0 - p) * f) / (2.0 - p))
     return weighted_mean(2.0 * unit, w)
+
+
+class PoissonDeviance(MetricFn):
+    name, objectives, row_mean = "poisson_deviance", LOG_LINK, (float, float)
+    function = staticmethod(poisson_deviance)
+
+
+class GammaDeviance(MetricFn):
+    name, objectives, row_mean = "gamma_deviance", LOG_LINK, (float, float)
+    function = staticmethod(gamma_deviance)
+
+
+class TweedieDeviance(MetricFn):
+    name, objectives, row_mean = "tweedie_deviance", LOG_LINK, (float, float)
+    function = staticmethod(tweedie_deviance)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):
+        return tweedie_deviance(y, margins, w, metric.variance_power)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from boosters.objectives import _gradients
-from boosters.objectives.base import ObjectiveFn
+from boosters.objectives.base import MetricFn, ObjectiveFn
+
+RANKED = ("lambdarank", "pairwise", "squared", "logistic")  # ranking metrics order each query's rows by any score
 
 
 class LambdaRank(ObjectiveFn):
@@ -114,3 +116,21 @@ def average_precision(y, margins, w, groups, k):
     np.divide(np.add.reduceat(precision, groups[:-1]), np.minimum(n_relevant, k), out=per_query,
               where=n_relevant > 0)
     return _query_mean(per_query, groups, w)
+
+
+class Ndcg(MetricFn):
+    name, objectives, higher_is_better, needs_groups = "ndcg", RANKED, True, True
+    function = staticmethod(ndcg)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):
+        return ndcg(y, margins, w, groups, metric.k)
+
+
+class Map(MetricFn):
+    name, objectives, higher_is_better, needs_groups = "map", RANKED, True, True
+    function = staticmethod(average_precision)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):
+        return average_precision(y, margins, w, groups, metric.k)

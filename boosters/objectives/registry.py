@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from boosters.objectives.base import ObjectiveFn
-from boosters.objectives.classification import (Hinge, Logistic, OneVsRest, Softmax, accuracy, auc, logloss,
-                                                margin_accuracy, one_vs_rest_logloss)
-from boosters.objectives.counts import Gamma, Poisson, Tweedie, gamma_deviance, poisson_deviance, tweedie_deviance
+from boosters.objectives.base import MetricFn, ObjectiveFn
+from boosters.objectives.classification import (Accuracy, Auc, Hinge, Logistic, LogLoss, MarginAccuracy,
+                                                MulticlassAccuracy, MulticlassLogLoss, OneVsRest, OneVsRestLogLoss,
+                                                Softmax)
+from boosters.objectives.counts import Gamma, GammaDeviance, Poisson, PoissonDeviance, Tweedie, TweedieDeviance
 from boosters.objectives.custom import Custom
-from boosters.objectives.ranking import LambdaRank, Pairwise, average_precision, ndcg
-from boosters.objectives.regression import Absolute, Huber, Pinball, Squared, huber, mae, mape, pinball, rmse
+from boosters.objectives.ranking import LambdaRank, Map, Ndcg, Pairwise
+from boosters.objectives.regression import Absolute, Huber, HuberLoss, Mae, Mape, Pinball, PinballLoss, Rmse, Squared
 
 OBJECTIVES = (Squared, Absolute, Huber, Pinball, Poisson, Gamma, Tweedie,  # by family
               Logistic, Softmax, OneVsRest, Hinge, LambdaRank, Pairwise, Custom)
+METRICS = (Rmse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDeviance, TweedieDeviance,
+           LogLoss, MulticlassLogLoss, OneVsRestLogLoss, Auc, Accuracy, MulticlassAccuracy, MarginAccuracy,
+           Ndcg, Map)
 _BY_NAME = {fn.name: fn for fn in OBJECTIVES}
+_METRICS_BY_NAME = {fn.name: fn for fn in METRICS}
 
 
 def objective_fn(objective) -> type[ObjectiveFn]:
@@ -34,41 +37,25 @@ def make_objective(spec, groups: np.ndarray | None = None) -> ObjectiveFn:
     return objective_fn(spec)(spec, groups)
 
 
-_RANKING = {"ndcg": ndcg, "map": average_precision}
-
-_METRICS = {
-    "rmse": rmse,
-    "mae": mae,
-    "logloss": logloss,
-    "auc": auc,
-    "accuracy": accuracy,
-    "multiclass_logloss": logloss,
-    "multiclass_accuracy": accuracy,
-    "poisson_deviance": poisson_deviance,
-    "gamma_deviance": gamma_deviance,
-    "one_vs_rest_logloss": one_vs_rest_logloss,
-    "mape": mape,
-}
+def metric_fn(metric) -> type[MetricFn]:
+    """The definition of `metric` (a Metric, or its name)."""
+    name = metric if isinstance(metric, str) else getattr(metric, "name", None)
+    try:
+        return _METRICS_BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"metric must be one of {[fn.name for fn in METRICS]}, got {metric!r}") from None
 
 
 def evaluate(metric, y: np.ndarray, margins: np.ndarray, weights: np.ndarray | None = None,
              groups: np.ndarray | None = None) -> float:
     """`metric` (a Metric) of (n_rows, n_outputs) margins against labels; ranking metrics per
     query group (`groups`: the query boundaries, Dataset.group_boundaries)."""
-    if metric.needs_groups:
-        if groups is None:
-            raise ValueError(f"metric {metric.label} scores query groups: the evaluated Dataset needs group= or qid=")
-        return _RANKING[metric.name](y, margins, weights, groups, metric.k)
-    if metric.name == "tweedie_deviance":
-        return tweedie_deviance(y, margins, weights, metric.variance_power)
-    if metric.name == "pinball":  # a multi-quantile model's outputs are levels of the one label
-        return pinball(y, margins, weights, metric.alpha)
-    if metric.name == "margin_accuracy":
-        return margin_accuracy(y, margins, weights, metric.threshold)
-    function = functools.partial(huber, delta=metric.delta) if metric.name == "huber" else _METRICS[metric.name]
-    if y.ndim == 2:
-        return per_target_mean(function, y, margins, weights)
-    return function(y, margins, weights)
+    fn = metric_fn(metric)
+    if fn.needs_groups and groups is None:
+        raise ValueError(f"metric {metric.label} scores query groups: the evaluated Dataset needs group= or qid=")
+    if y.ndim == 2 and fn.per_target:  # multi-target regression (only per-target metrics can score it)
+        return per_target_mean(lambda yk, mk, w: fn.score(metric, yk, mk, w, groups), y, margins, weights)
+    return fn.score(metric, y, margins, weights, groups)
 
 
 def per_target_mean(metric, y: np.ndarray, margins: np.ndarray, weights) -> float:

@@ -4,10 +4,14 @@ pinball (on labels (n_rows,), margins (n_rows, n_outputs), optional weights)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from boosters.objectives import _quantile, transforms
-from boosters.objectives.base import ObjectiveFn, per_target, weighted_mean
+from boosters.objectives.base import MetricFn, ObjectiveFn, per_target, weighted_mean
+
+VALUE_OBJECTIVES = ("squared", "absolute", "huber", "pinball")  # margins are the predictions: the metrics below
 
 
 class Squared(ObjectiveFn):
@@ -113,3 +117,36 @@ def pinball(y, margins, w, alpha):
     r = y[:, None] - predictions  # (n_rows, n_levels)
     loss = np.where(r >= 0, levels * r, (levels - 1.0) * r)
     return float(np.mean([weighted_mean(loss[:, k], w) for k in range(len(levels))]))
+
+
+class Rmse(MetricFn):
+    name, objectives, per_target, row_mean = "rmse", VALUE_OBJECTIVES, True, (np.square, math.sqrt)
+    function = staticmethod(rmse)
+
+
+class Mae(MetricFn):
+    name, objectives, per_target, row_mean = "mae", VALUE_OBJECTIVES, True, (float, float)
+    function = staticmethod(mae)
+
+
+class Mape(MetricFn):
+    name, objectives, per_target, row_mean = "mape", VALUE_OBJECTIVES, True, (float, float)
+    function = staticmethod(mape)
+
+
+class HuberLoss(MetricFn):
+    name, objectives, per_target, row_mean = "huber", VALUE_OBJECTIVES, True, (float, float)
+    function = staticmethod(huber)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):
+        return huber(y, margins, w, metric.delta)
+
+
+class PinballLoss(MetricFn):
+    name, objectives, row_mean = "pinball", VALUE_OBJECTIVES, (float, float)
+    function = staticmethod(pinball)
+
+    @classmethod
+    def score(cls, metric, y, margins, w, groups):  # a multi-quantile model's outputs are levels of the one label
+        return pinball(y, margins, w, metric.alpha)

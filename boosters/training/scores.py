@@ -10,10 +10,8 @@ import numpy as np
 
 from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
-from boosters.objectives.registry import evaluate
-
-# why a validation metric can be NaN, for its error message
-_NAN_HINTS = {"auc": "AUC needs both classes in the validation labels"}
+from boosters.objectives.base import MetricFn
+from boosters.objectives.registry import evaluate, metric_fn
 
 
 def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bool]:
@@ -70,7 +68,7 @@ class RoundScores:
             if not math.isnan(value):
                 continue
             # never a best round; early stopping (on the first metric) cannot work without a score
-            hint = _NAN_HINTS.get(getattr(metric, "name", None), "no defined value on this data")
+            hint = metric_fn(metric).nan_hint if isinstance(metric, Metric) else MetricFn.nan_hint
             if self.early_stopping and i == 0:
                 raise ValueError(f"val_set: the validation {label} is NaN at round {round_ + 1} ({hint}); "
                                  f"early stopping cannot select a round from it")
