@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from boosters.config import _MULTI_TARGET, GBDTConfig
+from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
@@ -28,6 +28,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
+from boosters.objectives.objective import _MULTI_TARGET
 from boosters.objectives.registry import make_objective
 from boosters.training.backend import resolve_histogram_mode
 from boosters.training.callbacks import training_callbacks

@@ -36,6 +36,23 @@ def per_target(start, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return np.array([start(labels, weights) for labels in kernel_labels(y).reshape(-1, len(y))])
 
 
+class _SetOnce:
+    """Objectives and metrics are values (compared, hashed, saved with a model): each
+    attribute is set once, when the object is made, and never rebound afterwards, so a
+    changed one is a new object that its constructor has checked."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        if hasattr(self, name):
+            raise AttributeError(f"{type(self).__name__} is immutable: make a new one (for example "
+                                 f"Objective.huber(delta=2.0)) rather than setting {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable: {name!r} cannot be deleted")
+
+
 class ObjectiveFn:
     """One objective. Class level, what it is: its name, its gradient kernel (by the kernel's
     name in _gradients) and the model's output transform; an instance, bound to a training's

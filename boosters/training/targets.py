@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boosters.config import _MULTI_TARGET, _OBJECTIVE_NAMES, Objective
+from boosters.objectives.objective import _MULTI_TARGET, _OBJECTIVE_NAMES, Objective
 from boosters.objectives.base import n_targets
 
 

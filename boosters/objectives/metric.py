@@ -1,0 +1,598 @@
+"""The public value `Metric` (re-exported by boosters.config and boosters): what scores a
+model each round, checked when made, compared, hashed and saved with a model."""
+
+from __future__ import annotations
+
+import math
+
+from boosters._lib.checks import require_float, require_int
+from boosters.objectives.base import _SetOnce
+from boosters.objectives.objective import _LOG_LINK, Objective, _require_alpha, _require_variance_power
+
+
+_PER_TARGET_METRICS = ("rmse", "mae", "huber", "mape")  # a multi-target model's score: the mean over its targets
+
+
+# metric name -> objectives it can score
+_METRIC_OBJECTIVES = {
+    "rmse": ("squared",),
+    "mae": ("squared",),
+    "logloss": ("logistic", "softmax"),
+    "auc": ("logistic",),
+    "accuracy": ("logistic", "softmax"),
+    "multiclass_logloss": ("softmax",),
+    "multiclass_accuracy": ("softmax",),
+    # mean unit deviances of the log-link regressions (any of them: all predict a positive mean)
+    "poisson_deviance": _LOG_LINK,
+    "gamma_deviance": _LOG_LINK,
+    "tweedie_deviance": _LOG_LINK,
+    # ranking metrics order each query's rows by any single score
+    "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
+    "map": ("lambdarank", "pairwise", "squared", "logistic"),
+}
+_ROBUST = ("absolute", "huber", "pinball")  # margins are the predictions, as squared error's
+_METRIC_OBJECTIVES.update({"rmse": ("squared", *_ROBUST), "mae": ("squared", *_ROBUST),
+                           "mape": ("squared", *_ROBUST), "huber": ("squared", *_ROBUST),
+                           "pinball": ("squared", *_ROBUST)})
+_RANKING_METRICS = ("ndcg", "map")
+# classification: hinge margins are scores like logistic's; one-vs-rest's argmax is its class
+_METRIC_OBJECTIVES.update(auc=("logistic", "hinge"), accuracy=("logistic", "softmax", "hinge", "one_vs_rest"),
+                          multiclass_accuracy=("softmax", "one_vs_rest"), margin_accuracy=("logistic", "hinge"),
+                          one_vs_rest_logloss=("one_vs_rest",))
+
+
+class Metric(_SetOnce):
+    """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
+    `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
+    `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, for query groups
+    `.ndcg(k)`, `.map(k)`, for regression `.mape()`, `.pinball(alpha)`, `.huber(delta)`,
+    and for classification `.margin_accuracy(threshold)`, `.one_vs_rest_logloss()`.
+
+    `logloss` and `accuracy` also score softmax models. Make one with the static methods;
+    the constructor takes the name. With a ``val_set``, training scores the validation set
+    with it every round (`GBDTModel.eval_history`) and early stopping follows it.
+
+    Parameters
+    ----------
+    name : str
+        One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
+        "multiclass_accuracy", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
+        "ndcg", "map", "mape", "pinball", "huber" (or "ndcg@k", "map@k", as LightGBM names
+        them; "tweedie_deviance@p", "pinball@alpha" or "pinball@a1,a2,...", "huber@delta"),
+        "margin_accuracy" (or "margin_accuracy@t"), "one_vs_rest_logloss".
+    k : int, optional
+        The truncation of "ndcg" and "map" (default 10).
+    variance_power : float, optional
+        The power of "tweedie_deviance", in (1, 2) (default 1.5).
+    alpha : float or list of float, optional
+        The quantile level(s) of "pinball", in (0, 1) (default 0.5).
+    delta : float, optional
+        The threshold of "huber", > 0 (default 1.0).
+    threshold : float, optional
+        The margin threshold of "margin_accuracy" (default 0.0).
+
+    Examples
+    --------
+    >>> bst.Metric.auc(), bst.Metric.auc().higher_is_better
+    (Metric.auc(), True)
+    >>> bst.Metric("rmse") == bst.Metric.rmse(), bst.Metric("ndcg@5") == bst.Metric.ndcg(5)
+    (True, True)
+
+    One validation score per round; early stopping keeps the round with the highest AUC
+    (round 0 here: two rounds without a better AUC stop the training after round 2):
+
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(float)
+    >>> config = bst.GBDTConfig(n_estimators=10, objective=bst.Objective.logistic(),
+    ...                         metric=bst.Metric.auc(), early_stopping_rounds=2)
+    >>> model = bst.GBDTModel.train(bst.Dataset(X[:150], y[:150]), config,
+    ...                             val_set=bst.Dataset(X[150:], y[150:]))
+    >>> np.round(model.eval_history, 3), model.best_iteration, model.n_trees
+    (array([0.977, 0.972, 0.976]), 0, 1)
+    """
+
+    __slots__ = ("name", "k", "variance_power", "alpha", "delta", "threshold")
+
+    def __init__(self, name: str, k: int | None = None, variance_power: float | None = None, alpha=None,
+                 delta: float | None = None, threshold: float | None = None):
+        if isinstance(name, str) and name.startswith(("pinball@", "huber@")):  # labels written to model files
+            name, alpha, delta = _robust_metric_label(name, alpha, delta)
+        if isinstance(name, str) and name.startswith("margin_accuracy@") and threshold is None:
+            name, _, threshold_text = name.partition("@")  # the label written to model files
+            try:
+                threshold = float(threshold_text)
+            except ValueError:
+                raise ValueError(f"metric margin_accuracy@t needs a number t, got {threshold_text!r}") from None
+        if isinstance(name, str) and name.startswith("tweedie_deviance@") and variance_power is None:
+            name, _, power_text = name.partition("@")  # the label written to model files
+            try:
+                variance_power = float(power_text)
+            except ValueError:
+                raise ValueError(f"metric tweedie_deviance@p needs a number p, got {power_text!r}") from None
+        if isinstance(name, str) and "@" in name and k is None:  # "ndcg@10", as LightGBM names it
+            name, _, k_text = name.partition("@")
+            if not k_text.isdigit():
+                raise ValueError(f"metric {name}@k needs an integer k, got {k_text!r}")
+            k = int(k_text)
+        if name not in _METRIC_OBJECTIVES:
+            raise ValueError(f"metric must be one of {sorted(_METRIC_OBJECTIVES)}, got {name!r}")
+        if name in _RANKING_METRICS:
+            k = require_int("k", 10 if k is None else k, 1)
+        elif k is not None:
+            raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
+        if name == "tweedie_deviance":
+            variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
+        elif variance_power is not None:
+            raise ValueError(f"variance_power only applies to tweedie_deviance, not {name}")
+        if name == "margin_accuracy":
+            threshold = require_float("threshold", 0.0 if threshold is None else threshold, -math.inf)  # finite
+        elif threshold is not None:
+            raise ValueError(f"threshold only applies to margin_accuracy, not {name}")
+        self.name = name
+        self.k = k
+        self.variance_power = variance_power
+        if name == "pinball":
+            alpha = _require_alpha(0.5 if alpha is None else alpha)
+        elif alpha is not None:
+            raise ValueError(f"alpha only applies to pinball, not {name}")
+        if name == "huber":
+            delta = require_float("delta", 1.0 if delta is None else delta, 0.0, strictly_above=True)
+        elif delta is not None:
+            raise ValueError(f"delta only applies to huber, not {name}")
+        self.alpha, self.delta = alpha, delta
+        self.threshold = threshold
+
+    @staticmethod
+    def rmse() -> "Metric":
+        """Root mean squared error (regression); of a multi-target model, the mean over its
+        targets of each target's RMSE.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.rmse()
+        Metric.rmse()
+        """
+        return Metric("rmse")
+
+    @staticmethod
+    def mae() -> "Metric":
+        """Mean absolute error (regression); of a multi-target model, the mean over its
+        targets of each target's MAE.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.mae()
+        Metric.mae()
+        """
+        return Metric("mae")
+
+    @staticmethod
+    def logloss() -> "Metric":
+        """Binary (logistic) or multiclass (softmax) log loss.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.logloss()
+        Metric.logloss()
+        """
+        return Metric("logloss")
+
+    @staticmethod
+    def auc() -> "Metric":
+        """Area under the ROC curve of the margins (logistic, hinge); a probability label y
+        counts as weight y positive and 1 - y negative (as XGBoost's ``auc``).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.auc()
+        Metric.auc()
+        """
+        return Metric("auc")
+
+    @staticmethod
+    def accuracy() -> "Metric":
+        """Share of rows whose predicted class is the label: margin > 0 (logistic, hinge) or
+        the largest margin (softmax, one_vs_rest). A probability label y counts y right
+        for class 1 and 1 - y for class 0 (as XGBoost's ``error``).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.accuracy()
+        Metric.accuracy()
+        """
+        return Metric("accuracy")
+
+    @staticmethod
+    def multiclass_logloss() -> "Metric":
+        """Multiclass log loss (softmax; the default metric for it).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.multiclass_logloss()
+        Metric.multiclass_logloss()
+        """
+        return Metric("multiclass_logloss")
+
+    @staticmethod
+    def multiclass_accuracy() -> "Metric":
+        """Share of rows whose most probable class is the label (softmax).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.multiclass_accuracy()
+        Metric.multiclass_accuracy()
+        """
+        return Metric("multiclass_accuracy")
+
+    @staticmethod
+    def ndcg(k: int = 10) -> "Metric":
+        """Mean NDCG@k over the query groups, as LightGBM's ``ndcg`` (gain 2^label - 1).
+
+        Rows of each query are ordered by score (ties keep the row order); a query's DCG@k
+        sums gain / log2(2 + position) over its top k, divided by the best possible
+        DCG@k. A query with no relevant row (ideal DCG 0) counts as 1. With weights, a
+        query weighs the mean weight of its rows. Needs query groups.
+
+        Parameters
+        ----------
+        k : int, default 10
+            How many top positions of each query count.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> bst.Metric.ndcg(5)
+        Metric.ndcg(5)
+        >>> bst.Metric.ndcg(5).label
+        'ndcg@5'
+        """
+        return Metric("ndcg", k)
+
+    @staticmethod
+    def map(k: int = 10) -> "Metric":
+        """Mean average precision at k over the query groups, as LightGBM's ``map``.
+
+        A row is relevant when its label is > 0.5. A query's AP@k sums precision@i over
+        the positions i <= k holding a relevant row, divided by min(k, relevant rows of
+        the query); a query with no relevant row counts as 1. Needs query groups.
+
+        Parameters
+        ----------
+        k : int, default 10
+            How many top positions of each query count.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> bst.Metric.map(3)
+        Metric.map(3)
+        """
+        return Metric("map", k)
+
+    @staticmethod
+    def poisson_deviance() -> "Metric":
+        """Mean Poisson deviance 2 (y log(y / mu) - (y - mu)) (0 log 0 = 0), mu = exp(margin),
+        as scikit-learn's ``mean_poisson_deviance``; weighted when weights are given.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.poisson_deviance(), bst.Metric.poisson_deviance().higher_is_better
+        (Metric.poisson_deviance(), False)
+        """
+        return Metric("poisson_deviance")
+
+    @staticmethod
+    def gamma_deviance() -> "Metric":
+        """Mean gamma deviance 2 (log(mu / y) + y / mu - 1), mu = exp(margin), y > 0, as
+        scikit-learn's ``mean_gamma_deviance``; weighted when weights are given.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.gamma())
+        Metric.gamma_deviance()
+        """
+        return Metric("gamma_deviance")
+
+    @staticmethod
+    def tweedie_deviance(variance_power: float = 1.5) -> "Metric":
+        """Mean Tweedie deviance with power p, mu = exp(margin):
+        2 (y^(2-p) / ((1-p)(2-p)) - y mu^(1-p) / (1-p) + mu^(2-p) / (2-p)),
+        as scikit-learn's ``mean_tweedie_deviance(power=p)``; weighted when weights are given.
+
+        Parameters
+        ----------
+        variance_power : float, default 1.5
+            p, in (1, 2).
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.tweedie_deviance(1.3).label
+        'tweedie_deviance@1.3'
+        """
+        return Metric("tweedie_deviance", variance_power=variance_power)
+
+    @staticmethod
+    def mape() -> "Metric":
+        """Mean absolute percentage error ``|y - f| / max(1, |y|)``, as LightGBM's ``mape`` (the
+        floor 1 keeps labels near 0 finite; scikit-learn's uses a tiny floor instead);
+        weighted when weights are given. A fraction, not a percentage.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.mape(), bst.Metric.mape().higher_is_better
+        (Metric.mape(), False)
+        """
+        return Metric("mape")
+
+    @staticmethod
+    def pinball(alpha=0.5) -> "Metric":
+        """Mean pinball loss at quantile level alpha: alpha (y - f) where y >= f, (1 - alpha)
+        (f - y) elsewhere, as scikit-learn's ``mean_pinball_loss`` and LightGBM's
+        ``quantile`` metric; weighted when weights are given.
+
+        With several levels it scores a multi-quantile model (`Objective.pinball` with as
+        many levels): the mean over the levels of each level's mean pinball loss, on the
+        model's predictions (each row's quantiles sorted, as `GBDTModel.predict` gives them).
+
+        Parameters
+        ----------
+        alpha : float or list of float, default 0.5
+            The quantile level in (0, 1), or a strictly increasing list of them.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.pinball(0.9).label, bst.Metric.pinball([0.1, 0.9]).label
+        ('pinball@0.9', 'pinball@0.1,0.9')
+        """
+        return Metric("pinball", alpha=alpha)
+
+    @staticmethod
+    def huber(delta: float = 1.0) -> "Metric":
+        """Mean Huber loss: ``r^2 / 2`` for ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond, r = f - y,
+        as LightGBM's ``huber`` metric; weighted when weights are given.
+
+        Parameters
+        ----------
+        delta : float, default 1.0
+            Where the loss turns from squared to linear, > 0.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.huber(0.5).label
+        'huber@0.5'
+        """
+        return Metric("huber", delta=delta)
+
+    @staticmethod
+    def margin_accuracy(threshold: float = 0.0) -> "Metric":
+        """Share of rows whose class (1 where the margin is > `threshold`, else 0) is the
+        label, for logistic and hinge models: XGBoost's ``error@t`` turned into an accuracy,
+        on margins instead of probabilities.
+
+        For a logistic model, ``threshold`` t on the margin is the probability threshold
+        sigmoid(t): ``margin_accuracy(0.0)`` is `Metric.accuracy` and 1 - XGBoost's ``error``;
+        ``margin_accuracy(log(p / (1 - p)))`` is 1 - its ``error@p``. A probability label y
+        counts y right when the class is 1 and 1 - y when it is 0 (as XGBoost).
+        Weighted when weights are given.
+
+        Parameters
+        ----------
+        threshold : float, default 0.0
+            The margin above which a row is classed 1.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.margin_accuracy(0.5), bst.Metric.margin_accuracy(0.5).label
+        (Metric.margin_accuracy(0.5), 'margin_accuracy@0.5')
+        >>> bst.Metric("margin_accuracy@-1.0") == bst.Metric.margin_accuracy(-1.0)
+        True
+        """
+        return Metric("margin_accuracy", threshold=threshold)
+
+    @staticmethod
+    def one_vs_rest_logloss() -> "Metric":
+        """The loss a one-vs-rest model minimises: the sum over the classes k of the binary
+        log loss of output k against the label [y == k], averaged over the rows (weighted
+        when weights are given); the default metric of `Objective.one_vs_rest`.
+
+        LightGBM's ``multi_logloss`` on a ``multiclassova`` model is -log sigmoid(margin of
+        the label's class) instead, which ignores the other classes' outputs.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.one_vs_rest(3))
+        Metric.one_vs_rest_logloss()
+        """
+        return Metric("one_vs_rest_logloss")
+
+    @property
+    def label(self) -> str:
+        """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name);
+        the Tweedie deviance's with its power ("tweedie_deviance@1.5")."""
+        if self.alpha is not None:  # "pinball@0.1,0.9"
+            return "pinball@" + ",".join(repr(a) for a in (self.alpha if isinstance(self.alpha, tuple)
+                                                           else (self.alpha,)))
+        if self.delta is not None:
+            return f"huber@{self.delta!r}"
+        if self.variance_power is not None:
+            return f"{self.name}@{self.variance_power!r}"
+        if self.threshold is not None:
+            return f"{self.name}@{self.threshold!r}"
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+    @property
+    def needs_groups(self) -> bool:
+        """The metric scores the rows of each query group (the Dataset must have groups)."""
+        return self.name in _RANKING_METRICS
+
+    @property
+    def higher_is_better(self) -> bool:
+        """True for AUC, accuracies, NDCG and MAP; False for losses (what early stopping maximises)."""
+        return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map", "margin_accuracy")
+
+    def supports(self, objective: Objective) -> bool:
+        """Whether this metric can score a model trained for `objective`.
+
+        Parameters
+        ----------
+        objective : Objective
+            The training objective.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> bst.Metric.auc().supports(bst.Objective.logistic())
+        True
+        >>> bst.Metric.auc().supports(bst.Objective.squared())
+        False
+        """
+        if objective.name == "custom":  # margins of the user's loss: any metric may read them
+            return True
+        if objective.n_targets is not None and self.name not in _PER_TARGET_METRICS:
+            return False  # multi-target regression: per-target regression metrics only
+        if objective.name == "pinball" and objective.n_outputs > 1:  # a multi-quantile model: its levels only
+            return self.name == "pinball" and self.alpha == objective.alpha
+        if self.name == "pinball" and isinstance(self.alpha, tuple):
+            return False
+        return objective.name in _METRIC_OBJECTIVES[self.name]
+
+    @staticmethod
+    def default_for(objective: Objective) -> "Metric":
+        """The metric used when `GBDTConfig.metric` is None: RMSE, log loss,
+        multiclass log loss, the objective's deviance for the log-link regressions (the
+        Tweedie deviance with the objective's power), or NDCG@k for ranking; accuracy
+        for hinge and the one-vs-rest log loss for one_vs_rest.
+
+        Parameters
+        ----------
+        objective : Objective
+            The training objective.
+
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.default_for(bst.Objective.softmax(3))
+        Metric.multiclass_logloss()
+        """
+        if objective.name == "custom":
+            raise ValueError("a custom objective has no default metric: pass GBDTConfig(metric=...)")
+        if objective.name == "lambdarank":
+            return Metric("ndcg", objective.ndcg_at)
+        if objective.name == "pairwise":
+            return Metric("ndcg", 10)
+        if objective.name == "tweedie":
+            return Metric("tweedie_deviance", variance_power=objective.variance_power)
+        if objective.name in _LOG_LINK:
+            return Metric(f"{objective.name}_deviance")
+        if objective.name in _ROBUST:
+            return {"absolute": Metric("mae"), "huber": Metric("huber", delta=objective.delta),
+                    "pinball": Metric("pinball", alpha=objective.alpha)}[objective.name]
+        if objective.name == "hinge":
+            return Metric("accuracy")
+        if objective.name == "one_vs_rest":
+            return Metric("one_vs_rest_logloss")
+        return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
+                "softmax": Metric("multiclass_logloss")}[objective.name]
+
+    def _key(self):
+        return self.name, self.k, self.variance_power, self.alpha, self.delta, self.threshold
+
+    def __eq__(self, other):
+        return isinstance(other, Metric) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        argument = next((a for a in (self.variance_power, self.threshold, self.k, self.delta, self.alpha) if a is not None), None)
+        if isinstance(argument, tuple):
+            argument = list(argument)
+        return f"Metric.{self.name}({'' if argument is None else argument})"
+
+
+def _robust_metric_label(label: str, alpha, delta):
+    """("pinball", levels, None) from "pinball@0.1,0.9"; ("huber", None, delta) from "huber@1.0"."""
+    name, _, text = label.partition("@")
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"metric {name}@... needs numbers after the @, got {text!r}") from None
+    if name == "huber":
+        if len(values) != 1:
+            raise ValueError(f"metric huber@delta needs one number, got {text!r}")
+        return name, alpha, values[0]
+    return name, values if len(values) > 1 else values[0], delta
