@@ -64,6 +64,12 @@ class ObjectiveFn:
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
     transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
 
+    @classmethod
+    def default_metric(cls, spec) -> tuple[str, dict] | None:
+        """The metric GBDTConfig scores when none is given, as (name, Metric's keywords);
+        None: none (a custom objective)."""
+        raise NotImplementedError
+
     def __init__(self, spec, groups: np.ndarray | None = None):
         """`spec`: the training's Objective; `groups`: its query boundaries (ranking objectives)."""
         self.spec = spec

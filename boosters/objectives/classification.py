@@ -17,6 +17,10 @@ class Logistic(ObjectiveFn):
     name = kernel = "logistic"
     transform = staticmethod(transforms.sigmoid)
 
+    @classmethod
+    def default_metric(cls, spec):
+        return "logloss", {}
+
     def check_labels(self, y):
         bad = ~((y >= 0) & (y <= 1))  # NaN too
         if np.any(bad):
@@ -33,6 +37,10 @@ class Hinge(ObjectiveFn):
 
     name = kernel = "hinge"
     transform = staticmethod(transforms.hinge_class)
+
+    @classmethod
+    def default_metric(cls, spec):
+        return "accuracy", {}
 
     def check_labels(self, y):
         bad = (y != 0) & (y != 1)
@@ -59,6 +67,10 @@ class Softmax(ClassShares):
     name = kernel = "softmax"
     transform = staticmethod(transforms.softmax)
 
+    @classmethod
+    def default_metric(cls, spec):
+        return "multiclass_logloss", {}
+
     def init_scores(self, y, weights):
         w = np.ones_like(y) if weights is None else weights
         prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_outputs) / w.sum()
@@ -70,6 +82,10 @@ class OneVsRest(ClassShares):
 
     name = kernel = "one_vs_rest"
     transform = staticmethod(transforms.sigmoid_per_class)
+
+    @classmethod
+    def default_metric(cls, spec):
+        return "one_vs_rest_logloss", {}
 
     def init_scores(self, y, weights):
         # each output's log-odds of its class share, clipped as Logistic's

@@ -19,6 +19,10 @@ class LogLink(ObjectiveFn):
 
     transform = staticmethod(transforms.exponential)
 
+    @classmethod
+    def default_metric(cls, spec):
+        return f"{cls.name}_deviance", {}
+
     def check_labels(self, y):
         if np.any(y < 0):
             raise ValueError(f"y: {self.name} objective needs labels >= 0, found {float(y.min())}")
@@ -56,6 +60,10 @@ class Gamma(LogLink):
 
 class Tweedie(LogLink):
     name = kernel = "tweedie"
+
+    @classmethod
+    def default_metric(cls, spec):
+        return "tweedie_deviance", {"variance_power": spec.variance_power}
 
     def kernel_parameters(self):
         return self.spec.variance_power

@@ -16,6 +16,10 @@ class Custom(ObjectiveFn):
     kernel = None  # _gradients.CustomGradients
     transform = staticmethod(transforms.raw)
 
+    @classmethod
+    def default_metric(cls, spec):
+        return None  # the user's loss: no metric is known to follow it
+
     def check_scale(self, y, weights):
         pass  # the user's gradients are checked as they come (fill)
 

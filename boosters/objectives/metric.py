@@ -7,38 +7,11 @@ import math
 
 from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
-from boosters.objectives.objective import _LOG_LINK, Objective, _require_alpha, _require_variance_power
+from boosters.objectives.objective import Objective, _require_alpha, _require_variance_power
+from boosters.objectives.registry import METRICS, METRICS_BY_NAME, metric_fn, objective_fn
 
 
-_PER_TARGET_METRICS = ("rmse", "mae", "huber", "mape")  # a multi-target model's score: the mean over its targets
-
-
-# metric name -> objectives it can score
-_METRIC_OBJECTIVES = {
-    "rmse": ("squared",),
-    "mae": ("squared",),
-    "logloss": ("logistic", "softmax"),
-    "auc": ("logistic",),
-    "accuracy": ("logistic", "softmax"),
-    "multiclass_logloss": ("softmax",),
-    "multiclass_accuracy": ("softmax",),
-    # mean unit deviances of the log-link regressions (any of them: all predict a positive mean)
-    "poisson_deviance": _LOG_LINK,
-    "gamma_deviance": _LOG_LINK,
-    "tweedie_deviance": _LOG_LINK,
-    # ranking metrics order each query's rows by any single score
-    "ndcg": ("lambdarank", "pairwise", "squared", "logistic"),
-    "map": ("lambdarank", "pairwise", "squared", "logistic"),
-}
-_ROBUST = ("absolute", "huber", "pinball")  # margins are the predictions, as squared error's
-_METRIC_OBJECTIVES.update({"rmse": ("squared", *_ROBUST), "mae": ("squared", *_ROBUST),
-                           "mape": ("squared", *_ROBUST), "huber": ("squared", *_ROBUST),
-                           "pinball": ("squared", *_ROBUST)})
-_RANKING_METRICS = ("ndcg", "map")
-# classification: hinge margins are scores like logistic's; one-vs-rest's argmax is its class
-_METRIC_OBJECTIVES.update(auc=("logistic", "hinge"), accuracy=("logistic", "softmax", "hinge", "one_vs_rest"),
-                          multiclass_accuracy=("softmax", "one_vs_rest"), margin_accuracy=("logistic", "hinge"),
-                          one_vs_rest_logloss=("one_vs_rest",))
+_RANKING_METRICS = tuple(fn.name for fn in METRICS if fn.needs_groups)  # ("ndcg", "map"): they take k
 
 
 class Metric(_SetOnce):
@@ -114,8 +87,8 @@ class Metric(_SetOnce):
             if not k_text.isdigit():
                 raise ValueError(f"metric {name}@k needs an integer k, got {k_text!r}")
             k = int(k_text)
-        if name not in _METRIC_OBJECTIVES:
-            raise ValueError(f"metric must be one of {sorted(_METRIC_OBJECTIVES)}, got {name!r}")
+        if name not in METRICS_BY_NAME:
+            raise ValueError(f"metric must be one of {sorted(METRICS_BY_NAME)}, got {name!r}")
         if name in _RANKING_METRICS:
             k = require_int("k", 10 if k is None else k, 1)
         elif k is not None:
@@ -491,12 +464,12 @@ class Metric(_SetOnce):
     @property
     def needs_groups(self) -> bool:
         """The metric scores the rows of each query group (the Dataset must have groups)."""
-        return self.name in _RANKING_METRICS
+        return metric_fn(self).needs_groups
 
     @property
     def higher_is_better(self) -> bool:
         """True for AUC, accuracies, NDCG and MAP; False for losses (what early stopping maximises)."""
-        return self.name in ("auc", "accuracy", "multiclass_accuracy", "ndcg", "map", "margin_accuracy")
+        return metric_fn(self).higher_is_better
 
     def supports(self, objective: Objective) -> bool:
         """Whether this metric can score a model trained for `objective`.
@@ -519,13 +492,13 @@ class Metric(_SetOnce):
         """
         if objective.name == "custom":  # margins of the user's loss: any metric may read them
             return True
-        if objective.n_targets is not None and self.name not in _PER_TARGET_METRICS:
+        if objective.n_targets is not None and not metric_fn(self).per_target:
             return False  # multi-target regression: per-target regression metrics only
         if objective.name == "pinball" and objective.n_outputs > 1:  # a multi-quantile model: its levels only
             return self.name == "pinball" and self.alpha == objective.alpha
         if self.name == "pinball" and isinstance(self.alpha, tuple):
             return False
-        return objective.name in _METRIC_OBJECTIVES[self.name]
+        return objective.name in metric_fn(self).objectives
 
     @staticmethod
     def default_for(objective: Objective) -> "Metric":
@@ -548,25 +521,11 @@ class Metric(_SetOnce):
         >>> bst.Metric.default_for(bst.Objective.softmax(3))
         Metric.multiclass_logloss()
         """
-        if objective.name == "custom":
+        default = objective_fn(objective).default_metric(objective)
+        if default is None:
             raise ValueError("a custom objective has no default metric: pass GBDTConfig(metric=...)")
-        if objective.name == "lambdarank":
-            return Metric("ndcg", objective.ndcg_at)
-        if objective.name == "pairwise":
-            return Metric("ndcg", 10)
-        if objective.name == "tweedie":
-            return Metric("tweedie_deviance", variance_power=objective.variance_power)
-        if objective.name in _LOG_LINK:
-            return Metric(f"{objective.name}_deviance")
-        if objective.name in _ROBUST:
-            return {"absolute": Metric("mae"), "huber": Metric("huber", delta=objective.delta),
-                    "pinball": Metric("pinball", alpha=objective.alpha)}[objective.name]
-        if objective.name == "hinge":
-            return Metric("accuracy")
-        if objective.name == "one_vs_rest":
-            return Metric("one_vs_rest_logloss")
-        return {"squared": Metric("rmse"), "logistic": Metric("logloss"),
-                "softmax": Metric("multiclass_logloss")}[objective.name]
+        name, parameters = default
+        return Metric(name, **parameters)
 
     def _key(self):
         return self.name, self.k, self.variance_power, self.alpha, self.delta, self.threshold

@@ -16,7 +16,6 @@ _OBJECTIVE_NAMES += ("custom",)  # Objective.custom(function): the user's gradie
 _OBJECTIVE_NAMES += ("absolute", "huber", "pinball")
 _OBJECTIVE_NAMES += ("hinge", "one_vs_rest")
 _MULTICLASS = ("softmax", "one_vs_rest")  # one output (tree group) per class; n_classes is set
-_LOG_LINK = ("poisson", "gamma", "tweedie")  # margins are log-means; predictions exp(margin)
 # multi-target regression: a y of k columns trains one tree group per column (absolute and
 # huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
 _MULTI_TARGET = ("squared", "absolute", "huber")

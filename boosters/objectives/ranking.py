@@ -16,6 +16,10 @@ class LambdaRank(ObjectiveFn):
 
     name = kernel = "lambdarank"
 
+    @classmethod
+    def default_metric(cls, spec):
+        return "ndcg", {"k": spec.ndcg_at}
+
     def __init__(self, spec, groups: np.ndarray | None = None):
         super().__init__(spec, groups)
         if groups is None:
@@ -50,6 +54,10 @@ class Pairwise(LambdaRank):
     """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
 
     name = kernel = "pairwise"
+
+    @classmethod
+    def default_metric(cls, spec):
+        return "ndcg", {"k": 10}
 
     def check_labels(self, y):
         pass  # finite, as Dataset checks

@@ -19,7 +19,7 @@ METRICS = (Rmse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDevian
            LogLoss, MulticlassLogLoss, OneVsRestLogLoss, Auc, Accuracy, MulticlassAccuracy, MarginAccuracy,
            Ndcg, Map)
 _BY_NAME = {fn.name: fn for fn in OBJECTIVES}
-_METRICS_BY_NAME = {fn.name: fn for fn in METRICS}
+METRICS_BY_NAME = {fn.name: fn for fn in METRICS}
 
 
 def objective_fn(objective) -> type[ObjectiveFn]:
@@ -41,7 +41,7 @@ def metric_fn(metric) -> type[MetricFn]:
     """The definition of `metric` (a Metric, or its name)."""
     name = metric if isinstance(metric, str) else getattr(metric, "name", None)
     try:
-        return _METRICS_BY_NAME[name]
+        return METRICS_BY_NAME[name]
     except (KeyError, TypeError):
         raise ValueError(f"metric must be one of {[fn.name for fn in METRICS]}, got {metric!r}") from None
 

@@ -19,6 +19,10 @@ class Squared(ObjectiveFn):
 
     name = kernel = "squared"
 
+    @classmethod
+    def default_metric(cls, spec):
+        return "rmse", {}
+
     def gradient_bound(self, y):
         # |margin - y| with margins between the labels' extremes
         return 2.0 * float(np.abs(y).max()) if y.size else 0.0
@@ -61,6 +65,10 @@ class Absolute(QuantileRegression):
     name = kernel = "absolute"
 
     @classmethod
+    def default_metric(cls, spec):
+        return "mae", {}
+
+    @classmethod
     def quantile_levels(cls, spec):
         return np.full(spec.n_outputs, 0.5)  # one output per target
 
@@ -72,6 +80,10 @@ class Pinball(QuantileRegression):
     transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
 
     @classmethod
+    def default_metric(cls, spec):
+        return "pinball", {"alpha": spec.alpha}
+
+    @classmethod
     def quantile_levels(cls, spec):
         return np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64))
 
@@ -80,6 +92,10 @@ class Huber(ObjectiveFn):
     """Huber loss (LightGBM's huber): starts from the (weighted) mean label, as LightGBM."""
 
     name = kernel = "huber"
+
+    @classmethod
+    def default_metric(cls, spec):
+        return "huber", {"delta": spec.delta}
 
     def gradient_bound(self, y):
         return self.spec.delta
