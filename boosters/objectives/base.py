@@ -62,7 +62,13 @@ class ObjectiveFn:
 
     name: ClassVar[str]  # as Objective.name and the model files write it
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
+    needs_groups: ClassVar[bool] = False  # ranks the rows of query groups
     transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
+
+    @classmethod
+    def outputs(cls, spec) -> int:
+        """Margins per row (Objective.n_outputs): one per target."""
+        return spec.n_targets or 1
 
     @classmethod
     def default_metric(cls, spec) -> tuple[str, dict] | None:

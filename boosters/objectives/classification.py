@@ -56,6 +56,10 @@ class Hinge(ObjectiveFn):
 class ClassShares(ObjectiveFn):
     """Softmax and one-vs-rest: integer labels 0..k-1, one output per class."""
 
+    @classmethod
+    def outputs(cls, spec):
+        return spec.n_classes
+
     def check_labels(self, y):
         k = self.n_outputs
         bad = (y != np.floor(y)) | (y < 0) | (y >= k)

@@ -17,6 +17,10 @@ class Custom(ObjectiveFn):
     transform = staticmethod(transforms.raw)
 
     @classmethod
+    def outputs(cls, spec):
+        return spec.custom_outputs  # as given
+
+    @classmethod
     def default_metric(cls, spec):
         return None  # the user's loss: no metric is known to follow it
 

@@ -9,6 +9,7 @@ import numbers
 
 from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
+from boosters.objectives.registry import objective_fn
 
 
 _OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
@@ -596,11 +597,7 @@ class Objective(_SetOnce):
     def n_outputs(self) -> int:
         """The number of margins per row: n_classes for softmax and one_vs_rest, n_targets
         for multi-target regression, the number of quantile levels for pinball, else 1."""
-        if self.n_targets is not None:
-            return self.n_targets
-        if self.name == "pinball" and isinstance(self.alpha, tuple):  # one output per quantile level
-            return len(self.alpha)
-        return self.n_classes if self.name in _MULTICLASS else 1
+        return objective_fn(self).outputs(self)
 
     def _with_targets(self, n_targets: int | None) -> "Objective":
         """This objective with `n_targets` targets (the trainer's, from y's columns)."""
@@ -611,7 +608,7 @@ class Objective(_SetOnce):
     @property
     def needs_groups(self) -> bool:
         """The objective ranks rows within query groups (the Dataset must have groups)."""
-        return self.name in ("lambdarank", "pairwise")
+        return objective_fn(self).needs_groups
 
     def _key(self):
         return self.name, self.n_classes, self.ndcg_at, self.variance_power, self.n_targets, self.alpha, self.delta
@@ -660,11 +657,6 @@ class CustomObjective(Objective):
             raise ValueError(f"base_score must be a number or {self.custom_outputs} numbers (one per output), "
                              f"got {base_score!r}")
         self.base_score = tuple(require_float("base_score", b, -float("inf")) for b in base_score)
-
-    @property
-    def n_outputs(self) -> int:
-        """The number of margins per row, as given."""
-        return self.custom_outputs
 
     def _key(self):
         return (*super()._key(), self.function, self.custom_outputs, self.base_score)

@@ -80,6 +80,10 @@ class Pinball(QuantileRegression):
     transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
 
     @classmethod
+    def outputs(cls, spec):
+        return len(spec.alpha) if isinstance(spec.alpha, tuple) else 1  # one per quantile level
+
+    @classmethod
     def default_metric(cls, spec):
         return "pinball", {"alpha": spec.alpha}
 
