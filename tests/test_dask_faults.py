@@ -73,6 +73,17 @@ def pause(dask_worker):
     dask_worker.memory_manager.memory_pause_fraction = 1e-9
 
 
+def pause_now(client, addresses):
+    """Pause these workers and return once each has paused: the memory monitor pauses a worker
+    at its next tick, and a short training under load could end before that tick."""
+    client.run(pause, workers=addresses)
+    deadline = time.monotonic() + 10
+    while any(status != "paused" for status in
+              client.run(lambda dask_worker: dask_worker.status.name, workers=addresses).values()):
+        assert time.monotonic() < deadline, "the memory monitor did not pause the worker"
+        time.sleep(0.02)
+
+
 def resume(dask_worker):
     dask_worker.memory_manager.memory_pause_fraction = 0.8  # Dask's default: the monitor resumes it
 
@@ -104,7 +115,7 @@ def test_a_worker_paused_in_training_is_a_clear_error(cluster, monkeypatch, capl
     _, client = cluster
     monkeypatch.setattr(_driver, "PAUSE_GRACE_SECONDS", 1.0, raising=False)
     paused = []
-    at_wait(monkeypatch, 3, lambda p: (paused.append(p.workers[0]), client.run(pause, workers=[p.workers[0]])))
+    at_wait(monkeypatch, 3, lambda p: (paused.append(p.workers[0]), pause_now(client, [p.workers[0]])))
     X, y = make_data()
     config = CONFIG if steps == "tasks" else CONFIG.replace(linear_leaves=True)
     with pytest.raises(RuntimeError, match="stayed paused") as error:
@@ -166,7 +177,7 @@ def test_a_pause_shorter_than_the_grace_time_is_waited_out(cluster, monkeypatch,
     handler = ResumeWhenWarned(logging.WARNING)
     logging.getLogger("boosters").addHandler(handler)
     try:
-        at_wait(monkeypatch, 3, lambda p: (paused.append(p.workers[0]), client.run(pause, workers=paused)))
+        at_wait(monkeypatch, 3, lambda p: (paused.append(p.workers[0]), pause_now(client, paused)))
         model = run_within(TIMEOUT, lambda: dask_train(client, X, y, config, steps=steps))
     finally:
         logging.getLogger("boosters").removeHandler(handler)
