@@ -82,7 +82,9 @@ WAIT_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 # distributed's sync() returns a result it never set (UnboundLocalError) when the awaited wait
 # ends with asyncio's CancelledError, a BaseException its `except Exception` misses; seen once
 # under heavy load in a timed wait for a result: waited for again, at most this many times in
-# a row, then taken for a lost worker (the training recovers and grows the tree again)
+# a row, then taken for a lost worker (the training recovers and grows the tree again). A
+# future that is done by then is fetched without a timeout instead: no timed wait, no miss (a
+# loaded CI run saw the timed wait fail so again and again on finished futures)
 SYNC_MISSES = 3
 
 
@@ -300,6 +302,9 @@ class RunnerResult:
     def result(self, timeout=None):
         return self.call.result(timeout=timeout)[self.index]
 
+    def done(self) -> bool:
+        return self.call.done()
+
 
 class Gathered:
     """A reduction the driver already waited for (`steps="actors"`): later calls take its value."""
@@ -448,6 +453,8 @@ class Partitions:
             except WAIT_TIMEOUTS:
                 stall.check(tasks=not isinstance(future, RunnerResult))  # an actor call runs on a paused worker
             except UnboundLocalError as error:  # see SYNC_MISSES
+                if future.done():
+                    return future.result()
                 misses += 1
                 check_connected(self.client)
                 if misses > SYNC_MISSES:
@@ -556,6 +563,12 @@ def wait_for(futures: list, stall: Stall | None = None) -> None:
                 break
             except WAIT_TIMEOUTS:
                 stall.check()
+            except UnboundLocalError:  # see SYNC_MISSES
+                if not future.done():
+                    stall.check()
+                    continue
+                error = future.exception()
+                break
             except CancelledError:
                 error = None
                 break
