@@ -14,6 +14,7 @@ import pytest
 
 import boosters as bst
 from boosters.io.validation import objective_from_json, objective_to_json
+from boosters.objectives import objective_fn
 from models.make_models import values
 
 O, M = bst.Objective, bst.Metric
@@ -416,6 +417,22 @@ def test_each_objective_predicts_through_its_output_transform(expression):
     raw = model.predict_raw(X, n_threads=1)
     np.testing.assert_allclose(model.predict(X, n_threads=1), transform(raw if raw.ndim == 2 else raw[:, None]),
                                rtol=1e-13, atol=0)
+
+
+# boosters.dask's facts before they came from the definitions: it trained every objective
+# (its SUPPORTED_OBJECTIVES), and absolute and pinball (its QUANTILE_OBJECTIVES) started from
+# and renewed their leaves to quantiles of these levels, one per output
+QUANTILE_LEVELS = {"O.absolute()": [0.5], "O('absolute', n_targets=3)": [0.5, 0.5, 0.5], "O.pinball()": [0.5],
+                   "O.pinball(0.9)": [0.9], "O.pinball([0.1, 0.5, 0.9])": [0.1, 0.5, 0.9], "O.pinball([0.3])": [0.3]}
+
+
+@pytest.mark.parametrize("expression", OBJECTIVES)
+def test_boosters_dask_trains_every_objective_with_its_quantile_levels(expression):
+    objective = eval(expression)
+    fn = objective_fn(objective)
+    assert fn.distributed
+    levels = fn.quantile_levels(objective)
+    assert (None if levels is None else levels.tolist()) == QUANTILE_LEVELS.get(expression)
 
 
 def test_the_schema_names_every_objective():

@@ -4,11 +4,12 @@ says is pinned, as the public values show it, in tests/test_objective_definition
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import boosters as bst
 from boosters.objectives import OBJECTIVES, objective, objective_fn
-from boosters.objectives.registry import METRICS, metric_fn
+from boosters.objectives.registry import METRICS, make_objective, metric_fn
 
 
 def test_every_objective_has_one_definition():
@@ -27,3 +28,32 @@ def test_unknown_names_are_refused():
         objective_fn("cox")
     with pytest.raises(ValueError, match="metric must be one of"):
         metric_fn("cox")
+
+
+# an Objective of each definition with the labels it trains on, for the contract tests
+EXAMPLES = {"softmax": (bst.Objective.softmax(3), "class"), "one_vs_rest": (bst.Objective.one_vs_rest(3), "class"),
+            "logistic": (bst.Objective("logistic"), "binary"), "hinge": (bst.Objective("hinge"), "binary"),
+            "custom": (bst.Objective.custom(lambda m, d: (m, m)), "value")}
+
+
+@pytest.mark.parametrize("fn", [fn for fn in OBJECTIVES if fn.distributed], ids=lambda fn: fn.name)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_distributed_objective_starts_from_its_label_sums(fn, weighted):
+    """boosters.dask's start: init_scores_from_sums of the label_sums reduced over the
+    partitions (plus the weight total) is init_scores of all the rows, unless the start is
+    a quantile of the labels (quantile_levels), which boosters.dask selects instead."""
+    spec, kind = EXAMPLES[fn.name] if fn.name in EXAMPLES else (bst.Objective(fn.name), "value")
+    bound = make_objective(spec, np.array([0, 40], dtype=np.int64) if fn.needs_groups else None)
+    if bound.levels is not None:
+        assert fn.quantile_levels(spec) is not None
+        return
+    rng = np.random.default_rng(0)
+    y = {"value": rng.uniform(0.5, 3.0, 40), "binary": rng.integers(0, 2, 40).astype(float),
+         "class": rng.integers(0, 3, 40).astype(float)}[kind]
+    w = rng.uniform(0.5, 2.0, 40) if weighted else None
+    parts = [slice(0, 15), slice(15, 40)]
+    sums = 0
+    for p in parts:  # two partitions' sums, reduced
+        w_p = None if w is None else w[p]
+        sums = sums + np.append(bound.label_sums(y[p], w_p), len(y[p]) if w_p is None else w_p.sum())
+    np.testing.assert_allclose(bound.init_scores_from_sums(sums), bound.init_scores(y, w), rtol=1e-12, atol=1e-15)

@@ -63,7 +63,7 @@ from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask._step_runner import PartitionRunner, StateNotHere, fold
 from boosters.model.tree import Tree
-from boosters.objectives.registry import make_objective
+from boosters.objectives.registry import objective_fn
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training.growth._node_steps import (
     column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
@@ -635,8 +635,7 @@ class DaskTreeGrower:
         # sample the tree's splits for the other rows), for `resume`
         self.finished = []
         # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
-        self.leaf_quantiles = (make_objective(config.objective).levels
-                               if config.objective.name in select.QUANTILE_OBJECTIVES else None)
+        self.leaf_quantiles = objective_fn(config.objective).quantile_levels(config.objective)
         self.renewed_weights = {}
         self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
         self.n_outputs = config.objective.n_outputs  # trees per round

@@ -350,11 +350,6 @@ def quantization_scales(maxima, levels: int) -> tuple[float, float]:
     return tuple(float(levels / m) if m > 0 else 0.0 for m in maxima)
 
 
-# objectives whose start is a function of the weighted class counts (one per class);
-# every other supported objective's start is a function of the weighted mean label
-CLASS_COUNT_OBJECTIVES = ("softmax", "one_vs_rest")
-
-
 def label_sums(objective, y, weights) -> tuple[np.ndarray, np.ndarray]:
     """A partition's share of what the objective's start needs, and of its gradients'
     scale check. First: sums over the rows, whose last entry is the sum of the weights:
@@ -364,11 +359,7 @@ def label_sums(objective, y, weights) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(y, dtype=np.float64)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     total = float(len(y)) if w is None else w.sum()
-    if objective.spec.name in CLASS_COUNT_OBJECTIVES:
-        counts = np.bincount(y.astype(np.int64), weights=w, minlength=objective.n_outputs).astype(np.float64)
-        sums = np.append(counts, total)
-    else:
-        sums = np.append(y.sum(axis=0) if w is None else (w @ y if y.ndim == 2 else (w * y).sum()), total)
+    sums = np.append(objective.label_sums(y, w), total)
     if len(y) == 0:
         return sums, np.full(3, -np.inf)
     return sums, np.array([-y.min(), y.max(), 1.0 if w is None else w.max()])
@@ -380,13 +371,10 @@ def combine_label_sums(a: tuple, b: tuple) -> tuple:
 
 
 def base_scores(objective, sums: np.ndarray) -> np.ndarray:
-    """The objective's own start (`init_scores`) from the reduced label_sums: of the
-    classes 0..k-1 weighted by their counts (multiclass), else of the weighted mean label
-    (every other supported objective starts from a function of it)."""
-    if objective.spec.name in CLASS_COUNT_OBJECTIVES:
-        return objective.init_scores(np.arange(len(sums) - 1, dtype=np.float64), sums[:-1])
-    return objective.init_scores(np.array([sums[:-1] / sums[-1]]) if len(sums) > 2 else np.array([sums[0] / sums[1]]),
-                                 None)  # multi-target: each target's weighted mean
+    """The objective's own start from the reduced label_sums: its init_scores_from_sums
+    (multiclass: of the classes 0..k-1 weighted by their counts, else of the weighted mean
+    label)."""
+    return objective.init_scores_from_sums(sums)
 
 
 def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, new_round: bool, dart=None,

@@ -20,7 +20,6 @@ import numpy as np
 
 from boosters.training.growth._node_steps import node_rows
 
-QUANTILE_OBJECTIVES = ("absolute", "pinball")  # their start and renewed leaves are quantiles
 DIGIT_BITS = 11  # 2048 counters a pass (as _sampling.kth_largest's); GOSS's distributed select uses these too
 SHIFTS = (53, 42, 31, 20, 9, 0)  # the digits, from the top (the first holds the 11 bits 53-63)
 NONE_ABOVE = np.iinfo(np.uint64).max  # no key above: the partition's answer to min_above

@@ -28,8 +28,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
-from boosters.objectives.objective import _MULTI_TARGET
-from boosters.objectives.registry import make_objective
+from boosters.objectives.registry import OBJECTIVES, make_objective, objective_fn
 from boosters.training.backend import resolve_histogram_mode
 from boosters.training.callbacks import training_callbacks
 from boosters.training.histograms._quantize import max_levels
@@ -39,14 +38,6 @@ from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size
 from boosters.training.targets import resolve_targets
 from boosters.training.trainer import GBDTTrainer
-
-# the objectives whose gradients are per row and whose start is a function of sums
-# reduced over the partitions (tasks.label_sums), custom ones (their function called on
-# each partition's rows), ranking ones (each query's rows in one partition) and absolute
-# and pinball (their start and renewed leaves: quantiles selected over the partitions)
-SUPPORTED_OBJECTIVES = ("squared", "logistic", "hinge", "poisson", "gamma", "tweedie", "huber", "softmax",
-                        "one_vs_rest", "custom", "lambdarank", "pairwise", "absolute", "pinball")
-
 
 def _dask_array():
     try:
@@ -61,16 +52,13 @@ def check_config(config: GBDTConfig) -> None:
     """ValueError naming the first parameter the distributed training does not support yet."""
     if not isinstance(config, GBDTConfig):
         raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
-    if config.objective.name not in SUPPORTED_OBJECTIVES:
-        raise ValueError(f"config.objective: boosters.dask supports {', '.join(SUPPORTED_OBJECTIVES)} "
+    if not objective_fn(config.objective).distributed:
+        supported = ", ".join(fn.name for fn in OBJECTIVES if fn.distributed)
+        raise ValueError(f"config.objective: boosters.dask supports {supported} "
                          f"for now, got {config.objective.name!r}")
     if config.objective.name == "custom" and config.objective.function is None:
         raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
                          "Objective.custom(function) to train")
-    if config.objective.name not in ("custom", "pinball", *_MULTI_TARGET) and \
-            (config.objective.n_outputs > 1) != (config.objective.name in tasks.CLASS_COUNT_OBJECTIVES):
-        raise ValueError(f"config.objective: boosters.dask does not train {config.objective!r} with "
-                         f"{config.objective.n_outputs} outputs")
     if isinstance(config.metric, tuple) or callable(config.metric):
         raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
                          f"got {config.metric!r}")
@@ -199,12 +187,11 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         (n_rows,) labels; (n_rows, k) for multi-target regression (squared, huber,
         absolute: k tree groups).
     config : GBDTConfig, optional
-        The training settings: the objectives of SUPPORTED_OBJECTIVES (squared, huber,
-        poisson, gamma, tweedie, logistic, hinge, softmax, one_vs_rest: gradients per
-        row, a start from sums over the rows; custom objectives, called on each
-        partition's rows; lambdarank and pairwise, with `qid`; absolute and pinball,
-        without weights, their start and leaves exact quantiles selected over the
-        partitions), float64 or quantized histograms, either growth strategy, early
+        The training settings: every objective (squared, huber, poisson, gamma,
+        tweedie, logistic, hinge, softmax, one_vs_rest: gradients per row, a start from
+        sums over the rows; custom objectives, called on each partition's rows;
+        lambdarank and pairwise, with `qid`; absolute and pinball, without weights, their
+        start and leaves exact quantiles selected over the partitions), float64 or quantized histograms, either growth strategy, early
         stopping, column sampling, uniform row sampling and GOSS (not with a ranking
         objective), monotone and interaction constraints, multi-target regression (a 2-D
         y), DART, linear leaves. Refused (ValueError naming the parameter): GOSS with
@@ -313,7 +300,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X = X.rechunk({1: -1})  # a partition holds whole rows
     y = _rows_as(y, X)
     weights = None if weights is None else weights.rechunk((X.chunks[0],))
-    if config.objective.name in select.QUANTILE_OBJECTIVES and weights is not None:
+    if objective_fn(config.objective).quantile_levels(config.objective) is not None and weights is not None:
         raise ValueError(f"weights: boosters.dask renews {config.objective.name}'s leaves to unweighted quantiles "
                          f"only for now; train without weights")
     if config.objective.needs_groups:
@@ -465,7 +452,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     objective.check_scale(np.array([-extremes[0], extremes[1]]), None if w_blocks[0] is None else extremes[2:])
     n_rows = int(sum(chunks))
     base = (_label_quantiles(client, y_blocks, objective.levels, n_rows)
-            if config.objective.name in select.QUANTILE_OBJECTIVES else tasks.base_scores(objective, sums))
+            if objective.levels is not None else tasks.base_scores(objective, sums))
     row_sample = None
     if sampler is not None:
         row_sample = (("goss", config.seed, sampler.weight) if sampler.kind == SAMPLER_KINDS["goss"] else

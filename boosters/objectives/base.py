@@ -63,6 +63,7 @@ class ObjectiveFn:
     name: ClassVar[str]  # as Objective.name and the model files write it
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
     needs_groups: ClassVar[bool] = False  # ranks the rows of query groups
+    distributed: ClassVar[bool] = True  # boosters.dask trains it (label_sums or quantile_levels hold)
     transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
 
     @classmethod
@@ -76,10 +77,17 @@ class ObjectiveFn:
         None: none (a custom objective)."""
         raise NotImplementedError
 
+    @classmethod
+    def quantile_levels(cls, spec) -> np.ndarray | None:
+        """Per output, the quantile its start and renewed leaves take (absolute, pinball);
+        None: no renewal, the start from init_scores."""
+        return None
+
     def __init__(self, spec, groups: np.ndarray | None = None):
         """`spec`: the training's Objective; `groups`: its query boundaries (ranking objectives)."""
         self.spec = spec
         self.n_outputs = spec.n_outputs
+        self.levels = self.quantile_levels(spec)  # per output; None: no renewal
 
     def check_labels(self, y: np.ndarray) -> None:
         pass
@@ -117,6 +125,19 @@ class ObjectiveFn:
 
     def gradients(self, margins, y, weights, out, n_threads: int) -> None:
         self.gradient_kernel(margins, y, weights, out, n_threads).run()
+
+    # boosters.dask: the start from sums reduced over the partitions
+    def label_sums(self, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        """A partition's share of what init_scores needs (float64 `y` and `weights`; the
+        caller appends the weight total): this default, the (weighted) label sum per target."""
+        return y.sum(axis=0) if weights is None else (weights @ y if y.ndim == 2 else (weights * y).sum())
+
+    def init_scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """init_scores from the reduced label_sums (last entry: the weight total). This
+        default holds for an objective whose start depends on the labels only through their
+        weighted mean (each target's, multi-target)."""
+        return self.init_scores(np.array([sums[:-1] / sums[-1]]) if len(sums) > 2 else np.array([sums[0] / sums[1]]),
+                                None)
 
 
 class MetricFn:

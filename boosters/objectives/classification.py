@@ -66,6 +66,14 @@ class ClassShares(ObjectiveFn):
         if np.any(bad):
             raise ValueError(f"y: {self.name}({k}) needs integer labels in 0..{k - 1}, found {y[np.argmax(bad)]}")
 
+    def label_sums(self, y, weights):
+        """The weighted class counts (one per class): the start is a function of them."""
+        return np.bincount(y.astype(np.int64), weights=weights, minlength=self.n_outputs).astype(np.float64)
+
+    def init_scores_from_sums(self, sums):
+        """init_scores of the classes 0..k-1 weighted by their counts."""
+        return self.init_scores(np.arange(len(sums) - 1, dtype=np.float64), sums[:-1])
+
 
 class Softmax(ClassShares):
     name = kernel = "softmax"

@@ -37,14 +37,6 @@ class QuantileRegression(ObjectiveFn):
     quantile of their rows' residuals (training/growth/_leaf_renewal). Each output starts from its level's
     quantile of the labels (LightGBM's BoostFromScore)."""
 
-    def __init__(self, spec, groups=None):
-        super().__init__(spec, groups)
-        self.levels = self.quantile_levels(spec)  # per output
-
-    @classmethod
-    def quantile_levels(cls, spec) -> np.ndarray:
-        raise NotImplementedError
-
     def init_scores(self, y, weights):
         if y.ndim == 2:  # absolute with several targets: each column's median
             return per_target(lambda labels, w: _quantile.quantile(labels, w, 0.5), y, weights)
