@@ -187,15 +187,16 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         (n_rows,) labels; (n_rows, k) for multi-target regression (squared, huber,
         absolute: k tree groups).
     config : GBDTConfig, optional
-        The training settings: every objective (squared, huber, poisson, gamma,
-        tweedie, logistic, hinge, softmax, one_vs_rest: gradients per row, a start from
-        sums over the rows; custom objectives, called on each partition's rows;
-        lambdarank and pairwise, with `qid`; absolute and pinball, without weights, their
-        start and leaves exact quantiles selected over the partitions), float64 or quantized histograms, either growth strategy, early
-        stopping, column sampling, uniform row sampling and GOSS (not with a ranking
-        objective), monotone and interaction constraints, multi-target regression (a 2-D
-        y), DART, linear leaves. Refused (ValueError naming the parameter): GOSS with
-        a ranking objective (as one machine), several metrics or a callable one.
+        The training settings: every objective (squared, huber, poisson, gamma, tweedie,
+        logistic, hinge, softmax, one_vs_rest: gradients per row, a start from sums over the
+        rows; custom objectives, called on each partition's rows; lambdarank and pairwise,
+        with `qid`; absolute and pinball, without weights, their start and leaves exact
+        quantiles selected over the partitions), float64 or quantized histograms, either
+        growth strategy, early stopping, column sampling, uniform row sampling and GOSS (not
+        with a ranking objective), monotone and interaction constraints, multi-target
+        regression (a 2-D y), DART, linear leaves. Refused (ValueError naming the
+        parameter): GOSS with a ranking objective (as one machine), several metrics or a
+        callable one.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
     val_set : tuple of (X_val, y_val), optional
