@@ -33,17 +33,18 @@ from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
-from boosters.objectives import transforms
+from boosters.objectives import objective_fn, transforms
+from boosters.objectives.classification import ClassShares
+from boosters.objectives.registry import names as objective_names
 
 # the GBDTConfig parameters the estimators take (`objective`: None is the class's own)
 CONFIG_PARAMS = GBDTConfig._FIELDS
 
-# objectives by name, per estimator (made with `Objective.<name>()`; those that take the
-# number of classes with it): names of objectives this version lacks raise a clear error
-REGRESSION_OBJECTIVES = ("squared", "absolute", "huber", "pinball", "poisson", "gamma", "tweedie")
-CLASSIFICATION_OBJECTIVES = ("logistic", "softmax", "one_vs_rest", "hinge")
-RANKING_OBJECTIVES = ("lambdarank", "pairwise")
-_TAKES_N_CLASSES = ("softmax", "one_vs_rest")
+# objectives by name, per estimator: the definitions of its task (made with `Objective.<name>()`;
+# those that take the number of classes with it); names this version lacks raise a clear error
+REGRESSION_OBJECTIVES = objective_names("regression")
+CLASSIFICATION_OBJECTIVES = objective_names("classification")
+RANKING_OBJECTIVES = objective_names("ranking")
 
 # Every estimator's constructor parameters with their defaults: GBDTConfig's (growth_strategy
 # by name: scikit-learn wants plain defaults) and two of its own.
@@ -145,9 +146,9 @@ class _GBDTEstimator(BaseEstimator):
         """
         return GBDTConfig(**{**{name: getattr(self, name) for name in CONFIG_PARAMS}, "objective": objective})
 
-    def _objective(self, names: tuple, default: Objective, n_classes: int | None = None) -> Objective:
-        """The `objective` parameter as an Objective: None is `default`; a name among
-        `names` is `Objective.<name>()` (with `n_classes` for the multiclass ones); an
+    def _objective(self, task: str, default: Objective, n_classes: int | None = None) -> Objective:
+        """The `objective` parameter as an Objective: None is `default`; a name of the
+        `task`'s objectives is `Objective.<name>()` (with `n_classes` for the multiclass ones); an
         Objective as it is; a callable is `Objective.custom` (n_classes outputs for
         more than two classes)."""
         spec = self.objective
@@ -156,11 +157,12 @@ class _GBDTEstimator(BaseEstimator):
         if isinstance(spec, Objective):
             return spec
         if isinstance(spec, str):
+            names = objective_names(task)
             if spec not in names or not hasattr(Objective, spec):
                 available = [name for name in names if hasattr(Objective, name)]
                 raise ValueError(f"objective must be one of {available}, an Objective or a callable, got {spec!r}")
             make = getattr(Objective, spec)
-            return make(n_classes) if spec in _TAKES_N_CLASSES else make()
+            return make(n_classes) if issubclass(objective_fn(spec), ClassShares) else make()
         if callable(spec):
             return Objective.custom(spec, n_outputs=1 if n_classes is None or n_classes == 2 else n_classes)
         raise TypeError(f"objective must be a name, an Objective, a callable or None, got {spec!r}")
@@ -366,7 +368,7 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         y = self._check_y(X, y, y_numeric=True, multi_output=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         eval_pair = self._checked_eval_set(eval_set, y_numeric=True, multi_output=True)
-        objective = self._objective(REGRESSION_OBJECTIVES, Objective.squared())
+        objective = self._objective("regression", Objective.squared())
         return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
                          init_score=init_score, eval_init_score=eval_init_score)
 
@@ -538,7 +540,7 @@ feature_importances_
             p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
         else:
             p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
-        return _class_probabilities(self.booster_.objective.name, p)
+        return objective_fn(self.booster_.objective).class_probabilities(p)
 
     def decision_function(self, X) -> np.ndarray:
         """Raw margins (before the sigmoid / softmax).
@@ -715,7 +717,7 @@ def _classification_objective(estimator: _GBDTEstimator, n_classes: int) -> Obje
     its `objective` parameter, by default logistic for two classes, else softmax; a
     ValueError unless it has one output for two classes (or two), else one per class."""
     default = Objective.logistic() if n_classes == 2 else Objective.softmax(n_classes)
-    objective = estimator._objective(CLASSIFICATION_OBJECTIVES, default, n_classes)
+    objective = estimator._objective("classification", default, n_classes)
     if objective.n_outputs not in ((1, 2) if n_classes == 2 else (n_classes,)):
         raise ValueError(f"objective {objective!r} has {objective.n_outputs} outputs; y has {n_classes} "
                          f"classes (give one output for two classes, else one per class)")
@@ -726,16 +728,7 @@ def _ranking_objective(estimator: _GBDTEstimator) -> Objective:
     """A ranker's objective (also the Dask ranker's): its `objective` parameter, by
     default (or named "lambdarank") LambdaRank with the estimator's `ndcg_at`."""
     default = Objective.lambdarank(ndcg_at=estimator.ndcg_at)
-    return default if estimator.objective == "lambdarank" else estimator._objective(RANKING_OBJECTIVES, default)
-
-
-def _class_probabilities(objective_name: str, p: np.ndarray) -> np.ndarray:
-    """(n_rows, n_classes) class probabilities from a classifier model's predictions `p`
-    (also the Dask classifier's, per partition): one-vs-rest's independent sigmoids
-    normalised to sum to 1; a single output's p is class 1's."""
-    if objective_name == "one_vs_rest":
-        p = p / p.sum(axis=1, keepdims=True)
-    return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
+    return default if estimator.objective == "lambdarank" else estimator._objective("ranking", default)
 
 
 def _class_codes(classes: np.ndarray, y) -> np.ndarray:

@@ -15,6 +15,7 @@ import pytest
 import boosters as bst
 from boosters.io.validation import objective_from_json, objective_to_json
 from boosters.objectives import objective_fn
+from boosters.objectives.registry import names as objective_names
 from models.make_models import values
 
 O, M = bst.Objective, bst.Metric
@@ -433,6 +434,24 @@ def test_boosters_dask_trains_every_objective_with_its_quantile_levels(expressio
     assert fn.distributed
     levels = fn.quantile_levels(objective)
     assert (None if levels is None else levels.tolist()) == QUANTILE_LEVELS.get(expression)
+
+
+def test_the_estimators_take_the_objectives_of_their_task_by_name():
+    """The sklearn and Dask estimators' names, as their own lists had them."""
+    assert objective_names("regression") == ("squared", "absolute", "huber", "pinball", "poisson", "gamma", "tweedie")
+    assert objective_names("classification") == ("logistic", "softmax", "one_vs_rest", "hinge")
+    assert objective_names("ranking") == ("lambdarank", "pairwise")
+    assert objective_fn("custom").task is None
+
+
+def test_the_class_probabilities_of_a_classifier_model():
+    p = np.array([[0.2, 0.6], [0.5, 0.5]])
+    np.testing.assert_array_equal(objective_fn("one_vs_rest").class_probabilities(p), p / p.sum(axis=1, keepdims=True))
+    for name in ("softmax", "custom"):
+        assert objective_fn(name).class_probabilities(p) is p
+    for name in ("logistic", "hinge", "custom"):
+        np.testing.assert_array_equal(objective_fn(name).class_probabilities(np.array([0.25, 1.0])),
+                                      [[0.75, 0.25], [0.0, 1.0]])
 
 
 def test_the_schema_names_every_objective():

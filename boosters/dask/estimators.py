@@ -24,9 +24,9 @@ from boosters.config import GBDTConfig, Objective
 from boosters.dask._driver import gather
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
-from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, CLASSIFICATION_OBJECTIVES, REGRESSION_OBJECTIVES,
-                              _class_codes, _class_probabilities, _classification_objective, _GBDTEstimator,
-                              _ranking_objective, _storing_init)
+from boosters.objectives import objective_fn
+from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, _class_codes, _classification_objective,
+                              _GBDTEstimator, _ranking_objective, _storing_init)
 
 # n_threads means something else here: the workers' threads are Dask's
 _N_THREADS_DOC = """    n_threads : int, default 0
@@ -201,7 +201,7 @@ def _probabilities(block, model, n_threads):
     """(rows, n_classes) class probabilities, as GBDTClassifier's."""
     if len(block) == 0:
         return np.empty((0, max(2, model.forest.n_groups)))
-    return _class_probabilities(model.objective.name, _predictions(block, model, n_threads))
+    return objective_fn(model.objective).class_probabilities(_predictions(block, model, n_threads))
 
 
 def _labels(block, model, n_threads, classes):
@@ -291,7 +291,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
         (True, True)
         """
         client = self._client()
-        config = self._checked_config(self._objective(REGRESSION_OBJECTIVES, Objective.squared()))
+        config = self._checked_config(self._objective("regression", Objective.squared()))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
             X, y, sample_weight = self._checked_data(X, y, sample_weight)
             return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config)
@@ -408,7 +408,7 @@ feature_importances_
         """
         client = self._client()
         # the parameters checked before any data is touched (the objective again once the classes are known)
-        self._checked_config(self._objective(CLASSIFICATION_OBJECTIVES, Objective.logistic(), 2))
+        self._checked_config(self._objective("classification", Objective.logistic(), 2))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
             return self._fit_classes(client, X, y, sample_weight, eval_set)
 

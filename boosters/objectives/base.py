@@ -62,6 +62,8 @@ class ObjectiveFn:
 
     name: ClassVar[str]  # as Objective.name and the model files write it
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
+    task: ClassVar[str | None] = "regression"  # the estimator that takes it by name ("regression",
+    # "classification", "ranking"); None: none (custom)
     needs_groups: ClassVar[bool] = False  # ranks the rows of query groups
     distributed: ClassVar[bool] = True  # boosters.dask trains it (label_sums or quantile_levels hold)
     transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
@@ -82,6 +84,12 @@ class ObjectiveFn:
         """Per output, the quantile its start and renewed leaves take (absolute, pinball);
         None: no renewal, the start from init_scores."""
         return None
+
+    @staticmethod
+    def class_probabilities(p: np.ndarray) -> np.ndarray:
+        """A classifier's (n_rows, n_classes) class probabilities from the model's
+        predictions `p`: a single output's p is class 1's."""
+        return np.column_stack([1.0 - p, p]) if p.ndim == 1 else p
 
     def __init__(self, spec, groups: np.ndarray | None = None):
         """`spec`: the training's Objective; `groups`: its query boundaries (ranking objectives)."""

@@ -15,6 +15,7 @@ class Logistic(ObjectiveFn):
     """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
 
     name = kernel = "logistic"
+    task = "classification"
     transform = staticmethod(transforms.sigmoid)
 
     @classmethod
@@ -36,6 +37,7 @@ class Hinge(ObjectiveFn):
     """XGBoost's binary:hinge: labels 0/1, predictions are classes."""
 
     name = kernel = "hinge"
+    task = "classification"
     transform = staticmethod(transforms.hinge_class)
 
     @classmethod
@@ -55,6 +57,8 @@ class Hinge(ObjectiveFn):
 
 class ClassShares(ObjectiveFn):
     """Softmax and one-vs-rest: integer labels 0..k-1, one output per class."""
+
+    task = "classification"
 
     @classmethod
     def outputs(cls, spec):
@@ -94,6 +98,11 @@ class OneVsRest(ClassShares):
 
     name = kernel = "one_vs_rest"
     transform = staticmethod(transforms.sigmoid_per_class)
+
+    @staticmethod
+    def class_probabilities(p):
+        """The independent sigmoids normalised to sum to 1."""
+        return p / p.sum(axis=1, keepdims=True)
 
     @classmethod
     def default_metric(cls, spec):

@@ -15,6 +15,7 @@ class LambdaRank(ObjectiveFn):
     """LambdaRank (NDCG@ndcg_at) within the query groups given at construction."""
 
     name = kernel = "lambdarank"
+    task = "ranking"
     needs_groups = True
 
     @classmethod

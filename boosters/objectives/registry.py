@@ -31,6 +31,12 @@ def objective_fn(objective) -> type[ObjectiveFn]:
         raise ValueError(f"objective must be one of {[fn.name for fn in OBJECTIVES]}, got {name!r}") from None
 
 
+def names(task: str) -> tuple[str, ...]:
+    """The objectives an estimator of `task` ("regression", "classification", "ranking")
+    takes by name, in the registry's order."""
+    return tuple(fn.name for fn in OBJECTIVES if fn.task == task)
+
+
 def make_objective(spec, groups: np.ndarray | None = None) -> ObjectiveFn:
     """The objective's functions, bound to `spec` (an Objective); `groups`: the training rows'
     query boundaries (ranking)."""
