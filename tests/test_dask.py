@@ -11,6 +11,7 @@ the bit (for other labels they agree to float64 rounding).
 
 import os
 
+import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -32,11 +33,19 @@ from tree_compare import assert_same_trees
 CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
 
 
+def no_stealing():
+    """Dask's config without work stealing, for the clusters made in its `with` block."""
+    return dask.config.set({"distributed.scheduler.work-stealing": False})
+
+
 @pytest.fixture(scope="module")
 def clients():
-    """In-process clusters of 1, 2 and 4 single-threaded workers."""
-    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=False, dashboard_address=":0")
-                for n in (1, 2, 4)}
+    """In-process clusters of 1, 2 and 4 single-threaded workers, without work stealing
+    (tests place partitions on purpose, on one worker; a loaded machine would otherwise
+    see Dask move some of their tasks to the idle one)."""
+    with no_stealing():
+        clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=False, dashboard_address=":0")
+                    for n in (1, 2, 4)}
     out = {n: Client(cluster, set_as_default=False) for n, cluster in clusters.items()}
     yield out
     for n in out:
@@ -936,7 +945,8 @@ def test_a_partition_dask_cannot_recompute_is_a_clear_error(monkeypatch):
     config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
 
     lose_a_worker_at(monkeypatch, {3}, kill_first_worker)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+    with no_stealing(), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         first = sorted(client.scheduler_info()["workers"])[0]
         blocks = client.scatter([X[:400], X[400:], y[:400], y[400:]], workers=[first])
