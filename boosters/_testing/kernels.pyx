@@ -4,8 +4,8 @@ The grower calls the kernels and the C-level methods of its components (histogra
 builder, split finder, row partitioner, histogram pool) from Cython without checks; the
 functions here make the same calls on caller-provided arrays, after checking them, so
 that tests can compare each kernel with its naive twin and benchmarks can time it alone.
-The growth loop's own checked steps (partitioner, builder, finder, leaf weight) are
-in boosters.training.growth._node_steps, which the library uses too; they are re-exported here.
+The growth loop's checked steps that boosters.dask's partitions use live in
+boosters.training.growth._node_steps; they are re-exported here.
 The gain formulas of _gain.pxd are here too (vectorised over arrays), for the tests'
 naive references.
 """
@@ -13,7 +13,8 @@ naive references.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 from boosters._lib.columns cimport BinColumns
 from boosters._lib.types cimport row_t
@@ -22,19 +23,23 @@ from boosters.training.histograms._columnwise cimport (
     ColumnsView, PREFETCH_DISTANCE, build_column, build_column_words, gather_pairs, gather_words, subtract_bins,
     subtract_words, threads_for_build,
 )
+from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._pool cimport HistogramPool
+from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.split._gain cimport children_score, leaf_score, split_gain
+from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
+from boosters.training.split._split cimport Candidate, SplitFinder
 
 from boosters.training.histograms._build import column_list
-# the growth loop's checked steps live in the training layer (drivers such as boosters.dask
-# use them); re-exported here with the other entry points
+# the growth loop's checked steps that boosters.dask uses live in the training layer;
+# re-exported here with the other entry points
 from boosters.training.growth._node_steps import (  # noqa: F401
-    build_nodes, column_totals, find_best_splits, leaf_weight, node_count, node_rows, node_sums, slot_sums, split,
-    split_many, subtract_slots, unpack,
+    _check_split, build_nodes, int64s, node_count, node_rows, node_sums, split_many, unpack,
 )
 
 _SUM_BITS = {np.dtype(np.int64): 32, np.dtype(np.int32): 16, np.dtype(np.int16): 8}
+_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # bits per sum -> packed word
 
 
 # -- histogram kernels --------------------------------------------------------------------
@@ -371,3 +376,113 @@ def sample_rows(RowSampler sampler, uint64_t round_, float[:, :, ::1] gh):  # gh
     with nogil:
         m = sampler.sample(round_, &gh[0, 0, 0] if sampler.n_rows else NULL, &out_v[0])
     return None if m < 0 else (out[:m].astype(np.int64), out[m:sampler.n_rows].astype(np.int64))
+
+
+# -- the growth loop's checked steps that only tests take one by one --------------------------
+
+def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
+          Py_ssize_t left, Py_ssize_t right):
+    """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
+    default_left) go to `left`. Returns the number of rows sent left."""
+    _check_split(part, node, left, right, feature)
+    with nogil:
+        part.split_node(node, feature, threshold_bin, default_left, left, right, NULL)
+    return part.node_count(left)
+
+
+def subtract_slots(HistogramBuilder builder, parents, children, outs):
+    """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
+    cdef const int64_t[::1] p = int64s(parents, "parents")
+    cdef const int64_t[::1] c = int64s(children, "children")
+    cdef const int64_t[::1] o = int64s(outs, "outs")
+    cdef Py_ssize_t i, n = p.shape[0]
+    if c.shape[0] != n or o.shape[0] != n:
+        raise ValueError("parents, children and outs must have the same length")
+    for i in range(n):
+        if not (0 <= p[i] < builder.n_slots and 0 <= c[i] < builder.n_slots and 0 <= o[i] < builder.n_slots):
+            raise ValueError("slot out of range")
+        if isinstance(builder, QuantizedHistogramBuilder) and \
+                (<QuantizedHistogramBuilder> builder).slot_rows[c[i]] > (<QuantizedHistogramBuilder> builder).slot_rows[p[i]]:
+            raise ValueError(f"slot {c[i]} holds more rows than its parent slot {p[i]}")
+    if n > 0:
+        with nogil:
+            builder.subtract(&p[0], &c[0], &o[0], n)
+
+
+def slot_sums(QuantizedHistogramBuilder builder, Py_ssize_t slot):
+    """(grad, hess) int64 sums per bin of a quantized builder's slot, whatever its width."""
+    if not 0 <= slot < builder.n_slots:
+        raise ValueError(f"slot must be in [0, {builder.n_slots}), got {slot}")
+    words = np.asarray(builder.pool[slot]).view(_WORDS[builder.slot_bits[slot]])
+    return unpack(words[:builder.view.total_bins])
+
+
+# -- the split finder ---------------------------------------------------------------------
+
+def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bint category_bins=False):
+    """Best split of each node (slot, G, H, rows) of a batch, or None where no split is
+    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h), and
+    with `category_bins` an eighth entry: a categorical split's bins going left (a copy of
+    its uint32 bitset, bit b: bin b; its bin is then the count of categories going left),
+    None for a numeric split."""
+    cdef const int64_t[::1] slot_v = int64s(slots, "slots", finder.max_batch)
+    cdef Py_ssize_t i, n_nodes = slot_v.shape[0]
+    columns = [np.asarray(values, dtype=np.float64).ravel() for values in (sum_grads, sum_hess, counts)]
+    if any(c.shape[0] != n_nodes for c in columns):
+        raise ValueError("one sum_grad, sum_hess and count per slot")
+    sums = np.ascontiguousarray(np.stack(columns)) if n_nodes else np.zeros((3, 1))
+    cdef const double[:, ::1] sums_v = sums
+    for i in range(n_nodes):
+        if not 0 <= slot_v[i] < finder.n_slots:
+            raise ValueError(f"slot {slot_v[i]} out of range")
+    if n_nodes == 0:
+        return []
+    cdef Candidate* out = <Candidate*> malloc(n_nodes * sizeof(Candidate))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
+        found = [None if out[i].feature < 0 else
+                 (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
+                  bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
+        if category_bins:  # the bitsets live in the finder's scratch until its next search: copied
+            found = [None if best is None else best + (_bitset_copy(out[i].cat_bits,
+                                                                    (finder.n_bins[out[i].feature] + 31) // 32),)
+                     for i, best in enumerate(found)]
+        return found
+    finally:
+        free(out)
+
+
+cdef object _bitset_copy(const uint32_t* bits, Py_ssize_t words):
+    """The `words` words at bits as a uint32 array, None for NULL (a numeric split)."""
+    if bits == NULL:
+        return None
+    return np.asarray(<uint32_t[:words]> <uint32_t*> bits).copy()
+
+
+def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
+    """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
+    its columns."""
+    if not (0 <= slot < finder.n_slots and 0 <= start <= stop <= finder.total_bins):
+        raise ValueError("slot or bin range out of range")
+    cdef double g, h
+    finder.totals(slot, start, stop, &g, &h)
+    return g, h
+
+
+# -- the leaf values --------------------------------------------------------------------------
+
+def leaf_weight(g, h, double l1, double l2):
+    """Newton step with L1 soft-thresholding, -T(G) / (H + l2), element by element in the
+    broadcast shape of g and h (a float for scalars); 0 where H + l2 <= 0."""
+    g_b, h_b = np.broadcast_arrays(np.asarray(g, dtype=np.float64), np.asarray(h, dtype=np.float64))
+    cdef const double[::1] g_v = np.ascontiguousarray(g_b).ravel()
+    cdef const double[::1] h_v = np.ascontiguousarray(h_b).ravel()
+    out = np.empty(g_v.shape[0])
+    cdef double[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(o.shape[0]):
+        o[i] = gain_leaf_weight(g_v[i], h_v[i], l1, l2)
+    return out.reshape(g_b.shape) if g_b.shape else float(out[0])

@@ -1,15 +1,15 @@
-"""The data-parallel growth loop: the driver grows each tree from histograms that the
-partitions' workers build and a fixed tree of Dask tasks sums.
-
-It follows `training/_grow.GrowthLoop` step by step (the same node numbering, split
-rules, subtraction trick, depth-wise levels and leaf-wise best-gain-first order), with
-the kernels split between the two sides:
+"""Data-parallel growth: the driver runs the single-machine growth loop
+(`training/growth/_grow.GrowthLoop`, built by `TreeGrower.exchanging` over no rows) and
+this module is its exchange, the one point where distributed growth differs: each step's
+splits go to the partitions, which move their rows and build the histograms of one child
+of each split parent (the smaller one by the split's hessian sums, known before the
+split), and a fixed tree of Dask tasks sums them into the loop's pool. Node numbering,
+split rules, the subtraction trick, depth-wise levels, leaf-wise best-gain-first order,
+constraints and the tree's arrays are the engine's own.
 
 - workers (`_partition_state.py`): per tree, gradients and the root's histogram; per
-  step, the step's splits applied to their rows and the histogram of one child of each
-  split parent (the smaller one, as the split's hessian sums tell);
-- driver: the summed histograms, the larger children by subtraction, the split finder
-  (the library's own, over a pool where slot == node), the tree's arrays.
+  step, the step's splits applied to their rows and the chosen children's histograms;
+- driver: the engine, fed the summed histograms and the children's row counts.
 
 One growth step is one round trip: the driver has every partition split the step's nodes
 and build the histograms of the children the driver picked (the smaller ones by the splits'
@@ -51,28 +51,21 @@ PAUSE_GRACE_SECONDS to resume, then stops with a RuntimeError naming them.
 from __future__ import annotations
 
 import asyncio
-import heapq
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import numpy as np
 
 from boosters._lib.logs import logger
-from boosters.config import GBDTConfig, GrowthStrategy
+from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask._step_runner import PartitionRunner, StateNotHere, fold
 from boosters.model.tree import Tree
 from boosters.objectives.registry import objective_fn
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
-from boosters.training.growth._node_steps import (
-    column_totals, constraints_clamp, constraints_prepare, constraints_split, constraints_start_tree, find_best_splits,
-    leaf_weight,
-)
-from boosters.training.growth.grower import max_tree_nodes
+from boosters.training.growth.grower import TreeGrower
 from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
-from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
-from boosters.training.split.constraints import make_node_constraints
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
@@ -588,46 +581,25 @@ def wait_for(futures: list, stall: Stall | None = None) -> None:
 
 class DaskTreeGrower:
     """Grows the trees of a training whose rows live in `partitions` (binned with
-    `mapper`; `layout` is any BinnedMatrix of the same bins, for the finder's offsets;
-    `quantizer`: the partitions' (bits, levels, seed), None for float64 histograms)."""
+    `mapper`; `layout`: a BinnedMatrix of the same bins, no rows needed; `quantizer`: the
+    partitions' (bits, levels, seed), None for float64 histograms). The growth loop, the
+    split search and the tree's assembly are the single-machine engine's
+    (`TreeGrower.exchanging`); this is its exchange: each growth step's splits go to the
+    partitions, which split their rows and build the histograms, summed here in the
+    partitions' fixed order (`step`). It also starts each tree on the partitions (DART,
+    row samples, GOSS, quantization), selects the quantile leaves' values and fits the
+    linear leaves over the partitions."""
 
     def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None,
                  feature_names=None):
         self.partitions = partitions
         self.quantizer = quantizer
-        self.renew_leaves = quantizer is not None and config.renew_leaves
         self.config = config
-        self.edges = [np.asarray(e, dtype=np.float64) for e in mapper.upper_edges]
-        self.n_bins = np.asarray(mapper.n_bins)
-        self.leafwise = config.growth_strategy is GrowthStrategy.Leafwise
-        features = np.flatnonzero(mapper.is_usable).astype(np.int32)
-        self.has_features = len(features) > 0
-        self.max_nodes = max_tree_nodes(config, n_rows)
-        self.max_leaves = config.n_leaves if self.leafwise else self.max_nodes
-        self.max_depth = -1 if config.max_depth is None else config.max_depth
-        self.min_rows_to_split = max(2, 2 * config.min_samples_leaf)
         self.n_rows = n_rows
-        params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
-            min_gain_to_split=config.min_gain_to_split, min_samples_leaf=config.min_samples_leaf, n_threads=1)
-        if quantizer is None:  # slot i: node i's histogram
-            self.pool = np.zeros((self.max_nodes, layout.total_bins, 2))
-            self.finder = FloatSplitFinder.for_binned(self.pool, layout, features, **params)
-        else:  # int64 words of 32-bit packed sums, dequantized with each tree's scales
-            self.pool = np.zeros((self.max_nodes, layout.total_bins), dtype=np.int64)
-            self.finder = QuantizedSplitFinder.for_binned(self.pool, layout, features, **params)
-        if mapper.is_categorical.any():  # as TreeGrower
-            self.finder.use_categorical(mapper.is_categorical, max_onehot_cats=config.max_onehot_cats,
-                                        cat_smooth=config.cat_smooth, cat_l2=config.cat_l2,
-                                        max_cat_threshold=config.max_cat_threshold,
-                                        min_data_per_group=config.min_data_per_group)
-        column = layout.feature_column[features[0]] if self.has_features else 0
-        self.totals_bins = (int(layout.column_offsets[column]), int(layout.column_offsets[column + 1]))
-        # column sampling (the library's draws, seeded by tree, depth and node), interaction and
-        # monotone constraints: as GrowthLoop applies them
-        self.constraints = make_node_constraints(config, features, layout.n_features, feature_names, self.max_nodes,
-                                                 self.finder.max_batch, mapper.is_categorical)
-        if self.constraints is not None:
-            self.finder.constrain(self.constraints.allowed, self.constraints.bounds, self.constraints.direction)
+        self.n_outputs = config.objective.n_outputs  # trees per round
+        self.engine = TreeGrower.exchanging(self, layout, mapper, config, n_rows, self.n_outputs,
+                                            "f64" if quantizer is None else "i16", feature_names)
+        self.histograms = self.engine.pool.data  # slot i: node i's histogram, summed over the partitions
         self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
         self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
         self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples
@@ -636,9 +608,7 @@ class DaskTreeGrower:
         self.finished = []
         # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
         self.leaf_quantiles = objective_fn(config.objective).quantile_levels(config.objective)
-        self.renewed_weights = {}
         self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
-        self.n_outputs = config.objective.n_outputs  # trees per round
         # linear leaves: fitted after each tree on the partitions' raw rows (normal equations chained over them)
         self.linear = config.linear_leaves
         self.numeric = ~np.asarray(mapper.is_categorical)
@@ -732,34 +702,77 @@ class DaskTreeGrower:
                   if self.sampler is not None and not self.goss and new_round else None)
         sampled = self.sampler is not None and (goss_round or not self.goss)
         self.tree_index, self.output = tree_index, output
-        self.nodes = []  # per node: dict of its fields, as GrowthLoop's arrays
         self.steps = []  # the splits sent to the partitions, step by step
-        self.renewed = False  # the last step brought the leaves' float gradient sums
-        root = self._add(0, self._sampled_rows(round_) if sampled else self.n_rows)
-        if self.constraints is not None:
-            constraints_start_tree(self.constraints, tree_index)
         start = (tree_index, previous_leaves, output, new_round, self._dart_record(tree_index) if new_round else None)
         if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
-            self.pool[root] = p.gather(p.summed(tasks.start_float_tree, *start, each=sample), histograms=0)
+            self.histograms[0] = p.gather(p.summed(tasks.start_float_tree, *start, each=sample), histograms=0)
         else:
             # the maxima of absolute values: the same in any order; the root's tasks take them
             maxima = p.summed(tasks.start_tree, *start, each=sample, op=tasks.maximum, any_order=True, for_workers=True)
-            maxima, self.pool[root] = p.gather([maxima, p.summed(tasks.root_histogram, tree_index, maxima,
-                                                                 any_order=True)],
-                                               histograms=1)
-            self.finder.set_scales(*tasks.quantization_scales(maxima, self.quantizer[1]))
+            maxima, self.histograms[0] = p.gather([maxima, p.summed(tasks.root_histogram, tree_index, maxima,
+                                                                    any_order=True)],
+                                                  histograms=1)
+            self.engine.builder.scales[:] = tasks.quantization_scales(maxima, self.quantizer[1])
         self.resumed = False  # the partitions started the tree: from now on as any other
-        if not self._splittable(root):  # a single leaf: its sums from the float gradients
-            self._renew_leaf_sums([root])
-            return self._finish()
-        g, h = column_totals(self.finder, root, *self.totals_bins)
-        self.nodes[root].update(sum_g=g, sum_h=h)
-        self._find_splits([root])
-        self._expand_best_first() if self.leafwise else self._expand_level_by_level()
-        leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
-        if self.renew_leaves and len(leaves) >= 2 and not self.renewed:  # the structure came from quantized sums
-            self._renew_leaf_sums(leaves)
-        return self._finish()
+        tree = self.engine.grow_exchanged(output, tree_index, self._sampled_rows(round_) if sampled else self.n_rows,
+                                          self.learning_rate,
+                                          None if self.leaf_quantiles is None else self._leaf_quantiles)
+        if self.linear:
+            self._fit_linear(tree)
+        outside = None
+        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
+            default_left = np.asarray(tree.default_left, dtype=np.int64)  # the growth steps' splits (category
+            outside = [step.copy() for step in self.steps]  # sets too) with the tree's missing-value directions
+            for step in outside:
+                step[:, 3] = default_left[step[:, 0]]
+        self.finished.append((self.output, self.steps, *self.leaves(tree), outside, tree if self.linear else None))
+        return tree
+
+    # -- the engine's exchange ----------------------------------------------------------------
+
+    def step(self, loop, n_splits: int, n_built: int, n_leaves: int) -> None:
+        """One growth step of `loop` (GrowthLoop.step_splits, step_nodes): every partition
+        splits its rows and builds the histograms of the children to build; their sums
+        (integers, quantized histograms: in any order; float64 histograms: in the
+        partitions' fixed order) go into the pool, the left children's rows into
+        step_counts, and on the tree's last step the leaves' float sums (quantized
+        training) into leaf_sums, added in the partitions' order."""
+        p = self.partitions
+        splits = np.asarray(loop.step_splits)[:n_splits]
+        sent = self._with_categories(splits[:, :6].copy(), splits, loop)
+        self.steps.append(sent)
+        built = np.asarray(loop.step_nodes)[:n_built].tolist()
+        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
+        counts, hist, leaf_sums = p.gather(p.summed(tasks.split_and_build, self.tree_index, sent, built, leaves,
+                                                    op=tasks.add_each, any_order=self.quantizer is not None))
+        p.count_histograms(hist)
+        np.asarray(loop.step_counts)[:n_splits] = counts[0]
+        for node, histogram in zip(built, hist):
+            self.histograms[node] = histogram
+        if leaves:
+            np.asarray(loop.leaf_sums)[:n_leaves] = in_order(leaf_sums)
+
+    def leaf_sums(self, loop, n_leaves: int) -> None:
+        """The float gradient sums of the leaves step_nodes[:n_leaves] into leaf_sums,
+        added in the partitions' order."""
+        p = self.partitions
+        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
+        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True)))
+        np.asarray(loop.leaf_sums)[:n_leaves] = sums
+
+    @staticmethod
+    def _with_categories(splits: np.ndarray, step: np.ndarray, loop) -> np.ndarray:
+        """The step's split rows as the partitions take them (tasks.split_rows): when a
+        split is categorical, every row gets a flag (1: categorical) and the words of its
+        bitset of the bins going left."""
+        categorical = step[:, 6].astype(bool)
+        if not categorical.any():
+            return splits
+        words = np.asarray(loop.category_bins)
+        extra = np.zeros((len(splits), 1 + words.shape[1]), dtype=np.int64)
+        extra[categorical, 0] = 1
+        extra[categorical, 1:] = words[splits[categorical, 0]]
+        return np.hstack([splits, extra])
 
     def _sampled_rows(self, round_: int) -> int:
         """The rows of the round's sample: the sampler's count, or when it draws whole
@@ -799,20 +812,6 @@ class DaskTreeGrower:
         ends = p.gather(p.chain(tasks.goss_draw, start, tree_index, round_))
         self.goss_starts[round_] = [start] + ends[:-1]
 
-    def _finish(self) -> Tree:
-        self.renewed_weights = self._leaf_quantiles() if self.leaf_quantiles is not None else {}
-        tree = self._tree()
-        if self.linear:
-            self._fit_linear(tree)
-        outside = None
-        if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
-            default_left = np.asarray(tree.default_left, dtype=np.int64)  # the growth steps' splits (category
-            outside = [step.copy() for step in self.steps]  # sets too) with the tree's missing-value directions
-            for step in outside:
-                step[:, 3] = default_left[step[:, 0]]
-        self.finished.append((self.output, self.steps, *self.leaves(tree), outside, tree if self.linear else None))
-        return tree
-
     def _fit_linear(self, tree: Tree) -> None:
         """The tree's linear leaves, as single-machine LinearLeafFitter fits them: the
         normal equations summed over the partitions' rows by a chain of tasks in partition
@@ -824,201 +823,20 @@ class DaskTreeGrower:
             sums = p.gather(p.chain(tasks.linear_sums, empty_sums(slots), self.tree_index, tree, slots))[-1]
         set_linear_leaves(tree, paths, fitted, sums, self.learning_rate, self.linear_l1, self.linear_l2)
 
-    def _leaf_quantiles(self) -> dict:
-        """Absolute and pinball: each leaf's renewed weight, the quantile (the output's level)
-        of its rows' residuals, selected exactly over the partitions (_quantile_select)."""
-        p, tree = self.partitions, self.tree_index
-        leaves = [i for i, n in enumerate(self.nodes) if n["left"] < 0]
-        counts = p.gather(p.summed(select.leaf_start, tree, leaves, any_order=True))
+    def _leaf_quantiles(self, leaves: list, counts: list) -> list:
+        """Absolute and pinball: the quantile (the output's level) of each leaf's rows'
+        residuals, selected exactly over the partitions (_quantile_select)."""
+        p, index = self.partitions, self.tree_index
 
         def digits(prefixes, fixed_low, shift):
-            return p.gather(p.summed(select.leaf_digits, tree, prefixes, fixed_low, shift, any_order=True))
+            return p.gather(p.summed(select.leaf_digits, index, prefixes, fixed_low, shift, any_order=True))
 
         def smallest_above(keys):
-            return p.gather(p.summed(select.leaf_min_above, tree, keys, op=select.min_of, any_order=True))
+            return p.gather(p.summed(select.leaf_min_above, index, keys, op=select.min_of, any_order=True))
 
+        start = p.gather(p.summed(select.leaf_start, index, leaves, any_order=True))
         alpha = float(self.leaf_quantiles[self.output])
-        quantiles = select.select_quantiles(counts, digits, smallest_above, [self.nodes[i]["count"] for i in leaves],
-                                            [alpha] * len(leaves))
-        return dict(zip(leaves, quantiles))
-
-    def _renew_leaf_sums(self, leaves: list) -> None:
-        p = self.partitions
-        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True)))
-        for node, (g, h) in zip(leaves, sums.tolist()):
-            self.nodes[node].update(sum_g=g, sum_h=h)
-
-    def _expand_level_by_level(self) -> None:
-        """Depth-wise: a level's nodes with a split in one step, as GrowthLoop's."""
-        level = [0]
-        while level:
-            parents = [n for n in level if self.nodes[n]["best"] is not None]
-            level = self._expand(parents, children_final=False) if parents else []
-
-    def _expand_best_first(self) -> None:
-        """Leaf-wise: the leaf of the best gain next, until max_leaves, as GrowthLoop's."""
-        heap, n_leaves = [], 1  # (-gain, node): best gain first, ties the lowest node id
-        if self.nodes[0]["best"] is not None:
-            heapq.heappush(heap, (-self.nodes[0]["best"][0], 0))
-        while heap and n_leaves < self.max_leaves:
-            _, node = heapq.heappop(heap)
-            n_leaves += 1
-            for child in self._expand([node], children_final=n_leaves == self.max_leaves):
-                if self.nodes[child]["best"] is not None:
-                    heapq.heappush(heap, (-self.nodes[child]["best"][0], child))
-
-    # -- one expansion step -------------------------------------------------------------------
-
-    def _add(self, depth: int, count: int) -> int:
-        self.nodes.append(dict(depth=depth, count=count, sum_g=0.0, sum_h=0.0, best=None, feature=-1,
-                               threshold_bin=0, default_left=0, left=-1, right=-1, gain=0.0,
-                               best_bins=None, category_bins=None))  # categorical: the bins going left
-        return len(self.nodes) - 1
-
-    def _splittable(self, node: int) -> bool:
-        n = self.nodes[node]
-        return (self.has_features and (self.max_depth < 0 or n["depth"] < self.max_depth)
-                and n["count"] >= self.min_rows_to_split)
-
-    def _expand(self, parents: list, children_final: bool) -> list:
-        """Split `parents` by their best splits on every partition; the children's
-        histograms and best splits unless `children_final`. Returns the children."""
-        p = self.partitions
-        splits = np.zeros((len(parents), 6), dtype=np.int64)
-        for i, parent in enumerate(parents):
-            depth = self.nodes[parent]["depth"] + 1
-            left, right = self._add(depth, 0), self._add(depth, 0)
-            _, feature, bin_, default_left, _, _, _ = self.nodes[parent]["best"]
-            splits[i] = parent, feature, bin_, default_left, left, right
-        sent = self._with_categories(splits, parents)
-        self.steps.append(sent)
-        # children at the depth limit are leaves: no histograms (the split still moves their rows)
-        at_depth_limit = 0 <= self.max_depth <= depth  # every parent of a step: one depth
-        # the tree's last step (leaf-wise: its last leaf; depth-wise: its last level): its
-        # leaves are known, their float gradient sums come with it
-        last_step = children_final or (at_depth_limit and not self.leafwise)
-        children_final = children_final or at_depth_limit
-        build = [] if children_final else [self._smaller_child(row) for row in splits.tolist()]
-        renew = [] if not (last_step and self.renew_leaves) else [
-            i for i, n in enumerate(self.nodes) if n["left"] < 0 and i not in set(parents)]
-        # integers (counts, quantized histograms) add up the same in any order, float64 histograms do not;
-        # the renewed leaves' float sums come keyed by partition, the driver adds them in order
-        counts, hist, leaf_sums = p.gather(p.summed(tasks.split_and_build, self.tree_index, sent, build, renew,
-                                                    op=tasks.add_each, any_order=self.quantizer is not None))
-        p.count_histograms(hist)
-        evaluate = []
-        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
-            self._record_split(parent, left, right, int(counts[0, i]), int(counts[1, i]))
-        for node, (g, h) in zip(renew, in_order(leaf_sums).tolist() if renew else []):
-            self.nodes[node].update(sum_g=g, sum_h=h)
-        self.renewed = bool(renew)
-        for i, (parent, _, _, _, left, right) in enumerate(splits.tolist()):
-            if children_final or max(counts[0, i], counts[1, i]) < self.min_rows_to_split:
-                continue  # as GrowthLoop: no child can be split (its histogram, built, is not needed)
-            small = build[i]
-            large = right if small == left else left
-            self.pool[small] = hist[i]
-            np.subtract(self.pool[parent], self.pool[small], out=self.pool[large])
-            evaluate += [n for n in (small, large) if self._splittable(n)]
-        self._find_splits(evaluate)
-        return splits[:, 4:].ravel().tolist()
-
-    def _with_categories(self, splits: np.ndarray, parents: list) -> np.ndarray:
-        """The step's split rows as the partitions take them (tasks.split_rows): when a
-        split is categorical, every row gets a flag (1: categorical) and the words of its
-        bitset of the bins going left."""
-        bins = [self.nodes[parent]["best_bins"] for parent in parents]
-        if all(b is None for b in bins):
-            return splits
-        extra = np.zeros((len(parents), 1 + max(len(b) for b in bins if b is not None)), dtype=np.int64)
-        for i, b in enumerate(bins):
-            if b is not None:
-                extra[i, 0] = 1
-                extra[i, 1:1 + len(b)] = b
-        return np.hstack([splits, extra])
-
-    def _smaller_child(self, split: list) -> int:
-        """The child whose histogram the partitions build (the driver subtracts the other's):
-        the one with fewer rows by the split's hessian sums (exactly the row counts when every
-        row's hessian is 1), the left one on a tie. Known before the split, it lets each
-        partition split and build in one task. (GrowthLoop picks by the counts after the
-        split: with quantized histograms the choice changes no bit; with float64 ones it
-        can change the last bits of the subtracted sibling, never across worker counts.)"""
-        parent, _, _, _, left, right = split
-        node = self.nodes[parent]
-        left_h = node["best"][6]
-        return left if left_h <= node["sum_h"] - left_h else right
-
-    def _record_split(self, parent: int, left: int, right: int, n_left: int, n_right: int) -> None:
-        node = self.nodes[parent]
-        gain, feature, bin_, default_left, has_missing, left_g, left_h = node["best"]
-        # a feature with no missing values here sends them (at prediction) to the larger child
-        node.update(feature=feature, threshold_bin=bin_, left=left, right=right, gain=gain,
-                    default_left=default_left if has_missing else n_left >= n_right,
-                    category_bins=node["best_bins"])
-        self.nodes[left].update(sum_g=left_g, sum_h=left_h, count=n_left)
-        self.nodes[right].update(sum_g=node["sum_g"] - left_g, sum_h=node["sum_h"] - left_h, count=n_right)
-        if self.constraints is not None:
-            constraints_split(self.constraints, parent, left, right, feature, left_g, left_h,
-                              node["sum_g"] - left_g, node["sum_h"] - left_h)
-
-    def _find_splits(self, nodes: list) -> None:
-        if not nodes:
-            return
-        if self.constraints is not None:  # the nodes' sampled columns
-            constraints_prepare(self.constraints, nodes, [n["depth"] for n in self.nodes])
-        found = find_best_splits(self.finder, nodes, [self.nodes[n]["sum_g"] for n in nodes],
-                                 [self.nodes[n]["sum_h"] for n in nodes],
-                                 [float(self.nodes[n]["count"]) for n in nodes], category_bins=True)
-        for node, best in zip(nodes, found):  # categorical splits' bins apart: the rest is as numeric ones'
-            self.nodes[node].update(best=None if best is None else best[:7],
-                                    best_bins=None if best is None else best[7])
-
-    # -- the tree -------------------------------------------------------------------------------
-
-    def _tree(self) -> Tree:
-        """The nodes as a Tree, as BoostingRounds._finish_tree writes them."""
-        cfg, nodes = self.config, self.nodes
-        feature = np.array([n["feature"] for n in nodes], dtype=np.int32)
-        categorical = [n["category_bins"] is not None for n in nodes]  # their threshold: bin 0, value 0
-        threshold_bin = np.array([0 if c else n["threshold_bin"] for n, c in zip(nodes, categorical)], dtype=np.int32)
-        threshold = np.array([self.edges[f][b - 1] if f >= 0 and not c else 0.0
-                              for f, b, c in zip(feature, threshold_bin, categorical)])
-        sets = [self._category_set(n) for n, c in zip(nodes, categorical) if c]
-        sum_g = np.array([n["sum_g"] for n in nodes])
-        sum_h = np.array([n["sum_h"] for n in nodes])
-        weight = np.asarray(leaf_weight(sum_g, sum_h, cfg.l1, cfg.l2), dtype=np.float64)
-        for leaf, quantile in self.renewed_weights.items():  # a leaf without rows keeps its Newton weight
-            if not np.isnan(quantile):
-                weight[leaf] = quantile
-        if self.constraints is not None:  # within their monotone bounds
-            weight = constraints_clamp(self.constraints, np.arange(len(nodes)), weight)
-        value = self.learning_rate * weight
-        return Tree(split_feature=feature, threshold=threshold, threshold_bin=threshold_bin,
-                    default_left=np.array([n["default_left"] for n in nodes], dtype=np.uint8),
-                    left_child=np.array([n["left"] for n in nodes], dtype=np.int32),
-                    right_child=np.array([n["right"] for n in nodes], dtype=np.int32),
-                    value=value, gain=np.array([n["gain"] for n in nodes]), cover=sum_h,
-                    n_samples=np.array([n["count"] for n in nodes], dtype=np.int64),
-                    category_set=np.where(categorical, np.cumsum(categorical) - 1, -1).astype(np.int32),
-                    cat_boundaries=np.cumsum([0] + [len(w) for w in sets]).astype(np.int64),
-                    cat_bitsets=np.concatenate(sets or [np.zeros(0)]).astype(np.uint32))
-
-    def _category_set(self, node: dict) -> np.ndarray:
-        """A categorical split's set, as BoostingRounds._category_set writes it: bit c of
-        its uint32 words is code c (bin c + 1) going left; codes past the feature's largest
-        training code go the default way (their bits set when it is left; when it is right,
-        the words stop at the last code going left)."""
-        n_codes = int(self.n_bins[node["feature"]]) - 1
-        bins = np.unpackbits(node["category_bins"].astype("<u4").view(np.uint8), bitorder="little")
-        left = bins[1:n_codes + 1]  # codes 0..n_codes-1
-        default_left = bool(node["default_left"])
-        end = n_codes if default_left else (int(np.flatnonzero(left)[-1]) + 1 if left.any() else 0)
-        n_words = max(1, (end + 31) // 32)
-        bits = np.full(32 * n_words, default_left, dtype=np.uint8)
-        shown = min(n_codes, 32 * n_words)
-        bits[:shown] = left[:shown]
-        return np.packbits(bits, bitorder="little").view("<u4").astype(np.uint32)
+        return select.select_quantiles(start, digits, smallest_above, counts, [alpha] * len(leaves))
 
     @staticmethod
     def leaves(tree: Tree) -> tuple[np.ndarray, np.ndarray]:

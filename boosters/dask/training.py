@@ -23,6 +23,7 @@ from boosters.dask._backend import DaskBackend
 from boosters.dask._driver import DaskTreeGrower, Partitions, first_rows, fixed_sum, gather, wait_for, worker_statuses
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
+from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
 from boosters.data.categories import categorical_indices, check_codes, feature_label, frame_codes, learn_codes, \
     learn_frame
@@ -329,7 +330,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
-    layout = mapper.transform(np.zeros((1, X.shape[1])))  # the bins' layout, for the split finder
+    layout = BinnedMatrix.allocate(0, mapper.n_bins)  # the bins' layout, no rows: the driver's engine holds none
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(sampler, X.chunks[0], query_sizes)
     validation = None if val_set is None else _validation_partitions(client, X_val, y_val, base, objective,

@@ -32,6 +32,12 @@ cdef enum:
 cdef enum Status:
     GROWN = 0
     POOL_EXHAUSTED = 1  # every pool slot pinned: impossible by construction (see _children_histograms)
+    ABORTED = 2         # the exchange raised (GrowthLoop.error)
+
+# Columns of GrowthLoop.step_splits: a distributed step's splits, as the exchange sends them
+cdef enum:
+    SPLIT_PARENT, SPLIT_FEATURE, SPLIT_BIN, SPLIT_DEFAULT_LEFT, SPLIT_LEFT, SPLIT_RIGHT, SPLIT_CATEGORICAL
+    N_SPLIT_COLUMNS
 
 
 cdef class GrowthLoop:
@@ -62,13 +68,25 @@ cdef class GrowthLoop:
     cdef int64_t[:, ::1] work
     cdef int64_t[::1] heap
     cdef double[:, ::1] sums
-    cdef double[:, ::1] leaf_sums
+    cdef readonly double[:, ::1] leaf_sums
     cdef double seconds[<int> N_PHASES]       # kernel time per phase since the last reset
     cdef int64_t calls[<int> N_PHASES]
     cdef readonly NodeConstraints constraints  # column sampling, interaction and monotone constraints
     cdef bint constrained                      # constraints is not None
+    # distributed training (boosters.dask): the rows live on other machines; `exchange`
+    # splits them and brings what the machines summed (see _expand_exchanged)
+    cdef readonly bint distributed
+    cdef object exchange
+    cdef readonly object error                 # what the exchange raised (grow_exchanged's caller re-raises it)
+    cdef readonly int64_t[:, ::1] step_splits  # a step's splits (N_SPLIT_COLUMNS columns) for the exchange
+    cdef readonly int64_t[::1] step_nodes      # the nodes of the step's histograms, or of the leaves' sums
+    cdef readonly int64_t[::1] step_counts     # from the exchange: each split's left child's rows
+    cdef bint leaves_renewed                   # the tree's last step brought the leaves' sums
 
     cdef int grow_tree(self, const float* gh, uint64_t tree_index) noexcept nogil
+    cdef int grow_exchanged(self, int64_t root_count, uint64_t tree_index) noexcept nogil
+    cdef int _exchange_step(self, Py_ssize_t n_splits, Py_ssize_t n_built, Py_ssize_t n_leaves) noexcept nogil
+    cdef int _exchange_leaf_sums(self, Py_ssize_t n_leaves) noexcept nogil
     cdef void _renew_leaf_sums(self) noexcept nogil
     cdef inline void _timed(self, Phase phase, double start) noexcept nogil
     cdef int _split_from_root(self) noexcept nogil
@@ -81,8 +99,10 @@ cdef class GrowthLoop:
     cdef inline bint _splittable(self, Py_ssize_t node) noexcept nogil
     cdef Py_ssize_t _expand(self, const int64_t* parents, Py_ssize_t n, bint children_final,
                             int64_t* children) noexcept nogil
+    cdef Py_ssize_t _expand_exchanged(self, const int64_t* parents, Py_ssize_t n, bint children_final,
+                                      int64_t* children) noexcept nogil
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
-                            const Candidate* split) noexcept nogil
+                            const Candidate* split, int64_t n_left) noexcept nogil
     cdef int _children_histograms(self, const int64_t* parents, const int64_t* lefts, const int64_t* rights,
                                   Py_ssize_t n) noexcept nogil
     cdef inline void _pin(self, int64_t slot, int64_t* pinned, Py_ssize_t* n_pinned) noexcept nogil

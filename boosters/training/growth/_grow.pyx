@@ -16,6 +16,10 @@ Histograms live in pool slots (see histograms/_pool.pyx); a parent whose histogr
 evicted gets both children built directly. The nodes' sums, counts, best splits and
 the tree's arrays are arrays of this object, valid until the next tree. The loop speaks
 bins only: a split is (feature, threshold bin); the rounds map bins to value thresholds.
+
+Distributed training (boosters.dask) runs this loop too, on a machine without rows: an
+`exchange` partitions the rows of the other machines and brings the histograms and
+counts summed over them, at the one point where the step differs (_expand_exchanged).
 """
 
 import numpy as np
@@ -38,9 +42,12 @@ cdef class GrowthLoop:
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
                  Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False,
-                 NodeConstraints constraints=None):
+                 NodeConstraints constraints=None, exchange=None):
         """`constraints`: the training's column sampling and interaction / monotone
-        constraints (None: none); its split finder must be constrained by it."""
+        constraints (None: none); its split finder must be constrained by it. `exchange`:
+        the rows live elsewhere (see _expand_exchanged); it has `step(loop, n_splits,
+        n_built, n_leaves)` and `leaf_sums(loop, n_leaves)`, and the pool must be an
+        identity pool (the exchange writes node i's histogram into slot i)."""
         self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
         self.leafwise = leafwise
         self.max_leaves = max_leaves
@@ -54,7 +61,11 @@ cdef class GrowthLoop:
         self.max_nodes = partitioner.max_nodes
         if pool.max_nodes < self.max_nodes or finder.max_batch < pool.n_slots:
             raise ValueError("the pool and the split finder must hold every node of a step")
-        if not builder.ready():
+        self.exchange = exchange
+        self.distributed = exchange is not None
+        if self.distributed and not pool.identity:
+            raise ValueError("a distributed loop needs an identity pool (a slot per node)")
+        if not self.distributed and not builder.ready():
             raise ValueError("the builder's packed gradient pairs must be set first (set_quantizer)")
         n = self.max_nodes
         # every node's entries are written when the node is added (np.zeros of 1 KiB and more
@@ -80,6 +91,9 @@ cdef class GrowthLoop:
         self.heap = np.empty(n + 1, dtype=np.int64)
         self.sums = np.empty((3, n + 2))
         self.leaf_sums = np.empty((n, 2))
+        self.step_splits = np.empty((n if self.distributed else 0, N_SPLIT_COLUMNS), dtype=np.int64)
+        self.step_nodes = np.empty(n if self.distributed else 0, dtype=np.int64)
+        self.step_counts = np.empty(n if self.distributed else 0, dtype=np.int64)
         self.reset_timings()
 
     def __dealloc__(self):
@@ -143,6 +157,63 @@ cdef class GrowthLoop:
             self.sum_g[leaves[i]] = self.leaf_sums[i, 0]
             self.sum_h[leaves[i]] = self.leaf_sums[i, 1]
 
+    cdef int grow_exchanged(self, int64_t root_count, uint64_t tree_index) noexcept nogil:
+        """grow_tree for a distributed loop: the root holds `root_count` rows (over every
+        machine) and its histogram is in its slot already (the machines started the tree
+        and summed it); the leaves' sums come through the exchange. A Status (ABORTED:
+        the exchange raised, see `error`)."""
+        cdef int status
+        cdef int64_t root
+        self.pool.start_tree()
+        self.n_nodes = 0
+        self.leaves_renewed = False
+        root = self._add(0, root_count)
+        if self.constrained:
+            self.constraints.start_tree(tree_index)
+        if not self._splittable(root):  # a single leaf: its sums from the float gradients
+            self.step_nodes[0] = root
+            return self._exchange_leaf_sums(1)
+        status = self._split_from_root()
+        if status == GROWN and self.renew_leaf_sums and not self.leaves_renewed:
+            status = self._exchange_leaf_sums(-1)
+        return status
+
+    cdef int _exchange_step(self, Py_ssize_t n_splits, Py_ssize_t n_built, Py_ssize_t n_leaves) noexcept nogil:
+        """The exchange's step: the machines split their rows by step_splits[:n_splits],
+        sum the histograms of step_nodes[:n_built] into their pool slots and the left
+        children's rows into step_counts; on the tree's last step (n_built 0) the leaves'
+        float sums (of step_nodes[:n_leaves]) into leaf_sums. A Status."""
+        with gil:
+            try:
+                self.exchange.step(self, n_splits, n_built, n_leaves)
+            except BaseException as error:  # re-raised by the caller, with the GIL
+                self.error = error
+                return ABORTED
+        return GROWN
+
+    cdef int _exchange_leaf_sums(self, Py_ssize_t n_leaves) noexcept nogil:
+        """The leaves' float gradient sums over every machine: step_nodes[:n_leaves] (-1:
+        every leaf of the tree, when there are two or more); a Status."""
+        cdef Py_ssize_t i
+        if n_leaves < 0:
+            n_leaves = 0
+            for i in range(self.n_nodes):
+                if self.left[i] < 0:
+                    self.step_nodes[n_leaves] = i
+                    n_leaves += 1
+            if n_leaves < 2:
+                return GROWN
+        with gil:
+            try:
+                self.exchange.leaf_sums(self, n_leaves)
+            except BaseException as error:
+                self.error = error
+                return ABORTED
+        for i in range(n_leaves):
+            self.sum_g[self.step_nodes[i]] = self.leaf_sums[i, 0]
+            self.sum_h[self.step_nodes[i]] = self.leaf_sums[i, 1]
+        return GROWN
+
     # -- growth strategies ------------------------------------------------------------
 
     cdef int _split_from_root(self) noexcept nogil:
@@ -153,12 +224,14 @@ cdef class GrowthLoop:
         cdef double start = now()
         if slot < 0:
             return POOL_EXHAUSTED
-        self.builder.build(self.partitioner, &slot, &root, 1)
-        self._timed(BUILD, start)
+        if not self.distributed:  # distributed: the exchange summed it there already
+            self.builder.build(self.partitioner, &slot, &root, 1)
+            self._timed(BUILD, start)
         # the root's sums are those of any column of its histogram: consistent with every
         # histogram sum that follows
         self.finder.totals(slot, self.totals_start, self.totals_stop, &self.sum_g[root], &self.sum_h[root])
-        self.finder.begin_tree(self.sum_h[root])
+        if not self.distributed:  # boosters.dask keeps its models as they were: no missing-value tolerance yet
+            self.finder.begin_tree(self.sum_h[root])
         self._find_splits(&root, &slot, 1)
         return self._expand_best_first() if self.leafwise else self._expand_level_by_level()
 
@@ -268,6 +341,8 @@ cdef class GrowthLoop:
         cdef Py_ssize_t i, p, group, first
         cdef Candidate* split
         cdef double start
+        if self.distributed:
+            return self._expand_exchanged(parents, n, children_final, children)
         for i in range(n):
             lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
             rights[i] = self._add(self.depth[parents[i]] + 1, 0)
@@ -278,7 +353,7 @@ cdef class GrowthLoop:
             self.partitioner.split_node(p, split.feature, split.bin, split.default_left, lefts[i], rights[i],
                                         split.cat_bits)
             self._timed(PARTITION, start)
-            self._record_split(p, lefts[i], rights[i], split)
+            self._record_split(p, lefts[i], rights[i], split, self.partitioner.node_count(lefts[i]))
             children[2 * i] = lefts[i]
             children[2 * i + 1] = rights[i]
         if children_final:
@@ -294,9 +369,86 @@ cdef class GrowthLoop:
             first += group
         return 2 * n
 
+    cdef Py_ssize_t _expand_exchanged(
+        self,
+        const int64_t* parents,     # IN: n nodes with a best split
+        Py_ssize_t n,
+        bint children_final,
+        int64_t* children,          # OUT: 2n nodes, left and right per parent
+    ) noexcept nogil:
+        """_expand when the rows live elsewhere. The counts arrive with the histograms, so
+        the step differs from one machine's in three places: the child built is the
+        smaller by the split's hessian (known before the split: the machines split and
+        build in one exchange), it is built whenever the children are not final, and the
+        splits are recorded after the exchange. The tree's last step brings the leaves'
+        float sums (quantized training). Then as one machine: the larger child is parent -
+        smaller, the children's best splits found. Returns the number of children (-1:
+        the exchange raised)."""
+        cdef int64_t* lefts = &self.work[LEFTS, 0]
+        cdef int64_t* rights = &self.work[RIGHTS, 0]
+        cdef int64_t* built = &self.work[BUILD_NODES, 0]
+        cdef int64_t* sub_parent = &self.work[SUB_PARENTS, 0]
+        cdef int64_t* sub_small = &self.work[SUB_SMALLS, 0]
+        cdef int64_t* sub_out = &self.work[SUB_OUTS, 0]
+        cdef int64_t* eval_nodes = &self.work[EVAL_NODES, 0]
+        cdef Py_ssize_t i, j, p, small, large, n_sub = 0, n_eval = 0, n_leaves = 0
+        cdef Candidate* split
+        cdef bint hit, final, need_small, need_large
+        for i in range(n):
+            lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
+            rights[i] = self._add(self.depth[parents[i]] + 1, 0)
+        # children at the depth limit are leaves: no histograms (the split still moves their rows)
+        final = children_final or (self.max_depth >= 0 and self.depth[lefts[0]] >= self.max_depth)
+        for i in range(n):
+            p = parents[i]
+            split = &self.best[p]
+            self.step_splits[i, SPLIT_PARENT] = p
+            self.step_splits[i, SPLIT_FEATURE] = split.feature
+            self.step_splits[i, SPLIT_BIN] = split.bin
+            self.step_splits[i, SPLIT_DEFAULT_LEFT] = split.default_left
+            self.step_splits[i, SPLIT_LEFT] = lefts[i]
+            self.step_splits[i, SPLIT_RIGHT] = rights[i]
+            self.step_splits[i, SPLIT_CATEGORICAL] = split.cat_bits != NULL  # its bins: category_bins[p]
+            self.left[p] = -2  # split, not yet recorded: not a leaf
+            children[2 * i] = lefts[i]
+            children[2 * i + 1] = rights[i]
+            if not final:
+                built[i] = lefts[i] if split.left_h <= self.sum_h[p] - split.left_h else rights[i]
+                self.step_nodes[i] = self.pool.take(built[i], &hit)  # identity: the node's slot
+        if self.renew_leaf_sums and (children_final or (final and not self.leafwise)):  # the tree's last step
+            for j in range(self.n_nodes):  # its leaves (a final step builds no histogram)
+                if self.left[j] == -1:
+                    self.step_nodes[n_leaves] = j
+                    n_leaves += 1
+        if self._exchange_step(n, 0 if final else n, n_leaves) != GROWN:
+            return -1
+        for i in range(n):
+            self._record_split(parents[i], lefts[i], rights[i], &self.best[parents[i]], self.step_counts[i])
+        for j in range(n_leaves):
+            p = self.step_nodes[j]
+            self.sum_g[p], self.sum_h[p] = self.leaf_sums[j, 0], self.leaf_sums[j, 1]
+        self.leaves_renewed = n_leaves > 0
+        if final:
+            return 2 * n
+        for i in range(n):
+            p, small = parents[i], built[i]
+            large = rights[i] if small == lefts[i] else lefts[i]
+            need_small, need_large = self._splittable(small), self._splittable(large)
+            if need_small:
+                eval_nodes[n_eval] = small
+                n_eval += 1
+            if need_large:
+                sub_parent[n_sub], sub_small[n_sub], sub_out[n_sub] = p, small, self.pool.move(p, large)
+                n_sub += 1
+                eval_nodes[n_eval] = large
+                n_eval += 1
+        if n_sub > 0:
+            self.builder.subtract(sub_parent, sub_small, sub_out, n_sub)
+        self._find_splits(eval_nodes, eval_nodes, n_eval)  # identity pool: a node's slot is its id
+        return 2 * n
+
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
-                            const Candidate* split) noexcept nogil:  # split: IN
-        cdef int64_t n_left = self.partitioner.node_count(left)
+                            const Candidate* split, int64_t n_left) noexcept nogil:  # split: IN
         cdef int64_t n_right = self.count[parent] - n_left
         self.feature[parent] = split.feature
         self.threshold_bin[parent] = split.bin

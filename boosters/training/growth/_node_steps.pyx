@@ -1,26 +1,20 @@
-"""Checked Python-level steps of the growth loop, for drivers that run it outside Cython.
+"""Checked Python-level steps of the growth loop on a machine's rows.
 
-GrowthLoop (_grow.pyx) calls the row partitioner, the histogram builder and the split
-finder at C level, without checks, inside one nogil block. A driver that runs the loop
-step by step from Python (boosters.dask: each worker splits its partition's rows and
-builds its histograms, the driver finds the splits) makes the same calls through the
-functions here, which check every index before a kernel sees it.
-(boosters._testing.kernels re-exports them, for the tests and benchmarks.)
+GrowthLoop (_grow.pyx) calls the row partitioner and the histogram builder at C level,
+without checks, inside one nogil block. boosters.dask's partitions make the same calls
+from Python at each step the driver's loop exchanges (split the step's nodes, build the
+histograms asked for, sum the leaves' gradients) through the functions here, which check
+every index before a kernel sees it. (boosters._testing.kernels re-exports them, with
+the checked steps only tests need.)
 """
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int64_t, uint8_t, uint32_t
 
 from boosters._lib.types cimport row_t
-from boosters.training.histograms._build cimport HistogramBuilder, QuantizedHistogramBuilder
+from boosters.training.histograms._build cimport HistogramBuilder
 from boosters.training.partition._partition cimport RowPartitioner, SPLIT
-from boosters.training.split._constraints cimport NodeConstraints
-from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
-from boosters.training.split._split cimport Candidate, SplitFinder
-
-_WORDS = {32: np.int64, 16: np.int32, 8: np.int16}  # bits per sum -> packed word
 
 
 def int64s(values, name, Py_ssize_t at_most=-1):
@@ -65,16 +59,6 @@ def node_rows(RowPartitioner part, Py_ssize_t node):
     for i in range(n):
         out_v[i] = begin + i if rows == NULL else rows[i]
     return out
-
-
-def split(RowPartitioner part, Py_ssize_t node, Py_ssize_t feature, Py_ssize_t threshold_bin, bint default_left,
-          Py_ssize_t left, Py_ssize_t right):
-    """Split one node: rows whose bin is in 1..threshold_bin (or missing, when
-    default_left) go to `left`. Returns the number of rows sent left."""
-    _check_split(part, node, left, right, feature)
-    with nogil:
-        part.split_node(node, feature, threshold_bin, default_left, left, right, NULL)
-    return part.node_count(left)
 
 
 def split_many(RowPartitioner part, nodes, features, threshold_bins, default_lefts, lefts, rights,
@@ -163,25 +147,6 @@ def build_nodes(HistogramBuilder builder, slots, RowPartitioner part, nodes):
             builder.build(part, &slot_v[0], &node_v[0], n)
 
 
-def subtract_slots(HistogramBuilder builder, parents, children, outs):
-    """pool[outs[i]] = pool[parents[i]] - pool[children[i]] (outs[i] may be parents[i])."""
-    cdef const int64_t[::1] p = int64s(parents, "parents")
-    cdef const int64_t[::1] c = int64s(children, "children")
-    cdef const int64_t[::1] o = int64s(outs, "outs")
-    cdef Py_ssize_t i, n = p.shape[0]
-    if c.shape[0] != n or o.shape[0] != n:
-        raise ValueError("parents, children and outs must have the same length")
-    for i in range(n):
-        if not (0 <= p[i] < builder.n_slots and 0 <= c[i] < builder.n_slots and 0 <= o[i] < builder.n_slots):
-            raise ValueError("slot out of range")
-        if isinstance(builder, QuantizedHistogramBuilder) and \
-                (<QuantizedHistogramBuilder> builder).slot_rows[c[i]] > (<QuantizedHistogramBuilder> builder).slot_rows[p[i]]:
-            raise ValueError(f"slot {c[i]} holds more rows than its parent slot {p[i]}")
-    if n > 0:
-        with nogil:
-            builder.subtract(&p[0], &c[0], &o[0], n)
-
-
 def unpack(packed):
     """(grad, hess) int64 arrays of packed words: int16/int32 per row, or int16/int32/int64
     sums (8, 16 or 32 bits per value)."""
@@ -190,134 +155,3 @@ def unpack(packed):
     v = packed.astype(np.int64)
     hess = v & ((1 << shift) - 1)
     return (v - hess) >> shift, hess
-
-
-def slot_sums(QuantizedHistogramBuilder builder, Py_ssize_t slot):
-    """(grad, hess) int64 sums per bin of a quantized builder's slot, whatever its width."""
-    if not 0 <= slot < builder.n_slots:
-        raise ValueError(f"slot must be in [0, {builder.n_slots}), got {slot}")
-    words = np.asarray(builder.pool[slot]).view(_WORDS[builder.slot_bits[slot]])
-    return unpack(words[:builder.view.total_bins])
-
-
-# -- the split finder ---------------------------------------------------------------------
-
-def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bint category_bins=False):
-    """Best split of each node (slot, G, H, rows) of a batch, or None where no split is
-    valid: a list of (gain, feature, bin, default_left, has_missing, left_g, left_h), and
-    with `category_bins` an eighth entry: a categorical split's bins going left (a copy of
-    its uint32 bitset, bit b: bin b; its bin is then the count of categories going left),
-    None for a numeric split."""
-    cdef const int64_t[::1] slot_v = int64s(slots, "slots", finder.max_batch)
-    cdef Py_ssize_t i, n_nodes = slot_v.shape[0]
-    columns = [np.asarray(values, dtype=np.float64).ravel() for values in (sum_grads, sum_hess, counts)]
-    if any(c.shape[0] != n_nodes for c in columns):
-        raise ValueError("one sum_grad, sum_hess and count per slot")
-    sums = np.ascontiguousarray(np.stack(columns)) if n_nodes else np.zeros((3, 1))
-    cdef const double[:, ::1] sums_v = sums
-    for i in range(n_nodes):
-        if not 0 <= slot_v[i] < finder.n_slots:
-            raise ValueError(f"slot {slot_v[i]} out of range")
-    if n_nodes == 0:
-        return []
-    cdef Candidate* out = <Candidate*> malloc(n_nodes * sizeof(Candidate))
-    if out == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
-        found = [None if out[i].feature < 0 else
-                 (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
-                  bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]
-        if category_bins:  # the bitsets live in the finder's scratch until its next search: copied
-            found = [None if best is None else best + (_bitset_copy(out[i].cat_bits,
-                                                                    (finder.n_bins[out[i].feature] + 31) // 32),)
-                     for i, best in enumerate(found)]
-        return found
-    finally:
-        free(out)
-
-
-cdef object _bitset_copy(const uint32_t* bits, Py_ssize_t words):
-    """The `words` words at bits as a uint32 array, None for NULL (a numeric split)."""
-    if bits == NULL:
-        return None
-    return np.asarray(<uint32_t[:words]> <uint32_t*> bits).copy()
-
-
-def column_totals(SplitFinder finder, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop):
-    """(G, H) summed over bins [start, stop) of a slot: a node's totals, from any one of
-    its columns."""
-    if not (0 <= slot < finder.n_slots and 0 <= start <= stop <= finder.total_bins):
-        raise ValueError("slot or bin range out of range")
-    cdef double g, h
-    finder.totals(slot, start, stop, &g, &h)
-    return g, h
-
-
-# -- the node constraints (column sampling) -----------------------------------------------------
-
-def constraints_start_tree(NodeConstraints constraints, uint64_t tree_index):
-    """A new tree (`tree_index` of the training: it seeds the column draws), as
-    GrowthLoop.grow_tree starts one."""
-    constraints.start_tree(tree_index)
-
-
-def constraints_split(NodeConstraints constraints, Py_ssize_t node, Py_ssize_t left, Py_ssize_t right,
-                      int32_t feature, double left_g, double left_h, double right_g, double right_h):
-    """`node` was split on `feature` into `left` and `right` with these sums (as
-    GrowthLoop records a split)."""
-    cdef Py_ssize_t n_nodes = constraints.parent.shape[0]
-    if not (0 <= node < n_nodes and 0 <= left < n_nodes and 0 <= right < n_nodes):
-        raise ValueError(f"node ids must be in [0, {n_nodes})")
-    if not 0 <= feature < constraints.position.shape[0]:
-        raise ValueError(f"feature {feature} out of range")
-    constraints.split(node, left, right, feature, left_g, left_h, right_g, right_h)
-
-
-def constraints_clamp(NodeConstraints constraints, nodes, weights):
-    """The `weights` of `nodes` (float64 copies) within their monotone bounds, as
-    BoostingRounds clamps a finished tree's node weights."""
-    cdef const int64_t[::1] node_v = int64s(nodes, "nodes", constraints.parent.shape[0])
-    out = np.array(weights, dtype=np.float64)
-    if out.ndim != 1 or out.shape[0] != node_v.shape[0]:
-        raise ValueError("weights must be a 1-D array with one weight per node")
-    cdef double[::1] out_v = out
-    cdef Py_ssize_t i
-    for i in range(node_v.shape[0]):
-        if not 0 <= node_v[i] < constraints.parent.shape[0]:
-            raise ValueError(f"node {node_v[i]} out of range")
-        out_v[i] = constraints.clamp_weight(node_v[i], out_v[i])
-    return out
-
-
-def constraints_prepare(NodeConstraints constraints, nodes, depth):
-    """Row i of the constraints' `allowed` and `bounds` (what the split finder reads)
-    for nodes[i], as GrowthLoop prepares a split search; `depth`: int32 per node id."""
-    cdef const int64_t[::1] node_v = int64s(nodes, "nodes", constraints.parent.shape[0])
-    cdef const int32_t[::1] depth_v = np.ascontiguousarray(depth, dtype=np.int32)
-    cdef Py_ssize_t i
-    batch = constraints.allowed if constraints.allowed is not None else constraints.bounds
-    if batch is not None and node_v.shape[0] > batch.shape[0]:
-        raise ValueError(f"at most {batch.shape[0]} nodes per split search")
-    for i in range(node_v.shape[0]):
-        if not 0 <= node_v[i] < min(depth_v.shape[0], constraints.parent.shape[0]):
-            raise ValueError(f"node {node_v[i]} out of range (or without a depth)")
-    if node_v.shape[0] > 0:
-        constraints.prepare(&node_v[0], node_v.shape[0], &depth_v[0])
-
-
-# -- the leaf values --------------------------------------------------------------------------
-
-def leaf_weight(g, h, double l1, double l2):
-    """Newton step with L1 soft-thresholding, -T(G) / (H + l2), element by element in the
-    broadcast shape of g and h (a float for scalars); 0 where H + l2 <= 0."""
-    g_b, h_b = np.broadcast_arrays(np.asarray(g, dtype=np.float64), np.asarray(h, dtype=np.float64))
-    cdef const double[::1] g_v = np.ascontiguousarray(g_b).ravel()
-    cdef const double[::1] h_v = np.ascontiguousarray(h_b).ravel()
-    out = np.empty(g_v.shape[0])
-    cdef double[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(o.shape[0]):
-        o[i] = gain_leaf_weight(g_v[i], h_v[i], l1, l2)
-    return out.reshape(g_b.shape) if g_b.shape else float(out[0])

@@ -117,11 +117,47 @@ cdef class BoostingRounds:
         cdef Py_ssize_t grown = 0
         if not 1 <= n_rounds <= self.max_rounds:
             raise ValueError(f"n_rounds must be in [1, {self.max_rounds}], got {n_rounds}")
+        if self.loop.distributed:
+            raise ValueError("a distributed loop's rows live elsewhere: grow its trees with grow_exchanged")
         with nogil:
             status = self._grow_rounds_nogil(first_round, n_rounds, max_seconds, &grown)
         if status != GROWN:
             raise RuntimeError("histogram pool: every slot is pinned")
         return grown
+
+    def grow_exchanged(self, Py_ssize_t k, uint64_t tree_index, int64_t root_count):
+        """Output k's tree, tree `tree_index` of a training whose rows live elsewhere
+        (a distributed loop, no rows here: boosters.dask starts the tree on the machines
+        and puts the root's histogram in its slot first), into row 0 of `trees`; the
+        machines add its leaves to their margins. Raises what the loop's exchange raised."""
+        cdef int status
+        if not self.loop.distributed or self.margins.shape[1] != 0:
+            raise ValueError("grow_exchanged needs a distributed loop and no rows")
+        if not 0 <= k < self.n_outputs:
+            raise ValueError(f"k must be in [0, {self.n_outputs}), got {k}")
+        with nogil:
+            status = self.loop.grow_exchanged(root_count, tree_index)
+        if self.loop.error is not None:
+            error, self.loop.error = self.loop.error, None
+            raise error
+        if status != GROWN:
+            raise RuntimeError("histogram pool: every slot is pinned")
+        self._finish_tree(k, 0)
+
+    def renew_exchanged(self, const double[::1] quantiles):
+        """The leaves of the tree grow_exchanged just grew (row 0), in node order, renewed
+        to `quantiles` (absolute, pinball: their residuals' quantiles, selected over the
+        machines; NaN: a leaf without rows keeps its Newton value), as _renew_leaves
+        renews one machine's."""
+        cdef Py_ssize_t j, n_leaves = 0
+        for j in range(self.loop.n_nodes):
+            if self.loop.left[j] < 0:
+                n_leaves += 1
+        if not self.loop.distributed or quantiles.shape[0] != n_leaves:
+            raise ValueError(f"quantiles: one per leaf of the exchanged tree ({n_leaves}), got {quantiles.shape[0]}")
+        for j in range(n_leaves):
+            self.quantiles[j] = quantiles[j]
+        self._set_leaf_quantiles(0, n_leaves)
 
     cdef int _grow_rounds_nogil(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds,
                                 Py_ssize_t* grown) noexcept nogil:  # grown: OUT
@@ -202,10 +238,15 @@ cdef class BoostingRounds:
         y - margin (within its monotone bounds); a leaf whose rows all weigh 0 keeps its
         Newton value. Internal nodes keep theirs (as LightGBM)."""
         cdef Py_ssize_t j
-        cdef double weight
         for j in range(n_leaves):
             self.quantiles[j] = NAN
         self.renewal.renew(self.partitioner, &self.margins[k, 0], k, &self.leaves[0], n_leaves, &self.quantiles[0])
+        self._set_leaf_quantiles(tree, n_leaves)
+
+    cdef void _set_leaf_quantiles(self, Py_ssize_t tree, Py_ssize_t n_leaves) noexcept nogil:
+        """The leaves' values from their quantiles (`quantiles`, NaN: none)."""
+        cdef Py_ssize_t j
+        cdef double weight
         for j in range(n_leaves):
             weight = self.quantiles[j]
             if isnan(weight):

@@ -22,7 +22,7 @@ import numpy as np
 from boosters._lib.arrays import unique
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
-from boosters.objectives._gradients import GradientKernel
+from boosters.objectives._gradients import CustomGradients, GradientKernel
 from boosters.training.growth._grow import GrowthLoop
 from boosters.training.growth._rounds import BoostingRounds
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
@@ -65,7 +65,11 @@ class TreeGrower:
     """
 
     def __init__(self, binned, bin_mapper, config: GBDTConfig, n_threads: int, gradients: GradientKernel,
-                 margins: np.ndarray, histogram_mode: str = "f64", feature_names=None, query_groups=None):
+                 margins: np.ndarray, histogram_mode: str = "f64", feature_names=None, query_groups=None,
+                 exchange=None, n_rows: int | None = None):
+        """`exchange`, `n_rows`: a training whose n_rows rows live elsewhere (see
+        `exchanging`); `binned` then holds none of them, only the bins' layout."""
+        distributed = exchange is not None
         leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
         columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
@@ -74,14 +78,17 @@ class TreeGrower:
             first_column_bins = tuple(int(b) for b in binned.column_offsets[columns[0]:columns[0] + 2])
         if binned.has_sparse:  # a sparse column's bins miss its default rows: the totals have a bin
             first_column_bins = (binned.sparse_totals_bin, binned.sparse_totals_bin + 1)
-        max_nodes = max_tree_nodes(config, binned.n_rows)
+        max_nodes = max_tree_nodes(config, binned.n_rows if n_rows is None else n_rows)
         self.quantized = histogram_mode in ("i16", "i8")
-        if self.quantized:
+        if self.quantized and not distributed:
             bits = 16 if histogram_mode == "i16" else 8
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
-        self.pool = HistogramPool(config.cache_size, binned.total_bins, max_nodes, self.quantized)
-        sampler = make_row_sampler(config, binned.n_rows, len(margins), n_threads, query_groups)
+        # distributed: an identity pool (the exchange writes node i's sums into slot i; no eviction)
+        self.pool = HistogramPool(max_nodes if distributed else config.cache_size, binned.total_bins, max_nodes,
+                                  self.quantized)
+        sampler = None if distributed else make_row_sampler(config, binned.n_rows, len(margins), n_threads,
+                                                            query_groups)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads, sampling=sampler is not None)
         self.layout = choose_layout(binned, columns, config.histogram_layout)
         params = dict(l1=config.l1, l2=config.l2, min_child_weight=config.min_child_weight,
@@ -90,7 +97,10 @@ class TreeGrower:
         if self.quantized:  # the builder quantizes each tree's gradients; the finder reads its scales
             self.builder = QuantizedHistogramBuilder(binned, self.pool.data, columns, n_threads, config.prefetch,
                                                      layout=self.layout)
-            self.builder.set_quantizer(self.packed, self.levels, config.seed)
+            if distributed:  # sums over the machines' rows: the widest words
+                self.builder.sum_over_machines()
+            else:
+                self.builder.set_quantizer(self.packed, self.levels, config.seed)
             self.finder = QuantizedSplitFinder.for_binned(self.pool.data, binned, features, sum_bits=self.builder.sum_bits,
                                                           scales=self.builder.scales, **params)
         else:
@@ -113,7 +123,7 @@ class TreeGrower:
             max_leaves=config.n_leaves if leafwise else max_nodes,
             max_depth=None if config.max_depth is None else min(config.max_depth, max_nodes),
             min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
-            renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints)
+            renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints, exchange=exchange)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
         self.linear_leaves = None
@@ -124,6 +134,34 @@ class TreeGrower:
                                                 BLOCK_CATEGORY_WORDS // (len(margins) * max_nodes * max(
                                                     1, (self.finder.max_cat_bins + 31) // 32)))),
                                      sampler)
+
+    @classmethod
+    def exchanging(cls, exchange, layout, bin_mapper, config: GBDTConfig, n_rows: int, n_outputs: int,
+                   histogram_mode: str, feature_names=None) -> TreeGrower:
+        """The grower of a training whose `n_rows` rows live on other machines (boosters.dask):
+        this loop, split finder, constraints and tree assembly over no rows of its own;
+        `exchange` splits the machines' rows and brings what they summed (GrowthLoop).
+        `layout`: a BinnedMatrix of the training's bins (no rows needed). Grow with
+        `grow_exchanged`."""
+        margins = np.zeros((n_outputs, 0))
+        no_rows = CustomGradients(margins, np.zeros((n_outputs, 0, 2), dtype=np.float32))  # the machines' business
+        return cls(layout, bin_mapper, config, 1, no_rows, margins, histogram_mode, feature_names,
+                   exchange=exchange, n_rows=n_rows)
+
+    def grow_exchanged(self, output: int, tree_index: int, root_count: int, learning_rate: float,
+                       leaf_quantiles=None) -> Tree:
+        """The training's tree `tree_index` (of `output`), over `root_count` rows, grown
+        through the exchange (the machines started the tree and summed the root's
+        histogram into `pool.data[0]`). `leaf_quantiles(leaves, counts)`: absolute and
+        pinball, the quantiles the leaves are renewed to, selected over the machines."""
+        self.rounds.learning_rate = learning_rate
+        self.rounds.grow_exchanged(output, tree_index, root_count)
+        size = int(self.rounds.n_nodes[0])
+        if leaf_quantiles is not None:
+            leaves = np.flatnonzero(self.rounds.trees["left_child"][0, :size] < 0)
+            quantiles = leaf_quantiles(leaves.tolist(), self.rounds.trees["n_samples"][0, leaves].tolist())
+            self.rounds.renew_exchanged(np.asarray(quantiles, dtype=np.float64))
+        return self._tree(0, size)
 
     def grow_rounds(self, first_round: int, n_rounds: int) -> list[list[Tree]]:
         """Grow up to n_rounds rounds from first_round, in one nogil block (fewer when they

@@ -60,6 +60,7 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
     cdef const void* packed              # whichever is set
     cdef int packed_bits                 # 16 (int32 words) or 8 (int16 words); 0 = none yet
     cdef int64_t levels                  # the largest |grad| or hess of a packed pair
+    cdef bint machines_sums              # the slots hold sums over other machines' rows: always 32 bits
     cdef bint quantizes                  # start_tree quantizes gh into the packed pairs (set_quantizer)
     cdef int quantize_levels
     cdef uint64_t seed

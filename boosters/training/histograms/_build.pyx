@@ -435,11 +435,20 @@ cdef class QuantizedHistogramBuilder(HistogramBuilder):
             quantize_rows(self.gh, rows, n, <int16_t*> self.packed, self.quantize_levels, self.seed,
                           tree_index, self.n_threads, &self.scales_v[0])
 
+    def sum_over_machines(self):
+        """The slots will hold sums over other machines' rows (boosters.dask: 32-bit sums
+        in every word, whatever a node's rows), written there, not built; this builder
+        only subtracts them."""
+        self.machines_sums = True
+        self.sum_bits[:] = 32
+
     cdef int bits_for(self, Py_ssize_t n_rows) noexcept nogil:
         """Bits per sum of a histogram of n_rows rows: |grad sum| and hess sum are at most
         n_rows * levels, and a word of b bits per sum holds grad in b signed bits (hess in
         the low b bits; it is >= 0). Never narrower than the values themselves."""
         cdef int64_t bound = <int64_t> n_rows * self.levels
+        if self.machines_sums:
+            return 32
         if self.packed_bits == 8 and bound < 128:
             return 8
         if bound < 32768:
