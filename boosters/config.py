@@ -15,6 +15,7 @@ from boosters._lib.checks import require_float, require_int
 from boosters.data.binning import MAX_BINS_LIMIT
 from boosters.objectives.metric import Metric
 from boosters.objectives.objective import CustomObjective, Objective
+from boosters.objectives.registry import objective_fn
 
 
 class GrowthStrategy(enum.Enum):
@@ -495,8 +496,9 @@ class GBDTConfig:
         if linear_leaves and self.booster == "dart":
             raise ValueError("linear_leaves cannot be combined with booster='dart' (DART rescales leaf constants, "
                              "not linear models)")
-        # leaf renewal sets a leaf's constant to a residual quantile after the fit (LightGBM refuses l1 too)
-        if linear_leaves and self.objective.name in ("absolute", "pinball"):
+        # the definition says: leaf renewal would set a leaf's constant to a residual quantile after
+        # the fit (absolute and pinball; LightGBM refuses l1 too)
+        if linear_leaves and not objective_fn(self.objective).allows_linear_leaves(self.objective):
             raise ValueError(f"linear_leaves cannot be combined with {self.objective!r}: its leaves are renewed "
                              f"to residual quantiles, which a linear model does not have")
 

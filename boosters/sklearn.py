@@ -34,7 +34,6 @@ from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 from boosters.objectives import objective_fn, transforms
-from boosters.objectives.classification import ClassShares
 from boosters.objectives.registry import names as objective_names
 
 # the GBDTConfig parameters the estimators take (`objective`: None is the class's own)
@@ -162,7 +161,7 @@ class _GBDTEstimator(BaseEstimator):
                 available = [name for name in names if hasattr(Objective, name)]
                 raise ValueError(f"objective must be one of {available}, an Objective or a callable, got {spec!r}")
             make = getattr(Objective, spec)
-            return make(n_classes) if issubclass(objective_fn(spec), ClassShares) else make()
+            return make(n_classes) if objective_fn(spec).takes("n_classes") else make()
         if callable(spec):
             return Objective.custom(spec, n_outputs=1 if n_classes is None or n_classes == 2 else n_classes)
         raise TypeError(f"objective must be a name, an Objective, a callable or None, got {spec!r}")

@@ -14,7 +14,7 @@ import pytest
 
 import boosters as bst
 from boosters.io.validation import objective_from_json, objective_to_json
-from boosters.objectives import objective_fn
+from boosters.objectives import objective_fn, registry
 from boosters.objectives.registry import names as objective_names
 from models.make_models import values
 
@@ -124,6 +124,31 @@ OBJECTIVES = {'O.squared()': ('Objective.squared()', 1, False, {'name': 'squared
                                                           {'name': 'custom', 'n_classes': None, 'n_outputs': 3},
                                                           'ValueError: a custom objective has no default metric: pass '
                                                           'GBDTConfig(metric=...)')}
+
+# objective -> its parameters (as Objective's attributes) with their defaults, in the order of its repr
+# (None: n_classes is required, n_targets optional); no objective has aliases yet
+PARAMETERS = {"squared": [("n_targets", None)], "absolute": [("n_targets", None)],
+              "huber": [("delta", 1.0), ("n_targets", None)], "pinball": [("alpha", 0.5)], "poisson": [], "gamma": [],
+              "tweedie": [("variance_power", 1.5)], "logistic": [], "softmax": [("n_classes", None)],
+              "one_vs_rest": [("n_classes", None)], "hinge": [], "lambdarank": [("ndcg_at", 10)], "pairwise": [],
+              "custom": []}
+
+
+def test_each_objective_takes_its_parameters_with_their_defaults_and_no_alias():
+    assert {fn.name: [(p.name, p.default) for p in fn.parameters] for fn in registry.OBJECTIVES} == PARAMETERS
+    assert {fn.name: fn.aliases for fn in registry.OBJECTIVES} == {name: {} for name in PARAMETERS}
+    assert [fn.name for fn in registry.OBJECTIVES if fn.takes_function] == ["custom"]
+
+
+@pytest.mark.parametrize("expression", OBJECTIVES)
+def test_linear_leaves_are_refused_only_where_leaves_are_renewed_to_quantiles(expression):
+    objective = eval(expression)
+    allowed = objective.name not in ("absolute", "pinball")
+    assert objective_fn(objective).allows_linear_leaves(objective) is allowed
+    if not allowed:
+        with pytest.raises(ValueError, match="its leaves are renewed to residual quantiles"):
+            bst.GBDTConfig(objective=objective, linear_leaves=True)
+
 
 # expression -> (label, repr, higher_is_better, needs_groups)
 METRICS = {'M.rmse()': ('rmse', 'Metric.rmse()', False, False),
@@ -462,6 +487,9 @@ def test_the_schema_names_every_objective():
         "absolute", "huber", "pinball", "hinge", "one_vs_rest"]
     assert set(objective["properties"]) == {"name", "n_classes", "n_outputs", "ndcg_at", "variance_power",
                                              "n_targets", "alpha", "delta"}
+    # and so every definition and parameter (a new one needs its entry in the schema)
+    assert set(objective["properties"]["name"]["enum"]) == {fn.name for fn in registry.OBJECTIVES}
+    assert {p.name for fn in registry.OBJECTIVES for p in fn.parameters} <= set(objective["properties"])
 
 
 def test_values_pickled_by_earlier_versions_load_equal():

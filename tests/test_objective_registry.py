@@ -8,19 +8,42 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.objectives import OBJECTIVES, objective, objective_fn
-from boosters.objectives.registry import METRICS, make_objective, metric_fn
+from boosters.objectives import OBJECTIVES, objective, objective_fn, registry
+from boosters.objectives.regression import Pinball
+from boosters.objectives.registry import METRICS, make_objective, metric_fn, owners
 
 
 def test_every_objective_has_one_definition():
-    assert sorted(fn.name for fn in OBJECTIVES) == sorted(objective._OBJECTIVE_NAMES)
-    assert all(objective_fn(name).name == name for name in objective._OBJECTIVE_NAMES)
+    assert sorted(fn.name for fn in OBJECTIVES) == sorted(objective._LISTED)  # the refusal lists every name
+    assert all(objective_fn(name).name == name for name in objective._LISTED)
+    names = [fn.name for fn in OBJECTIVES] + [alias for fn in OBJECTIVES for alias in fn.aliases]
+    assert len(set(names)) == len(names)
 
 
 @pytest.mark.parametrize("fn", METRICS, ids=[fn.name for fn in METRICS])
 def test_every_metric_has_one_definition(fn):
     assert [other.name for other in METRICS].count(fn.name) == 1
     assert metric_fn(bst.Metric(fn.name)) is fn and metric_fn(fn.name) is fn
+
+
+def test_an_alias_makes_its_objective_with_the_defaults_it_implies(monkeypatch):
+    """No definition has aliases yet; one given to pinball (as LightGBM's quantile, whose
+    default level is 0.9) makes the pinball objective, which saves and compares as such."""
+    monkeypatch.setattr(Pinball, "aliases", {"quantile": {"alpha": 0.9}})
+    monkeypatch.setattr(registry, "_BY_NAME", registry.by_name(OBJECTIVES))
+    assert objective_fn("quantile") is Pinball
+    made = bst.Objective("quantile")
+    assert made == bst.Objective.pinball(0.9) and repr(made) == "Objective.pinball(0.9)"
+    assert bst.Objective("quantile", alpha=0.2) == bst.Objective.pinball(0.2)  # a value given wins
+
+
+def test_a_parameter_is_refused_naming_the_objectives_that_take_it():
+    assert owners("n_targets") == "squared, absolute, huber"
+    assert owners("n_classes") == "softmax and one_vs_rest"
+    assert (owners("ndcg_at"), owners("variance_power"), owners("alpha"), owners("delta")) == \
+        ("lambdarank", "tweedie", "pinball", "huber")
+    for fn in OBJECTIVES:  # each parameter is an Objective attribute, which a value saves
+        assert all(p.name in bst.Objective.__slots__ for p in fn.parameters)
 
 
 def test_unknown_names_are_refused():

@@ -29,7 +29,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
-from boosters.objectives.registry import OBJECTIVES, make_objective, objective_fn
+from boosters.objectives.registry import OBJECTIVES, make_objective, objective_fn, resolve_targets
 from boosters.training.backend import resolve_histogram_mode
 from boosters.training.callbacks import training_callbacks
 from boosters.training.histograms._quantize import max_levels
@@ -37,7 +37,6 @@ from boosters.training.growth.grower import max_tree_nodes
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size
-from boosters.training.targets import resolve_targets
 from boosters.training.trainer import GBDTTrainer
 
 def _dask_array():

@@ -3,11 +3,13 @@ it reaches a kernel. Every problem raises ValueError (or TypeError) naming the f
 
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
 
 from boosters.config import CustomObjective, GBDTConfig, Metric, Objective
+from boosters.objectives.registry import OBJECTIVES
 from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
@@ -89,34 +91,47 @@ def metrics_from_json(data):
     return tuple(Metric(m) for m in data)
 
 
+# an objective's parameters in the order files write them, after its name and n_classes (always
+# written): each only when set, so that the files of objectives without it stay as they were
+PARAMETER_KEYS = Objective.__slots__[2:]  # ndcg_at, variance_power, n_targets, alpha, delta
+
+
+def _parameter_key_sets() -> list[frozenset]:
+    """The sets of PARAMETER_KEYS a file's objective may have: each definition's parameters
+    with a default (always set) plus any of those without (n_targets). Not matched to the
+    name: a name with another's key reaches Objective's message ("alpha only applies to
+    pinball, not absolute")."""
+    out = []
+    for fn in OBJECTIVES:
+        always = {p.name for p in fn.parameters if p.default is not None}
+        optional = [p.name for p in fn.parameters if p.default is None and p.name in PARAMETER_KEYS]
+        for n in range(len(optional) + 1):
+            out += [frozenset(always.union(extra)) for extra in itertools.combinations(optional, n)]
+    return out
+
+
+OBJECTIVE_KEY_SETS = {frozenset({"name", "n_classes", *keys}) for keys in _parameter_key_sets()}
+
+
 def objective_to_json(objective: Objective) -> dict:
     out = {"name": objective.name, "n_classes": objective.n_classes}
     if isinstance(objective, CustomObjective):  # its outputs; the function is not written
         out["n_outputs"] = objective.n_outputs
-    if objective.ndcg_at is not None:  # only ranking objectives have it: older files stay as they were
-        out["ndcg_at"] = objective.ndcg_at
-    if objective.variance_power is not None:  # tweedie only
-        out["variance_power"] = objective.variance_power
-    if objective.n_targets is not None:  # multi-target regression only
-        out["n_targets"] = objective.n_targets
-    if objective.alpha is not None:  # pinball only: a level or a list of them
-        out["alpha"] = list(objective.alpha) if isinstance(objective.alpha, tuple) else objective.alpha
-    if objective.delta is not None:  # huber only
-        out["delta"] = objective.delta
+    for key in PARAMETER_KEYS:
+        value = getattr(objective, key)
+        if value is not None:
+            out[key] = list(value) if isinstance(value, tuple) else value  # pinball's levels
     return out
 
 
 def objective_from_json(data) -> Objective:
-    # optional keys, each written only when set (older files stay as they were); several
-    # targets go with squared, absolute and huber (Objective checks the combination)
-    optional = ({}, {"ndcg_at"}, {"variance_power"}, {"n_targets"}, {"alpha"}, {"delta"}, {"n_targets", "delta"})
     if isinstance(data, dict) and data.get("name") == "custom":
         if set(data) != {"name", "n_classes", "n_outputs"} or data["n_classes"] is not None \
                 or not _is_int(data["n_outputs"]):
             raise ValueError(f"a custom objective must be {{'name': 'custom', 'n_classes': null, 'n_outputs': "
                              f"int}}, got {data!r}")
         return CustomObjective(None, data["n_outputs"])
-    if not isinstance(data, dict) or set(data) not in [{"name", "n_classes", *extra} for extra in optional]:
+    if not isinstance(data, dict) or frozenset(data) not in OBJECTIVE_KEY_SETS:
         raise ValueError(f"objective must be {{'name': ..., 'n_classes': ...}}, got {data!r}")
     n_targets = data.get("n_targets")
     if "n_targets" in data and (not _is_int(n_targets) or n_targets < 2):
@@ -124,8 +139,7 @@ def objective_from_json(data) -> Objective:
     alpha = data.get("alpha")
     if alpha is not None and not (_is_number(alpha) or (isinstance(alpha, list) and all(map(_is_number, alpha)))):
         raise ValueError(f"objective alpha must be a number or a list of numbers, got {alpha!r}")
-    return Objective(data["name"], data["n_classes"], data.get("ndcg_at"), data.get("variance_power"), alpha,
-                     data.get("delta"), n_targets=n_targets)
+    return Objective(data["name"], data["n_classes"], **{key: data.get(key) for key in PARAMETER_KEYS})
 
 
 def categories_to_json(categories: dict) -> dict:

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from boosters.objectives import _gradients, transforms
+from boosters.objectives.parameters import Parameter
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 FLOAT32_SAFE = FLOAT32_MAX / 16  # headroom: margins may overshoot the labels
@@ -61,12 +62,22 @@ class ObjectiveFn:
     float64; gradients (n_outputs, n_rows, 2) float32."""
 
     name: ClassVar[str]  # as Objective.name and the model files write it
+    aliases: ClassVar[dict[str, dict]] = {}  # more names Objective(name) takes -> the parameter defaults each
+    #                                          implies; the Objective made saves and compares as `name`
+    parameters: ClassVar[tuple[Parameter, ...]] = ()  # its keywords, in the order of its repr
+    takes_function: ClassVar[bool] = False  # the user's function gives the gradients: only Objective.custom
+    #                                         (a CustomObjective) makes it
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
     task: ClassVar[str | None] = "regression"  # the estimator that takes it by name ("regression",
     # "classification", "ranking"); None: none (custom)
     needs_groups: ClassVar[bool] = False  # ranks the rows of query groups
     distributed: ClassVar[bool] = True  # boosters.dask trains it (label_sums or quantile_levels hold)
     transform = staticmethod(transforms.identity)  # the model's predictions from (n_rows, n_outputs) margins
+
+    @classmethod
+    def takes(cls, parameter: str) -> bool:
+        """Whether it has the parameter named `parameter` (Objective's attribute)."""
+        return any(p.name == parameter for p in cls.parameters)
 
     @classmethod
     def outputs(cls, spec) -> int:
@@ -84,6 +95,12 @@ class ObjectiveFn:
         """Per output, the quantile its start and renewed leaves take (absolute, pinball);
         None: no renewal, the start from init_scores."""
         return None
+
+    @classmethod
+    def allows_linear_leaves(cls, spec) -> bool:
+        """Whether GBDTConfig(linear_leaves=True) may train it: not when its leaves are renewed
+        to residual quantiles after the fit (quantile_levels), which a linear model does not have."""
+        return cls.quantile_levels(spec) is None
 
     @staticmethod
     def class_probabilities(p: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ import numpy as np
 
 from boosters.objectives import transforms
 from boosters.objectives.base import MetricFn, ObjectiveFn, weighted_mean
+from boosters.objectives.parameters import N_CLASSES
 
 EPS = 1e-15  # probabilities are clipped to [EPS, 1 - EPS] for a finite start
 
@@ -59,6 +60,7 @@ class ClassShares(ObjectiveFn):
     """Softmax and one-vs-rest: integer labels 0..k-1, one output per class."""
 
     task = "classification"
+    parameters = (N_CLASSES,)
 
     @classmethod
     def outputs(cls, spec):

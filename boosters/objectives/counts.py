@@ -7,6 +7,7 @@ import numpy as np
 
 from boosters.objectives import transforms
 from boosters.objectives.base import MetricFn, ObjectiveFn, weighted_mean
+from boosters.objectives.parameters import VARIANCE_POWER
 
 LOG_LINK = ("poisson", "gamma", "tweedie")  # any of them: all predict a positive mean
 
@@ -60,6 +61,7 @@ class Gamma(LogLink):
 
 class Tweedie(LogLink):
     name = kernel = "tweedie"
+    parameters = (VARIANCE_POWER,)
 
     @classmethod
     def default_metric(cls, spec):

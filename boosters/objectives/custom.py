@@ -13,6 +13,7 @@ class Custom(ObjectiveFn):
     float32 buffer the grower reads (its kernel does nothing); the model predicts the margins."""
 
     name = "custom"
+    takes_function = True  # its function, n_outputs and base_score are CustomObjective's
     task = None  # the estimators take a callable, not the name
     kernel = None  # _gradients.CustomGradients
     transform = staticmethod(transforms.raw)

@@ -7,7 +7,8 @@ import math
 
 from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
-from boosters.objectives.objective import Objective, _require_alpha, _require_variance_power
+from boosters.objectives.objective import Objective
+from boosters.objectives.parameters import check_alpha, check_variance_power
 from boosters.objectives.registry import METRICS, METRICS_BY_NAME, metric_fn, objective_fn
 
 
@@ -94,7 +95,7 @@ class Metric(_SetOnce):
         elif k is not None:
             raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
         if name == "tweedie_deviance":
-            variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
+            variance_power = check_variance_power(1.5 if variance_power is None else variance_power)
         elif variance_power is not None:
             raise ValueError(f"variance_power only applies to tweedie_deviance, not {name}")
         if name == "margin_accuracy":
@@ -105,7 +106,7 @@ class Metric(_SetOnce):
         self.k = k
         self.variance_power = variance_power
         if name == "pinball":
-            alpha = _require_alpha(0.5 if alpha is None else alpha)
+            alpha = check_alpha(0.5 if alpha is None else alpha)
         elif alpha is not None:
             raise ValueError(f"alpha only applies to pinball, not {name}")
         if name == "huber":

@@ -9,51 +9,16 @@ import numbers
 
 from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
-from boosters.objectives.registry import objective_fn
+from boosters.objectives.parameters import argument_texts
+from boosters.objectives.registry import OBJECTIVES, checked, objective_fn, objective_named
 
 
-_OBJECTIVE_NAMES = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie")
-_OBJECTIVE_NAMES += ("custom",)  # Objective.custom(function): the user's gradients (CustomObjective)
-_OBJECTIVE_NAMES += ("absolute", "huber", "pinball")
-_OBJECTIVE_NAMES += ("hinge", "one_vs_rest")
-_MULTICLASS = ("softmax", "one_vs_rest")  # one output (tree group) per class; n_classes is set
-# multi-target regression: a y of k columns trains one tree group per column (absolute and
-# huber: once they exist; a name not in _OBJECTIVE_NAMES is refused before this is read)
-_MULTI_TARGET = ("squared", "absolute", "huber")
-
-
-def _require_variance_power(value) -> float:
-    """Tweedie's variance power: a float strictly between 1 and 2 (the compound Poisson-gamma range)."""
-    value = require_float("variance_power", value, 1.0, strictly_above=True)
-    if value >= 2.0:
-        raise ValueError(f"variance_power must be < 2 (use Objective.gamma() for 2), got {value}")
-    return value
-
-
-def _require_n_targets(name: str, value) -> int | None:
-    """None (one target, or as many as y has columns) or an int >= 1 (1 is stored as None:
-    the single-target objective), for the multi-target objectives only."""
-    if value is None:
-        return None
-    if name not in _MULTI_TARGET:
-        raise ValueError(f"n_targets only applies to {', '.join(n for n in _MULTI_TARGET if n in _OBJECTIVE_NAMES)}, "
-                         f"not {name}")
-    value = require_int("n_targets", value, 1)
-    return None if value == 1 else value
-def _require_alpha(value) -> float | tuple:
-    """Pinball's quantile level: a float in (0, 1), or a strictly increasing list of them (one
-    output per level; a one-level list is the float)."""
-    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:  # a list, tuple or 1-D array
-        levels = tuple(_require_alpha(a) for a in value)
-        if not levels:
-            raise ValueError("alpha: a list of quantile levels must not be empty")
-        if any(a >= b for a, b in zip(levels, levels[1:])):
-            raise ValueError(f"alpha: a list of quantile levels must be strictly increasing, got {list(levels)}")
-        return levels[0] if len(levels) == 1 else levels
-    value = require_float("alpha", value, 0.0, strictly_above=True)
-    if value >= 1.0:
-        raise ValueError(f"alpha must be < 1 (a quantile level in (0, 1)), got {value}")
-    return value
+# the order Objective's refusal of an unknown name lists the names in (as its docstring and the
+# model schema's enum do: the order they were added); the registry holds their definitions
+_LISTED = ("squared", "logistic", "softmax", "lambdarank", "pairwise", "poisson", "gamma", "tweedie", "custom",
+           "absolute", "huber", "pinball", "hinge", "one_vs_rest")
+# the order in which the parameters are checked: a first bad one is the one reported
+_CHECK_ORDER = ("n_targets", "variance_power", "ndcg_at", "n_classes", "alpha", "delta")
 
 
 class Objective(_SetOnce):
@@ -100,44 +65,18 @@ class Objective(_SetOnce):
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
                  variance_power: float | None = None, alpha=None, delta: float | None = None,
                  n_targets: int | None = None):
-        if name == "custom" and not isinstance(self, CustomObjective):
-            raise ValueError("objective 'custom' needs its function: use Objective.custom(function)")
-        if name not in _OBJECTIVE_NAMES:
-            raise ValueError(f"objective must be one of {', '.join(map(repr, _OBJECTIVE_NAMES))}, got {name!r}")
-        self.n_targets = _require_n_targets(name, n_targets)
-        if name == "tweedie":
-            variance_power = _require_variance_power(1.5 if variance_power is None else variance_power)
-        elif variance_power is not None:
-            raise ValueError(f"variance_power only applies to tweedie, not {name}")
-        self.variance_power = variance_power
-        if name == "lambdarank":
-            ndcg_at = require_int("ndcg_at", 10 if ndcg_at is None else ndcg_at, 1)
-        elif ndcg_at is not None:
-            raise ValueError(f"ndcg_at only applies to lambdarank, not {name}")
-        self.ndcg_at = ndcg_at
-        if name in _MULTICLASS:
-            if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
-                raise TypeError(f"n_classes must be an int >= 2, got {type(n_classes).__name__} {n_classes!r}")
-            if n_classes < 2:
-                raise ValueError(f"n_classes must be >= 2 for {name}, got {n_classes}")
-            n_classes = int(n_classes)
-        elif n_classes is not None:
-            raise ValueError(f"n_classes only applies to softmax and one_vs_rest, not {name}")
-        self.name = name
-        self.n_classes = n_classes
-        self._set_robust_parameters(name, alpha, delta)
-
-    def _set_robust_parameters(self, name, alpha, delta) -> None:
-        """pinball's alpha (a float, or a tuple of increasing levels) and huber's delta."""
-        if name == "pinball":
-            alpha = _require_alpha(0.5 if alpha is None else alpha)
-        elif alpha is not None:
-            raise ValueError(f"alpha only applies to pinball, not {name}")
-        if name == "huber":
-            delta = require_float("delta", 1.0 if delta is None else delta, 0.0, strictly_above=True)
-        elif delta is not None:
-            raise ValueError(f"delta only applies to huber, not {name}")
-        self.alpha, self.delta = alpha, delta
+        found = objective_named(name)
+        if found is None:
+            raise ValueError(f"objective must be one of {', '.join(map(repr, _LISTED))}, got {name!r}")
+        fn, defaults = found
+        if fn.takes_function and not isinstance(self, CustomObjective):
+            raise ValueError(f"objective {fn.name!r} needs its function: use Objective.custom(function)")
+        given = {"n_classes": n_classes, "ndcg_at": ndcg_at, "variance_power": variance_power, "alpha": alpha,
+                 "delta": delta, "n_targets": n_targets}
+        for key in _CHECK_ORDER:  # each parameter the definition takes: the value given, else its default
+            value = defaults.get(key) if given[key] is None else given[key]
+            setattr(self, key, checked(fn, key, value, OBJECTIVES))
+        self.name = fn.name  # an alias saves and compares as its objective
 
     @staticmethod
     def squared(n_targets: int | None = None) -> "Objective":
@@ -602,7 +541,7 @@ class Objective(_SetOnce):
     def _with_targets(self, n_targets: int | None) -> "Objective":
         """This objective with `n_targets` targets (the trainer's, from y's columns)."""
         out = copy.copy(self)
-        object.__setattr__(out, "n_targets", _require_n_targets(self.name, n_targets))  # a new object
+        object.__setattr__(out, "n_targets", checked(objective_fn(self), "n_targets", n_targets, OBJECTIVES))  # new
         return out
 
     @property
@@ -620,20 +559,7 @@ class Objective(_SetOnce):
         return hash(self._key())
 
     def __repr__(self):
-        if self.n_targets is not None:  # the single-target call with n_targets added
-            call = repr(self._with_targets(None))
-            return f"{call[:-1]}{'' if call.endswith('()') else ', '}n_targets={self.n_targets})"
-        if self.name == "tweedie":
-            return f"Objective.tweedie({self.variance_power})"
-        if self.name in _MULTICLASS:
-            return f"Objective.{self.name}({self.n_classes})"
-        if self.name == "lambdarank":
-            return f"Objective.lambdarank(ndcg_at={self.ndcg_at})"
-        if self.name == "pinball":
-            return f"Objective.pinball({list(self.alpha) if isinstance(self.alpha, tuple) else self.alpha})"
-        if self.name == "huber":
-            return f"Objective.huber({self.delta})"
-        return f"Objective.{self.name}()"
+        return f"Objective.{self.name}({', '.join(argument_texts(objective_fn(self).parameters, self))})"
 
 
 class CustomObjective(Objective):

@@ -7,6 +7,7 @@ import numpy as np
 
 from boosters.objectives import _gradients
 from boosters.objectives.base import MetricFn, ObjectiveFn
+from boosters.objectives.parameters import NDCG_AT
 
 RANKED = ("lambdarank", "pairwise", "squared", "logistic")  # ranking metrics order each query's rows by any score
 
@@ -15,6 +16,7 @@ class LambdaRank(ObjectiveFn):
     """LambdaRank (NDCG@ndcg_at) within the query groups given at construction."""
 
     name = kernel = "lambdarank"
+    parameters = (NDCG_AT,)
     task = "ranking"
     needs_groups = True
 
@@ -56,6 +58,7 @@ class Pairwise(LambdaRank):
     """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
 
     name = kernel = "pairwise"
+    parameters = ()  # every pair counts: no truncation
 
     @classmethod
     def default_metric(cls, spec):

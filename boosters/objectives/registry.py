@@ -1,10 +1,11 @@
-"""Every objective and metric by name: the bound objective of a training, evaluating a metric."""
+"""Every objective and metric by name: the bound objective of a training, its number of
+targets, evaluating a metric."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from boosters.objectives.base import MetricFn, ObjectiveFn
+from boosters.objectives.base import MetricFn, ObjectiveFn, n_targets
 from boosters.objectives.classification import (Accuracy, Auc, Hinge, Logistic, LogLoss, MarginAccuracy,
                                                 MulticlassAccuracy, MulticlassLogLoss, OneVsRest, OneVsRestLogLoss,
                                                 Softmax)
@@ -18,17 +19,52 @@ OBJECTIVES = (Squared, Absolute, Huber, Pinball, Poisson, Gamma, Tweedie,  # by 
 METRICS = (Rmse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDeviance, TweedieDeviance,
            LogLoss, MulticlassLogLoss, OneVsRestLogLoss, Auc, Accuracy, MulticlassAccuracy, MarginAccuracy,
            Ndcg, Map)
-_BY_NAME = {fn.name: fn for fn in OBJECTIVES}
+
+
+def by_name(definitions: tuple) -> dict:
+    """Every name Objective takes (the definitions' names and aliases) -> the definition and
+    the parameter defaults that name implies."""
+    return {**{alias: (fn, defaults) for fn in definitions for alias, defaults in fn.aliases.items()},
+            **{fn.name: (fn, {}) for fn in definitions}}
+
+
+_BY_NAME = by_name(OBJECTIVES)
 METRICS_BY_NAME = {fn.name: fn for fn in METRICS}
+
+
+def objective_named(name) -> tuple[type[ObjectiveFn], dict] | None:
+    """The definition `name` (its name or an alias) stands for, with the parameter defaults
+    the name implies; None when no objective has that name."""
+    return _BY_NAME.get(name) if isinstance(name, str) else None
 
 
 def objective_fn(objective) -> type[ObjectiveFn]:
     """The definition of `objective` (an Objective, or its name)."""
     name = objective if isinstance(objective, str) else objective.name
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise ValueError(f"objective must be one of {[fn.name for fn in OBJECTIVES]}, got {name!r}") from None
+    found = objective_named(name)
+    if found is None:
+        raise ValueError(f"objective must be one of {[fn.name for fn in OBJECTIVES]}, got {name!r}")
+    return found[0]
+
+
+def checked(fn, key: str, value, definitions: tuple) -> object:
+    """The value definition `fn` keeps for the parameter `key` (an Objective's or a Metric's
+    attribute): `value`, or the parameter's default when None, checked; None when `fn` does
+    not take it, where a value given is an error naming the `definitions` that do."""
+    parameter = next((p for p in fn.parameters if p.name == key), None)
+    if parameter is None:
+        if value is not None:
+            raise ValueError(f"{key} only applies to {owners(key, definitions)}, not {fn.name}")
+        return None
+    return parameter.check(parameter.default if value is None else value, fn.name)
+
+
+def owners(key: str, definitions: tuple = OBJECTIVES) -> str:
+    """The definitions that take the parameter `key`, as messages name them ("softmax and
+    one_vs_rest"), in the registry's order."""
+    takers = [fn for fn in definitions if fn.takes(key)]
+    parameter = next(p for p in takers[0].parameters if p.name == key)
+    return parameter.applies_to(tuple(fn.name for fn in takers))
 
 
 def names(task: str) -> tuple[str, ...]:
@@ -41,6 +77,23 @@ def make_objective(spec, groups: np.ndarray | None = None) -> ObjectiveFn:
     """The objective's functions, bound to `spec` (an Objective); `groups`: the training rows'
     query boundaries (ranking)."""
     return objective_fn(spec)(spec, groups)
+
+
+def resolve_targets(objective, train_y: np.ndarray, val_y: np.ndarray | None):
+    """`objective` (an Objective) with as many targets as `train_y` has columns (a 2-D y of
+    k columns trains k tree groups). ValueError when an objective of one label per row gets
+    a 2-D y, when `objective.n_targets` was given and y disagrees, or when the validation
+    labels have another number of targets."""
+    k = n_targets(train_y)
+    if k > 1 and not objective_fn(objective).takes("n_targets"):
+        raise ValueError(f"y: shape {train_y.shape} holds {k} targets per row, which only multi-target "
+                         f"regression takes ({owners('n_targets')}); {objective!r} takes one label per row")
+    if objective.n_targets is not None and objective.n_targets != k:
+        raise ValueError(f"y: {objective!r} needs y of shape (n_rows, {objective.n_targets}), got {train_y.shape}")
+    if val_y is not None and n_targets(val_y) != k:
+        raise ValueError(f"val_set: y has {n_targets(val_y)} target(s) per row (shape {val_y.shape}) but the "
+                         f"training y has {k}")
+    return objective if k == 1 or objective.n_targets == k else objective._with_targets(k)
 
 
 def metric_fn(metric) -> type[MetricFn]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from boosters.objectives import _quantile, transforms
 from boosters.objectives.base import MetricFn, ObjectiveFn, per_target, weighted_mean
+from boosters.objectives.parameters import ALPHA, DELTA, N_TARGETS
 
 VALUE_OBJECTIVES = ("squared", "absolute", "huber", "pinball")  # margins are the predictions: the metrics below
 
@@ -18,6 +19,7 @@ class Squared(ObjectiveFn):
     """(f - y)^2 / 2; starts from the weighted mean of each target."""
 
     name = kernel = "squared"
+    parameters = (N_TARGETS,)
 
     @classmethod
     def default_metric(cls, spec):
@@ -55,6 +57,7 @@ class Absolute(QuantileRegression):
     """|f - y|: the median of each target."""
 
     name = kernel = "absolute"
+    parameters = (N_TARGETS,)
 
     @classmethod
     def default_metric(cls, spec):
@@ -69,6 +72,7 @@ class Pinball(QuantileRegression):
     """The pinball loss of each level alpha: its quantile, one output per level."""
 
     name = kernel = "pinball"
+    parameters = (ALPHA,)  # one level, or several (one output each)
     transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
 
     @classmethod
@@ -88,6 +92,7 @@ class Huber(ObjectiveFn):
     """Huber loss (LightGBM's huber): starts from the (weighted) mean label, as LightGBM."""
 
     name = kernel = "huber"
+    parameters = (DELTA, N_TARGETS)
 
     @classmethod
     def default_metric(cls, spec):

@@ -15,6 +15,7 @@ from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest, check_finite_tree
+from boosters.objectives.registry import resolve_targets
 from boosters.training.backend import LocalBackend
 from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, check_best_iteration, reads_scores,
                                         training_callbacks)
@@ -23,7 +24,6 @@ from boosters.training.interrupt import InterruptGuard
 from boosters.training.linear_leaves import check_linear_training
 from boosters.training.scores import RoundScores
 from boosters.training.split.constraints import interaction_groups, monotone_directions
-from boosters.training.targets import resolve_targets
 
 
 @dataclass(eq=False)

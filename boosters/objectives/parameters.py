@@ -1,0 +1,88 @@
+"""The parameters of objectives and metrics: each one's name (the Objective / Metric attribute),
+default and check, shared by every definition that takes it (tweedie and tweedie_deviance
+both take VARIANCE_POWER)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Callable, NamedTuple
+
+from boosters._lib.checks import require_float, require_int
+
+
+def joined(names: tuple[str, ...]) -> str:
+    """"softmax and one_vs_rest"; "squared, absolute, huber"."""
+    return " and ".join(names) if len(names) == 2 else ", ".join(names)
+
+
+class Parameter(NamedTuple):
+    """A keyword of an objective or a metric: the attribute of the same name on Objective /
+    Metric, set for the definitions that take it and None for the others."""
+
+    name: str
+    default: object  # kept when none is given; None: optional (n_targets) or required (n_classes' check refuses it)
+    check: Callable[[object, str], object]  # (value, the definition's name) -> the value kept; TypeError / ValueError
+    keyword: bool = False  # repr: Objective.lambdarank(ndcg_at=10) rather than Objective.lambdarank(10)
+    applies_to: Callable[[tuple[str, ...]], str] = joined  # "X only applies to ...": its definitions' names
+
+
+def argument_texts(parameters: tuple[Parameter, ...], value) -> list[str]:
+    """The arguments of `value`'s (an Objective's or a Metric's) repr, its parameters in order;
+    None is left out (an objective of one target)."""
+    out = []
+    for parameter in parameters:
+        setting = getattr(value, parameter.name)
+        if setting is None:
+            continue
+        text = str(list(setting) if isinstance(setting, tuple) else setting)
+        out.append(f"{parameter.name}={text}" if parameter.keyword else text)
+    return out
+
+
+def check_n_targets(value, owner: str) -> int | None:
+    """None (one target, or as many as y has columns) or an int >= 1 (1 is stored as None:
+    the single-target objective)."""
+    if value is None:
+        return None
+    value = require_int("n_targets", value, 1)
+    return None if value == 1 else value
+
+
+def check_n_classes(value, owner: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"n_classes must be an int >= 2, got {type(value).__name__} {value!r}")
+    if value < 2:
+        raise ValueError(f"n_classes must be >= 2 for {owner}, got {value}")
+    return int(value)
+
+
+def check_variance_power(value, owner: str = "") -> float:
+    """Tweedie's variance power: a float strictly between 1 and 2 (the compound Poisson-gamma range)."""
+    value = require_float("variance_power", value, 1.0, strictly_above=True)
+    if value >= 2.0:
+        raise ValueError(f"variance_power must be < 2 (use Objective.gamma() for 2), got {value}")
+    return value
+
+
+def check_alpha(value, owner: str = "") -> float | tuple:
+    """Pinball's quantile level: a float in (0, 1), or a strictly increasing list of them (one
+    output per level; a one-level list is the float)."""
+    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:  # a list, tuple or 1-D array
+        levels = tuple(check_alpha(a) for a in value)
+        if not levels:
+            raise ValueError("alpha: a list of quantile levels must not be empty")
+        if any(a >= b for a, b in zip(levels, levels[1:])):
+            raise ValueError(f"alpha: a list of quantile levels must be strictly increasing, got {list(levels)}")
+        return levels[0] if len(levels) == 1 else levels
+    value = require_float("alpha", value, 0.0, strictly_above=True)
+    if value >= 1.0:
+        raise ValueError(f"alpha must be < 1 (a quantile level in (0, 1)), got {value}")
+    return value
+
+
+N_TARGETS = Parameter("n_targets", None, check_n_targets, keyword=True)  # multi-target regression
+N_CLASSES = Parameter("n_classes", None, check_n_classes)  # required: one output per class
+NDCG_AT = Parameter("ndcg_at", 10, lambda value, owner: require_int("ndcg_at", value, 1), keyword=True)
+VARIANCE_POWER = Parameter("variance_power", 1.5, check_variance_power)
+ALPHA = Parameter("alpha", 0.5, check_alpha)
+DELTA = Parameter("delta", 1.0, lambda value, owner: require_float("delta", value, 0.0, strictly_above=True))
