@@ -531,7 +531,9 @@ class GBDTConfig:
             return self.metric
         if self.metric is not None:
             return (self.metric,)
-        return () if self.objective.name == "custom" else (Metric.default_for(self.objective),)
+        if objective_fn(self.objective).default_metric(self.objective) is None:  # custom
+            return ()
+        return (Metric.default_for(self.objective),)
 
     def to_dict(self) -> dict:
         """The parameters as given (max_depth "auto" stays "auto").

@@ -176,6 +176,23 @@ METRICS = {'M.rmse()': ('rmse', 'Metric.rmse()', False, False),
  'M.map()': ('map@10', 'Metric.map(10)', True, True),
  'M.map(3)': ('map@3', 'Metric.map(3)', True, True)}
 
+# metric -> its parameter (as Metric's attribute) with its default, whether the value of a label ("huber@2.0")
+# wins over the keyword given; no metric has aliases yet
+METRIC_PARAMETERS = {"rmse": [], "mae": [], "mape": [], "huber": [("delta", 1.0, True)],
+                     "pinball": [("alpha", 0.5, True)], "poisson_deviance": [], "gamma_deviance": [],
+                     "tweedie_deviance": [("variance_power", 1.5, False)], "logloss": [], "multiclass_logloss": [],
+                     "one_vs_rest_logloss": [], "auc": [], "accuracy": [], "multiclass_accuracy": [],
+                     "margin_accuracy": [("threshold", 0.0, False)], "ndcg": [("k", 10, False)],
+                     "map": [("k", 10, False)]}
+
+
+def test_each_metric_takes_its_parameter_with_its_default_and_no_alias():
+    assert {fn.name: [(p.name, p.default, p.label_wins) for p in fn.parameters] for fn in registry.METRICS} == \
+        METRIC_PARAMETERS
+    assert {fn.name: fn.aliases for fn in registry.METRICS} == {name: {} for name in METRIC_PARAMETERS}
+    assert [fn.name for fn in registry.OBJECTIVES if fn.any_metric] == ["custom"]
+
+
 # objective -> the metrics of METRICS that can score it (Metric.supports)
 SUPPORTS = {'O.squared()': ['M.rmse()', 'M.mae()', 'M.mape()', 'M.huber()', 'M.huber(0.5)', 'M.pinball()', 'M.pinball(0.9)',
                  'M.ndcg()', 'M.ndcg(5)', 'M.map()', 'M.map(3)'],

@@ -9,7 +9,7 @@ import pytest
 
 import boosters as bst
 from boosters.objectives import OBJECTIVES, objective, objective_fn, registry
-from boosters.objectives.regression import Pinball
+from boosters.objectives.regression import Pinball, PinballLoss
 from boosters.objectives.registry import METRICS, make_objective, metric_fn, owners
 
 
@@ -37,6 +37,15 @@ def test_an_alias_makes_its_objective_with_the_defaults_it_implies(monkeypatch):
     assert bst.Objective("quantile", alpha=0.2) == bst.Objective.pinball(0.2)  # a value given wins
 
 
+def test_a_metric_alias_makes_its_metric_with_the_defaults_it_implies(monkeypatch):
+    monkeypatch.setattr(PinballLoss, "aliases", {"quantile": {"alpha": 0.9}})
+    monkeypatch.setattr(registry, "_METRICS_BY_NAME", registry.by_name(METRICS))
+    assert metric_fn("quantile") is PinballLoss and "quantile" in registry.metric_names()
+    made = bst.Metric("quantile")
+    assert made == bst.Metric.pinball(0.9) and made.label == "pinball@0.9"
+    assert bst.Metric("quantile@0.1,0.2") == bst.Metric.pinball([0.1, 0.2])  # the label's levels
+
+
 def test_a_parameter_is_refused_naming_the_objectives_that_take_it():
     assert owners("n_targets") == "squared, absolute, huber"
     assert owners("n_classes") == "softmax and one_vs_rest"
@@ -44,6 +53,11 @@ def test_a_parameter_is_refused_naming_the_objectives_that_take_it():
         ("lambdarank", "tweedie", "pinball", "huber")
     for fn in OBJECTIVES:  # each parameter is an Objective attribute, which a value saves
         assert all(p.name in bst.Objective.__slots__ for p in fn.parameters)
+    assert owners("k", METRICS) == "the ranking metrics ('ndcg', 'map')"
+    assert [owners(key, METRICS) for key in ("variance_power", "threshold", "alpha", "delta")] == \
+        ["tweedie_deviance", "margin_accuracy", "pinball", "huber"]
+    for fn in METRICS:  # at most one parameter: the value a label writes after its "@"
+        assert len(fn.parameters) <= 1 and all(p.name in bst.Metric.__slots__ for p in fn.parameters)
 
 
 def test_unknown_names_are_refused():

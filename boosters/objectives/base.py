@@ -67,6 +67,7 @@ class ObjectiveFn:
     parameters: ClassVar[tuple[Parameter, ...]] = ()  # its keywords, in the order of its repr
     takes_function: ClassVar[bool] = False  # the user's function gives the gradients: only Objective.custom
     #                                         (a CustomObjective) makes it
+    any_metric: ClassVar[bool] = False  # every metric may read its margins (the user's loss: custom)
     kernel: ClassVar[str | None]  # its _gradients.GradientKernel
     task: ClassVar[str | None] = "regression"  # the estimator that takes it by name ("regression",
     # "classification", "ranking"); None: none (custom)
@@ -89,6 +90,11 @@ class ObjectiveFn:
         """The metric GBDTConfig scores when none is given, as (name, Metric's keywords);
         None: none (a custom objective)."""
         raise NotImplementedError
+
+    @classmethod
+    def only_default_metric(cls, spec) -> bool:
+        """No metric but its default can score it (a multi-quantile pinball model: its levels)."""
+        return False
 
     @classmethod
     def quantile_levels(cls, spec) -> np.ndarray | None:
@@ -171,6 +177,8 @@ class MetricFn:
     and optional weights."""
 
     name: ClassVar[str]  # as Metric.name
+    aliases: ClassVar[dict[str, dict]] = {}  # more names Metric(name) takes -> the parameter defaults each implies
+    parameters: ClassVar[tuple[Parameter, ...]] = ()  # at most one: the value its label writes after an "@"
     objectives: ClassVar[tuple[str, ...]]  # the objectives whose margins it can score
     higher_is_better: ClassVar[bool] = False
     needs_groups: ClassVar[bool] = False  # a mean over query groups (ndcg, map)
@@ -179,6 +187,17 @@ class MetricFn:
     #                                          None: not a mean over rows
     nan_hint: ClassVar[str] = "no defined value on this data"  # why its score can be NaN
     function: ClassVar  # the kernel (y, margins, w) -> float
+
+    @classmethod
+    def takes(cls, parameter: str) -> bool:
+        """Whether it has the parameter named `parameter` (Metric's attribute)."""
+        return any(p.name == parameter for p in cls.parameters)
+
+    @classmethod
+    def supports(cls, metric, objective) -> bool:
+        """Whether `metric` (a Metric of this name) can score a model of `objective` by what
+        the metric is; Metric.supports applies the objective's rules first."""
+        return objective.name in cls.objectives
 
     @classmethod
     def score(cls, metric, y, margins, w, groups) -> float:

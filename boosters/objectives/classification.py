@@ -7,7 +7,7 @@ import numpy as np
 
 from boosters.objectives import transforms
 from boosters.objectives.base import MetricFn, ObjectiveFn, weighted_mean
-from boosters.objectives.parameters import N_CLASSES
+from boosters.objectives.parameters import N_CLASSES, THRESHOLD
 
 EPS = 1e-15  # probabilities are clipped to [EPS, 1 - EPS] for a finite start
 
@@ -206,6 +206,7 @@ class MulticlassAccuracy(MetricFn):
 
 class MarginAccuracy(MetricFn):
     name, objectives, higher_is_better, row_mean = "margin_accuracy", ("logistic", "hinge"), True, (float, float)
+    parameters = (THRESHOLD,)
     function = staticmethod(margin_accuracy)
 
     @classmethod

@@ -101,6 +101,7 @@ class GammaDeviance(MetricFn):
 
 class TweedieDeviance(MetricFn):
     name, objectives, row_mean = "tweedie_deviance", LOG_LINK, (float, float)
+    parameters = (VARIANCE_POWER,)
     function = staticmethod(tweedie_deviance)
 
     @classmethod

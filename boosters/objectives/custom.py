@@ -14,6 +14,7 @@ class Custom(ObjectiveFn):
 
     name = "custom"
     takes_function = True  # its function, n_outputs and base_score are CustomObjective's
+    any_metric = True  # the user's loss: any metric may read its margins
     task = None  # the estimators take a callable, not the name
     kernel = None  # _gradients.CustomGradients
     transform = staticmethod(transforms.raw)

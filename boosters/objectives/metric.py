@@ -3,16 +3,13 @@ model each round, checked when made, compared, hashed and saved with a model."""
 
 from __future__ import annotations
 
-import math
-
-from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
 from boosters.objectives.objective import Objective
-from boosters.objectives.parameters import check_alpha, check_variance_power
-from boosters.objectives.registry import METRICS, METRICS_BY_NAME, metric_fn, objective_fn
+from boosters.objectives.parameters import K, argument_texts, label_text
+from boosters.objectives.registry import METRICS, checked, metric_fn, metric_named, metric_names, objective_fn
 
-
-_RANKING_METRICS = tuple(fn.name for fn in METRICS if fn.needs_groups)  # ("ndcg", "map"): they take k
+# the order in which the parameters are checked: a first bad one is the one reported
+_CHECK_ORDER = ("k", "variance_power", "threshold", "alpha", "delta")
 
 
 class Metric(_SetOnce):
@@ -69,52 +66,17 @@ class Metric(_SetOnce):
 
     def __init__(self, name: str, k: int | None = None, variance_power: float | None = None, alpha=None,
                  delta: float | None = None, threshold: float | None = None):
-        if isinstance(name, str) and name.startswith(("pinball@", "huber@")):  # labels written to model files
-            name, alpha, delta = _robust_metric_label(name, alpha, delta)
-        if isinstance(name, str) and name.startswith("margin_accuracy@") and threshold is None:
-            name, _, threshold_text = name.partition("@")  # the label written to model files
-            try:
-                threshold = float(threshold_text)
-            except ValueError:
-                raise ValueError(f"metric margin_accuracy@t needs a number t, got {threshold_text!r}") from None
-        if isinstance(name, str) and name.startswith("tweedie_deviance@") and variance_power is None:
-            name, _, power_text = name.partition("@")  # the label written to model files
-            try:
-                variance_power = float(power_text)
-            except ValueError:
-                raise ValueError(f"metric tweedie_deviance@p needs a number p, got {power_text!r}") from None
-        if isinstance(name, str) and "@" in name and k is None:  # "ndcg@10", as LightGBM names it
-            name, _, k_text = name.partition("@")
-            if not k_text.isdigit():
-                raise ValueError(f"metric {name}@k needs an integer k, got {k_text!r}")
-            k = int(k_text)
-        if name not in METRICS_BY_NAME:
-            raise ValueError(f"metric must be one of {sorted(METRICS_BY_NAME)}, got {name!r}")
-        if name in _RANKING_METRICS:
-            k = require_int("k", 10 if k is None else k, 1)
-        elif k is not None:
-            raise ValueError(f"k only applies to the ranking metrics {_RANKING_METRICS}, not {name}")
-        if name == "tweedie_deviance":
-            variance_power = check_variance_power(1.5 if variance_power is None else variance_power)
-        elif variance_power is not None:
-            raise ValueError(f"variance_power only applies to tweedie_deviance, not {name}")
-        if name == "margin_accuracy":
-            threshold = require_float("threshold", 0.0 if threshold is None else threshold, -math.inf)  # finite
-        elif threshold is not None:
-            raise ValueError(f"threshold only applies to margin_accuracy, not {name}")
-        self.name = name
-        self.k = k
-        self.variance_power = variance_power
-        if name == "pinball":
-            alpha = check_alpha(0.5 if alpha is None else alpha)
-        elif alpha is not None:
-            raise ValueError(f"alpha only applies to pinball, not {name}")
-        if name == "huber":
-            delta = require_float("delta", 1.0 if delta is None else delta, 0.0, strictly_above=True)
-        elif delta is not None:
-            raise ValueError(f"delta only applies to huber, not {name}")
-        self.alpha, self.delta = alpha, delta
-        self.threshold = threshold
+        given = {"k": k, "variance_power": variance_power, "threshold": threshold, "alpha": alpha, "delta": delta}
+        if isinstance(name, str) and "@" in name:  # a label, as model files write them
+            name, given = _parse_label(name, given)
+        found = metric_named(name)
+        if found is None:
+            raise ValueError(f"metric must be one of {metric_names()}, got {name!r}")
+        fn, defaults = found
+        for key in _CHECK_ORDER:  # each parameter the definition takes: the value given, else its default
+            value = defaults.get(key) if given[key] is None else given[key]
+            setattr(self, key, checked(fn, key, value, METRICS))
+        self.name = fn.name  # an alias saves and compares as its metric
 
     @staticmethod
     def rmse() -> "Metric":
@@ -451,16 +413,8 @@ class Metric(_SetOnce):
     def label(self) -> str:
         """The metric's name with its cut-off, as LightGBM writes it ("ndcg@10"; else the name);
         the Tweedie deviance's with its power ("tweedie_deviance@1.5")."""
-        if self.alpha is not None:  # "pinball@0.1,0.9"
-            return "pinball@" + ",".join(repr(a) for a in (self.alpha if isinstance(self.alpha, tuple)
-                                                           else (self.alpha,)))
-        if self.delta is not None:
-            return f"huber@{self.delta!r}"
-        if self.variance_power is not None:
-            return f"{self.name}@{self.variance_power!r}"
-        if self.threshold is not None:
-            return f"{self.name}@{self.threshold!r}"
-        return self.name if self.k is None else f"{self.name}@{self.k}"
+        parameter = next(iter(metric_fn(self).parameters), None)  # at most one
+        return self.name if parameter is None else f"{self.name}@{label_text(getattr(self, parameter.name))}"
 
     @property
     def needs_groups(self) -> bool:
@@ -491,15 +445,14 @@ class Metric(_SetOnce):
         >>> bst.Metric.auc().supports(bst.Objective.squared())
         False
         """
-        if objective.name == "custom":  # margins of the user's loss: any metric may read them
+        objective_def, metric_def = objective_fn(objective), metric_fn(self)
+        if objective_def.any_metric:  # margins of the user's loss: any metric may read them
             return True
-        if objective.n_targets is not None and not metric_fn(self).per_target:
+        if objective.n_targets is not None and not metric_def.per_target:
             return False  # multi-target regression: per-target regression metrics only
-        if objective.name == "pinball" and objective.n_outputs > 1:  # a multi-quantile model: its levels only
-            return self.name == "pinball" and self.alpha == objective.alpha
-        if self.name == "pinball" and isinstance(self.alpha, tuple):
-            return False
-        return objective.name in metric_fn(self).objectives
+        if objective_def.only_default_metric(objective):  # a multi-quantile model: its levels only
+            return self == Metric.default_for(objective)
+        return metric_def.supports(self, objective)
 
     @staticmethod
     def default_for(objective: Objective) -> "Metric":
@@ -538,21 +491,21 @@ class Metric(_SetOnce):
         return hash(self._key())
 
     def __repr__(self):
-        argument = next((a for a in (self.variance_power, self.threshold, self.k, self.delta, self.alpha) if a is not None), None)
-        if isinstance(argument, tuple):
-            argument = list(argument)
-        return f"Metric.{self.name}({'' if argument is None else argument})"
+        return f"Metric.{self.name}({', '.join(argument_texts(metric_fn(self).parameters, self))})"
 
 
-def _robust_metric_label(label: str, alpha, delta):
-    """("pinball", levels, None) from "pinball@0.1,0.9"; ("huber", None, delta) from "huber@1.0"."""
+def _parse_label(label: str, given: dict) -> tuple[str, dict]:
+    """The metric's name and keywords from a label, as model files write them ("ndcg@10",
+    "pinball@0.1,0.9", "huber@1.0", "tweedie_deviance@1.5", "margin_accuracy@0.5"): the text
+    after the "@" is the value of the metric's parameter, which wins over the keyword given
+    (pinball's levels, huber's delta: label_wins) or only fills an absent one. Any other
+    label is read as name@k (as LightGBM names its ranking metrics), so that "rmse@3" is
+    refused as k given to rmse, and with k given it stays an unknown name."""
     name, _, text = label.partition("@")
-    try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        raise ValueError(f"metric {name}@... needs numbers after the @, got {text!r}") from None
-    if name == "huber":
-        if len(values) != 1:
-            raise ValueError(f"metric huber@delta needs one number, got {text!r}")
-        return name, alpha, values[0]
-    return name, values if len(values) > 1 else values[0], delta
+    found = metric_named(name)
+    parameter = next(iter(found[0].parameters), None) if found else None
+    if parameter is not None and (parameter.label_wins or given[parameter.name] is None):
+        return name, {**given, parameter.name: parameter.from_label(name, text)}
+    if given["k"] is None:
+        return name, {**given, "k": K.from_label(name, text)}
+    return label, given

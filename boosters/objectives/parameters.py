@@ -1,6 +1,7 @@
 """The parameters of objectives and metrics: each one's name (the Objective / Metric attribute),
 default and check, shared by every definition that takes it (tweedie and tweedie_deviance
-both take VARIANCE_POWER)."""
+both take VARIANCE_POWER), and how a metric label, as model files write it ("ndcg@10",
+"pinball@0.1,0.9"), gives its value."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class Parameter(NamedTuple):
     check: Callable[[object, str], object]  # (value, the definition's name) -> the value kept; TypeError / ValueError
     keyword: bool = False  # repr: Objective.lambdarank(ndcg_at=10) rather than Objective.lambdarank(10)
     applies_to: Callable[[tuple[str, ...]], str] = joined  # "X only applies to ...": its definitions' names
+    from_label: Callable[[str, str], object] | None = None  # a metric label's value: (name, text after the "@")
+    label_wins: bool = False  # the label's value replaces one given as a keyword (else it only fills an absent one)
 
 
 def argument_texts(parameters: tuple[Parameter, ...], value) -> list[str]:
@@ -37,6 +40,11 @@ def argument_texts(parameters: tuple[Parameter, ...], value) -> list[str]:
         text = str(list(setting) if isinstance(setting, tuple) else setting)
         out.append(f"{parameter.name}={text}" if parameter.keyword else text)
     return out
+
+
+def label_text(setting) -> str:
+    """A parameter's value as a metric label writes it after the "@": "10", "1.5", "0.1,0.9"."""
+    return ",".join(map(repr, setting)) if isinstance(setting, tuple) else repr(setting)
 
 
 def check_n_targets(value, owner: str) -> int | None:
@@ -80,9 +88,57 @@ def check_alpha(value, owner: str = "") -> float | tuple:
     return value
 
 
+def integer_label(name: str, text: str) -> int:
+    """k of "ndcg@10", as LightGBM names its ranking metrics."""
+    if not text.isdigit():
+        raise ValueError(f"metric {name}@k needs an integer k, got {text!r}")
+    return int(text)
+
+
+def number_label(symbol: str) -> Callable[[str, str], float]:
+    """The parser of "tweedie_deviance@1.5" (`symbol` "p"): one number."""
+    def parse(name: str, text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"metric {name}@{symbol} needs a number {symbol}, got {text!r}") from None
+    return parse
+
+
+def numbers_label(name: str, text: str) -> list[float]:
+    """The numbers of "pinball@0.1,0.9"."""
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"metric {name}@... needs numbers after the @, got {text!r}") from None
+
+
+def levels_label(name: str, text: str) -> float | list[float]:
+    """Pinball's levels: one number, or a list of several."""
+    values = numbers_label(name, text)
+    return values if len(values) > 1 else values[0]
+
+
+def delta_label(name: str, text: str) -> float:
+    values = numbers_label(name, text)
+    if len(values) != 1:
+        raise ValueError(f"metric {name}@delta needs one number, got {text!r}")
+    return values[0]
+
+
+def _ranking_metrics(names: tuple[str, ...]) -> str:
+    return f"the ranking metrics {names}"
+
+
 N_TARGETS = Parameter("n_targets", None, check_n_targets, keyword=True)  # multi-target regression
 N_CLASSES = Parameter("n_classes", None, check_n_classes)  # required: one output per class
 NDCG_AT = Parameter("ndcg_at", 10, lambda value, owner: require_int("ndcg_at", value, 1), keyword=True)
-VARIANCE_POWER = Parameter("variance_power", 1.5, check_variance_power)
-ALPHA = Parameter("alpha", 0.5, check_alpha)
-DELTA = Parameter("delta", 1.0, lambda value, owner: require_float("delta", value, 0.0, strictly_above=True))
+VARIANCE_POWER = Parameter("variance_power", 1.5, check_variance_power, from_label=number_label("p"))
+# model files write pinball's and huber's metrics as labels that carry their value, which wins
+ALPHA = Parameter("alpha", 0.5, check_alpha, from_label=levels_label, label_wins=True)
+DELTA = Parameter("delta", 1.0, lambda value, owner: require_float("delta", value, 0.0, strictly_above=True),
+                  from_label=delta_label, label_wins=True)
+K = Parameter("k", 10, lambda value, owner: require_int("k", value, 1), applies_to=_ranking_metrics,
+              from_label=integer_label)
+THRESHOLD = Parameter("threshold", 0.0, lambda value, owner: require_float("threshold", value, -float("inf")),
+                      from_label=number_label("t"))  # finite

@@ -7,7 +7,7 @@ import numpy as np
 
 from boosters.objectives import _gradients
 from boosters.objectives.base import MetricFn, ObjectiveFn
-from boosters.objectives.parameters import NDCG_AT
+from boosters.objectives.parameters import K, NDCG_AT
 
 RANKED = ("lambdarank", "pairwise", "squared", "logistic")  # ranking metrics order each query's rows by any score
 
@@ -133,6 +133,7 @@ def average_precision(y, margins, w, groups, k):
 
 class Ndcg(MetricFn):
     name, objectives, higher_is_better, needs_groups = "ndcg", RANKED, True, True
+    parameters = (K,)
     function = staticmethod(ndcg)
 
     @classmethod
@@ -142,6 +143,7 @@ class Ndcg(MetricFn):
 
 class Map(MetricFn):
     name, objectives, higher_is_better, needs_groups = "map", RANKED, True, True
+    parameters = (K,)
     function = staticmethod(average_precision)
 
     @classmethod

@@ -22,14 +22,14 @@ METRICS = (Rmse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDevian
 
 
 def by_name(definitions: tuple) -> dict:
-    """Every name Objective takes (the definitions' names and aliases) -> the definition and
-    the parameter defaults that name implies."""
+    """Every name Objective (or Metric) takes, the definitions' names and aliases -> the
+    definition and the parameter defaults that name implies."""
     return {**{alias: (fn, defaults) for fn in definitions for alias, defaults in fn.aliases.items()},
             **{fn.name: (fn, {}) for fn in definitions}}
 
 
 _BY_NAME = by_name(OBJECTIVES)
-METRICS_BY_NAME = {fn.name: fn for fn in METRICS}
+_METRICS_BY_NAME = by_name(METRICS)
 
 
 def objective_named(name) -> tuple[type[ObjectiveFn], dict] | None:
@@ -96,13 +96,23 @@ def resolve_targets(objective, train_y: np.ndarray, val_y: np.ndarray | None):
     return objective if k == 1 or objective.n_targets == k else objective._with_targets(k)
 
 
+def metric_named(name) -> tuple[type[MetricFn], dict] | None:
+    """The definition `name` (its name or an alias) stands for, with the parameter defaults
+    the name implies; None when no metric has that name."""
+    return _METRICS_BY_NAME.get(name) if isinstance(name, str) else None
+
+
+def metric_names() -> list[str]:
+    """Every name Metric takes, sorted (as its refusal of another lists them)."""
+    return sorted(_METRICS_BY_NAME)
+
+
 def metric_fn(metric) -> type[MetricFn]:
     """The definition of `metric` (a Metric, or its name)."""
-    name = metric if isinstance(metric, str) else getattr(metric, "name", None)
-    try:
-        return METRICS_BY_NAME[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"metric must be one of {[fn.name for fn in METRICS]}, got {metric!r}") from None
+    found = metric_named(metric if isinstance(metric, str) else getattr(metric, "name", None))
+    if found is None:
+        raise ValueError(f"metric must be one of {[fn.name for fn in METRICS]}, got {metric!r}")
+    return found[0]
 
 
 def evaluate(metric, y: np.ndarray, margins: np.ndarray, weights: np.ndarray | None = None,

@@ -84,6 +84,10 @@ class Pinball(QuantileRegression):
         return "pinball", {"alpha": spec.alpha}
 
     @classmethod
+    def only_default_metric(cls, spec):
+        return isinstance(spec.alpha, tuple)  # several levels: only the pinball metric of the same levels
+
+    @classmethod
     def quantile_levels(cls, spec):
         return np.atleast_1d(np.asarray(spec.alpha, dtype=np.float64))
 
@@ -153,6 +157,7 @@ class Mape(MetricFn):
 
 class HuberLoss(MetricFn):
     name, objectives, per_target, row_mean = "huber", VALUE_OBJECTIVES, True, (float, float)
+    parameters = (DELTA,)
     function = staticmethod(huber)
 
     @classmethod
@@ -162,7 +167,13 @@ class HuberLoss(MetricFn):
 
 class PinballLoss(MetricFn):
     name, objectives, row_mean = "pinball", VALUE_OBJECTIVES, (float, float)
+    parameters = (ALPHA,)
     function = staticmethod(pinball)
+
+    @classmethod
+    def supports(cls, metric, objective):
+        # several levels score only a model of those levels (Pinball.only_default_metric)
+        return not isinstance(metric.alpha, tuple) and super().supports(metric, objective)
 
     @classmethod
     def score(cls, metric, y, margins, w, groups):  # a multi-quantile model's outputs are levels of the one label
