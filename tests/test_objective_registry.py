@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters.objectives import OBJECTIVES, objective, objective_fn, registry
+from boosters.objectives import OBJECTIVES, _gradients, objective, objective_fn, registry
 from boosters.objectives.regression import Pinball, PinballLoss
 from boosters.objectives.registry import METRICS, make_objective, metric_fn, owners
 
@@ -71,6 +71,18 @@ def test_unknown_names_are_refused():
 EXAMPLES = {"softmax": (bst.Objective.softmax(3), "class"), "one_vs_rest": (bst.Objective.one_vs_rest(3), "class"),
             "logistic": (bst.Objective("logistic"), "binary"), "hinge": (bst.Objective("hinge"), "binary"),
             "custom": (bst.Objective.custom(lambda m, d: (m, m)), "value")}
+
+
+def test_each_objective_names_a_gradient_kernel_and_each_kernel_has_its_objective():
+    kernels = [fn.kernel for fn in OBJECTIVES if not fn.takes_function]
+    assert sorted(kernels) == sorted(_gradients.KERNELS)
+    assert [fn.kernel for fn in OBJECTIVES if fn.takes_function] == [None]  # custom: the user's CustomGradients
+
+
+@pytest.mark.parametrize("fn", [fn for fn in OBJECTIVES if not fn.any_metric], ids=lambda fn: fn.name)
+def test_the_default_metric_of_an_objective_scores_it(fn):
+    spec = EXAMPLES[fn.name][0] if fn.name in EXAMPLES else bst.Objective(fn.name)
+    assert bst.Metric.default_for(spec).supports(spec)
 
 
 @pytest.mark.parametrize("fn", [fn for fn in OBJECTIVES if fn.distributed], ids=lambda fn: fn.name)
