@@ -12,7 +12,7 @@ from boosters._lib.checks import require_float, require_int
 
 
 def joined(names: tuple[str, ...]) -> str:
-    """"softmax and one_vs_rest"; "squared, absolute, huber"."""
+    """Names as a message lists them: "softmax and one_vs_rest", "squared, absolute, huber"."""
     return " and ".join(names) if len(names) == 2 else ", ".join(names)
 
 
