@@ -14,6 +14,7 @@ import pytest
 
 import boosters as bst
 from boosters.io.validation import objective_from_json, objective_to_json
+from boosters.objectives import objective as objective_module
 from boosters.objectives import objective_fn, registry
 from boosters.objectives.registry import names as objective_names
 from models.make_models import values
@@ -504,7 +505,9 @@ def test_the_schema_names_every_objective():
         "absolute", "huber", "pinball", "hinge", "one_vs_rest"]
     assert set(objective["properties"]) == {"name", "n_classes", "n_outputs", "ndcg_at", "variance_power",
                                              "n_targets", "alpha", "delta"}
-    # and so every definition and parameter (a new one needs its entry in the schema)
+    # and so every definition and parameter (a new one needs its entry in the schema); Objective's refusal of
+    # an unknown name lists them in the same order
+    assert objective["properties"]["name"]["enum"] == list(objective_module._LISTED)
     assert set(objective["properties"]["name"]["enum"]) == {fn.name for fn in registry.OBJECTIVES}
     assert {p.name for fn in registry.OBJECTIVES for p in fn.parameters} <= set(objective["properties"])
 
