@@ -40,7 +40,7 @@ from boosters.training.histograms._build import FloatHistogramBuilder, Quantized
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.histograms.layout import choose_layout
 from boosters.training._linear_leaves import normal_equations
-from boosters.training.dart import predict_dropped
+from boosters.training.dart import DroppedMargins
 from boosters.training.linear_leaves import add_linear_change, leaf_of_rows
 
 SLOTS = 16  # nodes built per builder call: the state's histogram slots
@@ -76,7 +76,7 @@ class PartitionState:
         self.objective, self.base_scores, self.settings = objective, base_scores, settings
         self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
         self.raw = None  # DART's, linear leaves': this partition's raw rows (trees predict on them)
-        self.dart_pending = None  # DART: (factor, dropped margins) of the round before, put back at the next
+        self.dropped = DroppedMargins()  # DART: the round's dropped trees, put back at the next round's start
         self.linear_leaves = None  # linear leaves: the rows' leaves of the tree linear_sums summed last
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
@@ -419,15 +419,7 @@ def dart_round(state: PartitionState, dart) -> None:
     round before's dropped trees put back at their new scale (+ factor x their margins),
     then this round's dropped trees taken out (`dart`: the round's dart.DartRound, None:
     nothing dropped), their margins kept for the next round."""
-    if state.dart_pending is not None:
-        factor, dropped = state.dart_pending
-        state.margins += factor * dropped.T
-        state.dart_pending = None
-    if dart is not None:
-        factor, trees = dart
-        dropped = predict_dropped(trees, len(state.margins), state.raw, 1)
-        state.margins -= dropped.T
-        state.dart_pending = (factor, dropped)
+    state.dropped.take_out(state.margins, dart, state.raw, 1)
 
 
 def _add_previous(state: PartitionState, previous_leaves) -> None:

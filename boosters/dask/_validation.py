@@ -20,7 +20,7 @@ from boosters.data.groups import query_boundaries
 from boosters.data.validation import as_feature_matrix, as_labels
 from boosters.model.prediction import predict_tree
 from boosters.objectives.registry import METRICS, evaluate, metric_fn
-from boosters.training.dart import predict_dropped
+from boosters.training.dart import scale_down_dropped
 
 
 def check_metric(metric) -> None:
@@ -75,9 +75,7 @@ def add_round(state: ValidationState, trees: list, dart=None) -> None:
     """A round's trees (one per output) added to the margins; with DART (`dart`: the
     round's dart.DartRound), first the dropped trees scaled down as the single-machine
     validation margins are (backend.LocalBackend.val_scores)."""
-    if dart is not None:
-        factor, dropped = dart
-        state.margins -= (1.0 - factor) * predict_dropped(dropped, state.margins.shape[1], state.X, 1)
+    scale_down_dropped(state.margins, dart, state.X, 1)
     state.add(trees)
 
 

@@ -30,7 +30,7 @@ from boosters.data.validation import init_score_columns
 from boosters.model.prediction import predict_tree
 from boosters.objectives.custom import Custom
 from boosters.objectives.registry import make_objective
-from boosters.training.dart import DartRound, predict_dropped
+from boosters.training.dart import DartRound, DroppedMargins, scale_down_dropped
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.linear_leaves import LinearLeafFitter
 from boosters.training.scores import score
@@ -75,6 +75,7 @@ class LocalBackend:
             objective.check_labels(val_set.y)
         mapper, binned = train.binned(config.max_bins, config.seed, config.enable_bundling, n_threads)
         self.base_scores, self.margins = start_margins(objective, train)
+        self.dropped = DroppedMargins()  # DART: a round's dropped trees, out of the margins while it grows
         self.n_outputs = objective.n_outputs
         gradients = np.empty((objective.n_outputs, train.n_rows, 2), dtype=np.float32)
         gradient_kernel = objective.gradient_kernel(self.margins, train.y, train.weights, gradients, n_threads)
@@ -95,22 +96,16 @@ class LocalBackend:
 
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
                     dart: DartRound | None = None) -> list[list]:
-        dropped = None
-        if dart is not None:  # the gradients of the margins without the dropped trees
-            dropped = predict_dropped(dart.trees, self.n_outputs, self.train.X, self.n_threads)
-            self.margins -= dropped.T
+        self.dropped.take_out(self.margins, dart, self.train.X, self.n_threads)  # the gradients without them
         if self.before_round is not None:
             self.before_round()
         self.grower.rounds.learning_rate = learning_rate
         block = self.grower.grow_rounds(first_round, n_rounds)
-        if dropped is not None:  # back, at their new scale
-            self.margins += dart.factor * dropped.T
+        self.dropped.put_back(self.margins)  # at their new scale
         return block
 
     def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[tuple]:
-        if dart is not None:  # the validation margins hold the dropped trees at full scale
-            self.val_margins -= (1.0 - dart.factor) * predict_dropped(dart.trees, self.n_outputs, self.val_X,
-                                                                     self.n_threads)
+        scale_down_dropped(self.val_margins, dart, self.val_X, self.n_threads)
         for k, tree in enumerate(trees):
             self.val_margins[:, k] += predict_tree(tree, self.val_X, self.n_threads, check=False)
         return [(metric, *score(metric, self.val_set, self.val_margins)) for metric in self.config.resolved_metrics]

@@ -14,9 +14,10 @@ learning rate ``lr / (k + a)`` and the dropped ones are scaled by ``k / (k + a)`
 ``a = 1`` (the paper's, LightGBM's default) or ``a = lr`` (``xgboost_dart_mode``,
 XGBoost's ``normalize_type="tree"``).
 
-This module is the forest's side (which rounds drop, the trees' scales); the margins
-are the backend's (`backend.LocalBackend`, boosters.dask's partitions), corrected from
-the dropped trees' predictions on the raw rows, computed once per round (`DartRound`).
+This module is the forest's side (which rounds drop, the trees' scales) and the
+margins' side that every owner of margins applies to its rows (`DroppedMargins`,
+`scale_down_dropped`: `backend.LocalBackend`, boosters.dask's partitions), from the
+dropped trees' predictions on the raw rows, computed once per round (`DartRound`).
 Nothing per tree is kept but its values as grown and its current scale, so the trees of
 the best round (early stopping) can be restored exactly. The random numbers come from
 `config.seed` alone: the model does not depend on the thread count.
@@ -114,6 +115,36 @@ class DartDropout:
     def _set_values(self, forest: Forest, r: int) -> None:
         for k, values in enumerate(self.grown_values[r]):
             forest.trees[r * self.n_outputs + k].value = values * self.scales[r]
+
+
+class DroppedMargins:
+    """A round's dropped trees on the training margins of some rows (one machine's, or
+    a Dask partition's; margins (n_outputs, n_rows)): taken out before the round's
+    gradients (`take_out`), put back at their new scale after its trees (`put_back`,
+    or the next `take_out`)."""
+
+    def __init__(self):
+        self.pending = None  # (factor, the dropped trees' margins (n_rows, n_outputs)) until put back
+
+    def take_out(self, margins: np.ndarray, dart: DartRound | None, X, n_threads: int) -> None:
+        self.put_back(margins)
+        if dart is not None:
+            dropped = predict_dropped(dart.trees, len(margins), X, n_threads)
+            margins -= dropped.T
+            self.pending = (dart.factor, dropped)
+
+    def put_back(self, margins: np.ndarray) -> None:
+        if self.pending is not None:
+            factor, dropped = self.pending
+            margins += factor * dropped.T
+            self.pending = None
+
+
+def scale_down_dropped(val_margins: np.ndarray, dart: DartRound | None, X, n_threads: int) -> None:
+    """Validation margins (n_rows, n_outputs) hold the dropped trees at full scale: they
+    lose (1 - factor) of them before the round's trees are added."""
+    if dart is not None:
+        val_margins -= (1.0 - dart.factor) * predict_dropped(dart.trees, val_margins.shape[1], X, n_threads)
 
 
 def predict_dropped(trees: list[tuple[int, Tree]], n_outputs: int, X, n_threads: int) -> np.ndarray:

@@ -96,6 +96,8 @@ cdef class GrowthLoop:
     cdef Py_ssize_t _push(self, Py_ssize_t n, int64_t node) noexcept nogil
     cdef Py_ssize_t _pop(self, Py_ssize_t n) noexcept nogil
     cdef Py_ssize_t _add(self, int32_t depth, int64_t count) noexcept nogil
+    cdef inline void _add_children(self, const int64_t* parents, Py_ssize_t n, int64_t* lefts,
+                                   int64_t* rights) noexcept nogil
     cdef inline bint _splittable(self, Py_ssize_t node) noexcept nogil
     cdef Py_ssize_t _expand(self, const int64_t* parents, Py_ssize_t n, bint children_final,
                             int64_t* children) noexcept nogil

@@ -322,6 +322,13 @@ cdef class GrowthLoop:
         self.gain[node] = 0.0
         return node
 
+    cdef inline void _add_children(self, const int64_t* parents, Py_ssize_t n, int64_t* lefts,
+                                   int64_t* rights) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(n):
+            lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
+            rights[i] = self._add(self.depth[parents[i]] + 1, 0)
+
     cdef inline bint _splittable(self, Py_ssize_t node) noexcept nogil:
         return (self.has_features and (self.max_depth < 0 or self.depth[node] < self.max_depth)
                 and self.count[node] >= self.min_rows_to_split)
@@ -343,9 +350,7 @@ cdef class GrowthLoop:
         cdef double start
         if self.distributed:
             return self._expand_exchanged(parents, n, children_final, children)
-        for i in range(n):
-            lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
-            rights[i] = self._add(self.depth[parents[i]] + 1, 0)
+        self._add_children(parents, n, lefts, rights)
         for i in range(n):
             p = parents[i]
             split = &self.best[p]
@@ -394,9 +399,7 @@ cdef class GrowthLoop:
         cdef Py_ssize_t i, j, p, small, large, n_sub = 0, n_eval = 0, n_leaves = 0
         cdef Candidate* split
         cdef bint hit, final, need_small, need_large
-        for i in range(n):
-            lefts[i] = self._add(self.depth[parents[i]] + 1, 0)
-            rights[i] = self._add(self.depth[parents[i]] + 1, 0)
+        self._add_children(parents, n, lefts, rights)
         # children at the depth limit are leaves: no histograms (the split still moves their rows)
         final = children_final or (self.max_depth >= 0 and self.depth[lefts[0]] >= self.max_depth)
         for i in range(n):

@@ -153,7 +153,9 @@ cdef class BoostingRounds:
         for j in range(self.loop.n_nodes):
             if self.loop.left[j] < 0:
                 n_leaves += 1
-        if not self.loop.distributed or quantiles.shape[0] != n_leaves:
+        if not self.loop.distributed:
+            raise ValueError("renew_exchanged needs a distributed loop")
+        if quantiles.shape[0] != n_leaves:
             raise ValueError(f"quantiles: one per leaf of the exchanged tree ({n_leaves}), got {quantiles.shape[0]}")
         for j in range(n_leaves):
             self.quantiles[j] = quantiles[j]
