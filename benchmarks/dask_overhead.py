@@ -18,40 +18,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from operator import getitem
 
-import dask.array as da
 import numpy as np
-from dask import delayed
-from distributed import Client, LocalCluster, wait
+from distributed import Client, LocalCluster
 
 import boosters as bst
+from boosters.bench.dask_data import spread_data
 from boosters.dask import _driver, train
-
-
-def make_block(seed: int, rows: int, features: int) -> tuple:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(rows, features))
-    logit = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3]
-    return X, (logit + rng.logistic(size=rows) > 0).astype(np.float64)
-
-
-def spread_data(client, rows: int, features: int) -> tuple:
-    """One partition per worker, each generated on its worker: the scheduler alone may put
-    every block of a generated array on one worker (it did here: a `dask.array.random`
-    array persisted on 2 workers had both blocks on one), which measures one worker, not two."""
-    workers = sorted(client.scheduler_info()["workers"])
-    sizes = [len(part) for part in np.array_split(np.arange(rows), len(workers))]
-    blocks = [client.submit(make_block, i, n, features, workers=[w], pure=False)
-              for i, (n, w) in enumerate(zip(sizes, workers))]
-    X = da.concatenate([da.from_delayed(delayed(getitem)(b, 0), (n, features), np.float64)
-                        for b, n in zip(blocks, sizes)])
-    y = da.concatenate([da.from_delayed(delayed(getitem)(b, 1), (n,), np.float64) for b, n in zip(blocks, sizes)])
-    X, y = client.persist([X, y])
-    wait([X, y])
-    keys = [k for part in X.__dask_keys__() for k in part] + list(y.__dask_keys__())
-    print("blocks on workers:", [holder for holders in client.who_has(keys).values() for holder in holders])
-    return X, y
 
 
 def main() -> None:

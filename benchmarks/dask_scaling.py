@@ -41,16 +41,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from operator import getitem
 
-import dask.array as da
-import numpy as np
 import psutil
-from dask import delayed
-from distributed import Client, wait
+from distributed import Client
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import boosters as bst
+from boosters.bench.dask_data import spread_data
 from boosters.dask import train
 
 
@@ -69,29 +66,6 @@ class CountProcessing(SchedulerPlugin):
 
 def processing_count(dask_scheduler) -> int:
     return dask_scheduler.plugins[CountProcessing.name].count
-
-
-def make_block(seed: int, rows: int, features: int) -> tuple:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(rows, features))
-    logit = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3]
-    return X, (logit + rng.logistic(size=rows) > 0).astype(np.float64)
-
-
-def spread_data(client, rows: int, features: int) -> tuple:
-    """One equal partition per worker, each generated on its worker (as dask_overhead.py)."""
-    workers = sorted(client.scheduler_info()["workers"])
-    sizes = [len(part) for part in np.array_split(np.arange(rows), len(workers))]
-    blocks = [client.submit(make_block, i, n, features, workers=[w], pure=False)
-              for i, (n, w) in enumerate(zip(sizes, workers))]
-    X = da.concatenate([da.from_delayed(delayed(getitem)(b, 0), (n, features), np.float64)
-                        for b, n in zip(blocks, sizes)])
-    y = da.concatenate([da.from_delayed(delayed(getitem)(b, 1), (n,), np.float64) for b, n in zip(blocks, sizes)])
-    X, y = client.persist([X, y])
-    wait([X, y])
-    holders = {h for hs in client.who_has(blocks).values() for h in hs}
-    assert len(holders) == len(workers), f"partitions on {len(holders)} of {len(workers)} workers"
-    return X, y
 
 
 class Cluster:
