@@ -96,7 +96,8 @@ class LocalBackend:
 
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
                     dart: DartRound | None = None) -> list[list]:
-        self.dropped.take_out(self.margins, dart, self.train.X, self.n_threads)  # the gradients without them
+        if dart is not None:  # the gradients of the margins without the dropped trees (an out-of-core
+            self.dropped.take_out(self.margins, dart, self.train.X, self.n_threads)  # Dataset has no X)
         if self.before_round is not None:
             self.before_round()
         self.grower.rounds.learning_rate = learning_rate
