@@ -26,6 +26,7 @@ try:
 except ImportError as exc:  # the module is the adapter: nothing to offer without sklearn
     raise ImportError("boosters.sklearn needs scikit-learn >= 1.6: pip install 'boosters[sklearn]'") from exc
 
+from boosters._lib.docstrings import fill_doc
 from boosters.callbacks import record_evaluation
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
@@ -72,7 +73,8 @@ def _storing_init(defaults: dict):
     return __init__
 
 
-# The constructor parameters every estimator shares, for their docstrings ("%(config_parameters)s").
+# What the estimators' docstrings share, here and in boosters.dask: the fields "%(name)s" that
+# `fill_doc` fills. The Dask estimators' parameters differ in n_threads and add their own.
 # (numpydoc reads a parameter's names from one line)
 _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
                                            if name not in ("growth_strategy", "objective")) + """ : optional
@@ -83,12 +85,57 @@ _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
         (`Objective.custom`).
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
-    n_threads : int, default 0
-        Threads for training and prediction; 0 uses every available core.
+"""
+_IMPORTANCE_TYPE_DOC = """\
     importance_type : str, default "gain"
         The kind of `feature_importances_`: "split", "gain", "cover", "average_gain" or
         "average_cover" (or a `boosters.ImportanceType`).
 """
+_DOCS = {
+    "parameters": _CONFIG_PARAMETERS_DOC + """\
+    n_threads : int, default 0
+        Threads for training and prediction; 0 uses every available core.
+""" + _IMPORTANCE_TYPE_DOC,
+    "class_weight": """
+    class_weight : None, "balanced" or dict, default None
+        Per-class weights ({label: weight}, or "balanced": inversely proportional to the
+        class frequencies), multiplied into `sample_weight`.""",
+    "ndcg_at": """
+    ndcg_at : int, default 10
+        The NDCG truncation level the LambdaRank gradients optimise.""",
+    "classes_": """
+    classes_ : ndarray
+        The labels seen in `fit`, sorted.
+    n_classes_ : int
+        Their number.""",
+    "fitted_attributes": """
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, feature_importances_
+        As in `GBDTRegressor`.""",
+    # fit's and predict's
+    "X": """
+    X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+        Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
+        pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.""",
+    "eval_set": """
+    eval_set : (X_val, y_val) or list of one such pair, optional
+        Scored every round (`evals_result_`); used for early stopping when
+        `early_stopping_rounds` is set.""",
+    "categorical_features_callbacks": """
+    categorical_features : "auto", list of int or str, optional
+        As in `boosters.Dataset`: a frame's categorical columns by default.
+    callbacks : list, optional
+        Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.""",
+    "init_score": """
+    init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+        Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
+        of the objective's constant start; `predict` does not add them (give them to
+        ``booster_.predict(X, init_score=...)``).
+    eval_init_score : array-like, optional
+        Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).""",
+    "X_predict": """
+    X : array-like, sparse matrix or frame of shape (n_samples, n_features)
+        A frame's columns are matched to the training columns by name (any order).""",
+}
 
 
 @contextlib.contextmanager
@@ -102,12 +149,6 @@ def _about(name: str):
         raise ValueError(f"{name}: {exc}") from exc
     except TypeError as exc:
         raise TypeError(f"{name}: {exc}") from exc
-
-
-def _with_config_parameters(cls):
-    """Put the shared parameter descriptions into the class docstring."""
-    cls.__doc__ = cls.__doc__.replace("%(config_parameters)s", _CONFIG_PARAMETERS_DOC)
-    return cls
 
 
 class _GBDTEstimator(BaseEstimator):
@@ -267,7 +308,7 @@ class _GBDTEstimator(BaseEstimator):
         return method(self._check_X(X, reset=False), n_threads=self.n_threads)
 
 
-@_with_config_parameters
+@fill_doc(**_DOCS)
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     """Gradient boosted trees for regression, with the `GBDTConfig` parameters as
     constructor arguments. The objective is squared error unless `objective` names
@@ -278,7 +319,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
     Parameters
     ----------
-%(config_parameters)s
+    %(parameters)s
+
     Attributes
     ----------
     booster_ : GBDTModel
@@ -326,27 +368,15 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
-            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        %(X)s
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Finite targets; several columns train one tree group per column in one model
             (multi-target regression, see `boosters.Objective.squared`).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights (of every target of the row).
-        eval_set : (X_val, y_val) or list of one such pair, optional
-            Scored every round (`evals_result_`); used for early stopping when
-            `early_stopping_rounds` is set.
-        categorical_features : "auto", list of int or str, optional
-            As in `boosters.Dataset`: a frame's categorical columns by default.
-        callbacks : list, optional
-            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
-        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
-            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
-            of the objective's constant start; `predict` does not add them (give them to
-            ``booster_.predict(X, init_score=...)``).
-        eval_init_score : array-like, optional
-            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
+        %(eval_set)s
+        %(categorical_features_callbacks)s
+        %(init_score)s
 
         Returns
         -------
@@ -376,8 +406,7 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            A frame's columns are matched to the training columns by name (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -397,7 +426,7 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         return self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
 
 
-@_with_config_parameters
+@fill_doc(**_DOCS)
 class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     """Gradient boosted trees for classification: logistic loss for two classes, softmax
     for more, unless `objective` names another ("logistic", "softmax", "one_vs_rest",
@@ -410,19 +439,13 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
 
     Parameters
     ----------
-%(config_parameters)s    class_weight : None, "balanced" or dict, default None
-        Per-class weights ({label: weight}, or "balanced": inversely proportional to the
-        class frequencies), multiplied into `sample_weight`.
+    %(parameters)s
+    %(class_weight)s
 
     Attributes
     ----------
-    classes_ : ndarray
-        The labels seen in `fit`, sorted.
-    n_classes_ : int
-        Their number.
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
-feature_importances_
-        As in `GBDTRegressor`.
+    %(classes_)s
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -449,26 +472,14 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
-            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        %(X)s
         y : array-like of shape (n_samples,)
             Class labels of any type (at least two classes).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights.
-        eval_set : (X_val, y_val) or list of one such pair, optional
-            Scored every round (`evals_result_`); used for early stopping when
-            `early_stopping_rounds` is set.
-        categorical_features : "auto", list of int or str, optional
-            As in `boosters.Dataset`: a frame's categorical columns by default.
-        callbacks : list, optional
-            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
-        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
-            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
-            of the objective's constant start; `predict` does not add them (give them to
-            ``booster_.predict(X, init_score=...)``).
-        eval_init_score : array-like, optional
-            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
+        %(eval_set)s
+        %(categorical_features_callbacks)s
+        %(init_score)s
 
         Returns
         -------
@@ -512,8 +523,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            A frame's columns are matched to the training columns by name (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -546,8 +556,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            A frame's columns are matched to the training columns by name (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -572,8 +581,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            A frame's columns are matched to the training columns by name (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -594,7 +602,7 @@ feature_importances_
         return self.classes_[np.argmax(proba, axis=1)]
 
 
-@_with_config_parameters
+@fill_doc(**_DOCS)
 class GBDTRanker(_GBDTEstimator):
     """Gradient boosted trees for learning to rank: LambdaRank
     (`Objective.lambdarank(ndcg_at)`) on integer relevance labels 0..30, rows grouped into
@@ -603,14 +611,12 @@ class GBDTRanker(_GBDTEstimator):
 
     Parameters
     ----------
-%(config_parameters)s    ndcg_at : int, default 10
-        The NDCG truncation level the LambdaRank gradients optimise.
+    %(parameters)s
+    %(ndcg_at)s
 
     Attributes
     ----------
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
-feature_importances_
-        As in `GBDTRegressor`.
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -633,9 +639,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
-            pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.
+        %(X)s
         y : array-like of shape (n_samples,)
             Relevance labels: integers 0..30.
         sample_weight : array-like of shape (n_samples,), optional
@@ -643,10 +647,7 @@ feature_importances_
         eval_set : (X_val, y_val) or list of one such pair, optional
             Scored every round with NDCG (`evals_result_`); early stopping when
             `early_stopping_rounds` is set.
-        categorical_features : "auto", list of int or str, optional
-            As in `boosters.Dataset`.
-        callbacks : list, optional
-            Training callbacks (see `boosters.callbacks`), passed to `GBDTModel.train`.
+        %(categorical_features_callbacks)s
         group : array-like of int, optional
             Keyword-only, as are `qid`, `eval_group` and `eval_qid`. Query sizes, in row
             order (they sum to n_samples), as LightGBM's. Give `group` or `qid`; without
@@ -655,12 +656,7 @@ feature_importances_
             The query id of each row, as XGBoost's; a query's rows must be contiguous.
         eval_group, eval_qid : array-like, optional
             The queries of `eval_set`, as `group` / `qid` (one query without either).
-        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
-            Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
-            of the objective's constant start; `predict` does not add them (give them to
-            ``booster_.predict(X, init_score=...)``).
-        eval_init_score : array-like, optional
-            Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).
+        %(init_score)s
 
         Returns
         -------
@@ -691,8 +687,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : array-like, sparse matrix or frame of shape (n_samples, n_features)
-            A frame's columns are matched to the training columns by name (any order).
+        %(X_predict)s
 
         Returns
         -------

@@ -20,34 +20,49 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from boosters._lib.checks import require_int
+from boosters._lib.docstrings import fill_doc
 from boosters.config import GBDTConfig, Objective
 from boosters.dask._driver import gather
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
 from boosters.objectives import objective_fn
-from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _PARAMETERS, _class_codes, _classification_objective,
-                              _GBDTEstimator, _ranking_objective, _storing_init)
+from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _DOCS, _IMPORTANCE_TYPE_DOC, _PARAMETERS, _class_codes,
+                              _classification_objective, _GBDTEstimator, _ranking_objective, _storing_init)
 
-# n_threads means something else here: the workers' threads are Dask's
-_N_THREADS_DOC = """    n_threads : int, default 0
-        Threads for training and prediction; 0 uses every available core.
-"""
-_PARAMETERS_DOC = _CONFIG_PARAMETERS_DOC.replace(_N_THREADS_DOC, """    n_threads : int, default 0
+# The docstring parts of boosters.sklearn's estimators (fill_doc's fields), with those that differ here:
+# the parameters (n_threads: the workers' threads are Dask's; client and steps), the data (Dask collections).
+_DASK_DOCS = {
+    **_DOCS,
+    "parameters": _CONFIG_PARAMETERS_DOC + """\
+    n_threads : int, default 0
         Threads of each partition's prediction task on its worker; 0 means one (the
         workers' own threads run the partitions in parallel). Training tasks use one.
-""") + """    client : distributed.Client, optional
+""" + _IMPORTANCE_TYPE_DOC + """\
+    client : distributed.Client, optional
         The cluster to train on; None uses ``distributed.default_client()`` at `fit`.
         A pickled estimator leaves it out (unpickled, it uses the default client).
     steps : {"tasks", "actors"}, default "tasks"
         How the growth steps reach the partitions (``boosters.dask.train``'s `steps`):
         "actors" skips the scheduler, with shorter round trips on few partitions.
-"""
-
-
-def _with_parameters(cls):
-    """Put the parameter descriptions into the class docstring."""
-    cls.__doc__ = cls.__doc__.replace("%(parameters)s", _PARAMETERS_DOC)
-    return cls
+""",
+    "X": """
+    X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        Numeric features (NaN is missing) and a DataFrame's pandas category columns
+        (categorical features); a DataFrame's columns name them.""",
+    "sample_weight": """
+    sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+        Non-negative row weights.""",
+    "eval_set": """
+    eval_set : (X_val, y_val) or list of one such pair, optional
+        Dask collections, scored every round (`evals_result_`); used for early
+        stopping when `early_stopping_rounds` is set.""",
+    "X_predict": """
+    X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        A DataFrame's columns are taken by the names of `fit` (any order).""",
+    "fitted_attributes": """
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, feature_importances_
+        As in `DaskGBDTRegressor`.""",
+}
 
 
 class _DaskGBDTEstimator(_GBDTEstimator):
@@ -212,7 +227,7 @@ def _row_class_weights(codes, class_weights):
     return class_weights[codes.astype(np.intp)]
 
 
-@_with_parameters
+@fill_doc(**_DASK_DOCS)
 class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     """Gradient boosted trees for regression on Dask collections: `boosters.sklearn.GBDTRegressor`'s
     parameters and attributes, trained data-parallel with `boosters.dask.train` (squared
@@ -221,7 +236,8 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
 
     Parameters
     ----------
-%(parameters)s
+    %(parameters)s
+
     Attributes
     ----------
     booster_ : GBDTModel
@@ -260,16 +276,11 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            Numeric features (NaN is missing) and a DataFrame's pandas category columns
-            (categorical features); a DataFrame's columns name them.
+        %(X)s
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Finite targets.
-        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
-            Non-negative row weights.
-        eval_set : (X_val, y_val) or list of one such pair, optional
-            Dask collections, scored every round (`evals_result_`); used for early
-            stopping when `early_stopping_rounds` is set.
+        %(sample_weight)s
+        %(eval_set)s
 
         Returns
         -------
@@ -301,8 +312,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            A DataFrame's columns are taken by the names of `fit` (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -326,7 +336,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
         return self._map(X, _predictions)
 
 
-@_with_parameters
+@fill_doc(**_DASK_DOCS)
 class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
     """Gradient boosted trees for classification on Dask collections:
     `boosters.sklearn.GBDTClassifier`'s parameters and attributes, trained data-parallel
@@ -337,19 +347,13 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
 
     Parameters
     ----------
-%(parameters)s    class_weight : None, "balanced" or dict, default None
-        Per-class weights ({label: weight}, or "balanced": inversely proportional to the
-        class frequencies), multiplied into `sample_weight`.
+    %(parameters)s
+    %(class_weight)s
 
     Attributes
     ----------
-    classes_ : ndarray
-        The labels seen in `fit`, sorted.
-    n_classes_ : int
-        Their number.
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
-feature_importances_
-        As in `DaskGBDTRegressor`.
+    %(classes_)s
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -376,16 +380,11 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            Numeric features (NaN is missing) and a DataFrame's pandas category columns
-            (categorical features); a DataFrame's columns name them.
+        %(X)s
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Class labels of any type (at least two classes).
-        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
-            Non-negative row weights.
-        eval_set : (X_val, y_val) or list of one such pair, optional
-            Dask collections, scored every round (`evals_result_`); used for early
-            stopping when `early_stopping_rounds` is set.
+        %(sample_weight)s
+        %(eval_set)s
 
         Returns
         -------
@@ -449,8 +448,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            A DataFrame's columns are taken by the names of `fit` (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -481,8 +479,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            A DataFrame's columns are taken by the names of `fit` (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -512,8 +509,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
-            A DataFrame's columns are taken by the names of `fit` (any order).
+        %(X_predict)s
 
         Returns
         -------
@@ -537,7 +533,7 @@ feature_importances_
         return self._map(X, partial(_labels, classes=self.classes_), dtype=self.classes_.dtype)
 
 
-@_with_parameters
+@fill_doc(**_DASK_DOCS)
 class DaskGBDTRanker(_DaskGBDTEstimator):
     """Gradient boosted trees for learning to rank on Dask collections:
     `boosters.sklearn.GBDTRanker`'s parameters and attributes (LambdaRank by default, or
@@ -546,14 +542,12 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
 
     Parameters
     ----------
-%(parameters)s    ndcg_at : int, default 10
-        The NDCG truncation level the LambdaRank gradients optimise.
+    %(parameters)s
+    %(ndcg_at)s
 
     Attributes
     ----------
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, \
-feature_importances_
-        As in `DaskGBDTRegressor`.
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -580,10 +574,10 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        %(X)s
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Relevance labels (integers 0..30 for LambdaRank).
-        sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
+        %(sample_weight)s
         eval_set : (X_val, y_val) or a list of one such pair, optional
             Scored after every round (NDCG@ndcg_at by default), for `evals_result_` and
             early stopping; its queries given by `eval_qid`.
@@ -630,7 +624,7 @@ feature_importances_
 
         Parameters
         ----------
-        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        %(X_predict)s
 
         Returns
         -------
