@@ -3,6 +3,7 @@ model each round, checked when made, compared, hashed and saved with a model."""
 
 from __future__ import annotations
 
+from boosters._lib.docstrings import fill_doc
 from boosters.objectives.base import _SetOnce
 from boosters.objectives.objective import Objective
 from boosters.objectives.parameters import K, argument_texts, label_text
@@ -10,6 +11,20 @@ from boosters.objectives.registry import METRICS, checked, metric_fn, metric_nam
 
 # the order in which the parameters are checked: a first bad one is the one reported
 _CHECK_ORDER = ("k", "variance_power", "threshold", "alpha", "delta")
+
+
+def _factory_doc(factory):
+    """Fill the %(returns_and_example)s field of a factory without parameters: its Returns, and
+    an example that makes the metric (its repr)."""
+    return fill_doc(returns_and_example=f"""
+        Returns
+        -------
+        Metric
+
+        Examples
+        --------
+        >>> bst.Metric.{factory.__name__}()
+        Metric.{factory.__name__}()""")(factory)
 
 
 class Metric(_SetOnce):
@@ -79,112 +94,70 @@ class Metric(_SetOnce):
         self.name = fn.name  # an alias saves and compares as its metric
 
     @staticmethod
+    @_factory_doc
     def rmse() -> "Metric":
         """Root mean squared error (regression); of a multi-target model, the mean over its
         targets of each target's RMSE.
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.rmse()
-        Metric.rmse()
+        %(returns_and_example)s
         """
         return Metric("rmse")
 
     @staticmethod
+    @_factory_doc
     def mae() -> "Metric":
         """Mean absolute error (regression); of a multi-target model, the mean over its
         targets of each target's MAE.
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.mae()
-        Metric.mae()
+        %(returns_and_example)s
         """
         return Metric("mae")
 
     @staticmethod
+    @_factory_doc
     def logloss() -> "Metric":
         """Binary (logistic) or multiclass (softmax) log loss.
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.logloss()
-        Metric.logloss()
+        %(returns_and_example)s
         """
         return Metric("logloss")
 
     @staticmethod
+    @_factory_doc
     def auc() -> "Metric":
         """Area under the ROC curve of the margins (logistic, hinge); a probability label y
         counts as weight y positive and 1 - y negative (as XGBoost's ``auc``).
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.auc()
-        Metric.auc()
+        %(returns_and_example)s
         """
         return Metric("auc")
 
     @staticmethod
+    @_factory_doc
     def accuracy() -> "Metric":
         """Share of rows whose predicted class is the label: margin > 0 (logistic, hinge) or
         the largest margin (softmax, one_vs_rest). A probability label y counts y right
         for class 1 and 1 - y for class 0 (as XGBoost's ``error``).
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.accuracy()
-        Metric.accuracy()
+        %(returns_and_example)s
         """
         return Metric("accuracy")
 
     @staticmethod
+    @_factory_doc
     def multiclass_logloss() -> "Metric":
         """Multiclass log loss (softmax; the default metric for it).
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.multiclass_logloss()
-        Metric.multiclass_logloss()
+        %(returns_and_example)s
         """
         return Metric("multiclass_logloss")
 
     @staticmethod
+    @_factory_doc
     def multiclass_accuracy() -> "Metric":
         """Share of rows whose most probable class is the label (softmax).
 
-        Returns
-        -------
-        Metric
-
-        Examples
-        --------
-        >>> bst.Metric.multiclass_accuracy()
-        Metric.multiclass_accuracy()
+        %(returns_and_example)s
         """
         return Metric("multiclass_accuracy")
 
