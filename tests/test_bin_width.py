@@ -19,7 +19,7 @@ from boosters.training.histograms._quantize import max_levels
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training.split._split import QuantizedSplitFinder
 
-from naive import binned_from_dense, naive_packed_histogram, random_gradients
+from support.naive import binned_from_dense, naive_packed_histogram, random_gradients
 
 N_BINS = [256, 3, 17, 300, 2]  # uint8 and uint16 columns: row-wise and column-wise kernels
 

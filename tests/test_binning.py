@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 from boosters.data.binned import U8, U16
 from boosters.data.binning import BinMapper, feature_upper_edges
 
-from naive import naive_bins
+from support.naive import naive_bins
 
 
 def fit_transform(X, **kwargs):

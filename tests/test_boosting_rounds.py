@@ -11,7 +11,7 @@ from boosters.model.prediction import predict_tree
 from boosters.objectives.registry import make_objective
 from boosters.training.growth import grower as grower_module
 from boosters.training.growth.grower import TreeGrower
-from tree_compare import assert_same_model, assert_same_tree_list
+from support.tree_compare import assert_same_model, assert_same_tree_list
 
 N_ROUNDS = 10
 CASES = {

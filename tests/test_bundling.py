@@ -13,7 +13,7 @@ from boosters.training.histograms._quantize import max_levels
 from boosters.training.partition._partition import RowPartitioner
 from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
 
-from naive import naive_best_split, naive_histogram, naive_packed_histogram
+from support.naive import naive_best_split, naive_histogram, naive_packed_histogram
 
 
 def one_hot_data(n=6000, seed=0):

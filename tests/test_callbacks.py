@@ -23,8 +23,8 @@ from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
 from boosters.objectives import evaluate
 from test_training_behaviour import gradients, leaf_index
-from child_python import python_popen
-from tree_compare import assert_same_trees
+from support.child_python import python_popen
+from support.tree_compare import assert_same_trees
 
 
 def regression(n=600, seed=0, noise=0.3):

@@ -23,8 +23,8 @@ from boosters.data.categories import MAX_CATEGORIES
 from boosters.model.prediction import predict_tree
 from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
-from naive import naive_goes_left
-from tree_compare import assert_same_model, assert_same_trees
+from support.naive import naive_goes_left
+from support.tree_compare import assert_same_model, assert_same_trees
 
 
 def categorical_data(n=3000, k=12, seed=1, missing=0.0, n_numeric=1):
@@ -516,8 +516,8 @@ def test_trees_equal_the_naive_reference(case):
     """Whole trees against naive_grower.py (an independent NumPy implementation of the
     documented rules): structure, row counts, default directions and category sets
     exactly; values, covers and gains to float64 rounding (as test_naive_grower.py)."""
-    import naive_grower as naive
-    from matched_params import boosters_config
+    from support import naive_grower as naive
+    from support.matched_params import boosters_config
 
     X, y = reference_data(seed=len(str(case)))
     if case.get("objective") == "logistic":

@@ -242,7 +242,7 @@ def test_metric_names_defaults_and_support():
 # -- against LightGBM and XGBoost -----------------------------------------------------------
 
 def lightgbm_params(objective, **extra):
-    """Leaf-wise, as tests/matched_params.py; leaves limited by the exact hessian sum
+    """Leaf-wise, as tests/support/matched_params.py; leaves limited by the exact hessian sum
     (min_child_weight 5) as both libraries estimate min_samples_leaf's row count from
     hessians, each its own way (user guide, min_samples_leaf)."""
     return dict(objective=objective, num_leaves=15, learning_rate=0.1, min_sum_hessian_in_leaf=5.0, min_data_in_leaf=1,

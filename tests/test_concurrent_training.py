@@ -10,7 +10,7 @@ import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman
-from tree_compare import assert_same_model
+from support.tree_compare import assert_same_model
 
 CONFIGS = {
     "f64 leaf-wise": dict(histogram_mode="f64", growth_strategy="leafwise", max_depth=None, n_leaves=31),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from child_python import python_run
+from support.child_python import python_run
 
 
 def small_data(n=300, d=4, seed=0):

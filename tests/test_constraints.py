@@ -9,7 +9,7 @@ import pytest
 import xgboost as xgb
 
 import boosters as bst
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 MODES = ["f64", "i16"]
 GROWTH = ["depthwise", "leafwise"]
@@ -431,7 +431,7 @@ def test_constrained_scan_matches_brute_force(params):
     random allowed subsets: the finder's best split is brute force's."""
     from boosters._testing.kernels import find_best_splits
     from boosters.training.split._split import FloatSplitFinder
-    from naive import binned_from_dense, dense_bins, naive_histogram, random_gradients
+    from support.naive import binned_from_dense, dense_bins, naive_histogram, random_gradients
 
     rng = np.random.default_rng(30)
     n_bins = [2, 3, 17, 64, 9]

@@ -25,7 +25,7 @@ import boosters as bst
 from boosters.convert import from_lightgbm
 from boosters.convert.lightgbm import ZERO_THRESHOLD, zero_as_missing_split
 from test_model_files import fuzz_settings
-from child_python import python_run
+from support.child_python import python_run
 
 RTOL = ATOL = 1e-12
 

@@ -163,7 +163,7 @@ def test_default_metrics_are_the_objectives_deviances():
 # -- against LightGBM -----------------------------------------------------------------------
 
 def matched_configs(kind, n_rounds, min_samples_leaf=20, min_child_weight=1e-3):
-    """The same leaf-wise setting in boosters and LightGBM (see tests/matched_params.py)."""
+    """The same leaf-wise setting in boosters and LightGBM (see tests/support/matched_params.py)."""
     ours = bst.GBDTConfig(objective=objective_of(kind), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,
                           min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, l2=0.0,

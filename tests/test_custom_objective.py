@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 STRUCTURE = ("split_feature", "threshold", "default_left", "left_child", "right_child")
 

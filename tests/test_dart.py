@@ -18,7 +18,7 @@ from boosters.io.validation import DART_FIELDS, config_from_json, config_to_json
 from boosters.sklearn import GBDTRegressor
 from boosters.training.dart import DartDropout
 from boosters.objectives import evaluate
-from tree_compare import same_trees
+from support.tree_compare import same_trees
 
 # incrementally corrected margins against a fresh prediction of the final trees: sums of
 # the same numbers in another order and scaled copies, ~1e-15 relative apart

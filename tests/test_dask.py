@@ -28,7 +28,7 @@ from boosters.objectives.registry import make_objective
 from boosters._testing.kernels import sample_rows
 from boosters.training._sampling import goss_draw_range, goss_scores
 from boosters.training.sampling import make_row_sampler
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 CHUNKS = 350  # 4 partitions of 1200 rows, the last one short (first-row offsets are exercised)
 

@@ -20,7 +20,7 @@ from test_dask import (
     lose_a_worker_at,
     make_data, objective_labels, train_with_validation,
 )
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 ACTORS = dict(steps="actors")
 

@@ -25,7 +25,7 @@ from sklearn.exceptions import NotFittedError
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, DaskGBDTRanker, DaskGBDTRegressor, train
 from boosters.sklearn import GBDTClassifier, GBDTRanker, GBDTRegressor
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 CHUNKS = 350  # 1200 rows: partitions of 350, 350, 350, 150
 

@@ -22,7 +22,7 @@ from distributed import Client, LocalCluster
 import boosters as bst
 from boosters.dask import _driver, train
 from boosters.dask._driver import Partitions
-from child_python import python_popen
+from support.child_python import python_popen
 
 TIMEOUT = 60  # seconds: a test fails (never hangs) when the training neither ends nor fails by then
 CONFIG = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16")

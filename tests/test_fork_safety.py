@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from boosters._lib.threads import _omp_num_threads_env, available_cpus, max_n_threads
-from child_python import python_popen
+from support.child_python import python_popen
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork and libgomp: Linux")
 

@@ -10,7 +10,7 @@ from boosters._testing.kernels import (
     subtract_histograms,
 )
 
-from naive import binned_from_dense, naive_histogram, random_binned, random_gradients
+from support.naive import binned_from_dense, naive_histogram, random_binned, random_gradients
 
 N_BINS = [256, 3, 17, 300, 2, 64, 256, 1000]  # uint8 and uint16 features mixed
 

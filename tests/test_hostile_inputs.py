@@ -7,7 +7,7 @@ import pytest
 
 import boosters as bst
 from boosters._lib.threads import max_n_threads
-from child_python import python_run
+from support.child_python import python_run
 
 
 def _model(n=2000, d=5, seed=0):

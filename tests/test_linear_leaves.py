@@ -19,7 +19,7 @@ from boosters.model.forest import Forest
 from boosters.model.prediction import predict_tree
 from boosters.model.tree import Tree
 from boosters.training.linear_leaves import newton_coefficients, path_features
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 
 def piecewise_linear(n, seed=0, nan_share=0.0, step=None):

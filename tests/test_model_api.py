@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import boosters as bst
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 TREE_ARRAYS = ("split_feature", "threshold", "threshold_bin", "default_left", "left_child",
                "right_child", "value", "gain", "cover", "n_samples")

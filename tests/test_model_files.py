@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import boosters as bst
-from child_python import python_popen, python_run
+from support.child_python import python_popen, python_run
 
 TREE_ARRAYS = {"split_feature": np.int32, "threshold": np.float64, "threshold_bin": np.int32,
                "default_left": np.uint8, "left_child": np.int32, "right_child": np.int32,

@@ -22,7 +22,7 @@ from boosters.callbacks import record_evaluation
 from boosters.io.validation import objective_from_json
 from boosters.sklearn import GBDTRegressor
 from boosters.objectives import evaluate
-from tree_compare import assert_same_tree_list
+from support.tree_compare import assert_same_tree_list
 
 
 def targets_data(n=400, n_features=5, seed=0):
@@ -224,7 +224,7 @@ LIGHTGBM_MATCHED = dict(n_estimators=20, learning_rate=0.1, num_leaves=15, min_c
 def test_each_target_equals_lightgbm_on_integer_features():
     """LightGBM has no multi-target trees: one LGBMRegressor per column (scikit-learn's
     MultiOutputRegressor). Integer features bin the same in both libraries, so each
-    target's trees are LightGBM's (matched leaf-wise settings, tests/matched_params.py):
+    target's trees are LightGBM's (matched leaf-wise settings, tests/support/matched_params.py):
     margins within 1e-6 after 20 rounds (float64 sums in another order, LightGBM's leaf
     values rounded in its model; measured: at most 1.4e-7, on the target of scale 30)."""
     rng = np.random.default_rng(4)

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import boosters as bst
-import naive_grower as naive
-from matched_params import boosters_config
-from prebinned import positive_weights, prebinned_data
-from tree_compare import assert_same_as_naive
+from support import naive_grower as naive
+from support.matched_params import boosters_config
+from support.prebinned import positive_weights, prebinned_data
+from support.tree_compare import assert_same_as_naive
 
 
 def train_both(X, y, n_rounds, weights=None, **params):

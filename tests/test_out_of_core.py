@@ -24,8 +24,8 @@ import pytest
 import boosters as bst
 from boosters.data.bundling import find_bundles
 from boosters.data.out_of_core import OutOfCoreDataset
-from child_python import python_popen, python_run
-from tree_compare import assert_same_model
+from support.child_python import python_popen, python_run
+from support.tree_compare import assert_same_model
 
 
 def small_data(n_rows=3000, seed=0):

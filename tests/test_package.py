@@ -71,9 +71,10 @@ def test_child_interpreters_start_outside_the_repository():
 
     tests = pathlib.Path(__file__).parent
     direct = []
-    for path in sorted(tests.glob("*.py")):
+    for path in sorted(tests.rglob("*.py")):  # every test file and helper, in every folder
         lines = path.read_text().splitlines()
-        direct += [f"{path.name}:{n + 1}" for n, line in enumerate(lines) if path.name != "child_python.py"
+        name = path.relative_to(tests).as_posix()
+        direct += [f"{name}:{n + 1}" for n, line in enumerate(lines) if name != "support/child_python.py"
                    and re.search(r"sys\.executable\s*[,\]]", line)
                    and "cwd=" not in " ".join(lines[n:n + 3])]  # a call that names its directory
     assert direct == [], f"start child interpreters with child_python.python_run/popen: {direct}"

@@ -11,7 +11,7 @@ from boosters.model._predict import PackedForest, float32_thresholds, predict_fo
 from boosters.model.forest import Forest
 from boosters.model.tree import Tree
 
-from naive import naive_predict_forest
+from support.naive import naive_predict_forest
 from test_predict_kernel import make_X, make_forest, random_tree
 from test_predict_leaf import naive_leaf
 

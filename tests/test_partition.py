@@ -6,7 +6,7 @@ import pytest
 from boosters._testing.kernels import node_count, node_rows, split, split_many
 from boosters.training.partition._partition import RowPartitioner
 
-from naive import binned_from_dense, dense_bins, naive_partition
+from support.naive import binned_from_dense, dense_bins, naive_partition
 
 N_BINS = [256, 3, 17, 300, 2, 1000, 65536]  # uint8 and uint16 features mixed
 MISSING = [0.1, 0.3, 0.0, 0.2, 0.5, 0.05, 0.1]

@@ -8,7 +8,7 @@ from boosters.model.forest import Forest
 from boosters.model.prediction import predict_tree
 from boosters.model.tree import Tree
 
-from naive import naive_predict_forest, naive_predict_tree
+from support.naive import naive_predict_forest, naive_predict_tree
 
 N_FEATURES = 6
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import boosters as bst
 from boosters.model import prediction
-from naive import naive_goes_left
+from support.naive import naive_goes_left
 
 
 def naive_leaf(tree, x) -> int:

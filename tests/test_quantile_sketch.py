@@ -20,7 +20,7 @@ from boosters.dask._sketch_edges import SIZE_PER_BIN, merge_sketches, sketch_bin
 from boosters.data.binning import BinMapper
 from boosters.data.quantile_sketch import QuantileSketch, WeightedQuantileSummary as Summary
 from test_dask import clients, dask_train  # noqa: F401 (clients: the fixture)
-from tree_compare import assert_same_trees
+from support.tree_compare import assert_same_trees
 
 TOL = 1e-9
 

@@ -12,8 +12,8 @@ from boosters.training.histograms._quantize import max_levels
 from boosters.training.split._split import QuantizedSplitFinder
 from boosters.training.backend import resolve_histogram_mode
 
-from naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
-from tree_compare import assert_same_trees
+from support.naive import binned_from_dense, naive_best_split, naive_packed_histogram, random_binned, random_gradients
+from support.tree_compare import assert_same_trees
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 

@@ -15,7 +15,7 @@ from boosters.objectives import _gradients
 from boosters.training._sampling import RowSampler
 from boosters.objectives.ranking import average_precision, ideal_dcg, ndcg
 from boosters.objectives.registry import make_objective
-from child_python import python_run
+from support.child_python import python_run
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_metric_names():
 # -- training -----------------------------------------------------------------------------
 
 def matched_configs(n_rounds, ndcg_at=10, n_leaves=7):
-    """The same leaf-wise setting in boosters and LightGBM (see tests/matched_params.py)."""
+    """The same leaf-wise setting in boosters and LightGBM (see tests/support/matched_params.py)."""
     ours = bst.GBDTConfig(objective=bst.Objective.lambdarank(ndcg_at), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=n_leaves, max_depth=None,
                           min_child_weight=1e-3, min_samples_leaf=20, l2=0.0, histogram_mode="f64", max_bins=256)

@@ -24,7 +24,7 @@ from boosters.objectives import _gradients, _quantile
 from boosters.objectives import evaluate
 from boosters.objectives.registry import make_objective
 from boosters.training.sampling import make_row_sampler
-from tree_compare import assert_same_tree_list, assert_same_trees
+from support.tree_compare import assert_same_tree_list, assert_same_trees
 
 KINDS = ["absolute", "huber", "pinball"]
 DELTA = 1.0
@@ -283,7 +283,7 @@ def test_huber_leaves_are_newton_steps():
 # -- against LightGBM and XGBoost ---------------------------------------------------------------
 
 def matched_configs(kind, n_rounds, min_child_weight=5.0):
-    """The same leaf-wise setting in boosters and LightGBM (see tests/matched_params.py);
+    """The same leaf-wise setting in boosters and LightGBM (see tests/support/matched_params.py);
     leaves limited by the exact hessian sum (min_child_weight), as test_count_objectives."""
     ours = bst.GBDTConfig(objective=objective_of(kind), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,

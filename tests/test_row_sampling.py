@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-import naive_grower as naive
+from support import naive_grower as naive
 from boosters.bench.datasets import make_covertype, make_friedman, train_test_split
 from boosters.model.prediction import predict_tree
 from boosters._testing.kernels import sample_rows
@@ -22,9 +22,9 @@ from boosters.training._sampling import RowSampler
 from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.sampling import goss_warmup_rounds, make_row_sampler
-from matched_params import boosters_config, lightgbm_params
-from prebinned import prebinned_data
-from tree_compare import assert_same_as_naive, goes_left
+from support.matched_params import boosters_config, lightgbm_params
+from support.prebinned import prebinned_data
+from support.tree_compare import assert_same_as_naive, goes_left
 
 SAMPLING_SALT = 0x3C6EF372FE94F82B
 GOSS = dict(goss_top_rate=0.2, goss_other_rate=0.1)

@@ -11,8 +11,8 @@ from boosters.training.histograms._build import FloatHistogramBuilder, Quantized
 from boosters.training.histograms._quantize import max_levels
 from boosters.training.histograms.layout import MAX_ROWWISE_COLUMNS, choose_layout
 
-from naive import naive_histogram, random_binned, random_gradients
-from tree_compare import assert_same_trees
+from support.naive import naive_histogram, random_binned, random_gradients
+from support.tree_compare import assert_same_trees
 
 N_BINS = [256, 3, 17, 300, 2, 64, 1000, 40]  # uint8 columns row-wise, uint16 ones column-wise
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from tree_compare import differing_tree_arrays
+from support.tree_compare import differing_tree_arrays
 
 
 def continuous_data(n, d=4, seed=0, nan_share=0.05):

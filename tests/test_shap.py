@@ -15,7 +15,7 @@ import shap
 
 import boosters as bst
 from boosters.explain import shap as shap_module
-from naive import naive_goes_left as goes_left
+from support.naive import naive_goes_left as goes_left
 from test_convert_lightgbm import leaf_weights, weightless_rows_booster
 
 # The brute force and the kernel add the same terms in different orders: float64

@@ -23,7 +23,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import boosters as bst
 from boosters.sklearn import CONFIG_PARAMS, GBDTClassifier, GBDTRanker, GBDTRegressor
-from child_python import python_run
+from support.child_python import python_run
 
 N_THREADS = 2
 

@@ -20,7 +20,7 @@ from boosters.data import dataset as dataset_module
 from boosters.data.binning import BinMapper
 from boosters.data.sparse import as_sparse_matrix
 from boosters.data.sparse_binning import fit_sparse
-from child_python import python_run
+from support.child_python import python_run
 
 FORMATS = {
     "csr_array": sp.csr_array, "csr_matrix": sp.csr_matrix,

@@ -8,7 +8,7 @@ import pytest
 from boosters._testing.kernels import find_best_splits, leaf_weight
 from boosters.training.split._split import FloatSplitFinder
 
-from naive import binned_from_dense, dense_bins, naive_best_split, naive_histogram, random_gradients
+from support.naive import binned_from_dense, dense_bins, naive_best_split, naive_histogram, random_gradients
 
 # f0: 2 bins (one value bin), f2: no missing values, f6: only missing values
 N_BINS = [2, 3, 17, 256, 300, 1000, 9, 64]

@@ -10,9 +10,9 @@ import pytest
 import xgboost as xgb
 
 import boosters as bst
-import naive_grower
+from support import naive_grower
 from boosters.training.trainer import GBDTTrainer
-from tree_compare import assert_same_trees, assert_trees_match, xgboost_trees
+from support.tree_compare import assert_same_trees, assert_trees_match, xgboost_trees
 
 
 # ----------------------------------------------------------------------------------

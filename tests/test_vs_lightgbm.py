@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 import boosters as bst
-import naive_grower as naive
-from matched_params import boosters_config, lightgbm_params
-from prebinned import positive_weights, prebinned_data
-from tree_compare import assert_trees_match, lightgbm_trees
+from support import naive_grower as naive
+from support.matched_params import boosters_config, lightgbm_params
+from support.prebinned import positive_weights, prebinned_data
+from support.tree_compare import assert_trees_match, lightgbm_trees
 
 N_ROUNDS = 5
 LEAFWISE = dict(leafwise=True, max_depth=None, n_leaves=31, min_child_weight=1e-3, learning_rate=0.3)

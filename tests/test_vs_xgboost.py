@@ -17,10 +17,10 @@ import pytest
 import xgboost as xgb
 
 import boosters as bst
-import naive_grower as naive
-from matched_params import boosters_config, xgboost_params
-from prebinned import positive_weights, prebinned_data
-from tree_compare import assert_trees_match, xgboost_trees
+from support import naive_grower as naive
+from support.matched_params import boosters_config, xgboost_params
+from support.prebinned import positive_weights, prebinned_data
+from support.tree_compare import assert_trees_match, xgboost_trees
 
 N_ROUNDS = 5
 

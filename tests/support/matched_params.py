@@ -7,7 +7,7 @@ bin differently (merging rare values, dropping features) is switched off.
 """
 
 import boosters as bst
-import naive_grower as naive
+from . import naive_grower as naive
 
 LIGHTGBM_OBJECTIVES = {"squared": "regression", "logistic": "binary", "softmax": "multiclass"}
 XGBOOST_OBJECTIVES = {"squared": "reg:squarederror", "logistic": "binary:logistic", "softmax": "multi:softprob"}

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import naive_grower as naive
+from . import naive_grower as naive
 
 
 @dataclass
