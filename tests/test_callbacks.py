@@ -22,7 +22,7 @@ from boosters.io.atomic import write_atomically
 from boosters.training import callbacks as training_callbacks, scores
 from boosters.training.interrupt import InterruptGuard
 from boosters.objectives import evaluate
-from test_training_behaviour import gradients, leaf_index
+from support.numpy_references import gradients, leaf_index
 from support.child_python import python_popen
 from support.tree_compare import assert_same_trees
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from test_concurrent_training import in_threads
+from support.threads import in_threads
 
 N_JOBS = 8
 

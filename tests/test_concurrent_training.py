@@ -3,14 +3,13 @@
 trainings really run side by side, and each must give exactly the model it gives alone
 (no state shared between trainings, nothing that depends on the other thread)."""
 
-import threading
-
 import numpy as np
 import pytest
 
 import boosters as bst
 from boosters.bench.datasets import make_covertype, make_friedman
 from support.tree_compare import assert_same_model
+from support.threads import in_threads
 
 CONFIGS = {
     "f64 leaf-wise": dict(histogram_mode="f64", growth_strategy="leafwise", max_depth=None, n_leaves=31),
@@ -23,29 +22,6 @@ CONFIGS = {
 def train(X, y, objective, settings, n_threads):
     config = bst.GBDTConfig(n_estimators=12, learning_rate=0.2, objective=objective, **settings)
     return bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=n_threads)
-
-
-def in_threads(jobs):
-    """Run the jobs (callables) in one Python thread each, all at once; their results."""
-    results = [None] * len(jobs)
-    errors = []
-    start = threading.Barrier(len(jobs))
-
-    def run(i):
-        try:
-            start.wait()
-            results[i] = jobs[i]()
-        except BaseException as error:  # re-raised in the test's thread
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

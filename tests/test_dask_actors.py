@@ -15,7 +15,7 @@ from distributed import Client, LocalCluster
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, train
 from boosters.dask._driver import Partitions, balanced
-from test_dask import (
+from support.dask_clusters import (
     CHUNKS, DEPTHWISE, GOSS, LEAFWISE, clients, dask_train, kill_first_worker,  # noqa: F401
     lose_a_worker_at,
     make_data, objective_labels, train_with_validation,

@@ -11,7 +11,7 @@ import boosters as bst
 from boosters.dask import _partition_state as tasks
 from boosters.dask._driver import DRIVER_FANIN, DriverSum, held_parts, localized, pairwise_levels, reduction_tree
 from boosters.dask._step_runner import fold
-from test_dask import clients, dask_train, make_data  # noqa: F401
+from support.dask_clusters import clients, dask_train, make_data  # noqa: F401
 from support.tree_compare import assert_same_trees
 
 PLACEMENTS = {"one worker": ["a"] * 13, "contiguous": ["a"] * 7 + ["b"] * 6, "interleaved": ["a", "b"] * 6 + ["a"],

@@ -17,7 +17,7 @@ import boosters as bst
 from boosters.model.prediction import predict_tree
 from boosters.objectives.registry import make_objective
 from boosters.training.growth.grower import TreeGrower
-from test_constraints import assert_monotone, assert_paths_within_groups
+from support.constraint_checks import assert_monotone, assert_paths_within_groups
 
 GOSS = dict(goss_top_rate=0.3, goss_other_rate=0.2, learning_rate=0.5)  # 1/lr = 2 warm-up rounds
 

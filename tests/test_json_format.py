@@ -5,7 +5,7 @@ the very arrays the .npz holds and checked by the same validation.
 Round trips are exact: the same arrays (dtype and bits) as the .npz, and predictions equal
 to the original model's bit for bit (the same trees, summed in the same order). Bad or
 hostile documents raise ValueError("not a valid boosters model: ...") naming the field.
-The fuzz tests reuse tests/test_model_files.py's models, reference checker and strategies;
+The fuzz tests reuse tests/support/model_files.py's models, reference checker and strategies;
 `BOOSTERS_FUZZ_EXAMPLES=N` runs N cases per fuzz test.
 """
 
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import boosters as bst
 from boosters.io import json_format, npz_format
-from test_model_files import (N_FEATURES, TREE_ARRAYS, assert_predicts_like_reference, decode, fuzz_settings,
+from support.model_files import (N_FEATURES, TREE_ARRAYS, assert_predicts_like_reference, decode, fuzz_settings,
                               json_values, model_bytes, query_rows, reference_is_valid, values)
 
 SCHEMA = json.loads(resources.files("boosters.io").joinpath("model.schema.json").read_text())

@@ -12,8 +12,8 @@ from boosters.model.forest import Forest
 from boosters.model.tree import Tree
 
 from support.naive import naive_predict_forest
-from test_predict_kernel import make_X, make_forest, random_tree
-from test_predict_leaf import naive_leaf
+from support.random_forests import make_X, make_forest, random_tree
+from support.naive import naive_leaf
 
 
 def packed(forest: Forest) -> PackedForest:

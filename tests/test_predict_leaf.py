@@ -8,15 +8,7 @@ import scipy.sparse as sp
 
 import boosters as bst
 from boosters.model import prediction
-from support.naive import naive_goes_left
-
-
-def naive_leaf(tree, x) -> int:
-    """Walk one row down one tree, one node at a time (the rule of model/_predict.pyx)."""
-    node = 0
-    while tree.split_feature[node] >= 0:
-        node = tree.left_child[node] if naive_goes_left(tree, node, x) else tree.right_child[node]
-    return node
+from support.naive import naive_goes_left, naive_leaf
 
 
 def naive_leaves(model, X) -> np.ndarray:

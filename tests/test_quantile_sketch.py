@@ -19,7 +19,7 @@ import boosters as bst
 from boosters.dask._sketch_edges import SIZE_PER_BIN, merge_sketches, sketch_bin_mapper, sketch_partition
 from boosters.data.binning import BinMapper
 from boosters.data.quantile_sketch import QuantileSketch, WeightedQuantileSummary as Summary
-from test_dask import clients, dask_train  # noqa: F401 (clients: the fixture)
+from support.dask_clusters import clients, dask_train  # noqa: F401 (clients: the fixture)
 from support.tree_compare import assert_same_trees
 
 TOL = 1e-9

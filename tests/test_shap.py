@@ -16,7 +16,7 @@ import shap
 import boosters as bst
 from boosters.explain import shap as shap_module
 from support.naive import naive_goes_left as goes_left
-from test_convert_lightgbm import leaf_weights, weightless_rows_booster
+from support.lightgbm_models import leaf_weights, weightless_rows_booster
 
 # The brute force and the kernel add the same terms in different orders: float64
 # round-off of sums of a few hundred terms of size ~1.

@@ -169,6 +169,14 @@ def naive_goes_left(tree, node: int, x) -> bool:
     return bool(v <= tree.threshold[node])
 
 
+def naive_leaf(tree, x) -> int:
+    """Walk one row down one tree, one node at a time (the rule of model/_predict.pyx)."""
+    node = 0
+    while tree.split_feature[node] >= 0:
+        node = tree.left_child[node] if naive_goes_left(tree, node, x) else tree.right_child[node]
+    return node
+
+
 def naive_predict_tree(tree, X: np.ndarray) -> np.ndarray:
     """One tree's value for every row by plain traversal (all rows step together): NaN
     follows default_left, else x <= threshold goes left (the comparison in float64)."""
