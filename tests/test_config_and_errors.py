@@ -401,7 +401,7 @@ def test_softmax_integer_labels_of_any_dtype_accepted():
         assert model.predict(X).shape == (len(y), 3)
 
 
-# (300, 2) is two targets per row (multi-target regression: tests/test_multi_target.py)
+# (300, 2) is two targets per row (multi-target regression: tests/training/test_multi_target.py)
 @pytest.mark.parametrize("y_shape", [(299,), (301,), (299, 2), (300, 2, 1), (1, 300)])
 def test_labels_of_the_wrong_shape(y_shape):
     X, _ = small_data()

@@ -1,4 +1,4 @@
-"""Writes the model files that tests/test_model_compatibility.py loads: one small model per
+"""Writes the model files that tests/io/test_model_compatibility.py loads: one small model per
 kind of content a file can hold, saved by the format of this version, with the rows it
 predicts and its predictions. Run once when a format version is added (`python
 tests/models/make_models.py FORMAT_VERSION`); never rewrite a committed version's files:
@@ -6,7 +6,7 @@ later versions must keep reading them and predicting the same.
 
 `python tests/models/make_models.py --values` wrote values.pkl once: pickles of `values()`
 (objectives, metrics, configs) as the version before boosters/objectives/ pickled them
-(tests/test_objective_definitions.py loads it); never rewrite it either."""
+(tests/objectives/test_objective_definitions.py loads it); never rewrite it either."""
 
 import pickle
 import sys

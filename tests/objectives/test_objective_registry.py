@@ -1,6 +1,6 @@
 """The registry of objective and metric definitions (boosters/objectives/): one definition per
 name, found from a name or from the public value (Objective, Metric). What each definition
-says is pinned, as the public values show it, in tests/test_objective_definitions.py."""
+says is pinned, as the public values show it, in tests/objectives/test_objective_definitions.py."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def integer_data(n=2000, seed=0, kind="regression"):
 
 
 def matched(kind, n_rounds=20):
-    """The leaf-wise setting of tests/test_count_objectives.py's LightGBM comparison."""
+    """The leaf-wise setting of tests/objectives/test_count_objectives.py's LightGBM comparison."""
     objective = bst.Objective.squared() if kind == "regression" else bst.Objective.logistic()
     ours = bst.GBDTConfig(objective=objective, n_estimators=n_rounds, learning_rate=0.1, growth_strategy="leafwise",
                           n_leaves=15, max_depth=None, min_child_weight=5.0, min_samples_leaf=1, l2=0.0,

@@ -6,7 +6,7 @@ boosters.sklearn estimators on the concatenated data. Identity is the expected r
 not luck: quantized ("i16") histograms are integer sums, and the float64 ones here sum
 float32 gradients of labels that are multiples of 1/8 (partial sums exact in float64),
 so the order of addition does not show; the base score, a weighted mean, is exact for
-these labels and the dyadic weights used below (see tests/test_dask.py). Validation
+these labels and the dyadic weights used below (see tests/dask/test_dask.py). Validation
 scores are per-partition sums: equal to float64 rounding (rtol 1e-12).
 """
 

@@ -139,7 +139,7 @@ def test_seed_changes_the_draws():
 def test_fractions_of_one_give_todays_model():
     """Fractions of 1 build no NodeConstraints, so the training runs its unconstrained
     path (the naive-grower and reference-library tests pin that path); the bytes are
-    the same. tests/test_constraints.py checks that an all-allowed feature mask (the
+    the same. tests/training/split/test_constraints.py checks that an all-allowed feature mask (the
     constrained path) finds the same trees too."""
     X, y = data()
     today = train(X, y)

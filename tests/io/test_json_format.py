@@ -572,7 +572,7 @@ def test_fuzz_json_bytes(kind, data):
 # The committed files of every format version
 # ----------------------------------------------------------------------------------
 
-COMMITTED = sorted((Path(__file__).parent / "models").glob("v*/*.bstr.json"))
+COMMITTED = sorted((Path(__file__).parent.parent / "models").glob("v*/*.bstr.json"))
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name}")

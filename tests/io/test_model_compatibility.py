@@ -12,7 +12,7 @@ import pytest
 
 import boosters as bst
 
-MODELS = Path(__file__).parent / "models"
+MODELS = Path(__file__).parent.parent / "models"  # tests/models
 FILES = sorted(MODELS.glob("v*/*.bst")) + sorted(MODELS.glob("v*/*.bstr.json"))  # both encodings
 
 

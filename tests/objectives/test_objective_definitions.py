@@ -20,7 +20,7 @@ from boosters.objectives.registry import names as objective_names
 from models.make_models import values
 
 O, M = bst.Objective, bst.Metric
-MODELS = Path(__file__).parent / "models"
+MODELS = Path(__file__).parent.parent / "models"  # tests/models
 
 
 def f(margins, dataset):
