@@ -25,6 +25,7 @@ from sklearn.exceptions import NotFittedError
 import boosters as bst
 from boosters.dask import DaskGBDTClassifier, DaskGBDTRanker, DaskGBDTRegressor, train
 from boosters.sklearn import GBDTClassifier, GBDTRanker, GBDTRegressor
+from support.dask_clusters import make_data
 from support.tree_compare import assert_same_trees
 
 CHUNKS = 350  # 1200 rows: partitions of 350, 350, 350, 150
@@ -35,14 +36,6 @@ def client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         yield client
-
-
-def make_data(n=1200, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5))
-    X[rng.random(X.shape) < 0.05] = np.nan
-    signal = np.nan_to_num(X[:, 0]) - 2 * np.nan_to_num(X[:, 1]) + 0.3 * rng.normal(size=n)
-    return X, np.round(8 * signal) / 8
 
 
 def darr(values, chunks=CHUNKS):
