@@ -142,6 +142,15 @@ def test_bad_steps(clients):
         dask_train(clients[1], X, y, bst.GBDTConfig(n_estimators=1), steps="sockets")
 
 
+def on_one_worker(client, X, y, worker):
+    """X and y as Dask arrays whose blocks are all on `worker`, under new keys: from_array's
+    default keys hash the data, and the same data an earlier test of this cluster persisted
+    may still be held (on any worker) until its futures are collected, so persist would find
+    them there instead of putting them on `worker`."""
+    arrays = [da.from_array(X, chunks=(CHUNKS, -1), name=False), da.from_array(y, chunks=CHUNKS, name=False)]
+    return client.persist(arrays, workers=[worker])
+
+
 def test_balanced_keeps_holders_and_moves_only_the_surplus():
     assert balanced(["a", "a", "b", "b"], ["a", "b"]) == ["a", "a", "b", "b"]
     assert balanced(["a", "a", "a", "a"], ["a", "b"]) == ["a", "a", "b", "b"]
@@ -157,7 +166,7 @@ def test_a_recovery_spreads_crowded_partitions(clients, monkeypatch, steps):
     X, y = make_data()
     client = clients[2]
     first = sorted(client.scheduler_info()["workers"])[0]
-    Xd, yd = client.persist([da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=CHUNKS)], workers=[first])
+    Xd, yd = on_one_worker(client, X, y, first)
     config = bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16")
     lose_a_worker_at(monkeypatch, {2})
     stats = {}
@@ -190,7 +199,7 @@ def test_partitions_crowded_on_one_worker_are_warned_of(clients):
     X, y = make_data()
     client = clients[2]
     first = sorted(client.scheduler_info()["workers"])[0]
-    Xd, yd = client.persist([da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=CHUNKS)], workers=[first])
+    Xd, yd = on_one_worker(client, X, y, first)
     with pytest.warns(UserWarning, match="held by 1 of the 2 workers"):
         model = train(client, Xd, yd, bst.GBDTConfig(n_estimators=2, max_depth=2), **ACTORS)
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=2, max_depth=2)))
