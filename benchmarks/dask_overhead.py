@@ -35,7 +35,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--driver-fanin", type=int, nargs="+", default=[_driver.DRIVER_FANIN])
-    parser.add_argument("--steps", nargs="+", choices=["tasks", "actors"], default=["tasks", "actors"])
+    parser.add_argument("--steps", nargs="+", choices=["tasks", "actors", "worker"], default=["tasks", "actors"],
+                        help="worker: the prototype engine on every worker (train's _engine='worker')")
     args = parser.parse_args()
     config = bst.GBDTConfig(n_estimators=args.trees, max_depth=args.depth, objective=bst.Objective.logistic())
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
@@ -46,6 +47,7 @@ def main() -> None:
         # (steps, driver fan-in): the fan-in applies to steps="tasks" only
         variants = [("tasks", fanin) for fanin in args.driver_fanin] * ("tasks" in args.steps)
         variants += [("actors", None)] * ("actors" in args.steps)
+        variants += [("worker", None)] * ("worker" in args.steps)
         dask_seconds = {v: [] for v in variants}
         stats = {v: {} for v in variants}
         local_seconds, models = [], {}
@@ -53,7 +55,8 @@ def main() -> None:
             for steps, fanin in variants:
                 _driver.DRIVER_FANIN = fanin or _driver.DRIVER_FANIN
                 start = time.perf_counter()
-                models[steps, fanin] = train(client, X, y, config, stats=stats[steps, fanin], steps=steps)
+                how = dict(_engine="worker") if steps == "worker" else dict(steps=steps)
+                models[steps, fanin] = train(client, X, y, config, stats=stats[steps, fanin], **how)
                 dask_seconds[steps, fanin].append(time.perf_counter() - start)
             start = time.perf_counter()
             reference = bst.GBDTModel.train(bst.Dataset(X_local, y_local), config, n_threads=2)

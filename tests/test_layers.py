@@ -62,7 +62,7 @@ LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.callback
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
                  "boosters.data.frames": ("pyarrow",), "boosters.data.block_sources": ("pyarrow",),
                  "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
-                 "boosters.dask._step_runner": ("distributed",)}
+                 "boosters.dask._step_runner": ("distributed",), "boosters.dask._engine": ("distributed",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn", "boosters.dask.estimators": "sklearn"}
 

@@ -172,7 +172,7 @@ def _check_collections(da, X, y, weights, of: str = ""):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "tasks", qid=None, val_qid=None) -> GBDTModel:
+          steps: str = "tasks", qid=None, val_qid=None, _engine: str = "driver") -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -241,6 +241,13 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         As Dataset's: the categorical features, by index or name; "auto" (the default for
         a DataFrame) takes its ``category`` columns. A numeric column or an array's
         column is taken as the integer codes themselves.
+
+    _engine : {"driver", "worker"}, default "driver"
+        Experimental, private: "worker" grows the trees with the growth engine on every
+        worker holding partitions, the histograms summed worker to worker (no driver
+        or scheduler in a growth step); the same model. Without row sampling, GOSS,
+        DART, linear leaves, quantile leaves or a validation set, and without recovery
+        from a lost worker (a RuntimeError) for now.
 
     Returns
     -------
@@ -332,6 +339,11 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     layout = BinnedMatrix.allocate(0, mapper.n_bins)  # the bins' layout, no rows: the driver's engine holds none
     grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(sampler, X.chunks[0], query_sizes)
+    if _engine == "worker":  # prototype: the growth engine on every worker (dask/_engine.py)
+        from boosters.dask._engine import WorkerEngines
+        if not WorkerEngines.supports(config, sampler, val_set):
+            raise ValueError("_engine='worker' does not support this training yet")
+        grower = WorkerEngines(partitions, mapper, config, n_rows, _quantizer(config, n_rows), feature_names)
     validation = None if val_set is None else _validation_partitions(client, X_val, y_val, base, objective,
                                                                       steps == "actors", val_qid)
     backend = DaskBackend(config, grower, base, int(X.shape[1]), feature_names, categories, validation)
