@@ -579,7 +579,62 @@ def wait_for(futures: list, stall: Stall | None = None) -> None:
             raise error
 
 
-class DaskTreeGrower:
+class PartitionExchange:
+    """The growth loop's exchange over partitions (GrowthLoop's `exchange`): each step's
+    splits go to every partition, which moves its rows and builds the histograms asked for;
+    the sums go into the loop. How a sum over the partitions is made is the subclass's
+    `_sum(function, *args, op, any_order)`: the driver's tasks or actor calls
+    (DaskTreeGrower), or the engines' worker-to-worker exchange (_engine.WorkerEngine).
+    Both add in `reduction_tree`'s order: the same bits. Needs `tree_index`, `quantizer`,
+    `histograms` (the loop's pool) and `steps` (the tree's steps as sent, for a replay)."""
+
+    def step(self, loop, n_splits: int, n_built: int, n_leaves: int) -> None:
+        """One growth step of `loop` (GrowthLoop.step_splits, step_nodes): every partition
+        splits its rows and builds the histograms of the children to build; their sums
+        (integers, quantized histograms: in any order; float64 histograms: in the
+        partitions' fixed order) go into the pool, the left children's rows into
+        step_counts, and on the tree's last step the leaves' float sums (quantized
+        training) into leaf_sums, added in the partitions' order."""
+        splits = np.asarray(loop.step_splits)[:n_splits]
+        sent = self._with_categories(splits[:, :6].copy(), splits, loop)
+        self.steps.append(sent)
+        built = np.asarray(loop.step_nodes)[:n_built].tolist()
+        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
+        counts, hist, leaf_sums = self._sum(tasks.split_and_build, self.tree_index, sent, built, leaves,
+                                            op=tasks.add_each, any_order=self.quantizer is not None)
+        self._count_histograms(hist)
+        np.asarray(loop.step_counts)[:n_splits] = counts[0]
+        for node, histogram in zip(built, hist):
+            self.histograms[node] = histogram
+        if leaves:
+            np.asarray(loop.leaf_sums)[:n_leaves] = in_order(leaf_sums)
+
+    def leaf_sums(self, loop, n_leaves: int) -> None:
+        """The float gradient sums of the leaves step_nodes[:n_leaves] into leaf_sums,
+        added in the partitions' order."""
+        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
+        sums = in_order(self._sum(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True))
+        np.asarray(loop.leaf_sums)[:n_leaves] = sums
+
+    def _count_histograms(self, histograms: list) -> None:
+        """A step's histograms were summed (the driver's path counts their bytes)."""
+
+    @staticmethod
+    def _with_categories(splits: np.ndarray, step: np.ndarray, loop) -> np.ndarray:
+        """The step's split rows as the partitions take them (tasks.split_rows): when a
+        split is categorical, every row gets a flag (1: categorical) and the words of its
+        bitset of the bins going left."""
+        categorical = step[:, 6].astype(bool)
+        if not categorical.any():
+            return splits
+        words = np.asarray(loop.category_bins)
+        extra = np.zeros((len(splits), 1 + words.shape[1]), dtype=np.int64)
+        extra[categorical, 0] = 1
+        extra[categorical, 1:] = words[splits[categorical, 0]]
+        return np.hstack([splits, extra])
+
+
+class DaskTreeGrower(PartitionExchange):
     """Grows the trees of a training whose rows live in `partitions` (binned with
     `mapper`; `layout`: a BinnedMatrix of the same bins, no rows needed; `quantizer`: the
     partitions' (bits, levels, seed), None for float64 histograms). The growth loop, the
@@ -728,51 +783,14 @@ class DaskTreeGrower:
         self.finished.append((self.output, self.steps, *self.leaves(tree), outside, tree if self.linear else None))
         return tree
 
-    # -- the engine's exchange ----------------------------------------------------------------
+    # -- the engine's exchange (PartitionExchange) --------------------------------------------
 
-    def step(self, loop, n_splits: int, n_built: int, n_leaves: int) -> None:
-        """One growth step of `loop` (GrowthLoop.step_splits, step_nodes): every partition
-        splits its rows and builds the histograms of the children to build; their sums
-        (integers, quantized histograms: in any order; float64 histograms: in the
-        partitions' fixed order) go into the pool, the left children's rows into
-        step_counts, and on the tree's last step the leaves' float sums (quantized
-        training) into leaf_sums, added in the partitions' order."""
+    def _sum(self, function, *args, op=tasks.add, any_order: bool = False):
         p = self.partitions
-        splits = np.asarray(loop.step_splits)[:n_splits]
-        sent = self._with_categories(splits[:, :6].copy(), splits, loop)
-        self.steps.append(sent)
-        built = np.asarray(loop.step_nodes)[:n_built].tolist()
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        counts, hist, leaf_sums = p.gather(p.summed(tasks.split_and_build, self.tree_index, sent, built, leaves,
-                                                    op=tasks.add_each, any_order=self.quantizer is not None))
-        p.count_histograms(hist)
-        np.asarray(loop.step_counts)[:n_splits] = counts[0]
-        for node, histogram in zip(built, hist):
-            self.histograms[node] = histogram
-        if leaves:
-            np.asarray(loop.leaf_sums)[:n_leaves] = in_order(leaf_sums)
+        return p.gather(p.summed(function, *args, op=op, any_order=any_order))
 
-    def leaf_sums(self, loop, n_leaves: int) -> None:
-        """The float gradient sums of the leaves step_nodes[:n_leaves] into leaf_sums,
-        added in the partitions' order."""
-        p = self.partitions
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        sums = in_order(p.gather(p.summed(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True)))
-        np.asarray(loop.leaf_sums)[:n_leaves] = sums
-
-    @staticmethod
-    def _with_categories(splits: np.ndarray, step: np.ndarray, loop) -> np.ndarray:
-        """The step's split rows as the partitions take them (tasks.split_rows): when a
-        split is categorical, every row gets a flag (1: categorical) and the words of its
-        bitset of the bins going left."""
-        categorical = step[:, 6].astype(bool)
-        if not categorical.any():
-            return splits
-        words = np.asarray(loop.category_bins)
-        extra = np.zeros((len(splits), 1 + words.shape[1]), dtype=np.int64)
-        extra[categorical, 0] = 1
-        extra[categorical, 1:] = words[splits[categorical, 0]]
-        return np.hstack([splits, extra])
+    def _count_histograms(self, histograms: list) -> None:
+        self.partitions.count_histograms(histograms)
 
     def _sampled_rows(self, round_: int) -> int:
         """The rows of the round's sample: the sampler's count, or when it draws whole

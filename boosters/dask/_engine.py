@@ -19,11 +19,10 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
 from boosters.dask import _partition_state as tasks
 from boosters.dask._driver import (
-    DaskTreeGrower, LostWorker, RunnerResult, Stall, held_parts, in_order, localized, pairwise_levels, reduction_tree,
+    DaskTreeGrower, LostWorker, PartitionExchange, RunnerResult, Stall, held_parts, localized, pairwise_levels,
+    reduction_tree,
 )
 from boosters.dask._step_runner import fold
 from boosters.data.binned import BinnedMatrix
@@ -34,8 +33,9 @@ class Aborted(RuntimeError):
     """The driver aborted the engines (a worker was lost): the tree's sums will never complete."""
 
 
-class WorkerEngine:
-    """A Dask actor: this worker's partitions, its copy of the growth engine, and its
+class WorkerEngine(PartitionExchange):
+    """A Dask actor: this worker's partitions, its copy of the growth engine, whose
+    exchange it is (the steps as on the driver's path, each sum made by `_sum`), and its
     mailbox for the other engines' parts of each sum."""
 
     def __init__(self):
@@ -103,7 +103,8 @@ class WorkerEngine:
 
     def _sum(self, function, *args, op=tasks.add, any_order: bool = False):
         """The sum over every partition of function(state, *args), in the order of
-        `reduction_tree` (the driver's actor path's order: the same bits)."""
+        `reduction_tree` (the driver's actor path's order: the same bits): this engine's
+        parts folded here, the others' received from their engines."""
         trees = reduction_tree(self.part_ranks, any_order)
         held = {}
         for tree in trees:
@@ -127,7 +128,7 @@ class WorkerEngine:
         return [tree]
 
     def _grow(self, tree_index: int, output: int, new_round: bool, learning_rate: float):
-        self.tree_index = tree_index
+        self.tree_index, self.steps = tree_index, []
         start = (tree_index, self.previous, output, new_round, None)
         if self.quantizer is None:
             self.histograms[0] = self._sum(tasks.start_float_tree, *start)
@@ -138,27 +139,6 @@ class WorkerEngine:
         tree = self.engine.grow_exchanged(output, tree_index, self.n_rows, learning_rate)
         self.previous = (output, *DaskTreeGrower.leaves(tree))
         return tree if self.rank == 0 else None
-
-    # -- the loop's exchange -------------------------------------------------------------------
-
-    def step(self, loop, n_splits: int, n_built: int, n_leaves: int) -> None:
-        splits = np.asarray(loop.step_splits)[:n_splits]
-        sent = DaskTreeGrower._with_categories(splits[:, :6].copy(), splits, loop)
-        built = np.asarray(loop.step_nodes)[:n_built].tolist()
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        counts, hist, leaf_sums = self._sum(tasks.split_and_build, self.tree_index, sent, built, leaves,
-                                            op=tasks.add_each, any_order=self.quantizer is not None)
-        np.asarray(loop.step_counts)[:n_splits] = counts[0]
-        for node, histogram in zip(built, hist):
-            self.histograms[node] = histogram
-        if leaves:
-            np.asarray(loop.leaf_sums)[:n_leaves] = in_order(leaf_sums)
-
-    def leaf_sums(self, loop, n_leaves: int) -> None:
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        sums = self._sum(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True)
-        np.asarray(loop.leaf_sums)[:n_leaves] = in_order(sums)
-
 
 class WorkerEngines:
     """The driver's side: one WorkerEngine per worker holding partitions; grows each tree
