@@ -3,7 +3,7 @@ training with 2 threads, the same data and settings; the Dask round trips and by
 tree; and whether the two models are identical.
 
     python benchmarks/dask_overhead.py [--rows 200000] [--features 28] [--trees 20] [--depth 6]
-        [--driver-fanin 1 4] [--steps tasks actors]
+        [--driver-fanin 1 4] [--steps workers tasks actors]
 
 `--driver-fanin`: how many of a reduction's last results the driver sums itself
 (`_driver.DRIVER_FANIN`; 1: every sum a Dask task, as before that option existed); several
@@ -35,8 +35,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--driver-fanin", type=int, nargs="+", default=[_driver.DRIVER_FANIN])
-    parser.add_argument("--steps", nargs="+", choices=["tasks", "actors", "worker"], default=["tasks", "actors"],
-                        help="worker: the prototype engine on every worker (train's _engine='worker')")
+    parser.add_argument("--steps", nargs="+", choices=["workers", "tasks", "actors"],
+                        default=["workers", "tasks", "actors"])
     args = parser.parse_args()
     config = bst.GBDTConfig(n_estimators=args.trees, max_depth=args.depth, objective=bst.Objective.logistic())
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
@@ -47,7 +47,7 @@ def main() -> None:
         # (steps, driver fan-in): the fan-in applies to steps="tasks" only
         variants = [("tasks", fanin) for fanin in args.driver_fanin] * ("tasks" in args.steps)
         variants += [("actors", None)] * ("actors" in args.steps)
-        variants += [("worker", None)] * ("worker" in args.steps)
+        variants += [("workers", None)] * ("workers" in args.steps)
         dask_seconds = {v: [] for v in variants}
         stats = {v: {} for v in variants}
         local_seconds, models = [], {}
@@ -55,8 +55,7 @@ def main() -> None:
             for steps, fanin in variants:
                 _driver.DRIVER_FANIN = fanin or _driver.DRIVER_FANIN
                 start = time.perf_counter()
-                how = dict(_engine="worker") if steps == "worker" else dict(steps=steps)
-                models[steps, fanin] = train(client, X, y, config, stats=stats[steps, fanin], **how)
+                models[steps, fanin] = train(client, X, y, config, stats=stats[steps, fanin], steps=steps)
                 dask_seconds[steps, fanin].append(time.perf_counter() - start)
             start = time.perf_counter()
             reference = bst.GBDTModel.train(bst.Dataset(X_local, y_local), config, n_threads=2)

@@ -12,7 +12,8 @@ import copy
 
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _validation
-from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions, in_order
+from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions
+from boosters.dask._reduction import in_order
 from boosters.training.dart import DartRound
 
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)

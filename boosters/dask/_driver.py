@@ -1,37 +1,19 @@
-"""Data-parallel growth: the driver runs the single-machine growth loop
-(`training/growth/_grow.GrowthLoop`, built by `TreeGrower.exchanging` over no rows) and
-this module is its exchange, the one point where distributed growth differs: each step's
-splits go to the partitions, which move their rows and build the histograms of one child
-of each split parent (the smaller one by the split's hessian sums, known before the
-split), and a fixed tree of Dask tasks sums them into the loop's pool. Node numbering,
-split rules, the subtraction trick, depth-wise levels, leaf-wise best-gain-first order,
-constraints and the tree's arrays are the engine's own.
+"""The driver's side of data-parallel training: the partitions and the waits for them
+(`Partitions`: a function run on every partition, its results summed; `Stall`: what a wait
+can never outlast; recovery after a lost worker), and the grower that keeps the training's
+bookkeeping (`DaskTreeGrower`: row samples, DART's record, what a rebuilt partition
+replays).
 
-- workers (`_partition_state.py`): per tree, gradients and the root's histogram; per
-  step, the step's splits applied to their rows and the chosen children's histograms;
-- driver: the engine, fed the summed histograms and the children's row counts.
-
-One growth step is one round trip: the driver has every partition split the step's nodes
-and build the histograms of the children the driver picked (the smaller ones by the splits'
-hessian sums), sums the results, and waits for the sum (the children's row counts and
-histograms). The sums follow `reduction_tree`:
-
-- float sums: a binary tree over the partitions fixed by their number alone (neighbours
-  paired level by level), so their order of addition (and every float64 bit) depends on
-  the partitioning only, never on the number of workers or on which worker holds which
-  partition. Float64 histograms are summed in that tree; small float results (the renewed
-  leaves' gradient sums, validation scores) travel one per partition, keyed by its first
-  row (`tasks.keyed`), and the driver adds them in that order (`in_order`);
-- integer sums and maxima (quantized histograms, row counts, the gradients' maxima, the
-  radix selects' digit counts), and keyed results: exact in any order, so each worker
-  first sums all the partitions it holds, and the workers' sums are added next.
-
-Whatever part of the tree one worker holds all the partitions of is computed there, in one
-task (`_step_runner.fold`, pinned to that worker) or in that worker's one actor call: one
-result per worker, or per run of neighbouring partitions, travels instead of one per
-partition. The rest are tasks of one addition each, whose last levels (up to DRIVER_FANIN
-results) the driver adds itself when it gathers (one task hop less per round trip); with
-actors the driver adds all of the rest.
+With `steps="tasks"` or `"actors"` the growth engine runs here (`_exchange.PartitionExchange`,
+the single-machine growth loop over no rows of its own) and every sum over the partitions is
+made by the driver: a fixed tree of Dask tasks, pinned to the workers holding the states,
+whose last levels (up to DRIVER_FANIN results) the driver adds itself as it gathers; or one
+actor call per worker (`_step_runner.PartitionRunner`), whose results the driver adds. Both
+add in `_reduction.reduction_tree`'s order: whatever part of the tree one worker holds all
+the partitions of is summed there (`_step_runner.fold`), so one result per worker (or per
+run of neighbouring partitions) travels instead of one per partition. With
+`steps="workers"` (the default) the engine runs on every worker (`_engine.py`) and the
+driver keeps only the bookkeeping.
 
 A lost worker: a wait that outlasts LIVENESS_SECONDS checks that the partitions'
 workers are alive (tasks pinned to a dead one would wait forever), and raises
@@ -59,13 +41,11 @@ import numpy as np
 from boosters._lib.logs import logger
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
-from boosters.dask import _quantile_select as select
+from boosters.dask._exchange import PartitionExchange
+from boosters.dask._reduction import holder, localized, pairwise_levels, parts_by_worker, reduction_tree, summed_parts
 from boosters.dask._step_runner import PartitionRunner, StateNotHere, fold
 from boosters.model.tree import Tree
-from boosters.objectives.registry import objective_fn
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
-from boosters.training.growth.grower import TreeGrower
-from boosters.training.linear_leaves import empty_sums, fitted_leaves, leaf_slots, set_linear_leaves
 
 
 LIVENESS_SECONDS = 1.0  # a wait longer than this checks that the partitions' workers are alive
@@ -161,39 +141,6 @@ def worker_statuses(client) -> dict:
 DRIVER_FANIN = 4  # a reduction's last levels (at most this many results) are summed by the driver
 
 
-def pairwise_levels(items: list, combine, keep: int = 1) -> list:
-    """Neighbours combined pairwise, level by level (an order fixed by their number alone),
-    until at most `keep` items are left."""
-    while len(items) > keep:
-        pairs = [combine(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
-        items = pairs + items[len(items) - len(items) % 2:]
-    return items
-
-
-def reduction_tree(workers: list, any_order: bool, keep: int = 1) -> list:
-    """The order in which a sum over the partitions (partition i held by workers[i]) adds
-    them: nested pairs (a, b) of partition indices, `pairwise_levels` of them until at most
-    `keep` are left (the driver adds those). Float sums (`any_order` False): neighbours
-    paired level by level over all the partitions, an order fixed by their number alone.
-    Exact sums (`any_order`): each worker's partitions paired first, then the workers'
-    sums (workers sorted by address), so that a worker holds all of its sum's partitions."""
-    def pair(a, b):
-        return a, b
-
-    if not any_order:
-        return pairwise_levels(list(range(len(workers))), pair, keep)
-    mine = {}
-    for i, worker in enumerate(workers):
-        mine.setdefault(worker, []).append(i)
-    return pairwise_levels([pairwise_levels(mine[w], pair)[0] for w in sorted(mine)], pair, keep)
-
-
-def in_order(keyed: list, op=tasks.add):
-    """The sum of keyed results [(key, value)] (tasks.keyed) in the order of their keys:
-    pairwise_levels over the partitions, the fixed order of float sums."""
-    return pairwise_levels([value for _, value in sorted(keyed, key=lambda kv: kv[0])], op)[0]
-
-
 def nbytes(result) -> int:
     """The bytes of a result's arrays: an array, a tuple of results, a keyed list (tasks.keyed)."""
     if isinstance(result, tuple):
@@ -201,40 +148,6 @@ def nbytes(result) -> int:
     if isinstance(result, list):
         return sum(nbytes(value) for _, value in result)
     return np.asarray(result).nbytes
-
-
-def holder(tree, workers: list):
-    """The worker holding every partition of `tree` (a partition index or a pair of
-    trees), None when they are on several."""
-    if isinstance(tree, int):
-        return workers[tree]
-    left, right = holder(tree[0], workers), holder(tree[1], workers)
-    return left if left == right else None
-
-
-def held_parts(tree, workers: list, out: dict) -> None:
-    """The largest parts of `tree` that one worker holds all the partitions of, appended
-    to out[worker] (in the tree's order)."""
-    worker = holder(tree, workers)
-    if worker is not None:
-        out.setdefault(worker, []).append(tree)
-    else:
-        held_parts(tree[0], workers, out)
-        held_parts(tree[1], workers, out)
-
-
-def localized(trees: list) -> tuple[list, list]:
-    """The partition indices of `trees` in order, and the trees with each index replaced by
-    its position in that list (what `fold` takes)."""
-    indices = []
-
-    def local(tree):
-        if isinstance(tree, int):
-            indices.append(tree)
-            return len(indices) - 1
-        return local(tree[0]), local(tree[1])
-
-    return indices, [local(tree) for tree in trees]
 
 
 def first_rows(chunks: tuple) -> np.ndarray:
@@ -260,40 +173,34 @@ def fixed_sum(client, futures: list, op=tasks.add):
 
 class DriverSum:
     """A sum the driver finishes when it gathers the results (`Partitions.gather`):
-    `items` are results (futures, actor call results) or pairs of items, each pair added
-    (op(left, right)), then the items' values added pairwise level by level: the order of
-    `reduction_tree`, so the same bits as tasks adding them, one task hop less per round
-    trip."""
+    `results` maps parts of `trees` (see _reduction.parts_by_worker) to their results
+    (futures, actor call results), which the driver adds in the order of the trees
+    (_reduction.summed_parts): the same bits as tasks adding them, one task hop less per
+    round trip."""
 
-    def __init__(self, items: list, op):
-        self.items, self.op = items, op
+    def __init__(self, trees: list, results: dict, op):
+        self.trees, self.results, self.op = trees, results, op
 
     @property
     def futures(self) -> list:
         """The results to fetch, in the order `finish` takes their values."""
-        def results(item):
-            return results(item[0]) + results(item[1]) if isinstance(item, tuple) else [item]
-
-        return [r for item in self.items for r in results(item)]
+        return list(self.results.values())
 
     def finish(self, values: list):
-        values = iter(values)
-
-        def value(item):
-            return self.op(value(item[0]), value(item[1])) if isinstance(item, tuple) else next(values)
-
-        return pairwise_levels([value(item) for item in self.items], self.op)[0]
+        return summed_parts(self.trees, dict(zip(self.results, values)), self.op)
 
 
 class RunnerResult:
-    """One result of an actor call that ran a step on a worker's partitions
-    (`steps="actors"`): the sum of one of the parts it was given."""
+    """One result of an actor call on `worker`: for a call that ran a step on the worker's
+    partitions (`steps="actors"`), the sum of one of the parts it was given (`index`);
+    for an engine's call (`_engine`), what it returned (`index` None)."""
 
-    def __init__(self, call, index: int, worker: str):
+    def __init__(self, call, index: int | None, worker: str):
         self.call, self.index, self.worker = call, index, worker
 
     def result(self, timeout=None):
-        return self.call.result(timeout=timeout)[self.index]
+        value = self.call.result(timeout=timeout)
+        return value if self.index is None else value[self.index]
 
     def done(self) -> bool:
         return self.call.done()
@@ -359,7 +266,7 @@ class Partitions:
             return Gathered(self.gather(result)) if for_workers else result
         trees = reduction_tree(self.workers, any_order, 1 if for_workers else DRIVER_FANIN)
         items = [self._submit_sum(tree, function, args, each, op) for tree in trees]
-        return items[0] if for_workers else DriverSum(items, op)
+        return items[0] if for_workers else DriverSum(trees, dict(zip(trees, items)), op)
 
     def _submit_sum(self, tree, function, args: tuple, each: list, op):
         """A future of the sum of `tree`'s partitions: a `fold` task on the worker holding
@@ -380,9 +287,7 @@ class Partitions:
     def _summed_by_actors(self, function, args: tuple, each: list, op, trees: list) -> DriverSum:
         """The parts of `trees` each worker holds summed in one actor call per worker; the rest by the driver."""
         args = tuple(a.value if isinstance(a, Gathered) else a for a in args)
-        parts = {}
-        for tree in trees:
-            held_parts(tree, self.workers, parts)
+        parts = parts_by_worker(trees, self.workers)
         results = {}  # a held part (its tree) -> its result
         for worker in sorted(parts):
             if self.runners[worker][1].status != "finished":  # its worker is gone, the actor with it
@@ -394,11 +299,7 @@ class Partitions:
                 results[tree] = RunnerResult(call, j, worker)
             self.step_tasks += 1
         self.pending += list(results.values())
-
-        def item(tree):
-            return results[tree] if tree in results else (item(tree[0]), item(tree[1]))
-
-        return DriverSum([item(tree) for tree in trees], op)
+        return DriverSum(trees, results, op)
 
     def chain(self, function, first, *args) -> list:
         """function(state_i, *args, previous) on every partition in order, `previous` being
@@ -579,100 +480,38 @@ def wait_for(futures: list, stall: Stall | None = None) -> None:
             raise error
 
 
-class PartitionExchange:
-    """The growth loop's exchange over partitions (GrowthLoop's `exchange`): each step's
-    splits go to every partition, which moves its rows and builds the histograms asked for;
-    the sums go into the loop. How a sum over the partitions is made is the subclass's
-    `_sum(function, *args, op, any_order)`: the driver's tasks or actor calls
-    (DaskTreeGrower), or the engines' worker-to-worker exchange (_engine.WorkerEngine).
-    Both add in `reduction_tree`'s order: the same bits. Needs `tree_index`, `quantizer`,
-    `histograms` (the loop's pool) and `steps` (the tree's steps as sent, for a replay)."""
-
-    def step(self, loop, n_splits: int, n_built: int, n_leaves: int) -> None:
-        """One growth step of `loop` (GrowthLoop.step_splits, step_nodes): every partition
-        splits its rows and builds the histograms of the children to build; their sums
-        (integers, quantized histograms: in any order; float64 histograms: in the
-        partitions' fixed order) go into the pool, the left children's rows into
-        step_counts, and on the tree's last step the leaves' float sums (quantized
-        training) into leaf_sums, added in the partitions' order."""
-        splits = np.asarray(loop.step_splits)[:n_splits]
-        sent = self._with_categories(splits[:, :6].copy(), splits, loop)
-        self.steps.append(sent)
-        built = np.asarray(loop.step_nodes)[:n_built].tolist()
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        counts, hist, leaf_sums = self._sum(tasks.split_and_build, self.tree_index, sent, built, leaves,
-                                            op=tasks.add_each, any_order=self.quantizer is not None)
-        self._count_histograms(hist)
-        np.asarray(loop.step_counts)[:n_splits] = counts[0]
-        for node, histogram in zip(built, hist):
-            self.histograms[node] = histogram
-        if leaves:
-            np.asarray(loop.leaf_sums)[:n_leaves] = in_order(leaf_sums)
-
-    def leaf_sums(self, loop, n_leaves: int) -> None:
-        """The float gradient sums of the leaves step_nodes[:n_leaves] into leaf_sums,
-        added in the partitions' order."""
-        leaves = np.asarray(loop.step_nodes)[:n_leaves].tolist()
-        sums = in_order(self._sum(tasks.keyed, tasks.leaf_sums, self.tree_index, leaves, any_order=True))
-        np.asarray(loop.leaf_sums)[:n_leaves] = sums
-
-    def _count_histograms(self, histograms: list) -> None:
-        """A step's histograms were summed (the driver's path counts their bytes)."""
-
-    @staticmethod
-    def _with_categories(splits: np.ndarray, step: np.ndarray, loop) -> np.ndarray:
-        """The step's split rows as the partitions take them (tasks.split_rows): when a
-        split is categorical, every row gets a flag (1: categorical) and the words of its
-        bitset of the bins going left."""
-        categorical = step[:, 6].astype(bool)
-        if not categorical.any():
-            return splits
-        words = np.asarray(loop.category_bins)
-        extra = np.zeros((len(splits), 1 + words.shape[1]), dtype=np.int64)
-        extra[categorical, 0] = 1
-        extra[categorical, 1:] = words[splits[categorical, 0]]
-        return np.hstack([splits, extra])
-
-
 class DaskTreeGrower(PartitionExchange):
     """Grows the trees of a training whose rows live in `partitions` (binned with
-    `mapper`; `layout`: a BinnedMatrix of the same bins, no rows needed; `quantizer`: the
-    partitions' (bits, levels, seed), None for float64 histograms). The growth loop, the
-    split search and the tree's assembly are the single-machine engine's
-    (`TreeGrower.exchanging`); this is its exchange: each growth step's splits go to the
-    partitions, which split their rows and build the histograms, summed here in the
-    partitions' fixed order (`step`). It also starts each tree on the partitions (DART,
-    row samples, GOSS, quantization), selects the quantile leaves' values and fits the
-    linear leaves over the partitions."""
+    `mapper`; `quantizer`: the partitions' (bits, levels, seed), None for float64
+    histograms): the driver's bookkeeping of the training's trees (each round's row
+    sample, DART's record, what a rebuilt partition replays after a lost worker), and the
+    partitions' side of each tree (PartitionExchange) with every sum made by the driver's
+    tasks or actor calls (`partitions.summed`). `_engine.WorkerEngines` keeps this
+    bookkeeping and moves the partitions' side into an engine on every worker."""
 
-    def __init__(self, partitions: Partitions, mapper, layout, config: GBDTConfig, n_rows: int, quantizer=None,
+    def __init__(self, partitions: Partitions, mapper, config: GBDTConfig, n_rows: int, quantizer=None,
                  feature_names=None):
         self.partitions = partitions
-        self.quantizer = quantizer
         self.config = config
-        self.n_rows = n_rows
+        self.quantizer, self.n_rows = quantizer, n_rows
         self.n_outputs = config.objective.n_outputs  # trees per round
-        self.engine = TreeGrower.exchanging(self, layout, mapper, config, n_rows, self.n_outputs,
-                                            "f64" if quantizer is None else "i16", feature_names)
-        self.histograms = self.engine.pool.data  # slot i: node i's histogram, summed over the partitions
+        self.linear = config.linear_leaves
+        if self.grows_on_driver:
+            self._build_engine(mapper, config, n_rows, quantizer, feature_names)
         self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
         self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
         self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples
         # per grown tree: (output, its split steps, leaf nodes, leaf values, and with a row
         # sample the tree's splits for the other rows), for `resume`
         self.finished = []
-        # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
-        self.leaf_quantiles = objective_fn(config.objective).quantile_levels(config.objective)
         self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
-        # linear leaves: fitted after each tree on the partitions' raw rows (normal equations chained over them)
-        self.linear = config.linear_leaves
-        self.numeric = ~np.asarray(mapper.is_categorical)
-        self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
         self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
         self.resumed_before_dart = False  # ... but not from the next round's DART record (see resume)
 
-    # -- one tree ---------------------------------------------------------------------------
+    grows_on_driver = True  # the engine runs here (WorkerEngines: on the workers)
+
+    # -- the training's trees ------------------------------------------------------------------
 
     def sample_rows(self, sampler, chunks: tuple, query_sizes=None) -> None:
         """Sample each round's rows with `sampler` (the library's RowSampler of the whole
@@ -742,7 +581,6 @@ class DaskTreeGrower(PartitionExchange):
         round's start takes DART's record of the round, dart_rounds[round], too)."""
         if tree_index != len(self.finished):
             raise ValueError(f"tree_index: the next tree is {len(self.finished)}, got {tree_index}")
-        p = self.partitions
         if self.resumed:  # the rebuilt margins hold every finished tree, the gradients are the round's
             previous_leaves, new_round = None, new_round and self.resumed_before_dart
         if previous_leaves is not None:  # the splits for the rows outside its sample, its linear leaves (or None)
@@ -750,47 +588,26 @@ class DaskTreeGrower(PartitionExchange):
         # a new round's row sample (round tree_index // n_outputs): each partition draws its part
         round_ = 0 if self.sampler is None else tree_index // self.sampler.n_outputs
         goss_round = self.goss and round_ >= self.sampler.warmup_rounds
+        goss = None
         if goss_round and round_ not in self.goss_starts:  # a new round, or one resumed before its sample
-            self._goss_sample(round_, tree_index, previous_leaves, self._dart_record(tree_index))
-            previous_leaves, new_round = None, False  # added, and the round's gradients computed
+            goss = (round_, self.sampler.top_k, self.sampler.other_k)
         sample = (self._round_sample(round_)
                   if self.sampler is not None and not self.goss and new_round else None)
         sampled = self.sampler is not None and (goss_round or not self.goss)
-        self.tree_index, self.output = tree_index, output
-        self.steps = []  # the splits sent to the partitions, step by step
-        start = (tree_index, previous_leaves, output, new_round, self._dart_record(tree_index) if new_round else None)
-        if self.quantizer is None:  # no gradient scales to agree on first: the root's histogram in the same call
-            self.histograms[0] = p.gather(p.summed(tasks.start_float_tree, *start, each=sample), histograms=0)
-        else:
-            # the maxima of absolute values: the same in any order; the root's tasks take them
-            maxima = p.summed(tasks.start_tree, *start, each=sample, op=tasks.maximum, any_order=True, for_workers=True)
-            maxima, self.histograms[0] = p.gather([maxima, p.summed(tasks.root_histogram, tree_index, maxima,
-                                                                    any_order=True)],
-                                                  histograms=1)
-            self.engine.builder.scales[:] = tasks.quantization_scales(maxima, self.quantizer[1])
+        tree, steps, goss_starts = self.grow_on_partitions(
+            tree_index, output, (previous_leaves, new_round, self._dart_record(tree_index)), sample, goss,
+            self._sampled_rows(round_) if sampled else self.n_rows, self.learning_rate)
         self.resumed = False  # the partitions started the tree: from now on as any other
-        tree = self.engine.grow_exchanged(output, tree_index, self._sampled_rows(round_) if sampled else self.n_rows,
-                                          self.learning_rate,
-                                          None if self.leaf_quantiles is None else self._leaf_quantiles)
-        if self.linear:
-            self._fit_linear(tree)
+        if goss_starts is not None:
+            self.goss_starts[round_] = goss_starts
         outside = None
         if self.sampler is not None:  # the rows outside the sample follow the tree's own rule, as at prediction:
             default_left = np.asarray(tree.default_left, dtype=np.int64)  # the growth steps' splits (category
-            outside = [step.copy() for step in self.steps]  # sets too) with the tree's missing-value directions
+            outside = [step.copy() for step in steps]  # sets too) with the tree's missing-value directions
             for step in outside:
                 step[:, 3] = default_left[step[:, 0]]
-        self.finished.append((self.output, self.steps, *self.leaves(tree), outside, tree if self.linear else None))
+        self.finished.append((output, steps, *self.leaves(tree), outside, tree if self.linear else None))
         return tree
-
-    # -- the engine's exchange (PartitionExchange) --------------------------------------------
-
-    def _sum(self, function, *args, op=tasks.add, any_order: bool = False):
-        p = self.partitions
-        return p.gather(p.summed(function, *args, op=op, any_order=any_order))
-
-    def _count_histograms(self, histograms: list) -> None:
-        self.partitions.count_histograms(histograms)
 
     def _sampled_rows(self, round_: int) -> int:
         """The rows of the round's sample: the sampler's count, or when it draws whole
@@ -807,57 +624,39 @@ class DaskTreeGrower(PartitionExchange):
         """DART's record of the tree's round (tasks.dart_round), None without DART."""
         return self.dart_rounds[tree_index // self.n_outputs] if self.dart_rounds else None
 
-    def _goss_sample(self, round_: int, tree_index: int, previous_leaves, dart) -> None:
-        """The round's GOSS sample, the single-machine one: the previous tree added and the
-        round's gradients and scores computed on every partition, the top_k-th largest
-        score found exactly by a radix select over the partitions' reduced digit counts
-        (one round trip per digit), then the selection pass over the rows in partition
-        order (a chain of tasks, each partition's rows drawn from where the one before
-        left the pass). Where the pass stood at each partition is kept, for `resume`."""
-        p, sampler = self.partitions, self.sampler
-        k, prefix, fixed_low = sampler.top_k, 0, 64
-        counts = p.gather(p.summed(tasks.start_goss_round, tree_index, previous_leaves, dart, select.SHIFTS[0],
-                                   any_order=True))
-        for j, shift in enumerate(select.SHIFTS):
-            if j:
-                counts = p.gather(p.summed(tasks.goss_digits, tree_index, prefix, fixed_low, shift, any_order=True))
-            from_top, rank = select.digit_at(np.asarray(counts)[::-1], k - 1)  # the k-th largest's digit
-            digit, k = len(counts) - 1 - from_top, rank + 1
-            prefix, fixed_low = prefix | (digit << shift), shift
-        threshold = float(np.array(prefix, dtype=np.uint64).view(np.float64))
-        # k: the rows scoring the threshold itself that the top set takes (the first ones)
-        start = (threshold, k, self.n_rows - sampler.top_k, sampler.other_k)
-        ends = p.gather(p.chain(tasks.goss_draw, start, tree_index, round_))
-        self.goss_starts[round_] = [start] + ends[:-1]
-
-    def _fit_linear(self, tree: Tree) -> None:
-        """The tree's linear leaves, as single-machine LinearLeafFitter fits them: the
-        normal equations summed over the partitions' rows by a chain of tasks in partition
-        order (the single-machine sums, in row order), solved here."""
-        paths, fitted = fitted_leaves(tree, self.numeric, self.tree_index // self.n_outputs == 0)
-        sums = None
-        if fitted:
-            p, slots = self.partitions, leaf_slots(tree, fitted, paths)
-            sums = p.gather(p.chain(tasks.linear_sums, empty_sums(slots), self.tree_index, tree, slots))[-1]
-        set_linear_leaves(tree, paths, fitted, sums, self.learning_rate, self.linear_l1, self.linear_l2)
-
-    def _leaf_quantiles(self, leaves: list, counts: list) -> list:
-        """Absolute and pinball: the quantile (the output's level) of each leaf's rows'
-        residuals, selected exactly over the partitions (_quantile_select)."""
-        p, index = self.partitions, self.tree_index
-
-        def digits(prefixes, fixed_low, shift):
-            return p.gather(p.summed(select.leaf_digits, index, prefixes, fixed_low, shift, any_order=True))
-
-        def smallest_above(keys):
-            return p.gather(p.summed(select.leaf_min_above, index, keys, op=select.min_of, any_order=True))
-
-        start = p.gather(p.summed(select.leaf_start, index, leaves, any_order=True))
-        alpha = float(self.leaf_quantiles[self.output])
-        return select.select_quantiles(start, digits, smallest_above, counts, [alpha] * len(leaves))
-
     @staticmethod
     def leaves(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
         """The tree's leaf nodes and values: what the workers add to their margins."""
         leaves = np.flatnonzero(np.asarray(tree.left_child) < 0)
         return leaves, np.asarray(tree.value)[leaves]
+
+    def close(self) -> None:
+        """The training ended: nothing held here outlives it."""
+
+    # -- the partitions' side, by the driver's tasks or actor calls (PartitionExchange) --------
+
+    def _start_tree(self, start: tuple, sample) -> None:
+        """PartitionExchange's, in one round trip: with float64 histograms (no quantization
+        scales to agree on first) the root's histogram comes with the start; quantized, the
+        root's tasks take the maxima's sum as a future."""
+        p = self.partitions
+        if self.quantizer is None:
+            self.histograms[0] = p.gather(p.summed(tasks.start_float_tree, *start, each=sample), histograms=0)
+            return
+        maxima = p.summed(tasks.start_tree, *start, each=sample, op=tasks.maximum, any_order=True, for_workers=True)
+        maxima, self.histograms[0] = p.gather([maxima, p.summed(tasks.root_histogram, start[0], maxima,
+                                                                any_order=True)],
+                                              histograms=1)
+        self.engine.builder.scales[:] = tasks.quantization_scales(maxima, self.quantizer[1])
+
+    def _sum(self, function, *args, each=None, op=tasks.add, any_order: bool = False):
+        p = self.partitions
+        return p.gather(p.summed(function, *args, each=each, op=op, any_order=any_order))
+
+    def _chain(self, function, first, *args, every: bool = False):
+        p = self.partitions
+        results = p.gather(p.chain(function, first, *args))
+        return results if every else results[-1]
+
+    def _count_histograms(self, histograms: list) -> None:
+        self.partitions.count_histograms(histograms)

@@ -1,17 +1,24 @@
-"""The growth engine on every worker (prototype): each worker holding partitions runs the
-single-machine growth loop (`TreeGrower.exchanging`) over its partitions, and the loop's
-exchange sums histograms, counts and leaf sums with the other workers' engines directly,
-worker to worker, through Dask actors (no scheduler task, no driver in a step).
+"""The growth engine on every worker: each worker holding partitions runs the partitions'
+side of every tree (`_exchange.PartitionExchange`: the single-machine growth loop over no
+rows of its own, the tree's start, GOSS's selection, quantile and linear leaves) over the
+partitions it holds, and every sum over the partitions is made worker to worker: each
+engine sends its part to every other engine and adds all the parts itself, in
+`_reduction`'s order (the order of the driver's paths: the same bits). No driver and no
+scheduler take part in a growth step; the driver makes one call per engine and tree, and
+keeps the training's bookkeeping (`_driver.DaskTreeGrower`: row samples, DART's record,
+what a rebuilt partition replays).
 
-Every engine runs the same loop on the same global sums, so every engine grows the same
-tree; the driver makes one call per engine and tree and takes the first engine's tree.
-The sums follow `_driver.reduction_tree` exactly as the driver's actor path adds them
-(each worker folds the parts of the tree whose partitions it holds; every worker then
-adds all the parts in the tree's order), so the models are the same bits.
+Every engine runs the same steps on the same global sums, so every engine grows the same
+tree; the driver takes the first engine's. The engines message each other through Dask's
+own worker RPC (the `actor_execute` handler that Dask's actor handles call), not through
+actor handles built on the workers: building one there would make a Dask client on the
+worker, which sets itself as the process's default (in a cluster of threads, the user's
+process).
 
-Prototype scope (`train(..., _engine="worker")`): no row sampling, GOSS, DART, linear
-leaves, quantile leaves or validation set (`WorkerEngines.supports`), and a lost worker
-ends the training with a RuntimeError (the engines are aborted) instead of recovering.
+A lost worker: the waits of the driver check the workers' liveness, the other engines are
+aborted (their waits for the lost one's parts fail), the partitions are rebuilt from the
+finished trees as on the driver's paths (`DaskTreeGrower.resume`), and new engines start
+on the workers that hold them.
 """
 
 from __future__ import annotations
@@ -20,13 +27,12 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 from boosters.dask import _partition_state as tasks
-from boosters.dask._driver import (
-    DaskTreeGrower, LostWorker, PartitionExchange, RunnerResult, Stall, held_parts, localized, pairwise_levels,
-    reduction_tree,
-)
+from boosters.dask._driver import DaskTreeGrower, LostWorker, RunnerResult, Stall
+from boosters.dask._exchange import PartitionExchange
+from boosters.dask._reduction import localized, parts_by_worker, reduction_tree, summed_parts
 from boosters.dask._step_runner import fold
-from boosters.data.binned import BinnedMatrix
-from boosters.training.growth.grower import TreeGrower
+
+ENGINE_SETUP_SECONDS = 60.0  # a new engine's setup: the partitions' states are on its worker already
 
 
 class Aborted(RuntimeError):
@@ -34,9 +40,9 @@ class Aborted(RuntimeError):
 
 
 class WorkerEngine(PartitionExchange):
-    """A Dask actor: this worker's partitions, its copy of the growth engine, whose
-    exchange it is (the steps as on the driver's path, each sum made by `_sum`), and its
-    mailbox for the other engines' parts of each sum."""
+    """A Dask actor: the partitions its worker holds, its copy of the growth engine whose
+    exchange it is, and its mailbox for the other engines' messages, each keyed by
+    (the engine's count of its exchanges, a tag)."""
 
     def __init__(self):
         self.mail, self.waiters = {}, {}
@@ -45,29 +51,35 @@ class WorkerEngine(PartitionExchange):
         self.aborted = False
 
     async def setup(self, rank: int, peers: list, part_ranks: list, keys: dict, config, mapper, n_rows: int,
-                    quantizer, feature_names):
-        """`part_ranks`: the rank of the engine holding each partition; `keys`: partition
-        index -> its state's key, for this engine's partitions."""
+                    quantizer, feature_names) -> int:
+        """`peers`: every engine's (worker address, actor key), by rank; `part_ranks`: the
+        rank of the engine holding each partition; `keys`: partition index -> its state's
+        key, for this engine's partitions (in its worker's memory)."""
         from distributed import get_worker
-        from distributed.actor import Actor
 
-        worker = get_worker()
-        # handles bound to this worker (a handle sent to an actor is bound to no worker)
-        self.peers = [Actor(p._cls, p._address, p.key, worker=worker) for p in peers]
-        self.rank, self.loop = rank, asyncio.get_running_loop()
-        self.part_ranks, self.quantizer = part_ranks, quantizer
+        self.worker = get_worker()
+        self.rank, self.peers, self.part_ranks = rank, peers, part_ranks
+        self.loop = asyncio.get_running_loop()
         self.states = [None] * len(part_ranks)
         for i, key in keys.items():
-            self.states[i] = worker.data[key]
-        self.engine = TreeGrower.exchanging(self, BinnedMatrix.allocate(0, mapper.n_bins), mapper, config, n_rows,
-                                            config.objective.n_outputs, "f64" if quantizer is None else "i16",
-                                            feature_names)
-        self.histograms = self.engine.pool.data
-        self.n_rows, self.previous = n_rows, None
+            self.states[i] = self.worker.data[key]
+        self._build_engine(mapper, config, n_rows, quantizer, feature_names)
         return rank
 
-    async def deliver(self, seq: int, src: int, payload) -> None:
-        key = (seq, src)
+    async def grow(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,
+                   learning_rate: float):
+        """grow_on_partitions in the engine's thread: (the tree, its steps, the GOSS
+        selection's starts) from engine 0, None from the others."""
+        grown = await self.loop.run_in_executor(self.thread, self.grow_on_partitions, tree_index, output, start,
+                                                sample, goss, n_rows, learning_rate)
+        return grown if self.rank == 0 else None
+
+    async def close(self) -> None:
+        self.thread.shutdown(wait=False)
+
+    # -- messages between engines ----------------------------------------------------------------
+
+    async def deliver(self, key: tuple, payload) -> None:
         waiter = self.waiters.pop(key, None)
         if waiter is not None:
             waiter.set_result(payload)
@@ -75,15 +87,24 @@ class WorkerEngine(PartitionExchange):
             self.mail[key] = payload
 
     async def abort(self) -> None:
-        """Every wait for another engine's part fails (Aborted): the engine's thread ends its tree."""
+        """Every wait for another engine's message fails (Aborted): the engine's thread ends its tree."""
         self.aborted = True
         for waiter in self.waiters.values():
             if not waiter.done():
                 waiter.set_exception(Aborted("boosters.dask: the training was aborted"))
         self.waiters.clear()
 
-    async def _receive(self, seq: int, src: int):
-        key = (seq, src)
+    async def _send(self, rank: int, key: tuple, payload) -> None:
+        from distributed.protocol import to_serialize
+
+        address, actor = self.peers[rank]
+        reply = await self.worker.rpc(address).actor_execute(
+            function="deliver", actor=actor, args=[to_serialize(key), to_serialize(payload)], kwargs={})
+        if reply.get("status") != "OK":
+            raise RuntimeError(f"boosters.dask: engine {rank} at {address} did not take a message: "
+                               f"{reply.get('exception', reply)!r}")
+
+    async def _receive(self, key: tuple):
         if self.aborted:
             raise Aborted("boosters.dask: the training was aborted")
         if key in self.mail:
@@ -95,103 +116,128 @@ class WorkerEngine(PartitionExchange):
     async def _all_gather(self, seq: int, mine: dict) -> dict:
         """Every engine's parts: this engine's sent to each other, theirs received."""
         others = [r for r in range(len(self.peers)) if r != self.rank]
-        await asyncio.gather(*(self.peers[r].deliver(seq, self.rank, mine) for r in others))
+        await asyncio.gather(*(self._send(r, (seq, self.rank), mine) for r in others))
         parts = dict(mine)
-        for theirs in await asyncio.gather(*(self._receive(seq, r) for r in others)):
+        for theirs in await asyncio.gather(*(self._receive((seq, r)) for r in others)):
             parts.update(theirs)
         return parts
 
-    def _sum(self, function, *args, op=tasks.add, any_order: bool = False):
-        """The sum over every partition of function(state, *args), in the order of
-        `reduction_tree` (the driver's actor path's order: the same bits): this engine's
-        parts folded here, the others' received from their engines."""
-        trees = reduction_tree(self.part_ranks, any_order)
-        held = {}
-        for tree in trees:
-            held_parts(tree, self.part_ranks, held)
-        mine = {}
-        for tree in held.get(self.rank, []):
-            indices, (local,) = localized([tree])
-            mine[tree] = fold(function, [self.states[i] for i in indices], args, [()] * len(indices), local, op)
+    def _run(self, coroutine):
+        """Run a message coroutine on the worker's event loop (from the engine's thread)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def _exchanged(self, mine: dict) -> dict:
         self.seq += 1
-        parts = asyncio.run_coroutine_threadsafe(self._all_gather(self.seq, mine), self.loop).result()
+        return self._run(self._all_gather(self.seq, mine))
 
-        def value(tree):
-            return parts[tree] if tree in parts else op(value(tree[0]), value(tree[1]))
+    # -- sums and passes over the partitions (PartitionExchange) -----------------------------------
 
-        return pairwise_levels([value(tree) for tree in trees], op)[0]
+    def _sum(self, function, *args, each=None, op=tasks.add, any_order: bool = False):
+        """The sum over every partition of function(state_i, *args, *each[i]), in the order of
+        `reduction_tree`: this engine's parts folded here, the others' received from their engines."""
+        each = [()] * len(self.states) if each is None else [(e,) for e in each]
+        trees = reduction_tree(self.part_ranks, any_order)
+        mine = {}
+        for tree in parts_by_worker(trees, self.part_ranks).get(self.rank, []):
+            indices, (local,) = localized([tree])
+            mine[tree] = fold(function, [self.states[i] for i in indices], args, [each[i] for i in indices],
+                              local, op)
+        return summed_parts(trees, self._exchanged(mine), op)
 
-    async def grow(self, tree_index: int, output: int, new_round: bool, learning_rate: float):
-        """The training's tree `tree_index` (of `output`), the previous one's leaves first
-        added to the margins: [the tree] from engine 0, [None] from the others."""
-        tree = await self.loop.run_in_executor(self.thread, self._grow, tree_index, output, new_round, learning_rate)
-        return [tree]
+    def _chain(self, function, first, *args, every: bool = False):
+        """The pass over the partitions in order: each engine runs its partitions' links, the
+        previous link's result received from its engine when another holds it; then every
+        link's result (or the last) goes to every engine."""
+        self.seq += 1
+        seq, n = self.seq, len(self.part_ranks)
+        mine, previous = {}, first
+        for i in range(n):
+            if self.part_ranks[i] != self.rank:
+                continue
+            if i > 0 and self.part_ranks[i - 1] != self.rank:
+                previous = self._run(self._receive((seq, ("after", i - 1))))
+            previous = function(self.states[i], *args, previous)
+            if every or i == n - 1:
+                mine[i] = previous
+            if i + 1 < n and self.part_ranks[i + 1] != self.rank:
+                self._run(self._send(self.part_ranks[i + 1], (seq, ("after", i)), previous))
+        results = self._exchanged(mine)
+        return [results[i] for i in range(n)] if every else results[n - 1]
 
-    def _grow(self, tree_index: int, output: int, new_round: bool, learning_rate: float):
-        self.tree_index, self.steps = tree_index, []
-        start = (tree_index, self.previous, output, new_round, None)
-        if self.quantizer is None:
-            self.histograms[0] = self._sum(tasks.start_float_tree, *start)
-        else:
-            maxima = self._sum(tasks.start_tree, *start, op=tasks.maximum, any_order=True)
-            self.histograms[0] = self._sum(tasks.root_histogram, tree_index, maxima, any_order=True)
-            self.engine.builder.scales[:] = tasks.quantization_scales(maxima, self.quantizer[1])
-        tree = self.engine.grow_exchanged(output, tree_index, self.n_rows, learning_rate)
-        self.previous = (output, *DaskTreeGrower.leaves(tree))
-        return tree if self.rank == 0 else None
 
-class WorkerEngines:
-    """The driver's side: one WorkerEngine per worker holding partitions; grows each tree
-    with one call per engine (what DaskBackend asks of a grower)."""
+class WorkerEngines(DaskTreeGrower):
+    """The driver's side: the training's bookkeeping (DaskTreeGrower's) with each tree
+    grown by one WorkerEngine per worker holding partitions, one call per engine."""
 
-    @staticmethod
-    def supports(config, sampler, val_set) -> bool:
-        return (sampler is None and val_set is None and config.booster != "dart" and not config.linear_leaves
-                and config.objective.name not in ("absolute", "pinball"))
+    grows_on_driver = False
 
-    def __init__(self, partitions, mapper, config, n_rows: int, quantizer, feature_names):
-        client = partitions.client
-        self.partitions = partitions
-        holders = sorted(set(partitions.workers))
-        part_ranks = [holders.index(w) for w in partitions.workers]
-        futures = [client.submit(WorkerEngine, actor=True, workers=[w], allow_other_workers=False, pure=False)
-                   for w in holders]
-        with client.as_current():
-            self.engines = [f.result() for f in futures]
-        self._futures = futures
-        calls = [engine.setup(rank, self.engines, part_ranks,
-                              {i: s.key for i, s in enumerate(partitions.states) if part_ranks[i] == rank},
-                              config, mapper, n_rows, quantizer, feature_names)
-                 for rank, engine in enumerate(self.engines)]
-        [call.result() for call in calls]
-        self.learning_rate = config.learning_rate
-        self.dart_rounds = []
-        self.sample_bytes, self.sample_seconds = 0, 0.0
-        self.holders = holders
+    def __init__(self, partitions, mapper, config, n_rows: int, quantizer=None, feature_names=None):
+        super().__init__(partitions, mapper, config, n_rows, quantizer, feature_names)
+        self.setup = (config, mapper, n_rows, quantizer, feature_names)
+        self.engines, self.futures = [], []
+        self._start_engines()
 
-    def grow_tree(self, previous_leaves, output: int, new_round: bool, tree_index: int):
-        """One call per engine; waits that check the workers' liveness (a lost worker:
-        the engines are aborted and LostWorker raised)."""
-        self.partitions.round_trips += 1  # the driver's one wait per tree (stats)
+    def _start_engines(self) -> None:
+        """One engine per worker holding partitions (sorted by address: its rank), set up on them."""
+        p = self.partitions
+        client = p.client
+        self.holders = sorted(set(p.workers))
+        part_ranks = [self.holders.index(w) for w in p.workers]
+        self.futures = [client.submit(WorkerEngine, actor=True, workers=[w], allow_other_workers=False, pure=False)
+                        for w in self.holders]
+        p._wait(self.futures, pinned=True)
+        with client.as_current():  # the actor handles bind to the current client: ours, not the default
+            self.engines = [f.result() for f in self.futures]
+        peers = [(w, f.key) for w, f in zip(self.holders, self.futures)]
+        calls = [RunnerResult(engine.setup(rank, peers, part_ranks,
+                                           {i: s.key for i, s in enumerate(p.states) if part_ranks[i] == rank},
+                                           *self.setup), None, worker)
+                 for rank, (engine, worker) in enumerate(zip(self.engines, self.holders))]
+        self._results(calls)
+
+    def grow_on_partitions(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,
+                           learning_rate: float):
+        """One call per engine, the tree from the first; the driver's one wait per tree."""
         self.partitions.step_tasks += len(self.engines)
-        stall = Stall(self.partitions.client, self.holders)
-        try:  # a call to a lost worker's actor can fail at once
-            calls = [RunnerResult(engine.grow(tree_index, output, new_round, self.learning_rate), 0, worker)
-                     for engine, worker in zip(self.engines, self.holders)]
-            return [self.partitions._result(call, stall) for call in calls][0]
+        calls = [RunnerResult(engine.grow(tree_index, output, start, sample, goss, n_rows, learning_rate),
+                              None, worker)
+                 for engine, worker in zip(self.engines, self.holders)]
+        return self._results(calls)[0]
+
+    def _results(self, calls: list) -> list:
+        """The calls' results (one driver wait); a lost worker: the engines aborted, LostWorker."""
+        p = self.partitions
+        p.round_trips += 1
+        stall = Stall(p.client, self.holders)
+        try:
+            return [p._result(call, stall) for call in calls]
         except Exception as error:
-            lost = isinstance(error, LostWorker) or "Actor was lost" in str(error)
-            if not lost:
+            if not (isinstance(error, LostWorker) or "Actor was lost" in str(error)):
                 raise
-            for engine in self.engines:  # the others wait for the lost one's parts: end their tree
-                try:
-                    engine.abort().result(timeout=5)
-                except Exception:  # noqa: BLE001 - its worker may be the lost one
-                    pass
+            self._abort()
             raise LostWorker(f"boosters.dask: a worker holding partitions was lost ({error})") from error
 
-    def resume(self, n_outputs: int) -> None:
-        raise RuntimeError("boosters.dask: a worker holding partitions was lost, and the prototype engine "
-                           "(_engine='worker') does not recover yet; train with the default engine to survive it")
+    def _abort(self) -> None:
+        """The live engines stop waiting for the lost one's parts: their trees end."""
+        for engine in self.engines:
+            try:
+                engine.abort().result(timeout=5)
+            except Exception:  # noqa: BLE001 - its worker may be the lost one
+                pass
 
-    leaves = staticmethod(DaskTreeGrower.leaves)
+    def resume(self, n_outputs: int) -> None:
+        """The partitions rebuilt (DaskTreeGrower's), then new engines on their workers."""
+        self.close()
+        super().resume(n_outputs)
+        self._start_engines()
+
+    def close(self) -> None:
+        """The engines' threads ended and their actors released."""
+        for engine in self.engines:
+            try:
+                engine.close().result(timeout=5)
+            except Exception:  # noqa: BLE001 - its worker may be gone
+                pass
+        for future in self.futures:
+            future.release()
+        self.engines, self.futures = [], []

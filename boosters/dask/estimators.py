@@ -41,9 +41,11 @@ _DASK_DOCS = {
     client : distributed.Client, optional
         The cluster to train on; None uses ``distributed.default_client()`` at `fit`.
         A pickled estimator leaves it out (unpickled, it uses the default client).
-    steps : {"tasks", "actors"}, default "tasks"
+    steps : {"workers", "actors", "tasks"}, default "workers"
         How the growth steps reach the partitions (``boosters.dask.train``'s `steps`):
-        "actors" skips the scheduler, with shorter round trips on few partitions.
+        "workers" runs the growth engine on every worker, which sum each step's
+        histograms among themselves; "actors" and "tasks" run it on the driver. The same
+        model every way.
 """,
     "X": """
     X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
@@ -269,7 +271,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     ('Array', (4,), 5)
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "tasks"})
+    __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are.
@@ -372,7 +374,7 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
     (array([ 1.3 , -1.27, -2.33]), array(['yes', 'no', 'no'], dtype='<U3'))
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "tasks"})
+    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are; the labels of an
@@ -567,7 +569,7 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
     True
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "tasks"})
+    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None):
         """Train on (X, y) with the rows grouped into queries by `qid`.

@@ -3,9 +3,10 @@ they are, on an existing dask.distributed cluster (no sockets of our own).
 
 The bin edges come from the same seeded global row sample the single-machine binning
 takes (the driver fetches those rows only); each partition is then binned once on a
-worker and kept there with its labels and margins (`_partition_state.py`); the driver
-grows the trees from histograms reduced in a fixed tree of tasks (`_driver.py`). The
-boosting loop, DART's choices and early stopping are the single-machine trainer's, run
+worker and kept there with its labels and margins (`_partition_state.py`); the growth
+engine on every worker grows the trees from histograms the workers sum among themselves
+(`_engine.py`; or, with `steps`, the driver's engine from sums made by Dask tasks or
+actor calls, `_driver.py`). The boosting loop, DART's choices and early stopping are the single-machine trainer's, run
 over the partitions (`_backend.DaskBackend`).
 """
 
@@ -20,10 +21,10 @@ from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
 from boosters.dask import _validation
 from boosters.dask._backend import DaskBackend
+from boosters.dask._engine import WorkerEngines
 from boosters.dask._driver import DaskTreeGrower, Partitions, first_rows, fixed_sum, gather, wait_for, worker_statuses
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
-from boosters.data.binned import BinnedMatrix
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
 from boosters.data.categories import categorical_indices, check_codes, feature_label, frame_codes, learn_codes, \
     learn_frame
@@ -172,7 +173,7 @@ def _check_collections(da, X, y, weights, of: str = ""):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "tasks", qid=None, val_qid=None, _engine: str = "driver") -> GBDTModel:
+          steps: str = "workers", qid=None, val_qid=None) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -228,26 +229,22 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     val_qid : dask.array.Array or dask.dataframe.Series, optional
         The val_set rows' query ids, as `qid`: needed when its metric is a ranking one
         (ndcg, map; the ranking objectives' default), a mean over the queries.
-    steps : {"tasks", "actors"}, default "tasks"
-        How each growth step reaches the partitions. "tasks": one Dask task per
-        partition, the results summed by a fixed tree of Dask tasks (the scheduler sees
-        every step; at most a few results reach the driver). "actors": one Dask actor per
-        worker runs the step on the partitions it holds, and the driver sums every
-        partition's result in the same fixed order: the same model, with round trips that
-        skip the scheduler (a few milliseconds instead of about 20 on a small cluster), at
-        the cost of the driver receiving every partition's histograms. Both survive a lost
-        worker.
+    steps : {"workers", "actors", "tasks"}, default "workers"
+        How each growth step reaches the partitions; the same model every way.
+        "workers": the growth engine runs on every worker holding partitions, over the
+        partitions it holds, and the workers sum each step's histograms among themselves,
+        worker to worker in the same fixed order (no scheduler and no driver in a step; the
+        driver makes one call per worker and tree). "actors": the driver runs the engine,
+        and one Dask actor per worker runs each step on the partitions it holds; the
+        driver sums every partition's result (round trips that skip the scheduler, a few
+        milliseconds, at the cost of the driver receiving every worker's histograms).
+        "tasks": the driver runs the engine, each step is one Dask task per partition,
+        summed by a fixed tree of Dask tasks (the scheduler sees every step, about 20
+        milliseconds a round trip on a small cluster). Each survives a lost worker.
     categorical_features : "auto", list of int or str, optional
         As Dataset's: the categorical features, by index or name; "auto" (the default for
         a DataFrame) takes its ``category`` columns. A numeric column or an array's
         column is taken as the integer codes themselves.
-
-    _engine : {"driver", "worker"}, default "driver"
-        Experimental, private: "worker" grows the trees with the growth engine on every
-        worker holding partitions, the histograms summed worker to worker (no driver
-        or scheduler in a growth step); the same model. Without row sampling, GOSS,
-        DART, linear leaves, quantile leaves or a validation set, and without recovery
-        from a lost worker (a RuntimeError) for now.
 
     Returns
     -------
@@ -278,8 +275,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     config = GBDTConfig() if config is None else config
     check_config(config)
     check_bin_edges(bin_edges)
-    if steps not in ("tasks", "actors"):
-        raise ValueError(f"steps must be 'tasks' or 'actors', got {steps!r}")
+    if steps not in ("workers", "actors", "tasks"):
+        raise ValueError(f"steps must be 'workers', 'actors' or 'tasks', got {steps!r}")
     if val_set is None and config.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds needs a val_set to monitor")
     X, y, weights, feature_names, categories = as_arrays(X, y, weights, categorical_features=categorical_features)
@@ -336,18 +333,16 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
-    layout = BinnedMatrix.allocate(0, mapper.n_bins)  # the bins' layout, no rows: the driver's engine holds none
-    grower = DaskTreeGrower(partitions, mapper, layout, config, n_rows, _quantizer(config, n_rows), feature_names)
+    grower_class = WorkerEngines if steps == "workers" else DaskTreeGrower
+    grower = grower_class(partitions, mapper, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(sampler, X.chunks[0], query_sizes)
-    if _engine == "worker":  # prototype: the growth engine on every worker (dask/_engine.py)
-        from boosters.dask._engine import WorkerEngines
-        if not WorkerEngines.supports(config, sampler, val_set):
-            raise ValueError("_engine='worker' does not support this training yet")
-        grower = WorkerEngines(partitions, mapper, config, n_rows, _quantizer(config, n_rows), feature_names)
     validation = None if val_set is None else _validation_partitions(client, X_val, y_val, base, objective,
-                                                                      steps == "actors", val_qid)
+                                                                      steps != "tasks", val_qid)
     backend = DaskBackend(config, grower, base, int(X.shape[1]), feature_names, categories, validation)
-    result = GBDTTrainer(config).run(backend, training_callbacks(config, None))  # no callback reads env.model
+    try:
+        result = GBDTTrainer(config).run(backend, training_callbacks(config, None))  # no callback reads env.model
+    finally:
+        grower.close()
     result.forest.flat(grown=True)
     if stats is not None:
         stats.update(backend.stats())

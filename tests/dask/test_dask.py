@@ -167,7 +167,7 @@ def test_one_round_trip_per_growth_step(clients, renew_leaves):
     X, y = make_data()
     stats = {}
     model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16",
-                                                        renew_leaves=renew_leaves), stats=stats)
+                                                        renew_leaves=renew_leaves), stats=stats, steps="tasks")
     trees = model.forest.trees
     assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in trees)  # full depth-3 trees
     assert stats["round_trips"] == 2 * (1 + 3)
@@ -408,7 +408,7 @@ def test_ranking_with_query_sampling_survives_recoveries(clients, monkeypatch):
     lose_a_worker_at(monkeypatch, {3, 9, 14})
     stats = {}
     model = train(clients[2], da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), config,
-                  qid=da.from_array(qid, chunks=(chunks,)), stats=stats)
+                  qid=da.from_array(qid, chunks=(chunks,)), stats=stats, steps="tasks")
     assert stats["recoveries"] == 3
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), config))
 
@@ -596,7 +596,7 @@ def test_linear_leaves_survive_recoveries(clients, monkeypatch):
     config = bst.GBDTConfig(n_estimators=4, max_depth=2, histogram_mode="i16", linear_leaves=True, learning_rate=0.5)
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {5, 9, 13, 20})
-    model, stats = train_with_validation(clients[2], X, y, config)
+    model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
     assert stats["recoveries"] == 4
     assert_same_trees(model, undisturbed)
     assert all(np.array_equal(a.linear_coefs, b.linear_coefs)
@@ -614,7 +614,7 @@ def test_dart_survives_recoveries(clients, monkeypatch):
                             skip_drop=0.0, learning_rate=0.5)
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {6, 10, 17, 23, 30, 36})
-    model, stats = train_with_validation(clients[2], X, y, config)
+    model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
     assert stats["recoveries"] == 6
     assert_same_trees(model, undisturbed)
     assert model.eval_history == undisturbed.eval_history
@@ -632,7 +632,7 @@ def test_dart_survives_a_recovery_between_rounds(clients, monkeypatch):
     config = bst.GBDTConfig(n_estimators=6, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.5,
                             skip_drop=0.0, learning_rate=0.5)
     lose_a_worker_at(monkeypatch, {20})  # waits: 4 per tree, then the round's score (5, 10, 15, 20)
-    model, stats = train_with_validation(clients[2], X, y, config)
+    model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
     assert stats["recoveries"] == 1
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
     assert_same_trees(model, reference)
@@ -763,7 +763,7 @@ def test_the_model_survives_recoveries(clients, monkeypatch, mode, growth):
     # waits (retries counted): tree 0 1-2, again 3..n+2, validation n+3, again n+4, tree 1
     # n+5, again n+6, again n+7..2n+6, validation 2n+7, tree 2 2n+8..3n+7
     lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
-    model, stats = train_with_validation(clients[2], X, y, config)
+    model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
     assert stats["recoveries"] == 5
     assert_same_trees(model, undisturbed)
     assert all(len(t.value) == (15 if growth is DEPTHWISE else 11) for t in model.forest.trees)  # full trees: n holds
@@ -782,7 +782,7 @@ def test_the_model_survives_recoveries_with_sampling(clients, monkeypatch):
 
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {2, n + 3, n + 5, n + 6, 3 * n + 7})
-    model, stats = train_with_validation(clients[2], X, y, config)
+    model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
     assert stats["recoveries"] == 5
     assert all(len(t.value) == 15 for t in model.forest.trees)  # full trees: the waits are numbered as above
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
@@ -802,7 +802,7 @@ def test_the_model_survives_recoveries_with_goss(clients, monkeypatch):
     # waits: 4 per warm-up tree; a GOSS tree 1 + 5 (the select) + 1 (the selection pass) + 4
     lose_a_worker_at(monkeypatch, {2, 7, 12, 16, 25})
     stats = {}
-    model = dask_train(clients[2], X, y, config, stats=stats)
+    model = dask_train(clients[2], X, y, config, stats=stats, steps="tasks")
     assert stats["recoveries"] == 5
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
 
@@ -818,7 +818,7 @@ def test_multiclass_recoveries_replay_a_round_s_trees(clients, monkeypatch):
     # 9-11, tree 3 12-14, tree 4 (round 1, class 1) 15-17, lost at 16
     lose_a_worker_at(monkeypatch, {5, 16})
     stats = {}
-    model = dask_train(clients[2], X, y, config, stats=stats)
+    model = dask_train(clients[2], X, y, config, stats=stats, steps="tasks")
     assert stats["recoveries"] == 2
     assert_same_trees(model, bst.GBDTModel.train(bst.Dataset(X, y), config))
 
@@ -841,7 +841,7 @@ def test_a_killed_worker_process_is_survived(monkeypatch):
             Client(cluster, set_as_default=False) as client:
         model = train(client, da.from_array(X[:1200], chunks=(CHUNKS, 5)), da.from_array(y[:1200], chunks=CHUNKS),
                       config, val_set=(da.from_array(X[1200:], chunks=(200, 5)), da.from_array(y[1200:], chunks=200)),
-                      stats=stats)
+                      stats=stats, steps="tasks")
     assert stats["recoveries"] == 2
     reference = bst.GBDTModel.train(bst.Dataset(X[:1200], y[:1200]), config, val_set=bst.Dataset(X[1200:], y[1200:]))
     assert_same_trees(model, reference)
@@ -866,7 +866,7 @@ def test_a_partition_dask_cannot_recompute_is_a_clear_error(monkeypatch):
         yd = da.concatenate([da.from_delayed(b, (400,), np.float64) for b in blocks[2:]])
         with pytest.warns(UserWarning, match="held by 1 of the 2 workers"), \
                 pytest.raises(RuntimeError, match="Dask cannot recompute"):
-            train(client, Xd, yd, config)
+            train(client, Xd, yd, config, steps="tasks")
 
 
 @pytest.mark.slow
@@ -999,7 +999,7 @@ def test_categorical_recoveries_and_validation_frames(clients, monkeypatch):
         model = train(clients[2], dd.from_pandas(train_frame, npartitions=4),
                       dd.from_pandas(pd.Series(y[:1200]), npartitions=4), config,
                       val_set=(dd.from_pandas(val_frame, npartitions=2), dd.from_pandas(pd.Series(y[1200:]),
-                                                                                        npartitions=2)), stats=stats)
+                                                                                        npartitions=2)), stats=stats, steps="tasks")
         return model, stats
 
     undisturbed, _ = run()

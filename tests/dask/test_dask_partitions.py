@@ -9,7 +9,8 @@ import pytest
 
 import boosters as bst
 from boosters.dask import _partition_state as tasks
-from boosters.dask._driver import DRIVER_FANIN, DriverSum, held_parts, localized, pairwise_levels, reduction_tree
+from boosters.dask._driver import DRIVER_FANIN, DriverSum
+from boosters.dask._reduction import localized, pairwise_levels, parts_by_worker, reduction_tree
 from boosters.dask._step_runner import fold
 from support.dask_clusters import clients, dask_train, make_data  # noqa: F401
 from support.tree_compare import assert_same_trees
@@ -25,9 +26,7 @@ def summed_as_the_training_sums(values, workers, any_order, keep):
     tests of the helpers; a drift in Partitions.summed itself fails the end-to-end tests
     below (the models of many partitions against single-machine training)."""
     trees = reduction_tree(workers, any_order, keep)
-    parts = {}
-    for tree in trees:
-        held_parts(tree, workers, parts)
+    parts = parts_by_worker(trees, workers)
     sums = {}
     for worker, held in parts.items():
         indices, local = localized(held)
@@ -35,10 +34,7 @@ def summed_as_the_training_sums(values, workers, any_order, keep):
         for tree, positions in zip(held, local):
             sums[tree] = fold(lambda v: v, [values[i] for i in indices], (), [()] * len(indices), positions, tasks.add)
 
-    def item(tree):
-        return sums[tree] if tree in sums else (item(tree[0]), item(tree[1]))
-
-    driver = DriverSum([item(tree) for tree in trees], tasks.add)
+    driver = DriverSum(trees, sums, tasks.add)
     return driver.finish(driver.futures), parts
 
 

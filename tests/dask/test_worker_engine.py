@@ -1,18 +1,23 @@
-"""The growth engine on every worker (boosters/dask/_engine.py, `train(..., _engine="worker")`,
-a prototype): its models are the default path's, byte for byte (the same sums in the same
-order), on 1, 2 and 4 workers, in-process and in worker processes; what it does not
-support yet is refused; a lost worker ends the training with an error, never a hang."""
+"""The growth engine on every worker (boosters/dask/_engine.py, `steps="workers"`, the
+default): its models are the driver's paths', byte for byte (the same sums in the same
+order), on 1, 2 and 4 workers, in-process and in worker processes, for every part of a tree
+that runs on the partitions (row sampling, GOSS, DART, linear and quantile leaves,
+validation); the driver waits once per tree; a lost worker is survived with the
+undisturbed model; and the engines leave the user's process as they found it."""
 
 import time
 
+import dask
 import numpy as np
 import pytest
 from distributed import Client, LocalCluster
 
 import boosters as bst
 from boosters.dask import _engine
+from boosters.dask._driver import LostWorker
 from support.dask_clusters import clients  # noqa: F401 - a fixture
-from support.dask_clusters import LEAFWISE, dask_train, kill_first_worker, make_data, no_stealing, objective_labels
+from support.dask_clusters import GOSS, LEAFWISE, dask_train, kill_first_worker, make_data, no_stealing, \
+    objective_labels, train_with_validation
 
 CASES = {
     "f64 depth-wise": dict(max_depth=3),
@@ -24,20 +29,44 @@ CASES = {
     "monotone, column sampling": dict(max_depth=3, monotone_constraints=[1, 0, 0, 0, 0], colsample_bynode=0.6),
     "logistic, min_samples_leaf": dict(objective=bst.Objective.logistic(), max_depth=4, min_samples_leaf=40),
 }
+# the parts of a tree around the growth loop, which the engines run as exchanges of their own
+AROUND_THE_LOOP = {
+    "row sampling, i16": dict(subsample=0.6, histogram_mode="i16", max_depth=3),
+    "GOSS": dict(GOSS, max_depth=3),
+    "DART": dict(booster="dart", drop_rate=0.4, max_depth=3),
+    "linear leaves": dict(linear_leaves=True, max_depth=3),
+    "GOSS, linear leaves": dict(GOSS, linear_leaves=True, max_depth=3),
+    "absolute": dict(objective=bst.Objective.absolute(), max_depth=3),
+    "pinball, two levels": dict(objective=bst.Objective.pinball([0.2, 0.7]), max_depth=3),
+}
+
+
+def labels_for(settings, y):
+    objective = settings.get("objective")
+    return y if objective is None else objective_labels(objective.name, y)
 
 
 @pytest.mark.parametrize("n_workers", [1, 2, 4])
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_worker_engine_grows_the_default_paths_model(clients, case, n_workers):
-    settings = CASES[case]
+def test_the_worker_engine_grows_the_driver_paths_model(clients, case, n_workers):
     X, y = make_data()
-    objective = settings.get("objective")
-    y = objective_labels(objective.name, y) if objective is not None else y
-    config = bst.GBDTConfig(n_estimators=4, **settings)
+    config = bst.GBDTConfig(n_estimators=4, **CASES[case])
     client = clients[n_workers]
-    default = dask_train(client, X, y, config)
-    engine = dask_train(client, X, y, config, _engine="worker")
-    assert engine.to_bytes() == default.to_bytes()
+    y = labels_for(CASES[case], y)
+    assert dask_train(client, X, y, config).to_bytes() == dask_train(client, X, y, config, steps="tasks").to_bytes()
+
+
+@pytest.mark.parametrize("case", list(AROUND_THE_LOOP))
+def test_what_runs_around_the_growth_loop_runs_in_the_engines(clients, case):
+    # 4 workers over 6 partitions: each engine holds one or two, so the passes over the
+    # partitions in order (GOSS's selection, the linear leaves' sums) hop between engines
+    X, y = make_data()
+    config = bst.GBDTConfig(n_estimators=5, **AROUND_THE_LOOP[case])
+    y = labels_for(AROUND_THE_LOOP[case], y)
+    stats = {}
+    engines = dask_train(clients[4], X, y, config, stats=stats)
+    assert engines.to_bytes() == dask_train(clients[4], X, y, config, steps="tasks").to_bytes()
+    assert stats["round_trips"] == 1 + engines.n_trees  # the engines' setup, then one wait per tree
 
 
 def test_the_worker_engine_with_categories_and_weights(clients):
@@ -47,16 +76,37 @@ def test_the_worker_engine_with_categories_and_weights(clients):
     weights = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     config = bst.GBDTConfig(n_estimators=3, max_depth=3)
     default = dask_train(clients[2], X, y, config, weights=weights, categorical_features=[2])
-    engine = dask_train(clients[2], X, y, config, weights=weights, categorical_features=[2], _engine="worker")
-    assert engine.to_bytes() == default.to_bytes()
+    tasks = dask_train(clients[2], X, y, config, weights=weights, categorical_features=[2], steps="tasks")
+    assert default.to_bytes() == tasks.to_bytes()
 
 
-@pytest.mark.parametrize("settings", [dict(subsample=0.5), dict(booster="dart"), dict(linear_leaves=True),
-                                      dict(objective=bst.Objective.absolute())])
-def test_what_the_prototype_does_not_support_is_refused(clients, settings):
+def test_validation_and_early_stopping_with_the_engines(clients):
+    X, y = make_data(1800)
+    config = bst.GBDTConfig(n_estimators=30, max_depth=3, learning_rate=0.5, early_stopping_rounds=2)
+    (engines, _), (tasks, _) = (train_with_validation(clients[2], X, y, config, steps=steps)
+                                for steps in ("workers", "tasks"))
+    assert engines.n_trees < 30  # it stopped early
+    assert engines.to_bytes() == tasks.to_bytes()
+
+
+def test_a_step_costs_the_driver_nothing(clients):
+    # the driver waits once per tree however many partitions and growth steps there are
     X, y = make_data()
-    with pytest.raises(ValueError, match="_engine='worker' does not support"):
-        dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, **settings), _engine="worker")
+    config = bst.GBDTConfig(n_estimators=3, growth_strategy=LEAFWISE, n_leaves=8, max_depth=None)
+    for chunks in (600, 100):
+        stats = {}
+        dask_train(clients[2], X, y, config, chunks=chunks, stats=stats)
+        assert stats["round_trips"] == 1 + 3 and stats["step_tasks"] == 2 * 3 and stats["driver_bytes"] == 0
+
+
+def test_the_engines_leave_the_processes_dask_config_alone(clients):
+    # in a cluster of threads the engines run in the user's process: none of them may make
+    # a Dask client there (a worker's client sets itself as the process's default
+    # scheduler, and a later dask.compute() without a client would then look for it)
+    X, y = make_data()
+    before = dask.config.get("scheduler", None)
+    dask_train(clients[4], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3))
+    assert dask.config.get("scheduler", None) == before
 
 
 def test_the_worker_engine_in_worker_processes():
@@ -66,26 +116,62 @@ def test_the_worker_engine_in_worker_processes():
                                      dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         default = dask_train(client, X, y, config)
-        engine = dask_train(client, X, y, config, _engine="worker")
-    assert engine.to_bytes() == default.to_bytes()
+        tasks = dask_train(client, X, y, config, steps="tasks")
+    assert default.to_bytes() == tasks.to_bytes()
 
 
-def test_a_lost_worker_ends_the_training_with_an_error(monkeypatch):
-    # the worker holding the first partition dies before tree 2: the other engine, waiting
-    # for its parts, is aborted; the driver says the prototype does not recover
-    grow = _engine.WorkerEngines.grow_tree
+def lose_a_worker_at_tree(monkeypatch, trees: set, kill=None):
+    """Before the driver's wait for the trees numbered `trees` (their engines' calls made),
+    each time: `kill(partitions)` or, without one, LostWorker raised as the liveness check
+    raises it (every worker stays: the engines are aborted mid-tree, and the recovery
+    rebuilds live states only)."""
+    grow = _engine.WorkerEngines.grow_on_partitions
+    results = _engine.WorkerEngines._results
 
-    def kill_then_grow(self, previous_leaves, output, new_round, tree_index):
-        if tree_index == 2:
-            kill_first_worker(self.partitions)
-        return grow(self, previous_leaves, output, new_round, tree_index)
+    def grow_then_lose(self, tree_index, *args):
+        self.losing = tree_index in trees
+        trees.discard(tree_index)  # once: the tree grown again after the recovery is not lost again
+        return grow(self, tree_index, *args)
 
-    monkeypatch.setattr(_engine.WorkerEngines, "grow_tree", kill_then_grow)
+    def lose_then_wait(self, calls):
+        if getattr(self, "losing", False):
+            self.losing = False
+            if kill is None:
+                self._abort()
+                raise LostWorker("simulated")
+            kill(self.partitions)
+        return results(self, calls)
+
+    monkeypatch.setattr(_engine.WorkerEngines, "grow_on_partitions", grow_then_lose)
+    monkeypatch.setattr(_engine.WorkerEngines, "_results", lose_then_wait)
+
+
+@pytest.mark.parametrize("case", ["f64 depth-wise", "row sampling, i16", "GOSS", "DART", "linear leaves"])
+def test_a_lost_worker_mid_tree_is_survived_with_the_undisturbed_model(clients, monkeypatch, case):
+    settings = {**CASES, **AROUND_THE_LOOP}[case]
     X, y = make_data()
+    config = bst.GBDTConfig(n_estimators=5, **settings)
+    undisturbed = dask_train(clients[2], X, y, config)
+    lose_a_worker_at_tree(monkeypatch, {1, 3})
+    stats = {}
+    survived = dask_train(clients[2], X, y, config, stats=stats)
+    assert stats["recoveries"] == 2
+    assert survived.to_bytes() == undisturbed.to_bytes()
+
+
+def test_a_killed_worker_is_survived_with_the_undisturbed_model(monkeypatch):
+    # the worker holding the first partition dies before tree 2: the other engine, waiting
+    # for its parts, is aborted; Dask recomputes the lost partitions on the live worker,
+    # every partition is rebuilt from the finished trees, and new engines grow tree 2 again
+    X, y = make_data()
+    config = bst.GBDTConfig(n_estimators=5, max_depth=3, subsample=0.7)
     with no_stealing(), LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
-        start = time.monotonic()
-        with pytest.raises(RuntimeError, match="does not recover yet"):
-            dask_train(client, X, y, bst.GBDTConfig(n_estimators=5, max_depth=3), _engine="worker")
+        undisturbed = dask_train(client, X, y, config)
+        lose_a_worker_at_tree(monkeypatch, {2}, kill=kill_first_worker)
+        start, stats = time.monotonic(), {}
+        survived = dask_train(client, X, y, config, stats=stats)
         assert time.monotonic() - start < 120
+    assert stats["recoveries"] == 1 and stats["partition_workers"] == 1
+    assert survived.to_bytes() == undisturbed.to_bytes()

@@ -89,8 +89,9 @@ def kill_first_worker(partitions):
 
 
 def lose_a_worker_at(monkeypatch, waits: set, kill=None):
-    """From the driver's waits numbered `waits` (1, 2, ... over the training and the
-    validation partitions), each time: the step's tasks submitted, then `kill(partitions)`
+    """For the driver's paths (steps="tasks" or "actors"; the engines' are
+    test_worker_engine's): from the driver's waits numbered `waits` (1, 2, ... over the
+    training and the validation partitions), each time: the step's tasks submitted, then `kill(partitions)`
     or, without one, LostWorker raised as the liveness check raises it (every worker
     stays: the recovery then rebuilds live states only)."""
     gather, count = Partitions.gather, [0]

@@ -130,7 +130,9 @@ class TreeGrower:
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
                                      config.learning_rate,
-                                     max(1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes),
+                                     # distributed: one tree a call (grow_exchanged), no block of rounds
+                                     1 if distributed else max(
+                                         1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes),
                                                 BLOCK_CATEGORY_WORDS // (len(margins) * max_nodes * max(
                                                     1, (self.finder.max_cat_bins + 31) // 32)))),
                                      sampler)
