@@ -2,7 +2,7 @@
 1, 2, 4, 8 worker processes x 1 thread, one partition on each, small data.
 
     python benchmarks/dask_scaling.py [--rows 20000] [--features 28] [--trees 20] [--depth 6]
-        [--workers 1 2 4 8] [--steps tasks actors] [--repeats 3]
+        [--workers 1 2 4 8] [--steps workers tasks actors] [--repeats 3]
 
 `--rows` is the total, cut into one equal partition per worker (each generated on its worker),
 so that the data per worker shrinks as workers are added and what grows is the coordination.
@@ -20,7 +20,8 @@ driver's process, and its CPU time would be counted as the driver's. Per tree it
   calls, is shown beside it);
 - round trips: times the driver waited for the workers (stats["round_trips"]);
 - bytes into the driver: the bytes of the arrays in the results the driver gathered
-  (stats["driver_bytes"]; not counted: message framing, pickled Python objects such as task
+  (stats["driver_bytes"]; with steps="workers", the pickled tree and its steps that the
+  first engine returns; not counted: message framing, pickled Python objects such as task
   metadata, and the scheduler's own traffic);
 - wall time: of `train`, the set-up (bin edges, the partitions' state) included;
 - runs: the repeats in the figures. A run whose partitions were held by fewer than W workers
@@ -112,7 +113,8 @@ def main() -> None:
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
-    parser.add_argument("--steps", nargs="+", choices=["tasks", "actors"], default=["tasks", "actors"])
+    parser.add_argument("--steps", nargs="+", choices=["workers", "tasks", "actors"],
+                        default=["workers", "tasks", "actors"])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     config = bst.GBDTConfig(n_estimators=args.trees, max_depth=args.depth, objective=bst.Objective.logistic())

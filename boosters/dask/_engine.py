@@ -24,15 +24,20 @@ on the workers that hold them.
 from __future__ import annotations
 
 import asyncio
+import pickle
 from concurrent.futures import ThreadPoolExecutor
 
 from boosters.dask import _partition_state as tasks
-from boosters.dask._driver import DaskTreeGrower, LostWorker, RunnerResult, Stall
+from boosters.dask._driver import DaskTreeGrower, LostWorker, RunnerResult, Stall, check_connected
 from boosters.dask._exchange import PartitionExchange
-from boosters.dask._reduction import localized, parts_by_worker, reduction_tree, summed_parts
+from boosters.dask._reduction import holder, localized, parts_by_worker, reduction_tree, summed_parts
 from boosters.dask._step_runner import fold
 
-ENGINE_SETUP_SECONDS = 60.0  # a new engine's setup: the partitions' states are on its worker already
+# Up to this many engines every sum is all-gathered: each engine sends its part to every other
+# (one message hop a sum, W - 1 messages into and out of each engine). Above, the parts are
+# added up the reduction tree by the engines holding them and the sum sent back down a
+# binomial tree (2 log2 W hops, a few messages into and out of each engine).
+ALL_GATHER_ENGINES = 4
 
 
 class Aborted(RuntimeError):
@@ -142,7 +147,64 @@ class WorkerEngine(PartitionExchange):
             indices, (local,) = localized([tree])
             mine[tree] = fold(function, [self.states[i] for i in indices], args, [each[i] for i in indices],
                               local, op)
-        return summed_parts(trees, self._exchanged(mine), op)
+        if len(self.peers) <= ALL_GATHER_ENGINES:
+            return summed_parts(trees, self._exchanged(mine), op)
+        return self._reduced(trees, mine, op)
+
+    def _reduced(self, trees: list, mine: dict, op):
+        """The sum of `trees` (one: reduction_tree's root) made up the tree: each node above
+        the held parts is added by the engine holding its first partition, from its two
+        children's values (the right one received from its engine when another holds it), in
+        the order of the nodes' heights on every engine (so that no engine waits for a value
+        that waits for it); then the root's engine sends the sum to every engine."""
+        self.seq += 1
+        seq, (root,) = self.seq, trees
+
+        def owner(node):
+            while not isinstance(node, int):
+                node = node[0]
+            return self.part_ranks[node]
+
+        levels, send_to = {}, {}  # height -> the nodes above the held parts; node -> its parent's engine
+
+        def height(node) -> int:  # 0: a part one engine holds all of (parts_by_worker's)
+            if holder(node, self.part_ranks) is not None:
+                return 0
+            h = 1 + max(height(node[0]), height(node[1]))
+            if owner(node[1]) != owner(node):
+                send_to[node[1]] = owner(node)
+            levels.setdefault(h, []).append(node)
+            return h
+
+        height(root)
+        values = dict(mine)
+        for node, value in mine.items():
+            if node in send_to:
+                self._run(self._send(send_to[node], (seq, node), value))
+        for h in sorted(levels):
+            for node in levels[h]:
+                if owner(node) != self.rank:
+                    continue
+                right = values[node[1]] if owner(node[1]) == self.rank else self._run(self._receive((seq, node[1])))
+                values[node] = op(values[node[0]], right)
+                if node in send_to:
+                    self._run(self._send(send_to[node], (seq, node), values[node]))
+        return self._broadcast(values.get(root), owner(root))
+
+    def _broadcast(self, value, root: int):
+        """`value` of engine `root`, on every engine: sent down a binomial tree over the
+        engines (each receives it once, from the engine 2^k places before it)."""
+        self.seq += 1
+        order = [root] + [r for r in range(len(self.peers)) if r != root]
+        position, k = order.index(self.rank), 1
+        if position:
+            value = self._run(self._receive((self.seq, "sum")))
+        while k <= position:
+            k *= 2
+        while position + k < len(order):
+            self._run(self._send(order[position + k], (self.seq, "sum"), value))
+            k *= 2
+        return value
 
     def _chain(self, function, first, *args, every: bool = False):
         """The pass over the partitions in order: each engine runs its partitions' links, the
@@ -198,11 +260,17 @@ class WorkerEngines(DaskTreeGrower):
     def grow_on_partitions(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,
                            learning_rate: float):
         """One call per engine, the tree from the first; the driver's one wait per tree."""
+        # the engines talk to each other and to the driver without the scheduler, and could
+        # go on without it; but the partitions' states (and a recovery) need it: stop as the
+        # driver's paths do when it is gone (a RuntimeError naming it)
+        check_connected(self.partitions.client)
         self.partitions.step_tasks += len(self.engines)
         calls = [RunnerResult(engine.grow(tree_index, output, start, sample, goss, n_rows, learning_rate),
                               None, worker)
                  for engine, worker in zip(self.engines, self.holders)]
-        return self._results(calls)[0]
+        grown = self._results(calls)[0]
+        self.partitions.driver_bytes += len(pickle.dumps(grown, protocol=5))  # the tree and its steps
+        return grown
 
     def _results(self, calls: list) -> list:
         """The calls' results (one driver wait); a lost worker: the engines aborted, LostWorker."""

@@ -22,6 +22,7 @@ from distributed import Client, LocalCluster
 import boosters as bst
 from boosters.dask import _driver, train
 from boosters.dask._driver import Partitions
+from boosters.dask._engine import WorkerEngines
 from support.child_python import python_popen
 
 TIMEOUT = 60  # seconds: a test fails (never hangs) when the training neither ends nor fails by then
@@ -56,8 +57,9 @@ def run_within(seconds, function):
 
 
 def at_wait(monkeypatch, wait: int, action):
-    """action(partitions) once, at the driver's wait number `wait` (1, 2, ...), its tasks submitted."""
-    gather, count = Partitions.gather, [0]
+    """action(partitions) once, at the driver's wait number `wait` (1, 2, ...), its tasks
+    (or with steps="workers" its engines' calls: the engines' set-up, then one per tree) submitted."""
+    gather, results, count = Partitions.gather, WorkerEngines._results, [0]
 
     def gather_then_act(self, futures, histograms=-1):
         count[0] += 1
@@ -65,7 +67,21 @@ def at_wait(monkeypatch, wait: int, action):
             action(self)
         return gather(self, futures, histograms)
 
+    def results_then_act(self, calls):
+        count[0] += 1
+        if count[0] == wait:
+            action(self.partitions)
+        return results(self, calls)
+
     monkeypatch.setattr(Partitions, "gather", gather_then_act)
+    monkeypatch.setattr(WorkerEngines, "_results", results_then_act)
+
+
+def until_disconnected(client, seconds=10):
+    """Wait until the client has seen its scheduler go (the engines' next tree checks it)."""
+    deadline = time.monotonic() + seconds
+    while client.status == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def pause(dask_worker):
@@ -187,12 +203,12 @@ def test_a_pause_shorter_than_the_grace_time_is_waited_out(cluster, monkeypatch,
                for a, b in zip(model.forest.trees, undisturbed.forest.trees))
 
 
-@pytest.mark.parametrize("steps", STEPS)
+@pytest.mark.parametrize("steps", ["workers"] + STEPS)
 def test_a_closed_scheduler_is_a_clear_error(cluster, monkeypatch, steps):
-    # the scheduler closes in tree 0: the client loses every future; the error says that
-    # the scheduler went away (not that a partition was lost with a worker)
+    # the scheduler closes in tree 0 (the engines': tree 1): the client loses every future;
+    # the error says that the scheduler went away (not that a partition was lost with a worker)
     cluster_, client = cluster
-    at_wait(monkeypatch, 3, lambda p: cluster_.sync(cluster_.scheduler.close))
+    at_wait(monkeypatch, 3, lambda p: (cluster_.sync(cluster_.scheduler.close), until_disconnected(client)))
     X, y = make_data()
     with pytest.raises(RuntimeError, match="lost its connection to the Dask scheduler") as error:
         run_within(TIMEOUT, lambda: dask_train(client, X, y, steps=steps))
@@ -207,8 +223,10 @@ def _wait_for_file(path, seconds=60):
 
 
 @pytest.mark.slow
-def test_a_killed_scheduler_process_is_a_clear_error(tmp_path, monkeypatch):
-    # a scheduler in a process of its own, killed (SIGKILL) in the middle of tree 0
+@pytest.mark.parametrize("steps", ["workers", "tasks"])
+def test_a_killed_scheduler_process_is_a_clear_error(tmp_path, monkeypatch, steps):
+    # a scheduler in a process of its own, killed (SIGKILL) in the middle of tree 0 (the
+    # engines': tree 1)
     scheduler_file = str(tmp_path / "scheduler.json")
     scheduler = python_popen("-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                   "--port", "0", "--dashboard-address", ":0", "--scheduler-file", scheduler_file)
@@ -219,10 +237,10 @@ def test_a_killed_scheduler_process_is_a_clear_error(tmp_path, monkeypatch):
                                    scheduler_file, "--nthreads", "1", "--no-nanny", "--dashboard-address", ":0")
         with Client(scheduler_file=scheduler_file, set_as_default=False, timeout=10) as client:
             client.wait_for_workers(1, timeout=60)
-            at_wait(monkeypatch, 3, lambda p: os.kill(scheduler.pid, signal.SIGKILL))
+            at_wait(monkeypatch, 3, lambda p: (os.kill(scheduler.pid, signal.SIGKILL), until_disconnected(client)))
             X, y = make_data()
             with pytest.raises(RuntimeError, match="lost its connection to the Dask scheduler"):
-                run_within(TIMEOUT, lambda: dask_train(client, X, y))
+                run_within(TIMEOUT, lambda: dask_train(client, X, y, steps=steps))
     finally:
         for process in (worker, scheduler):
             if process is not None and process.poll() is None:

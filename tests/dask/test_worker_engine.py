@@ -69,6 +69,28 @@ def test_what_runs_around_the_growth_loop_runs_in_the_engines(clients, case):
     assert stats["round_trips"] == 1 + engines.n_trees  # the engines' setup, then one wait per tree
 
 
+@pytest.mark.parametrize("n_workers", [2, 4])
+@pytest.mark.parametrize("case", ["f64 leaf-wise", "i16 depth-wise", "GOSS, linear leaves", "pinball, two levels"])
+def test_sums_made_up_and_down_trees_of_engines_are_the_same_bits(clients, monkeypatch, case, n_workers):
+    # above ALL_GATHER_ENGINES the engines add the parts up the reduction tree and send the
+    # sum down a binomial tree: the same order of addition, so the same model
+    settings = {**CASES, **AROUND_THE_LOOP}[case]
+    X, y = make_data()
+    y = labels_for(settings, y)
+    config = bst.GBDTConfig(n_estimators=4, **settings)
+    gathered = dask_train(clients[n_workers], X, y, config, chunks=150)  # 8 partitions
+    monkeypatch.setattr(_engine, "ALL_GATHER_ENGINES", 1)
+    reduced, calls = _engine.WorkerEngine._reduced, []
+
+    def counted(self, *args):  # the engines run in this process (an in-process cluster)
+        calls.append(self.rank)
+        return reduced(self, *args)
+
+    monkeypatch.setattr(_engine.WorkerEngine, "_reduced", counted)
+    assert dask_train(clients[n_workers], X, y, config, chunks=150).to_bytes() == gathered.to_bytes()
+    assert set(calls) == set(range(n_workers))
+
+
 def test_the_worker_engine_with_categories_and_weights(clients):
     X, y = make_data()
     X[:, 2] = np.floor(np.abs(X[:, 2]) * 3) % 7
@@ -90,13 +112,17 @@ def test_validation_and_early_stopping_with_the_engines(clients):
 
 
 def test_a_step_costs_the_driver_nothing(clients):
-    # the driver waits once per tree however many partitions and growth steps there are
+    # the driver waits once per tree however many partitions and growth steps there are,
+    # and receives the tree (and its steps), never a histogram (5 x 256 bins x 16 bytes)
     X, y = make_data()
     config = bst.GBDTConfig(n_estimators=3, growth_strategy=LEAFWISE, n_leaves=8, max_depth=None)
+    received = []
     for chunks in (600, 100):
         stats = {}
         dask_train(clients[2], X, y, config, chunks=chunks, stats=stats)
-        assert stats["round_trips"] == 1 + 3 and stats["step_tasks"] == 2 * 3 and stats["driver_bytes"] == 0
+        assert stats["round_trips"] == 1 + 3 and stats["step_tasks"] == 2 * 3
+        received.append(stats["driver_bytes"])
+    assert received[0] == received[1] < 3 * 5 * 256 * 16
 
 
 def test_the_engines_leave_the_processes_dask_config_alone(clients):
