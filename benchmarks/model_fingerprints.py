@@ -1,7 +1,7 @@
 """Fingerprints of the models a matrix of trainings produces, to prove a refactoring changes
 no model: every objective family, categorical and sparse input, sampling, DART, linear
 leaves, multi-target, ranking, quantized histograms, constraints, both growth strategies,
-on one machine and on Dask (tasks and actors); and, for the objectives and metrics, every
+on one machine and on Dask (the engines on the workers, tasks and actors); and, for the objectives and metrics, every
 objective with a validation set (its default metric's scores are in the file), every metric
 given explicitly, weights and init_score, the predictions and raw margins of those models
 (``name#predict``: the output transforms) and the estimators' class probabilities.
@@ -295,7 +295,7 @@ def on_dask() -> dict:
                 if refused(name, variant) or (variant == "goss" and name in RANKING):
                     continue
                 config = bst.GBDTConfig(objective=objective, **BASE, **VARIANTS[variant])
-                for steps in ("tasks", "actors"):
+                for steps in ("workers", "tasks", "actors"):
                     if steps == "actors" and variant not in ("depthwise", "i16"):
                         continue  # the step kind is orthogonal to the features: two variants suffice
                     try:

@@ -63,8 +63,9 @@ def record_evaluation(result: dict) -> _RecordEvaluation:
     """Record every round's scores into `result` (cleared first).
 
     `result` becomes ``{"valid": {metric_label: [score per round]}}`` (``"train"``
-    without a validation set; the label as `Metric.label` writes it, ``"ndcg@10"``), the
-    form `boosters.plotting.plot_metric` reads.
+    without a validation set; one entry per name with named validation sets; the label
+    as `Metric.label` writes it, ``"ndcg@10"``), the form `boosters.plotting.plot_metric`
+    reads.
 
     Parameters
     ----------

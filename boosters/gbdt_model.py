@@ -62,7 +62,8 @@ class GBDTModel:
         self.ensemble = ensemble
 
     @classmethod
-    def train(cls, dataset: Dataset, config: GBDTConfig | None = None, val_set: Dataset | None = None,
+    def train(cls, dataset: Dataset, config: GBDTConfig | None = None,
+              val_set: Dataset | dict[str, Dataset] | list[tuple[str, Dataset]] | None = None,
               n_threads: int = 0, callbacks=None) -> "GBDTModel":
         """Train a model on `dataset`.
 
@@ -82,8 +83,14 @@ class GBDTModel:
             The training data, with labels.
         config : GBDTConfig, optional
             The parameters; default ``GBDTConfig()``.
-        val_set : Dataset, optional
-            Validation data with labels, evaluated after every round.
+        val_set : Dataset, dict of str to Dataset, or list of (str, Dataset), optional
+            Validation data with labels, evaluated after every round. Several named
+            sets (a dict, or (name, Dataset) pairs) are each scored under their name
+            (``boosters.callbacks.record_evaluation``: ``{name: {metric: [...]}}``; a
+            single Dataset's name is ``"valid"``); the training Dataset itself may be one
+            of them (its training scores, as LightGBM's ``valid_sets=[train, ...]``).
+            Early stopping and ``eval_history`` follow the last set that is not the
+            training set.
         n_threads : int, default 0
             Threads to use; 0 uses all available cores.
         callbacks : list, optional

@@ -34,6 +34,7 @@ class DaskBackend:
         self.base_scores, self.n_features = base_scores, n_features
         self.feature_names, self.categories = feature_names, categories
         self.has_val_set = validation is not None
+        self.val_names, self.monitored = ["valid"], "valid"  # one validation set on Dask
         self.metric = config.resolved_metrics[0] if validation is not None else None
         self.previous = None  # the last tree's (output, leaf nodes, values): the partitions add them next
         # per scored round: its trees as scored (copies: DART later gives the forest's trees
@@ -56,12 +57,12 @@ class DaskBackend:
             self.previous = (k, *grower.leaves(trees[-1]))
         return [trees]
 
-    def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[tuple]:
+    def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[list[tuple]]:
         """The round's trees (and its DART correction) added on every validation partition,
-        and the metric of all their rows, reduced in the partitions' order."""
+        and the metric of all their rows, reduced in the partitions' order (one set)."""
         value = self._surviving(lambda: self._score(trees, dart))
         self.scored.append(([copy.copy(tree) for tree in trees], dart))
-        return [(self.metric, self.metric.label, value, self.metric.higher_is_better)]
+        return [[(self.metric, self.metric.label, value, self.metric.higher_is_better)]]
 
     def _score(self, trees: list, dart) -> float:
         p = self.validation

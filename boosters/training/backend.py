@@ -5,8 +5,9 @@ grows each round's trees on them and scores the validation (or training) rows.
 `LocalBackend` is one machine; boosters.dask's `DaskBackend` the partitions of a cluster.
 
 A backend has `config` (the training's, targets resolved), `n_outputs`, `base_scores`,
-`n_features`, `feature_names`, `categories`, `has_val_set`, `train_scored` (the training
-rows are scored each round: no validation set, callbacks that read scores),
+`n_features`, `feature_names`, `categories`, `has_val_set`, `val_names` (the validation
+sets' names, in order), `monitored` (the one early stopping watches), `train_scored` (the training rows are scored each round: no
+validation set, callbacks that read scores),
 `one_round_at_a_time` (its rounds cannot grow in blocks), and:
 
 - ``grow_rounds(first_round, n_rounds, learning_rate, dart)``: the trees of up to
@@ -14,7 +15,8 @@ rows are scored each round: no validation set, callbacks that read scores),
   round's `dart.DartRound` (its dropped trees are taken out of the margins before the
   gradients and put back at `dart.factor` after the growth), None when nothing is dropped;
 - ``val_scores(round_, trees, dart)``: the round's trees (and DART's correction) added to
-  the validation margins; (metric, label, value, higher_is_better) per metric;
+  the validation margins; per validation set, (metric, label, value, higher_is_better)
+  per metric;
 - ``train_scores()``: the same on the training rows (when `train_scored`);
 - ``finish(result)``: what the run cost, into the `TrainingResult`.
 """
@@ -57,22 +59,41 @@ def start_margins(objective, train: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(objective.n_outputs), np.array(columns.T, order="C")  # a copy: the rounds update it
 
 
+class ValidationSet:
+    """One validation set of a local training: its name, its Dataset, its rows as the model
+    reads them (`X`) and its margins, updated tree by tree; `X` None: the training set
+    itself (LightGBM's `valid_sets=[train, ...]`), scored on the training margins."""
+
+    def __init__(self, name: str, dataset: Dataset, X, base_scores: np.ndarray, n_outputs: int):
+        self.name, self.dataset, self.X = name, dataset, X
+        if X is None:
+            return
+        self.margins = np.tile(base_scores, (dataset.n_rows, 1))
+        if dataset.init_score is not None:
+            where = "val_set" if name == "valid" else f"val_set {name!r}"
+            self.margins += init_score_columns(dataset.init_score, n_outputs, f"{where}: init_score")
+
+
 class LocalBackend:
     """One machine: the training rows binned, their margins and the `TreeGrower` that grows
     rounds on them (many in one nogil block when nothing reads the driver between them);
-    the validation rows `val_X` (val_set's features as the model reads them) and their
-    margins, updated tree by tree."""
+    the validation sets (`evals`: (name, Dataset, its features as the model reads them,
+    None for the training set itself) each) and their margins, updated tree by tree."""
 
-    def __init__(self, config: GBDTConfig, train: Dataset, val_set: Dataset | None, val_X, train_scored: bool,
-                 n_threads: int):
-        self.config, self.train, self.val_set, self.val_X, self.n_threads = config, train, val_set, val_X, n_threads
-        self.has_val_set, self.train_scored = val_set is not None, train_scored
+    def __init__(self, config: GBDTConfig, train: Dataset, evals: list, train_scored: bool, n_threads: int):
+        self.config, self.train, self.n_threads = config, train, n_threads
+        self.has_val_set, self.train_scored = bool(evals), train_scored
+        self.val_names = [name for name, _, _ in evals]
+        # early stopping and eval_history: the last validation set that is not the training set (as LightGBM)
+        held_out = [name for name, _, X in evals if X is not None]
+        self.monitored = (held_out or self.val_names or ["valid"])[-1]
         self.n_features, self.feature_names, self.categories = train.n_features, train.feature_names, train.categories
         objective = make_objective(config.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)
-        if val_set is not None:
-            objective.check_labels(val_set.y)
+        for _, dataset, X in evals:
+            if X is not None:
+                objective.check_labels(dataset.y)
         mapper, binned = train.binned(config.max_bins, config.seed, config.enable_bundling, n_threads)
         self.base_scores, self.margins = start_margins(objective, train)
         self.dropped = DroppedMargins()  # DART: a round's dropped trees, out of the margins while it grows
@@ -85,14 +106,12 @@ class LocalBackend:
         if config.linear_leaves:
             self.grower.linear_leaves = LinearLeafFitter(train.X, ~mapper.is_categorical, gradients, self.margins,
                                                          config.linear_l1, config.linear_l2, n_threads)
-        if val_set is not None:
-            self.val_margins = np.tile(self.base_scores, (val_set.n_rows, 1))
-            if val_set.init_score is not None:
-                self.val_margins += init_score_columns(val_set.init_score, self.n_outputs, "val_set: init_score")
+        self.val_sets = [ValidationSet(name, dataset, X, self.base_scores, self.n_outputs)
+                         for name, dataset, X in evals]
         # a custom objective's gradients come from Python before each round
         self.before_round = ((lambda: objective.fill(train)) if isinstance(objective, Custom)
                              else None)
-        self.one_round_at_a_time = val_set is not None or self.before_round is not None
+        self.one_round_at_a_time = bool(evals) or self.before_round is not None
 
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
                     dart: DartRound | None = None) -> list[list]:
@@ -105,11 +124,18 @@ class LocalBackend:
         self.dropped.put_back(self.margins)  # at their new scale
         return block
 
-    def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[tuple]:
-        scale_down_dropped(self.val_margins, dart, self.val_X, self.n_threads)
-        for k, tree in enumerate(trees):
-            self.val_margins[:, k] += predict_tree(tree, self.val_X, self.n_threads, check=False)
-        return [(metric, *score(metric, self.val_set, self.val_margins)) for metric in self.config.resolved_metrics]
+    def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[list[tuple]]:
+        out = []
+        for val in self.val_sets:
+            if val.X is None:  # the training set: its margins hold the round already
+                out.append(self.train_scores())
+                continue
+            scale_down_dropped(val.margins, dart, val.X, self.n_threads)
+            for k, tree in enumerate(trees):
+                val.margins[:, k] += predict_tree(tree, val.X, self.n_threads, check=False)
+            out.append([(metric, *score(metric, val.dataset, val.margins))
+                        for metric in self.config.resolved_metrics])
+        return out
 
     def train_scores(self) -> list[tuple]:
         return [(metric, *score(metric, self.train, self.margins.T)) for metric in self.config.resolved_metrics]

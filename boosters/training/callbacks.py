@@ -42,8 +42,9 @@ class CallbackEnv:
         ``{"valid": {metric_label: [score per round]}}`` with a validation set (the
         label as `Metric.label` writes it: ``"rmse"``, ``"ndcg@10"``; a custom metric's
         name as it returns it), one entry per metric in the config's order, from the
-        first round on; without one, ``{"train": {...}}`` scores of the training rows,
-        when a callback reads scores. Read it, do not modify it.
+        first round on; with named validation sets, one entry per set name, in their
+        order; without one, ``{"train": {...}}`` scores of the training rows, when a
+        callback reads scores. Read it, do not modify it.
     learning_rate : float
         The learning rate of the next round grown; ``before_iteration`` may change it.
     best_iteration : int or None
@@ -55,6 +56,9 @@ class CallbackEnv:
     higher_is_better : dict
         ``{metric_label: bool}``: whether a higher score of each metric in
         `evals_result` is better (filled with them, at the first round).
+    monitored : str
+        The name of the validation set that early stopping watches and the model's
+        ``eval_history`` records: the last one (``"valid"`` for a single set).
 
     Examples
     --------
@@ -83,6 +87,7 @@ class CallbackEnv:
     best_score: float | None = None
     error: BaseException | None = None
     higher_is_better: dict = field(default_factory=dict)
+    monitored: str = "valid"
 
 
 def call_hook(callbacks: list, hook: str, env: CallbackEnv) -> bool:
@@ -155,8 +160,9 @@ def training_callbacks(config, callbacks) -> list:
 
 
 class EarlyStopping:
-    """Stops when the validation score of the first metric has not improved for `rounds`
-    rounds (made by `early_stopping`; the trainer recognises it to reject NaN scores)."""
+    """Stops when the validation score of the first metric (on the monitored set, the
+    last validation set) has not improved for `rounds` rounds (made by `early_stopping`;
+    the trainer recognises it to reject NaN scores)."""
 
     reads_scores = True
 
@@ -165,7 +171,7 @@ class EarlyStopping:
         self.min_delta = require_float("min_delta", min_delta, 0.0)
 
     def before_training(self, env: CallbackEnv) -> None:
-        if "valid" not in env.evals_result:
+        if env.monitored not in env.evals_result:
             raise ValueError("early stopping needs a val_set to monitor")
         if env.config is not None and not env.config.resolved_metrics:
             raise ValueError("early stopping needs a metric: a custom objective has no default one; "
@@ -184,16 +190,17 @@ class EarlyStopping:
 
     def after_iteration(self, env: CallbackEnv) -> bool:
         if self._name is None:  # the first metric, as LightGBM's first_metric_only
-            self._name = next(iter(env.evals_result["valid"]))
+            self._name = next(iter(env.evals_result[env.monitored]))
             self._higher_is_better = env.higher_is_better[self._name]
-        score = env.evals_result["valid"][self._name][-1]
+        score = env.evals_result[env.monitored][self._name][-1]
         if self._improves(score):
             self._best_round, self._best = env.round, score
             env.best_iteration, env.best_score = env.round, score
         if self._best_round is None or env.round - self._best_round < self.rounds:
             return False
         if env.config.verbosity >= 1:
-            logger.info("early stopping: best round %d, valid %s %.6f", self._best_round + 1, self._name, self._best)
+            logger.info("early stopping: best round %d, %s %s %.6f", self._best_round + 1, env.monitored, self._name,
+                        self._best)
         return True
 
 

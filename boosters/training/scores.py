@@ -33,14 +33,17 @@ def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bo
 
 class RoundScores:
     """The metrics after each round (every one of `config.resolved_metrics`), as the
-    `backend` scores them (see backend.py): on the validation rows (its margins updated
-    tree by tree, from its init_score if it has one, coded with the training's categories
-    as at prediction), or, without them and when a callback reads scores
-    (`backend.train_scored`), on the training rows. `evals_result` holds them, as
-    callbacks see them, keyed by each metric's label ("ndcg@10"; a callable's name as it
-    returns it): {"valid": {label: history}} or {"train": {label: [...]}}, in the metrics'
-    order, from the first round on; `history`, the model's eval_history, is the first
-    metric's. `higher_is_better`: label -> whether a higher score is better."""
+    `backend` scores them (see backend.py): on each validation set's rows (their margins
+    updated tree by tree, from their init_score if they have one, coded with the
+    training's categories as at prediction), or, without one and when a callback reads
+    scores (`backend.train_scored`), on the training rows. `evals_result` holds them, as
+    callbacks see them, keyed by the set's name (`backend.val_names`: "valid" for a single
+    validation set) and each metric's label ("ndcg@10"; a callable's name as it returns
+    it): {"valid": {label: history}} or {"train": {label: [...]}}, in the sets' and the
+    metrics' order, from the first round on; `history`, the model's eval_history, is the
+    first metric's on the `monitored` set (backend.monitored: the last validation set that
+    is not the training set). `higher_is_better`: label -> whether a higher score is
+    better."""
 
     def __init__(self, config: GBDTConfig, backend, history: list, early_stopping: bool):
         self.metrics = config.resolved_metrics
@@ -49,47 +52,54 @@ class RoundScores:
         self.higher_is_better: dict = {}
         self.nan_warned = False
         self.valid = backend.has_val_set
+        self.monitored = backend.monitored
         if self.valid:
-            self._scores = self.evals_result["valid"] = {}
+            for name in backend.val_names:
+                self.evals_result[name] = {}
         elif backend.train_scored:
-            self._scores = self.evals_result["train"] = {}
-        else:
-            self._scores = None
+            self.evals_result["train"] = {}
 
     def add(self, round_: int, trees: list, dart=None) -> None:
         """Score round `round_`, whose trees (one per output) were just grown (`dart`: its
         dropout, dart.DartRound, None when nothing was dropped)."""
         if not self.valid:
-            if self._scores is not None:
-                self._record(self.backend.train_scores(), round_)
+            if self.evals_result:
+                self._record("train", self.backend.train_scores(), round_)
             return
-        scores = self._record(self.backend.val_scores(round_, trees, dart), round_)
+        for name, set_scores in zip(self.backend.val_names, self.backend.val_scores(round_, trees, dart)):
+            scores = self._record(name, set_scores, round_)
+            self._check_nan(name, scores, round_)
+
+    def _check_nan(self, name: str, scores: list, round_: int) -> None:
+        """A NaN score is never a best round; early stopping (on the monitored set's first
+        metric) cannot work without one: an error; elsewhere a warning, once."""
         for i, (metric, label, value) in enumerate(scores):
             if not math.isnan(value):
                 continue
-            # never a best round; early stopping (on the first metric) cannot work without a score
             hint = metric_fn(metric).nan_hint if isinstance(metric, Metric) else MetricFn.nan_hint
-            if self.early_stopping and i == 0:
-                raise ValueError(f"val_set: the validation {label} is NaN at round {round_ + 1} ({hint}); "
+            where = "val_set" if name == "valid" else f"val_set {name!r}"
+            if self.early_stopping and i == 0 and name == self.monitored:
+                raise ValueError(f"{where}: the validation {label} is NaN at round {round_ + 1} ({hint}); "
                                  f"early stopping cannot select a round from it")
             if not self.nan_warned:
                 self.nan_warned = True
-                warnings.warn(f"val_set: the validation {label} is NaN from round {round_ + 1} ({hint})",
-                              RuntimeWarning, stacklevel=6)
+                warnings.warn(f"{where}: the validation {label} is NaN from round {round_ + 1} ({hint})",
+                              RuntimeWarning, stacklevel=7)
 
-    def _record(self, scores: list, round_: int) -> list[tuple]:
-        """Every metric's score, (metric, label, value, higher_is_better) each, appended to
-        its history (made at the first round scored: the first metric's is the model's
-        eval_history); (metric, label, value) each."""
-        if not self.higher_is_better:
+    def _record(self, name: str, scores: list, round_: int) -> list[tuple]:
+        """Every metric's score on set `name`, (metric, label, value, higher_is_better)
+        each, appended to its history (made at the first round scored: the monitored
+        set's first metric's is the model's eval_history); (metric, label, value) each."""
+        histories = self.evals_result[name]
+        if not histories:
             labels = [label for _, label, _, _ in scores]
             if len(set(labels)) != len(labels):
                 raise ValueError(f"metric: two metrics have the same name in {labels}; give each its own name")
             for i, (_, label, _, higher) in enumerate(scores):
-                self._scores[label] = self.history if i == 0 and self.valid else []
+                histories[label] = self.history if i == 0 and self.valid and name == self.monitored else []
                 self.higher_is_better[label] = higher
         for _, label, value, _ in scores:
-            if label not in self._scores:
+            if label not in histories:
                 raise ValueError(f"metric: a custom metric changed its name to {label!r} at round {round_ + 1}")
-            self._scores[label].append(value)
+            histories[label].append(value)
         return [(metric, label, value) for metric, label, value, _ in scores]

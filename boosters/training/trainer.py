@@ -35,25 +35,50 @@ class TrainingResult(Ensemble):
     kernel_timings: dict = field(default_factory=dict)  # tree growth phase -> (seconds, calls)
 
 
-def check_groups(config, train, val_set, train_scored: bool) -> None:
+def check_groups(config, train, evals: list, train_scored: bool) -> None:
     """The datasets have the query groups that the objective and metric need, before the
     first round; GOSS would split queries, so it is refused with a ranking objective
-    (subsample draws whole queries). `train_scored`: the training rows are scored each
-    round (no val_set, and callbacks that read the scores), so a ranking metric needs
-    the training set's groups."""
+    (subsample draws whole queries). `evals`: the validation sets, (name, Dataset) each;
+    `train_scored`: the training rows are scored each round (no val_set, and callbacks
+    that read the scores), so a ranking metric needs the training set's groups."""
     objective = config.objective
     if objective.needs_groups and train.group_boundaries is None:
         raise ValueError(f"train: {objective!r} needs query groups: pass group= (sizes) or qid= (per-row query "
                          f"ids) to Dataset")
+    scored = [(set_label(name), dataset) for name, dataset in evals] or ([("train", train)] if train_scored else [])
     for metric in config.resolved_metrics:
         if not isinstance(metric, Metric) or not metric.needs_groups:
             continue
-        scored, name = (val_set, "val_set") if val_set is not None else (train, "train")
-        if scored.group_boundaries is None and (val_set is not None or train_scored):
-            raise ValueError(f"{name}: metric {metric.label} scores query groups: pass group= or qid= to its Dataset")
+        for where, dataset in scored:
+            if dataset.group_boundaries is None:
+                raise ValueError(f"{where}: metric {metric.label} scores query groups: pass group= or qid= to its "
+                                 f"Dataset")
     if objective.needs_groups and config.goss_top_rate is not None:
         raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "
                          f"groups that {objective!r} ranks; use subsample (it draws whole queries)")
+
+
+def set_label(name: str) -> str:
+    """How errors name a validation set: "val_set" for the single one, else by its name."""
+    return "val_set" if name == "valid" else f"val_set {name!r}"
+
+
+def named_sets(val_set) -> list[tuple[str, object]]:
+    """The validation sets as (name, Dataset) pairs, in order: a Dataset is ("valid", it);
+    a dict maps names to Datasets; a list holds (name, Dataset) pairs."""
+    if val_set is None:
+        return []
+    if isinstance(val_set, Dataset):
+        return [("valid", val_set)]
+    pairs = list(val_set.items()) if isinstance(val_set, dict) else val_set
+    if not isinstance(pairs, (list, tuple)) or not pairs or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and p[0] for p in pairs):
+        raise TypeError(f"val_set must be a boosters.Dataset, a dict of name -> Dataset or a list of "
+                        f"(name, Dataset) pairs, got {val_set!r}")
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"val_set: each validation set needs its own name, got {names}")
+    return list(pairs)
 
 
 class GBDTTrainer:
@@ -61,22 +86,25 @@ class GBDTTrainer:
         self.config = config
         self.n_threads = effective_n_threads(n_threads)
 
-    def train(self, train: Dataset, val_set: Dataset | None = None, callbacks=None,
-              as_model=None) -> TrainingResult:
+    def train(self, train: Dataset, val_set=None, callbacks=None, as_model=None) -> TrainingResult:
         """Boost `config.n_estimators` rounds (fewer when a callback, early stopping or
-        Ctrl-C stops it). `callbacks`: see `boosters.callbacks`; `as_model` wraps the
-        result into what they see as `env.model` (GBDTModel.train passes GBDTModel)."""
+        Ctrl-C stops it). `val_set`: a Dataset, or several named ones (see `named_sets`;
+        the training Dataset itself among them is scored on its margins), scored every
+        round; early stopping watches the last. `callbacks`: see `boosters.callbacks`;
+        `as_model` wraps the result into what they see as `env.model` (GBDTModel.train
+        passes GBDTModel)."""
         start = time.perf_counter()
-        val_X = self._check_inputs(train, val_set)
+        evals = self._check_inputs(train, named_sets(val_set))
         cfg = self.config
-        objective_spec = resolve_targets(cfg.objective, train.y, None if val_set is None else val_set.y)
+        for val in [dataset for _, dataset, X in evals if X is not None] or [None]:
+            objective_spec = resolve_targets(cfg.objective, train.y, None if val is None else val.y)
         if objective_spec != cfg.objective:  # y's columns set the number of targets (tree groups)
             cfg = cfg.replace(objective=objective_spec)
         callbacks = training_callbacks(cfg, callbacks)
         # the training rows are scored every round only for callbacks that read the scores
-        train_scored = val_set is None and any(reads_scores(c) for c in callbacks)
-        check_groups(cfg, train, val_set, train_scored)
-        result = self.run(LocalBackend(cfg, train, val_set, val_X, train_scored, self.n_threads), callbacks, as_model)
+        train_scored = not evals and any(reads_scores(c) for c in callbacks)
+        check_groups(cfg, train, [(name, dataset) for name, dataset, _ in evals], train_scored)
+        result = self.run(LocalBackend(cfg, train, evals, train_scored, self.n_threads), callbacks, as_model)
         result.seconds = time.perf_counter() - start
         return result
 
@@ -90,7 +118,7 @@ class GBDTTrainer:
         dropout = None if cfg.booster != "dart" else DartDropout(cfg, backend.n_outputs)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
                           evals_result=scores.evals_result, learning_rate=cfg.learning_rate,
-                          higher_is_better=scores.higher_is_better)
+                          higher_is_better=scores.higher_is_better, monitored=scores.monitored)
         with info_visible() if cfg.verbosity >= 1 else nullcontext(), InterruptGuard() as interrupt:
             try:
                 call_hook(callbacks, "before_training", env)
@@ -168,25 +196,26 @@ class GBDTTrainer:
             logger.warning("training interrupted (Ctrl-C): the model keeps the %d completed rounds%s",
                            n_rounds, kept)
 
-    def _check_inputs(self, train: Dataset, val_set: Dataset | None):
+    def _check_inputs(self, train: Dataset, evals: list) -> list[tuple]:
         """TypeError / ValueError naming what is wrong, before any work; the validation
-        rows as the model reads them (None without a val_set): its features matched to the
-        training's by name, categories by value, as at prediction."""
+        sets (`evals`: (name, Dataset) each) with their rows as the model reads them: the
+        features matched to the training's by name, categories by value, as at prediction
+        (None for the training Dataset itself)."""
         if not isinstance(train, Dataset):
             raise TypeError(f"train must be a boosters.Dataset, got {type(train).__name__}")
         if not train.has_labels:
             raise ValueError("train has no labels: pass y to Dataset(X, y)")
-        if val_set is not None:
-            if not isinstance(val_set, Dataset):
-                raise TypeError(f"val_set must be a boosters.Dataset or None, got {type(val_set).__name__}")
-            if not val_set.has_labels:
-                raise ValueError("val_set has no labels: pass y to Dataset(X, y)")
-        elif self.config.early_stopping_rounds is not None:
+        for name, dataset in evals:
+            if not isinstance(dataset, Dataset):
+                raise TypeError(f"{set_label(name)} must be a boosters.Dataset or None, got {type(dataset).__name__}")
+            if not dataset.has_labels:
+                raise ValueError(f"{set_label(name)} has no labels: pass y to Dataset(X, y)")
+        if not evals and self.config.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs a val_set to monitor")
         check_linear_training(train, self.config)
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
-        if val_set is None:
-            return None
-        return val_set.features_for(train.n_features, train.feature_names, train.categories, "val_set")
+        return [(name, dataset, None if dataset is train else
+                 dataset.features_for(train.n_features, train.feature_names, train.categories, set_label(name)))
+                for name, dataset in evals]
