@@ -19,11 +19,13 @@ from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
+from boosters.functional import cv, train
 
 __all__ = [
     "__version__",
     "callbacks",
     "convert",
+    "cv",
     "Dataset",
     "GBDTConfig",
     "GBDTModel",
@@ -32,4 +34,5 @@ __all__ = [
     "Metric",
     "Objective",
     "show_config",
+    "train",
 ]

@@ -36,6 +36,47 @@ __all__ = ["CallbackEnv", "ProgressBar", "checkpoint", "early_stopping", "learni
 
 
 # ---------------------------------------------------------------------------------------
+# LightGBM's and XGBoost's own callbacks
+
+# their callback classes -> how to write them with boosters' (for the error of the others)
+_OTHERS = {"lightgbm": "boosters.callbacks.early_stopping, log_evaluation, record_evaluation or learning_rate "
+                       "(LightGBM's reset_parameter(learning_rate=...))",
+           "xgboost": "boosters.callbacks.early_stopping or log_evaluation; a TrainingCallback subclass becomes a "
+                      "class with after_iteration(env) returning True to stop"}
+
+
+def as_boosters_callbacks(callbacks):
+    """`callbacks` with LightGBM's and XGBoost's own early stopping, logging and recording
+    callbacks replaced by the boosters callback of the same meaning (lightgbm.early_stopping(10)
+    is early_stopping(10)); any other callback of theirs is a TypeError saying how to write
+    it (their callbacks read their own training's state, which boosters does not have)."""
+    if callbacks is None or isinstance(callbacks, (str, bytes)) or not hasattr(callbacks, "__iter__"):
+        return callbacks  # checked (and refused) with the others by the trainer
+    return [_translated(c) for c in callbacks]
+
+
+def _translated(callback):
+    library = (type(callback).__module__ or "").split(".")[0]
+    if library not in _OTHERS:
+        return callback
+    kind, given = type(callback).__name__, vars(callback)
+    if kind == "_EarlyStoppingCallback" and not isinstance(given.get("min_delta"), list):
+        return early_stopping(given["stopping_rounds"], given["min_delta"])
+    if kind == "_LogEvaluationCallback":
+        return log_evaluation(given["period"])
+    if kind == "_RecordEvaluationCallback":
+        return record_evaluation(given["eval_result"])
+    if kind == "EarlyStopping" and given.get("data") is None and given.get("metric_name") is None \
+            and given.get("maximize") is None and not given.get("save_best"):
+        return early_stopping(given["rounds"], given.get("_min_delta", 0.0))
+    if kind == "EvaluationMonitor":
+        return log_evaluation(given["period"])
+    raise TypeError(f"callbacks: {library}'s {kind} is {library}'s own callback; write it with "
+                    f"{_OTHERS[library]} (boosters' early stopping watches the last validation set's first "
+                    f"metric and always keeps the best round)")
+
+
+# ---------------------------------------------------------------------------------------
 # recording
 
 

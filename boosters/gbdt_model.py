@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from boosters._lib.threads import effective_n_threads
+from boosters.callbacks import as_boosters_callbacks
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.categories import frame_codes
@@ -97,7 +98,9 @@ class GBDTModel:
             Callbacks called in the boosting loop (see `boosters.callbacks`): objects
             with ``before_iteration(env)`` / ``after_iteration(env)`` (returning True stops
             the training), ``before_training(env)`` / ``after_training(env)``; a plain
-            function is called after every round.
+            function is called after every round. LightGBM's and XGBoost's early stopping,
+            logging and recording callbacks are taken as boosters' of the same meaning;
+            their others are refused with a TypeError saying how to write them.
 
         Returns
         -------
@@ -122,6 +125,7 @@ class GBDTModel:
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
+        callbacks = as_boosters_callbacks(callbacks)  # LightGBM's and XGBoost's own, translated or refused
         result = GBDTTrainer(config, n_threads).train(dataset, val_set, callbacks, as_model=cls)
         result.forest.flat(grown=True)  # read-only from here, as a loaded model's trees
         return cls(result)

@@ -20,11 +20,11 @@ from boosters.training.trainer import TrainingResult
 
 PACKAGE = Path(boosters.__file__).parent
 
-# the public modules on top of everything: GBDTModel, the callbacks module (public names of
-# training.callbacks, plus its own built-ins), the estimators, the plots,
-# the converters from and to other libraries' model formats
-PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.callbacks", "boosters.sklearn", "boosters.plotting", "boosters.convert",
-                "boosters.dask")
+# the public modules on top of everything: GBDTModel, the functional API (train, cv), the
+# callbacks module (public names of training.callbacks, plus its own built-ins), the
+# estimators, the plots, the converters from and to other libraries' model formats
+PUBLIC_LAYER = ("boosters.gbdt_model", "boosters.functional", "boosters.callbacks", "boosters.sklearn",
+                "boosters.plotting", "boosters.convert", "boosters.dask")
 LIBRARY_ABOVE_OBJECTIVES = ("boosters.config", "boosters.training", "boosters.model", "boosters.io",
                             "boosters.explain")
 # training/'s rooms, lowest first: the partitioner keeps each node's rows; the histogram

@@ -304,6 +304,50 @@ class Dataset:
         """Whether labels (`y`) were given."""
         return self.y is not None
 
+    def subset(self, rows) -> "Dataset":
+        """The Dataset of some of the rows (LightGBM's ``Dataset.subset``): the features,
+        labels, weights, init_score and categories of `rows`, in the order given; with
+        query groups, `rows` must hold whole queries (each query's rows consecutive).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Row indices, each in ``0..n_rows - 1``.
+
+        Returns
+        -------
+        Dataset
+            A new Dataset (its arrays are copies; this one is unchanged).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> data = bst.Dataset(np.arange(8.0).reshape(4, 2), [0.0, 1.0, 2.0, 3.0])
+        >>> part = data.subset([3, 1])
+        >>> part.n_rows, part.y.tolist()
+        (2, [3.0, 1.0])
+        """
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or not (rows.size == 0 or np.issubdtype(rows.dtype, np.integer)):
+            raise TypeError(f"rows must be a 1-D array of row indices, got {rows.dtype} of shape {rows.shape}")
+        if rows.size == 0 or rows.min() < 0 or rows.max() >= self.n_rows:
+            raise ValueError(f"rows must be indices in 0..{self.n_rows - 1}, at least one")
+        group = None
+        if self.group_boundaries is not None:
+            query = np.searchsorted(self.group_boundaries, rows, side="right") - 1
+            starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])  # each run of one query's rows
+            group = np.diff(np.r_[starts, len(rows)])
+            sizes = np.diff(self.group_boundaries)[query[starts]]
+            if len(np.unique(query[starts])) != len(starts) or not np.array_equal(group, sizes):
+                raise ValueError("rows: with query groups, take whole queries, each query's rows consecutive")
+        part = Dataset(self.X[rows], None if self.y is None else self.y[rows],
+                       None if self.weights is None else self.weights[rows], self.feature_names,
+                       self.categorical_features, group=group,
+                       init_score=None if self.init_score is None else self.init_score[rows])
+        part.categories = dict(self.categories)  # the codes in X are this Dataset's
+        return part
+
     def __repr__(self):
         parts = [f"{self.n_rows} rows", f"{self.n_features} features", f"dtype={self.X.dtype}"]
         if self.is_sparse:

@@ -6,9 +6,9 @@ grows each round's trees on them and scores the validation (or training) rows.
 
 A backend has `config` (the training's, targets resolved), `n_outputs`, `base_scores`,
 `n_features`, `feature_names`, `categories`, `has_val_set`, `val_names` (the validation
-sets' names, in order), `monitored` (the one early stopping watches), `train_scored` (the training rows are scored each round: no
-validation set, callbacks that read scores),
-`one_round_at_a_time` (its rounds cannot grow in blocks), and:
+sets' names, in order), `monitored` (the one early stopping watches), `train_scored`
+(the training rows are scored each round: no validation set, callbacks that read
+scores), `one_round_at_a_time` (its rounds cannot grow in blocks), and:
 
 - ``grow_rounds(first_round, n_rounds, learning_rate, dart)``: the trees of up to
   `n_rounds` rounds (at least one), one list per round, one tree per output; `dart`: the
