@@ -110,7 +110,9 @@ def test_binary_probability_output_with_background_data():
     model = train(X, (signal > 0).astype(float), objective=bst.Objective.logistic(), n_estimators=5, max_depth=3)
     explainer = shap.TreeExplainer(model.to_shap_trees(), data=X[:100], model_output="probability")
     values = explainer.shap_values(X[:20])
-    np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value, model.predict(X[:20]), atol=1e-9)
+    # shap gives nodes the background misses a weight of 1e-6 (shap 0.51): not exact, but
+    # probabilities and margins differ by ~0.1 here
+    np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value, model.predict(X[:20]), atol=1e-6)
 
 
 @GROWTH
