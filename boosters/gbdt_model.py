@@ -18,6 +18,7 @@ from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
 from boosters.data.validation import as_feature_matrix, as_init_score, column_names, init_score_columns, match_columns
 from boosters.explain import shap as _shap
+from boosters.explain import shap_package as _shap_package
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import json_format, npz_format
@@ -502,6 +503,78 @@ class GBDTModel:
         values = _shap.shap_interaction_values(self.forest, self._features(X),
                                                effective_n_threads(n_threads))
         return values[:, 0] if values.shape[1] == 1 else values
+
+    def shap_explanation(self, X, interactions: bool = False, n_threads: int = 0):
+        """`shap_values` (or `shap_interaction_values`) as a ``shap.Explanation``, the
+        object shap's plots take (``shap.plots.beeswarm``, ``waterfall``, ``scatter``...).
+
+        The values are boosters' own exact TreeSHAP values of the raw margin, categorical
+        features included: their codes are the ``data``, their categories the
+        ``display_data`` the plots label with. Needs the shap package
+        (``pip install 'boosters[shap]'``).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, scipy.sparse matrix or Dataset
+            The rows to explain, as for `predict` (frame columns matched by name).
+        interactions : bool, default False
+            SHAP interaction values (laid out as shap's: no bias row or column).
+        n_threads : int, default 0
+            Threads (0 = all available cores); the result does not depend on it.
+
+        Returns
+        -------
+        shap.Explanation
+            ``values`` (n_rows, n_features), or (n_rows, n_features, n_features) with
+            `interactions`, plus a last axis of the outputs for softmax or multi-target
+            models; ``base_values`` the expected margin; ``data``; ``feature_names``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, 2 * X[:, 0] + X[:, 1]), bst.GBDTConfig(n_estimators=10))
+        >>> exp = model.shap_explanation(X[:5])
+        >>> exp.values.shape, exp.feature_names
+        ((5, 3), ['f0', 'f1', 'f2'])
+        >>> bool(np.allclose(exp.values.sum(axis=1) + exp.base_values, model.predict_raw(X[:5])))
+        True
+        """
+        return _shap_package.explanation(self.ensemble, self._features(X), effective_n_threads(n_threads),
+                                         interactions)
+
+    def to_shap_trees(self) -> dict:
+        """The trees in shap's own tree-ensemble form, which ``shap.TreeExplainer`` takes:
+        ``shap.TreeExplainer(model.to_shap_trees())``.
+
+        shap then computes the SHAP values itself, with the same split rule
+        (``x <= threshold`` left, missing values the default direction), covers and base
+        score: its values and ``expected_value`` are this model's `shap_values` (raw
+        margins). shap's trees have numeric splits only: a model with categorical
+        features (or linear leaves) raises ValueError; `shap_explanation` covers them.
+
+        Returns
+        -------
+        dict
+            ``{"trees": [...], "base_offset": ..., ...}``: a dict per tree with
+            ``children_left``, ``children_right``, ``children_default``, ``features``,
+            ``thresholds``, ``values`` and ``node_sample_weight`` (the covers).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import boosters as bst
+        >>> import shap
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, 2 * X[:, 0] + X[:, 1]), bst.GBDTConfig(n_estimators=10))
+        >>> explainer = shap.TreeExplainer(model.to_shap_trees())
+        >>> bool(np.allclose(explainer.shap_values(X[:5]), model.shap_values(X[:5])[:, :-1]))
+        True
+        """
+        return _shap_package.shap_tree_model(self.ensemble)
 
     # -- persistence -------------------------------------------------------------------------
 

@@ -307,6 +307,54 @@ class _GBDTEstimator(BaseEstimator):
         check_is_fitted(self, "booster_")
         return method(self._check_X(X, reset=False), n_threads=self.n_threads)
 
+    def shap_explanation(self, X, interactions: bool = False):
+        """The booster's exact SHAP values of X as a ``shap.Explanation`` for shap's plots
+        (`GBDTModel.shap_explanation`: raw margins, categorical features included).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or scipy.sparse matrix
+            The rows to explain, as for `predict`.
+        interactions : bool, default False
+            SHAP interaction values instead.
+
+        Returns
+        -------
+        shap.Explanation
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> est = GBDTRegressor(n_estimators=5).fit(X, X[:, 0])
+        >>> est.shap_explanation(X[:4]).values.shape
+        (4, 3)
+        """
+        check_is_fitted(self, "booster_")
+        return self.booster_.shap_explanation(self._check_X(X, reset=False), interactions, self.n_threads)
+
+    def to_shap_trees(self) -> dict:
+        """The booster's trees in shap's tree-ensemble form:
+        ``shap.TreeExplainer(estimator.to_shap_trees())`` (`GBDTModel.to_shap_trees`).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import shap
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> est = GBDTRegressor(n_estimators=5).fit(X, X[:, 0])
+        >>> shap.TreeExplainer(est.to_shap_trees()).shap_values(X[:4]).shape
+        (4, 3)
+        """
+        check_is_fitted(self, "booster_")
+        return self.booster_.to_shap_trees()
+
 
 @fill_doc(**_DOCS)
 class GBDTRegressor(RegressorMixin, _GBDTEstimator):

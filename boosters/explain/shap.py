@@ -60,7 +60,7 @@ def shap_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     >>> bool(np.allclose(values.sum(axis=2)[:, 0], model.predict_raw(X[:3])))
     True
     """
-    _refuse_linear_leaves(forest)
+    refuse_linear_leaves(forest)
     n_rows, n_features = X.shape
     out = np.zeros((n_rows, forest.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = forest.base_scores
@@ -110,7 +110,7 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     >>> bool(np.allclose(inter.sum(axis=3), shap_values(model.forest, X[:3], n_threads=1)))
     True
     """
-    _refuse_linear_leaves(forest)
+    refuse_linear_leaves(forest)
     n_rows, n_features = X.shape
     width = n_features + 1
     require_memory(n_rows * forest.n_groups * width * width * 8,
@@ -136,7 +136,7 @@ def shap_interaction_values(forest: Forest, X, n_threads: int) -> np.ndarray:
     return out
 
 
-def _refuse_linear_leaves(forest: Forest) -> None:
+def refuse_linear_leaves(forest: Forest) -> None:
     """TreeSHAP explains constant leaves: a linear leaf's output also moves with its features."""
     if forest.is_linear:
         raise ValueError("SHAP values of a model with linear leaves (linear_leaves=True) are not supported: "
@@ -151,15 +151,7 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
     check_sparse_input(X, flat.categories)  # prediction refuses it: no SHAP values of margins it cannot give
     if flat.n_features > n_features:
         raise ValueError(f"X has {n_features} features but the trees split on feature {flat.n_features - 1}")
-    split = a["split_feature"] >= 0
-    cover = leaf_roundoff_as_zero(a["cover"], split, flat.tree_offsets)
-    bad = ~np.isfinite(cover) | (cover < 0) | (split & (cover <= 0))
-    if np.any(bad):
-        node = int(np.flatnonzero(bad)[0])
-        tree = int(np.searchsorted(flat.tree_offsets, node, side="right")) - 1
-        raise ValueError(f"SHAP values need the trees' covers: tree {tree}, node {node - flat.tree_offsets[tree]} "
-                         f"has cover {cover[node]} (a split needs a positive, finite cover, a leaf a finite "
-                         f"cover >= 0)")
+    cover = checked_covers(flat)
     categories = None if flat.categories is None else (a["category_set"], *flat.categories)
     shap_forest = ShapForest(a["split_feature"], a["threshold"], a["default_left"], a["left_child"],
                              a["right_child"], a["value"], cover, flat.tree_offsets, flat.tree_group, categories)
@@ -167,6 +159,21 @@ def _shap_forest(forest: Forest, X) -> ShapForest:
         raise ValueError(f"SHAP values support trees up to depth {MAX_SHAP_DEPTH}; this forest has a tree of depth "
                          f"{shap_forest.max_depth}")
     return shap_forest
+
+
+def checked_covers(flat) -> np.ndarray:
+    """The covers TreeSHAP weighs the branches with (`leaf_roundoff_as_zero`); ValueError
+    naming the first node whose cover cannot be such a weight."""
+    split = flat.arrays["split_feature"] >= 0
+    cover = leaf_roundoff_as_zero(flat.arrays["cover"], split, flat.tree_offsets)
+    bad = ~np.isfinite(cover) | (cover < 0) | (split & (cover <= 0))
+    if np.any(bad):
+        node = int(np.flatnonzero(bad)[0])
+        tree = int(np.searchsorted(flat.tree_offsets, node, side="right")) - 1
+        raise ValueError(f"SHAP values need the trees' covers: tree {tree}, node {node - flat.tree_offsets[tree]} "
+                         f"has cover {cover[node]} (a split needs a positive, finite cover, a leaf a finite "
+                         f"cover >= 0)")
+    return cover
 
 
 def leaf_roundoff_as_zero(cover: np.ndarray, split: np.ndarray, tree_offsets: np.ndarray) -> np.ndarray:
