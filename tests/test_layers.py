@@ -55,14 +55,15 @@ FORBIDDEN = {
     **rooms_import_only_lower_rooms(MODEL_ROOMS),
 }
 OPTIONAL_DEPENDENCIES = ("pandas", "pyarrow", "polars", "scipy", "sklearn", "matplotlib", "tqdm", "graphviz", "dask",
-                         "distributed")
+                         "distributed", "shap")
 # modules that import an optional library inside the function that needs it, with an
 # ImportError naming the extra when it is missing
 LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.callbacks": ("tqdm",),
                  "boosters.plotting": ("matplotlib", "graphviz"), "boosters.explain.tree_table": ("pandas",),
                  "boosters.data.frames": ("pyarrow",), "boosters.data.block_sources": ("pyarrow",),
                  "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
-                 "boosters.dask._step_runner": ("distributed",), "boosters.dask._engine": ("distributed",)}
+                 "boosters.dask._step_runner": ("distributed",), "boosters.dask._engine": ("distributed",),
+                 "boosters.explain.shap_package": ("shap",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn", "boosters.dask.estimators": "sklearn"}
 
