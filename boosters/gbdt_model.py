@@ -195,6 +195,63 @@ class GBDTModel:
         """The trees in boosting order (their arrays are read-only; assign new ones to edit)."""
         return self.forest.trees
 
+    def __getitem__(self, rounds) -> "GBDTModel":
+        """The model of some boosting rounds, as XGBoost's ``booster[a:b]``: ``model[a:b]``
+        keeps the trees of rounds a..b-1 (every output's), ``model[i]`` round i's; the base
+        scores, objective and features are the model's, the training record is not kept.
+
+        Parameters
+        ----------
+        rounds : slice or int
+            0-based rounds; a slice's step must be 1, negative ends count from the last.
+
+        Returns
+        -------
+        GBDTModel
+            A new model (its trees are this model's, shared read-only).
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=10))
+        >>> first, rest = model[:4], model[4:]
+        >>> first.n_trees, rest.n_trees
+        (4, 6)
+        >>> base = model.forest.base_scores[0]
+        >>> bool(np.allclose(first.predict_raw(X) + rest.predict_raw(X) - base, model.predict_raw(X)))
+        True
+        """
+        n_out = self.forest.n_groups
+        n_rounds = self.n_trees // n_out
+        if isinstance(rounds, (int, np.integer)) and not isinstance(rounds, bool):
+            index = int(rounds) + (n_rounds if rounds < 0 else 0)
+            if not 0 <= index < n_rounds:
+                raise IndexError(f"round {rounds} is out of range: the model has {n_rounds} rounds")
+            rounds = slice(index, index + 1)
+        if not isinstance(rounds, slice) or rounds.step not in (None, 1):
+            raise TypeError(f"a model is sliced by rounds, model[start:stop] (step 1) or model[i], got {rounds!r}")
+        start, stop, _ = rounds.indices(n_rounds)
+        forest = Forest(n_out, self.forest.base_scores)
+        for t in range(start * n_out, max(start, stop) * n_out):
+            forest.add(self.forest.trees[t], self.forest.tree_group[t])
+        forest.flat(grown=True)
+        ensemble = Ensemble(forest, self.objective, self.n_features, self.feature_names,
+                            categories=dict(self.ensemble.categories))
+        return GBDTModel(ensemble)
+
+    def _rounds(self, start_iteration: int, num_iteration, iteration_range) -> "GBDTModel":
+        """The model predict's round options ask for: all rounds by default."""
+        if iteration_range is not None:  # XGBoost: [begin, end), (0, 0) for all
+            if start_iteration or num_iteration:
+                raise ValueError("give iteration_range (XGBoost) or start_iteration / num_iteration (LightGBM), "
+                                 "not both")
+            begin, end = iteration_range
+            return self if (begin, end) == (0, 0) else self[begin:end if end > 0 else None]
+        if not start_iteration and (num_iteration is None or num_iteration <= 0):
+            return self
+        end = None if num_iteration is None or num_iteration <= 0 else start_iteration + num_iteration
+        return self[start_iteration:end]
+
     # -- prediction --------------------------------------------------------------------
 
     def _features(self, X) -> np.ndarray:
@@ -269,8 +326,17 @@ class GBDTModel:
         margins = self._margins(X, n_threads, init_score)
         return margins[:, 0] if margins.shape[1] == 1 else margins
 
-    def predict(self, X, n_threads: int = 0, init_score=None) -> np.ndarray:
+    def predict(self, X, n_threads: int = 0, init_score=None, *, raw_score: bool = False,
+                output_margin: bool = False, pred_leaf: bool = False, pred_contrib: bool = False,
+                start_iteration: int = 0, num_iteration: int | None = None,
+                iteration_range: tuple[int, int] | None = None) -> np.ndarray:
         """Predictions: values (squared error), P(y=1) (logistic) or class probabilities.
+
+        LightGBM's and XGBoost's options are taken too: `raw_score` / `output_margin`
+        (`predict_raw`), `pred_leaf` (`predict_leaf`), `pred_contrib` (`shap_values`), and
+        the rounds to use: `start_iteration` and `num_iteration` (LightGBM) or
+        `iteration_range` (XGBoost). A model cut back by early stopping has its best
+        round's trees only, so the default (every round) is the best iteration's.
 
         Parameters
         ----------
@@ -288,12 +354,25 @@ class GBDTModel:
             model's margins before the output transform (a Dataset's own ``init_score``
             when None, as XGBoost's ``base_margin``). A model trained with an init_score
             has start 0, so this gives init_score + trees, as LightGBM and XGBoost.
+        raw_score, output_margin : bool, default False
+            The raw margins (LightGBM's and XGBoost's names of `predict_raw`).
+        pred_leaf : bool, default False
+            The leaf of every row in every tree (`predict_leaf`).
+        pred_contrib : bool, default False
+            The SHAP values with the bias last (`shap_values`; XGBoost's shape for
+            several outputs, ``(n_rows, n_outputs, n_features + 1)``).
+        start_iteration : int, default 0
+            The first round used (LightGBM).
+        num_iteration : int, optional
+            The number of rounds used from `start_iteration`; None or <= 0: all.
+        iteration_range : tuple of (int, int), optional
+            The rounds [begin, end) used (XGBoost; (0, 0): all).
 
         Returns
         -------
         numpy.ndarray
             ``(n_rows,)``; ``(n_rows, n_classes)`` for softmax, ``(n_rows, n_targets)``
-            for multi-target regression.
+            for multi-target regression (with the options: as the methods named).
 
         Examples
         --------
@@ -304,8 +383,19 @@ class GBDTModel:
         >>> p = model.predict(df)
         >>> p.shape, np.array_equal(model.predict(df[["b", "a"]]), p)  # matched by name
         ((200,), True)
+        >>> np.array_equal(model.predict(df, num_iteration=3), model[:3].predict(df))
+        True
         """
-        return self.ensemble.transform(self._margins(X, n_threads, init_score))
+        model = self._rounds(start_iteration, num_iteration, iteration_range)
+        if sum(map(bool, (raw_score or output_margin, pred_leaf, pred_contrib))) > 1:
+            raise ValueError("predict: ask for one of raw_score/output_margin, pred_leaf and pred_contrib")
+        if pred_leaf:
+            return model.predict_leaf(X, n_threads)
+        if pred_contrib:
+            return model.shap_values(X, n_threads)
+        if raw_score or output_margin:
+            return model.predict_raw(X, n_threads, init_score)
+        return model.ensemble.transform(model._margins(X, n_threads, init_score))
 
     # -- inspection ----------------------------------------------------------------------
 
