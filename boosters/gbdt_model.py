@@ -596,6 +596,48 @@ class GBDTModel:
         """
         return cls(json_format.from_json_bytes(data))
 
+    def dump_model(self) -> dict:
+        """The model as plain Python data (as LightGBM's ``Booster.dump_model()``): the
+        JSON document of `to_json_bytes`, parsed.
+
+        Dicts, lists, str, int, float, bool and None only, so ``json.dumps`` takes it
+        (infinite thresholds are the strings ``"inf"`` / ``"-inf"``, which ``float()``
+        reads). It holds everything a prediction needs: ``objective`` (its name and
+        parameters), ``n_groups`` (outputs), ``base_scores`` (one per output),
+        ``n_features``, ``feature_names``, the categorical features' ``categories``, and
+        per tree its output ``group`` and its ``nodes`` as arrays indexed by node
+        (``split_feature``, ``threshold``, ``default_left`` for missing values,
+        ``left_child`` / ``right_child``, ``value``, ``gain``, ``cover`` (hessian sum),
+        ``n_samples``, and ``category_set`` with the tree's ``category_sets`` in a model
+        with categorical splits), plus ``linear`` for linear leaves; then the training's
+        ``config`` and validation history. Unlike LightGBM's nested nodes, a tree's nodes
+        are flat arrays, node 0 the root. :doc:`/format` tells how a tree predicts from
+        them. ``from_json_bytes(json.dumps(dump))`` reads it back.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5, max_depth=1))
+        >>> dump = model.dump_model()
+        >>> dump["objective"], dump["n_groups"], len(dump["trees"])
+        ({'name': 'squared', 'n_classes': None}, 1, 5)
+        >>> nodes = dump["trees"][0]["nodes"]
+        >>> nodes["split_feature"], nodes["left_child"], nodes["right_child"]
+        ([0, -1, -1], [1, -1, -1], [2, -1, -1])
+        >>> margin = dump["base_scores"][0]  # row 0 down each stump: x <= threshold goes left
+        >>> for tree in dump["trees"]:
+        ...     nodes = tree["nodes"]
+        ...     leaf = 1 if X[0, nodes["split_feature"][0]] <= float(nodes["threshold"][0]) else 2
+        ...     margin += nodes["value"][leaf]
+        >>> bool(margin == model.predict_raw(X[:1])[0])
+        True
+        """
+        return json_format.to_document(self.ensemble)
+
     def save(self, path) -> None:
         """Write the model to a file, in the encoding its name asks for: ``.npz`` the
         compact binary (`to_bytes`), ``.json`` the JSON document (`to_json_bytes`).
