@@ -188,3 +188,13 @@ def test_each_call_returns_a_new_object():
     dump = model.dump_model()
     dump["trees"][0]["nodes"]["value"][1] = 1e9
     assert model.dump_model()["trees"][0]["nodes"]["value"][1] != 1e9
+
+
+def test_the_estimators_dump_through_booster_as_lightgbm():
+    """LightGBM's estimators have no dump_model: ``est.booster_.dump_model()``; so here."""
+    from boosters.sklearn import GBDTClassifier
+
+    X, y = numeric_with_missing(seed=7)
+    clf = GBDTClassifier(n_estimators=4, max_depth=2).fit(X, y > 0)
+    dump = check_dump(clf.booster_, query_rows(X))
+    assert dump["objective"]["name"] == "logistic"
