@@ -16,7 +16,7 @@ import re
 
 BINARY, JSON = "binary", "json"
 SUFFIXES = {".npz": BINARY, ".bst": BINARY, ".json": JSON}
-_WORKING = ", ".join(f"'{suffix}'" for suffix in SUFFIXES)
+_WORKING = "'.npz' (the binary encoding; '.bst' too) or '.json' (the JSON encoding)"
 
 # suffixes that other libraries' users give their model files, with what boosters offers instead
 _ON_SAVE = {
@@ -49,9 +49,8 @@ def encoding_for_save(path) -> str:
     suffix = suffix_of(path)
     if suffix not in SUFFIXES:
         hint = _ON_SAVE.get(suffix)
-        raise ValueError(f"cannot save a model as {os.fsdecode(path)!r}: {_suffix_words(suffix)}, the model file's "
-                         f"name must end in {_WORKING} (the JSON encoding: '.json', the binary one: '.npz')"
-                         + (f"; {hint}" if hint else ""))
+        raise ValueError(f"cannot save a model as {os.fsdecode(path)!r}: {_suffix_words(suffix)}; a model file's "
+                         f"name ends in {_WORKING}" + (f"; {hint}" if hint else ""))
     return SUFFIXES[suffix]
 
 
@@ -60,7 +59,7 @@ def check_load_suffix(path) -> None:
     writes: the file is most likely another library's model."""
     suffix = suffix_of(path)
     if suffix not in SUFFIXES:
-        raise ValueError(f"cannot load {os.fsdecode(path)!r} as a boosters model: {_suffix_words(suffix)}, a boosters "
+        raise ValueError(f"cannot load {os.fsdecode(path)!r} as a boosters model: {_suffix_words(suffix)}; a boosters "
                          f"model file's name ends in {_WORKING}; {_ON_LOAD.get(suffix, _OTHER_LIBRARY)}")
 
 
