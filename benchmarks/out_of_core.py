@@ -114,7 +114,7 @@ def run_one(mode: str, directory: str, trees: int, threads: int) -> dict:
     model = bst.GBDTModel.train(data, config, n_threads=threads)
     end = time.perf_counter()
     peak = sampler.stop()
-    model.save(os.path.join(directory, f"model_{mode}.bin"))
+    model.save(os.path.join(directory, f"model_{mode}.npz"))
     return {"mode": mode, "rss_anon_before_mib": before / 1024, "peak_rss_anon_mib": peak / 1024,
             "dataset_s": made - start, "train_s": end - made, "total_s": end - start}
 
@@ -149,8 +149,8 @@ def main():
         results[mode] = json.loads(out.strip().splitlines()[-1])
 
     import boosters as bst
-    ooc = bst.GBDTModel.load(os.path.join(directory, "model_out-of-core.bin"))
-    mem = bst.GBDTModel.load(os.path.join(directory, "model_memory.bin"))
+    ooc = bst.GBDTModel.load(os.path.join(directory, "model_out-of-core.npz"))
+    mem = bst.GBDTModel.load(os.path.join(directory, "model_memory.npz"))
     X_head = np.load(os.path.join(directory, "X.npy"), mmap_mode="r")[:100_000]
     same_bytes = ooc.to_bytes() == mem.to_bytes()
     same_predictions = np.array_equal(ooc.predict(X_head), mem.predict(X_head))

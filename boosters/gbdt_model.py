@@ -21,8 +21,8 @@ from boosters.explain import shap as _shap
 from boosters.explain import shap_package as _shap_package
 from boosters.explain.importance import ImportanceType, feature_importance
 from boosters.explain.tree_table import trees_to_dataframe
-from boosters.io import json_format, npz_format
-from boosters.io.atomic import read_regular_file, write_atomically
+from boosters.io import json_format, model_files, npz_format
+from boosters.io.atomic import read_regular_file, write_atomically, write_target
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
 from boosters.model.tree import Tree
@@ -770,22 +770,71 @@ class GBDTModel:
         """
         return cls(json_format.from_json_bytes(data))
 
+    def dump_model(self) -> dict:
+        """The model as plain Python data (as LightGBM's ``Booster.dump_model()``): the
+        JSON document of `to_json_bytes`, parsed.
+
+        Dicts, lists, str, int, float, bool and None only, so ``json.dumps`` takes it
+        (infinite thresholds are the strings ``"inf"`` / ``"-inf"``, which ``float()``
+        reads). It holds everything a prediction needs: ``objective`` (its name and
+        parameters), ``n_groups`` (outputs), ``base_scores`` (one per output),
+        ``n_features``, ``feature_names``, the categorical features' ``categories``, and
+        per tree its output ``group`` and its ``nodes`` as arrays indexed by node
+        (``split_feature``, ``threshold``, ``default_left`` for missing values,
+        ``left_child`` / ``right_child``, ``value``, ``gain``, ``cover`` (hessian sum),
+        ``n_samples``, and ``category_set`` with the tree's ``category_sets`` in a model
+        with categorical splits), plus ``linear`` for linear leaves; then the training's
+        ``config`` and validation history. Unlike LightGBM's nested nodes, a tree's nodes
+        are flat arrays, node 0 the root. :doc:`/format` tells how a tree predicts from
+        them. ``from_json_bytes(json.dumps(dump))`` reads it back.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(200, 3))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5, max_depth=1))
+        >>> dump = model.dump_model()
+        >>> dump["objective"], dump["n_groups"], len(dump["trees"])
+        ({'name': 'squared', 'n_classes': None}, 1, 5)
+        >>> nodes = dump["trees"][0]["nodes"]
+        >>> nodes["split_feature"], nodes["left_child"], nodes["right_child"]
+        ([0, -1, -1], [1, -1, -1], [2, -1, -1])
+        >>> margin = dump["base_scores"][0]  # row 0 down each stump: x <= threshold goes left
+        >>> for tree in dump["trees"]:
+        ...     nodes = tree["nodes"]
+        ...     leaf = 1 if X[0, nodes["split_feature"][0]] <= float(nodes["threshold"][0]) else 2
+        ...     margin += nodes["value"][leaf]
+        >>> bool(margin == model.predict_raw(X[:1])[0])
+        True
+        """
+        return json_format.to_document(self.ensemble)
+
     def save(self, path) -> None:
-        """Write the model to a file: JSON (`to_json_bytes`) when the name ends in
-        ``.json`` (e.g. ``"model.bstr.json"``), else the compact binary (`to_bytes`).
+        """Write the model to a file, in the encoding its name asks for: ``.npz`` the
+        compact binary (`to_bytes`), ``.json`` the JSON document (`to_json_bytes`).
+
+        Any other name is refused with a ValueError naming its suffix and those that
+        work (``.bst``, the binary encoding's name in older docs, works too): ``.txt``,
+        ``.ubj``, ``.model`` or no suffix is what LightGBM's and XGBoost's users name
+        those libraries' formats, which are not written here (for XGBoost, write
+        ``bst.convert.to_xgboost_json(model)`` to a ``.json`` file). See :doc:`/format`.
 
         The file is replaced atomically (a temporary file beside it, then a rename): it
         holds the old model or the new one, never part of one, even after Ctrl-C or a
         crash mid-write. The temporary file, ``<path>.boosters-tmp-<pid>-<random>``, of a
-        process killed mid-write is removed by the next save to `path`. A symbolic link is followed: the file it points to is replaced
-        (the temporary file is made beside that file) and the link stays. A path that
-        is not a regular file (a directory, FIFO, device or socket) is refused with an
-        OSError naming it, before anything is written; it is never replaced.
+        process killed mid-write is removed by the next save to `path`. A symbolic link is
+        followed: the file it points to is replaced (the temporary file is made beside
+        that file) and the link stays. A path that is not a regular file (a directory,
+        FIFO, device or socket) is refused with an OSError naming it, before anything is
+        written; it is never replaced.
 
         Parameters
         ----------
         path : str or os.PathLike
-            The file to write.
+            The file to write, ending in ``.npz`` or ``.json``.
 
         Examples
         --------
@@ -794,24 +843,35 @@ class GBDTModel:
         >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=5))
         >>> folder = tempfile.mkdtemp()
         >>> model.save(os.path.join(folder, "model.npz"))
-        >>> model.save(os.path.join(folder, "model.bstr.json"))
-        >>> open(os.path.join(folder, "model.bstr.json"), "rb").read(1)
+        >>> model.save(os.path.join(folder, "model.json"))
+        >>> open(os.path.join(folder, "model.json"), "rb").read(1)
         b'{'
-        >>> np.array_equal(bst.GBDTModel.load(os.path.join(folder, "model.bstr.json")).predict(X),
+        >>> np.array_equal(bst.GBDTModel.load(os.path.join(folder, "model.json")).predict(X),
         ...                bst.GBDTModel.load(os.path.join(folder, "model.npz")).predict(X))
         True
+        >>> model.save(os.path.join(folder, "model.txt"))
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot save a model as '...model.txt': its suffix is '.txt'; a model file's name ends in '.npz' ...
         """
-        is_json = isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).lower().endswith(".json")
-        write_atomically(path, self.to_json_bytes() if is_json else self.to_bytes())
+        write_target(path)  # a directory, FIFO or device there: OSError, whatever its name
+        encoding = model_files.encoding_for_save(path)
+        write_atomically(path, self.to_json_bytes() if encoding == model_files.JSON else self.to_bytes())
 
     @classmethod
     def load(cls, path) -> "GBDTModel":
         """Read a model written by `save`, checked as `from_bytes` checks it.
 
-        The encoding is read from the file's content, whatever its name: a JSON document
-        starts with ``{`` (after a UTF-8 byte-order mark, if any), the binary format is a
-        zip file. A path that is not a regular file (a directory, FIFO, device or socket)
-        is refused with an OSError naming it, without reading it (a FIFO would block).
+        The name must end as `save` writes it (``.npz``, ``.json``, or ``.bst``); any other
+        is refused with a ValueError saying which reader takes the file, most likely
+        another library's model (``bst.convert.from_lightgbm`` for LightGBM's ``.txt``,
+        ``bst.convert.from_xgboost`` for XGBoost's ``.json`` and ``.ubj``). The encoding
+        is read from the file's content: a JSON document starts with ``{`` (after a UTF-8
+        byte-order mark, if any), the binary format is a zip file. Anything else, an
+        XGBoost or LightGBM model renamed included, raises ``ValueError("not a valid
+        boosters model: ...")`` (naming the converter for those). A path that is not a
+        regular file (a directory, FIFO, device or socket) is refused with an OSError
+        naming it, without reading it (a FIFO would block).
 
         Parameters
         ----------
@@ -833,9 +893,16 @@ class GBDTModel:
         GBDTModel(Objective.squared(), n_trees=5, n_features=3, best_iteration=4)
         """
         data = read_regular_file(path)
-        if json_format.is_json_document(data):
-            return cls.from_json_bytes(data)
-        return cls.from_bytes(data)
+        model_files.check_load_suffix(path)
+        try:
+            if json_format.is_json_document(data):
+                return cls.from_json_bytes(data)
+            return cls.from_bytes(data)
+        except ValueError as exc:
+            other = model_files.other_library_model(data)
+            if other is None:
+                raise
+            raise ValueError(f"not a valid boosters model: {os.fsdecode(path)!r}: {other}") from exc
 
     def __getstate__(self):
         return {"bytes": self.to_bytes()}

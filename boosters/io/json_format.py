@@ -43,15 +43,20 @@ MAX_FLOAT_CHARS = 64
 
 # -- writing ---------------------------------------------------------------------------
 
-def to_json_bytes(ensemble: Ensemble) -> bytes:
+def to_document(ensemble: Ensemble) -> dict:
+    """The JSON document as plain Python data (dicts, lists, str, int, float, bool, None;
+    no NaN or infinity): what `to_json_bytes` writes and `GBDTModel.dump_model` returns."""
     header, arrays = to_parts(ensemble)
     doc = dict(header)
     doc["best_score"] = _score_to_json(header["best_score"])
     doc["eval_history"] = [_score_to_json(s) for s in header["eval_history"]]
     doc["base_scores"] = arrays["base_scores"].tolist()
     doc["trees"] = _trees_to_json(arrays)
-    ordered = {**{name: doc[name] for name in FIELD_ORDER if name in doc}, **doc}  # (any other field last)
-    return (_dump(ordered, 0) + "\n").encode()
+    return {**{name: doc[name] for name in FIELD_ORDER if name in doc}, **doc}  # (any other field last)
+
+
+def to_json_bytes(ensemble: Ensemble) -> bytes:
+    return (_dump(to_document(ensemble), 0) + "\n").encode()
 
 
 def _score_to_json(score):

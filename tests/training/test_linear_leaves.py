@@ -325,7 +325,7 @@ def linear_model():
 
 def test_save_load_pickle_round_trip(linear_model, tmp_path):
     model, X = linear_model
-    path = tmp_path / "linear.boosters"
+    path = tmp_path / "linear.npz"
     model.save(path)
     for loaded in (bst.GBDTModel.load(path), bst.GBDTModel.from_bytes(model.to_bytes()),
                    pickle.loads(pickle.dumps(model))):
