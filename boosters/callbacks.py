@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 
 from boosters._lib.checks import require_float, require_int
+from boosters.io import model_files
 from boosters.io.atomic import write_atomically, write_target
 from boosters.training.callbacks import CallbackEnv, ProgressBar, early_stopping, log_evaluation
 
@@ -219,6 +220,8 @@ class _Checkpoint:
         self.path = os.fspath(path)
         if not isinstance(self.path, str):
             raise TypeError("path must be a text path, not bytes")
+        # the encoding its name asks for, as GBDTModel.save (an unknown suffix: ValueError now)
+        self.encoding = model_files.encoding_for_save(self.path)
         self.every = require_int("every", every, 1)
 
     def before_training(self, env: CallbackEnv) -> None:
@@ -227,13 +230,16 @@ class _Checkpoint:
             raise ValueError(f"path: the directory {directory!r} does not exist")
         write_target(self.path)  # a FIFO, device or directory there: refused now, not at the first save
 
+    def _write(self, model) -> None:
+        write_atomically(self.path, model.to_json_bytes() if self.encoding == model_files.JSON else model.to_bytes())
+
     def after_iteration(self, env: CallbackEnv) -> None:
         if (env.round + 1) % self.every == 0:
-            write_atomically(self.path, env.model.to_bytes())
+            self._write(env.model)
 
     def after_training(self, env: CallbackEnv) -> None:
         if env.error is None:  # the final model; after an error the last checkpoint stays
-            write_atomically(self.path, env.model.to_bytes())
+            self._write(env.model)
 
 
 def checkpoint(path, every: int = 10) -> _Checkpoint:
@@ -250,7 +256,8 @@ def checkpoint(path, every: int = 10) -> _Checkpoint:
     Parameters
     ----------
     path : str or os.PathLike
-        The model file (its directory must exist).
+        The model file (its directory must exist), ending in ``.npz`` or ``.json``: the
+        encoding `GBDTModel.save` writes for that name (any other suffix: ValueError).
     every : int, default 10
         Save after rounds every, 2 * every, ... (1-based).
 

@@ -807,3 +807,19 @@ def test_a_callback_may_set_the_learning_rate_itself():
 
     with pytest.raises(ValueError, match="env.learning_rate must be finite and > 0.0, got 0.0"):
         train(n_estimators=4, callbacks=[Zero()])
+
+
+def test_a_checkpoint_writes_the_encoding_its_name_asks_for(tmp_path):
+    # as GBDTModel.save: .json the JSON document, .npz the binary one; another suffix is
+    # refused when the callback is made, before any training
+    from boosters.callbacks import checkpoint
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    data, config = bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=4)
+    for name in ("model.json", "model.npz"):
+        model = bst.GBDTModel.train(data, config, callbacks=[checkpoint(tmp_path / name, every=2)])
+        written = (tmp_path / name).read_bytes()
+        assert written == (model.to_json_bytes() if name.endswith(".json") else model.to_bytes())
+    with pytest.raises(ValueError, match="'.txt'"):
+        checkpoint(tmp_path / "model.txt")
