@@ -5,10 +5,12 @@ beside its own inputs."""
 
 from __future__ import annotations
 
+import copy
 import os
 
 import numpy as np
 
+from boosters._lib.checks import require_float
 from boosters._lib.threads import effective_n_threads
 from boosters.callbacks import as_boosters_callbacks
 from boosters.config import GBDTConfig, Objective
@@ -16,7 +18,8 @@ from boosters.data.dataset import Dataset
 from boosters.data.categories import frame_codes
 from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
-from boosters.data.validation import as_feature_matrix, as_init_score, column_names, init_score_columns, match_columns
+from boosters.data.validation import (as_feature_matrix, as_init_score, as_labels, as_vector, column_names,
+                                      init_score_columns, match_columns)
 from boosters.explain import shap as _shap
 from boosters.explain import shap_package as _shap_package
 from boosters.explain.importance import ImportanceType, feature_importance
@@ -25,6 +28,8 @@ from boosters.io import json_format, model_files, npz_format
 from boosters.io.atomic import read_regular_file, write_atomically, write_target
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest
+from boosters.model.refit import refit_forest
+from boosters.model.refit import refused as refit_refused
 from boosters.model.tree import Tree
 from boosters.training.trainer import GBDTTrainer
 
@@ -237,6 +242,60 @@ class GBDTModel:
         forest.flat(grown=True)
         ensemble = Ensemble(forest, self.objective, self.n_features, self.feature_names,
                             categories=dict(self.ensemble.categories))
+        return GBDTModel(ensemble)
+
+    def refit(self, X, y, weights=None, decay_rate: float = 0.9, n_threads: int = 0) -> "GBDTModel":
+        """The model with its leaf values renewed on new data, its trees' splits kept
+        (LightGBM's ``refit``).
+
+        Tree by tree, each leaf's value becomes ``decay_rate * old + (1 - decay_rate) *
+        new``, `new` being the training's leaf weight (L1 soft-thresholded Newton step of
+        the config's `l1` and `l2`, times its `learning_rate`) from the gradients of the
+        rows that reach the leaf, at the new rows' margins before the tree (a leaf no row
+        reaches: new = 0). Refused (ValueError): custom, ranking and quantile
+        (absolute, pinball) objectives, DART, linear leaves.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, scipy.sparse matrix or Dataset
+            The new rows, as for `predict`.
+        y : array-like
+            Their labels.
+        weights : array-like, optional
+            Their weights.
+        decay_rate : float, default 0.9
+            The old value's share, in [0, 1] (LightGBM's default 0.9).
+        n_threads : int, default 0
+            Threads (0: every core).
+
+        Returns
+        -------
+        GBDTModel
+            A new model (this one is unchanged).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2))
+        >>> model = bst.GBDTModel.train(bst.Dataset(X, X[:, 0]), bst.GBDTConfig(n_estimators=10, max_depth=2))
+        >>> shifted = model.refit(X, X[:, 0] + 5.0, decay_rate=0.0)
+        >>> bool(shifted.predict(X).mean() > model.predict(X).mean() + 1.0)
+        True
+        """
+        why = refit_refused(self.objective, self.config, self.forest)
+        if why is not None:
+            raise ValueError(f"refit: {why}")
+        decay_rate = require_float("decay_rate", decay_rate, 0.0)
+        if decay_rate > 1.0:
+            raise ValueError(f"decay_rate must be in [0, 1], got {decay_rate}")
+        features = self._features(X)
+        n_rows = features.shape[0]
+        labels = as_labels(y, n_rows, "y")
+        w = None if weights is None else as_vector(weights, n_rows, "weights")
+        forest = refit_forest(self.forest, self.objective, self.config, features, labels, w, decay_rate,
+                              effective_n_threads(n_threads))
+        ensemble = copy.copy(self.ensemble)
+        ensemble.forest = forest
         return GBDTModel(ensemble)
 
     def _rounds(self, start_iteration: int, num_iteration, iteration_range) -> "GBDTModel":
