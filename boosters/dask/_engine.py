@@ -80,7 +80,10 @@ class WorkerEngine(PartitionExchange):
         return grown if self.rank == 0 else None
 
     async def close(self) -> None:
+        """The engine's thread ends once idle, and the partitions' states are no longer held
+        here (after a recovery the old states go as soon as Dask releases them)."""
         self.thread.shutdown(wait=False)
+        self.states, self.engine, self.histograms = None, None, None
 
     # -- messages between engines ----------------------------------------------------------------
 
