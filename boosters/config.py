@@ -158,15 +158,12 @@ def objective_from_name(name: str, keywords: dict) -> Objective:
             raise ValueError(f"{sources[argument]}={arguments[argument]!r} and {key}={value!r} are the same "
                              f"objective parameter ({argument}) with different values: give one")
         arguments[argument], sources[argument] = value, key
+    if found is not None and found[0].takes("n_classes") and arguments.get("n_classes") is None:
+        raise ValueError(f"objective {name!r} needs the number of classes: give num_class=k (k >= 2)")
     try:
         return Objective(name, **arguments)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"objective {name!r}: {exc}") from None
-
-
-def _is_xgboost_name(objective) -> bool:
-    """XGBoost's objective names have a colon ("reg:squarederror"); its ``alpha`` is the L1 penalty."""
-    return isinstance(objective, str) and ":" in objective
 
 
 def _metric_from_name(name: str, objective: Objective) -> Metric:
@@ -199,13 +196,14 @@ def resolve_parameter_names(params: dict, fields: tuple[str, ...]) -> dict:
         raise ValueError(f"{threads[0]} is not a GBDTConfig parameter: give the thread count to "
                          "GBDTModel.train(..., n_threads=) and predict (a params dict: "
                          "boosters._lib.parameter_names.split_thread_params(params) splits it off)")
+    xgboost = parameter_names.library_of(params) == "xgboost"
     params = parameter_names.canonical_params(params, fields)
     objective = params.get("objective")
     keywords = {name: params.pop(name) for name in list(params) if name in parameter_names.OBJECTIVE_KEYWORDS}
     if "alpha" in params:
-        if _is_xgboost_name(objective) or (objective is None and not keywords):
+        if xgboost or (objective is None and not keywords):
             # XGBoost's alpha is its L1 penalty (reg_alpha); LightGBM's default objective reads no alpha
-            if not _is_xgboost_name(objective):
+            if not xgboost:
                 raise ValueError("alpha without an objective is ambiguous: XGBoost's alpha is the L1 penalty "
                                  "(give l1= or reg_alpha=), LightGBM's the level of objective='quantile' or the "
                                  "delta of objective='huber'")

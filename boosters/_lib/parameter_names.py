@@ -5,8 +5,10 @@ thread count, and of an objective's parameter given beside it in a params dict
 `GBDTConfig`, the scikit-learn and Dask estimators and the functional API read them here.
 
 An alias maps to its canonical name only where the meaning is the same; a few carry a
-conversion (LightGBM's ``max_bin`` counts value bins, boosters' ``max_bins`` the missing
-bin too: ``max_bins = max_bin + 1``). docs/parameters.md lists them all.
+conversion (XGBoost's ``gamma`` compares the gain without boosters' factor 1/2:
+``min_gain_to_split = gamma / 2``), and a name the two libraries read differently
+(``max_bin``, ``alpha``) is read as the library whose names the params use
+(`library_of`). docs/parameters.md lists them all.
 """
 
 from __future__ import annotations
@@ -16,13 +18,6 @@ import numbers
 
 # alias -> (canonical GBDTConfig name, the value boosters reads from the alias's value)
 _SAME = None
-
-
-def _plus_one(value):
-    """LightGBM's / XGBoost's max_bin (value bins) -> boosters' max_bins (the missing bin too)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"max_bin must be an int, got {type(value).__name__} {value!r}")
-    return int(value) + 1
 
 
 def _halved(value):
@@ -60,6 +55,20 @@ def _booster_name(value):
                      "'dart'; for GOSS set goss_top_rate and goss_other_rate (LightGBM's top_rate, other_rate)")
 
 
+def _layout(name):
+    """LightGBM's force_col_wise / force_row_wise=True: boosters' histogram_layout (the same
+    trees either way); False: not set."""
+    def convert(value):
+        if value is True:
+            return name
+        if value is False:
+            return DROP
+        raise TypeError(f"force_{'col' if name == 'column' else 'row'}_wise must be True or False, got {value!r}")
+    return convert
+
+
+DROP = object()  # a converted value meaning "not set": the name is dropped
+
 ALIASES = {
     "num_iterations": ("n_estimators", _SAME), "num_iteration": ("n_estimators", _SAME),
     "n_iter": ("n_estimators", _SAME), "num_tree": ("n_estimators", _SAME), "num_trees": ("n_estimators", _SAME),
@@ -78,7 +87,8 @@ ALIASES = {
     "min_sum_hessian": ("min_child_weight", _SAME), "min_hessian": ("min_child_weight", _SAME),
     "min_child_samples": ("min_samples_leaf", _SAME), "min_data_in_leaf": ("min_samples_leaf", _SAME),
     "min_data_per_leaf": ("min_samples_leaf", _SAME), "min_data": ("min_samples_leaf", _SAME),
-    "max_bin": ("max_bins", _plus_one),
+    "max_bin": ("max_bins", "max_bin"),  # by the params' library: see _max_bins
+    "force_col_wise": ("histogram_layout", _layout("column")), "force_row_wise": ("histogram_layout", _layout("row")),
     "early_stopping_round": ("early_stopping_rounds", _rounds_or_none),
     "early_stopping": ("early_stopping_rounds", _rounds_or_none),
     "n_iter_no_change": ("early_stopping_rounds", _rounds_or_none),
@@ -122,7 +132,7 @@ NO_OP_VALUES = {
     "tree_method": ("hist", "auto"), "device": ("cpu",), "device_type": ("cpu",),
     "first_metric_only": (True,), "use_missing": (True,), "zero_as_missing": (False,),
     "num_parallel_tree": (1,), "max_delta_step": (0, 0.0), "deterministic": (True, False),
-    "force_col_wise": (False,), "force_row_wise": (False,), "feature_pre_filter": (True, False),
+    "feature_pre_filter": (True, False), "min_data_in_bin": (1,),
     "silent": (True, False), "validate_parameters": (True, False), "missing": (None,),
 }
 
@@ -142,7 +152,6 @@ REFUSED = {
     "use_missing": "NaN is always a missing value", "zero_as_missing": "zero is a value; give NaN for missing",
     "num_parallel_tree": "boosters grows one tree per output per round (no random forests)",
     "max_delta_step": "boosters has no cap on a leaf's step",
-    "force_col_wise": "use histogram_layout='column'", "force_row_wise": "use histogram_layout='row'",
     "deterministic": "boosters' training is deterministic for a seed and thread count",
     "feature_pre_filter": "boosters does not pre-filter features",
     "silent": "use verbosity=0", "validate_parameters": "boosters always checks every parameter",
@@ -150,7 +159,7 @@ REFUSED = {
     "sampling_method": "use subsample (uniform) or goss_top_rate / goss_other_rate (GOSS)",
     "bin_construct_sample_cnt": "boosters bins from its own fixed sample", "subsample_for_bin": "boosters bins from "
                                 "its own fixed sample",
-    "min_data_in_bin": "boosters has no minimum of rows per bin", "extra_trees": "boosters has no extra trees",
+    "min_data_in_bin": "boosters has no minimum of rows per bin (min_data_in_bin=1)", "extra_trees": "boosters has no extra trees",
     "path_smooth": "boosters has no path smoothing", "max_bin_by_feature": "use max_bins (one count for all)",
     "categorical_feature": "give categorical_features to Dataset (or the estimators' fit)",
     "categorical_column": "give categorical_features to Dataset (or the estimators' fit)",
@@ -169,6 +178,41 @@ REFUSED = {
     "colsample_bylevel_seed": "all randomness comes from seed",
     "max_cat_to_onehot_strict": "use max_onehot_cats",
 }
+
+
+# names only XGBoost's params use (its objective names have a colon), and only LightGBM's: they tell
+# which library's meaning a name shared by both (max_bin, alpha, max_depth=0) has
+XGBOOST_ONLY = ("tree_method", "grow_policy", "gamma", "min_split_loss", "base_score", "num_parallel_tree",
+                "quantile_alpha", "max_leaves", "nthread", "rate_drop", "normalize_type")
+LIGHTGBM_ONLY = ("num_leaves", "lambda_l1", "lambda_l2", "min_data_in_leaf", "min_sum_hessian_in_leaf",
+                 "feature_fraction", "bagging_fraction", "bagging_freq", "num_iterations", "boosting",
+                 "boosting_type", "min_split_gain", "min_child_samples", "subsample_freq", "num_threads",
+                 "force_col_wise", "force_row_wise", "min_data_in_bin", "feature_pre_filter", "linear_tree")
+
+
+def library_of(params: dict) -> str | None:
+    """"xgboost" or "lightgbm": whose names `params` uses, read from the objective's name
+    (XGBoost's have a colon, LightGBM's not) and names only one library has; None when
+    nothing tells (boosters' own names only)."""
+    objective = params.get("objective")
+    if (isinstance(objective, str) and ":" in objective) or any(name in params for name in XGBOOST_ONLY):
+        return "xgboost"
+    if any(name in params for name in LIGHTGBM_ONLY) or isinstance(objective, str):
+        return "lightgbm"
+    return None
+
+
+def _max_bins(value, library: str | None) -> int:
+    """boosters' max_bins (the missing-value bin counted) from max_bin: LightGBM's max_bin
+    counts the value bins (max_bin=255 is max_bins=256), XGBoost's matches boosters'
+    (max_bin=256 is max_bins=256)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"max_bin must be an int, got {type(value).__name__} {value!r}")
+    if library is None:
+        raise ValueError("max_bin counts bins differently in LightGBM (max_bin=255 is boosters' max_bins=256) and "
+                         "XGBoost (max_bin=256 is max_bins=256): give max_bins, or the objective by LightGBM's or "
+                         "XGBoost's name")
+    return int(value) + 1 if library == "lightgbm" else int(value)
 
 
 def refusal(name: str) -> str:
@@ -218,6 +262,7 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
     >>> canonical_params({"eta": 0.1, "num_leaves": 15, "max_bin": 255}, ("learning_rate", "n_leaves", "max_bins"))
     {'learning_rate': 0.1, 'n_leaves': 15, 'max_bins': 256}
     """
+    library = library_of(params)
     params = bagging_with_frequency(params)
     out, source = {}, {}
     for name, value in params.items():
@@ -231,11 +276,15 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
             target, convert = ALIASES[name]
             if target == "n_leaves" and name == "max_leaves" and value == 0:  # XGBoost: 0 is no limit
                 continue
-            value = value if convert is None else convert(value)
+            value = _max_bins(value, library) if convert == "max_bin" else value if convert is None else convert(value)
+            if value is DROP:
+                continue
         else:
             target = name
             convert = _CANONICAL_CONVERSIONS.get(name)
             value = value if convert is None else convert(value)
+            if name == "max_depth" and library == "xgboost" and _is_one_of(value, (0,)):  # XGBoost: no limit
+                value = None
         if target in out and not _same(out[target], value):
             raise ValueError(f"{source[target]}={params[source[target]]!r} and {name}={params[name]!r} are the "
                              f"same parameter ({target}) with different values: give one")

@@ -73,7 +73,9 @@ def name_hint(name, known, refused: dict) -> str:
     `known` names (" (did you mean 'x'?)"), or nothing."""
     if isinstance(name, str) and name in refused:
         return f" ({name!r} is not supported in boosters: {refused[name]})"
-    close = difflib.get_close_matches(name, list(known), n=1) if isinstance(name, str) else []
+    close = difflib.get_close_matches(name, [*known, *refused], n=1) if isinstance(name, str) else []
+    if close and close[0] in refused:  # a LightGBM / XGBoost name boosters refuses: say what to use
+        return f" (did you mean {close[0]!r}? boosters does not have it: {refused[close[0]]})"
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
