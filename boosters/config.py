@@ -298,7 +298,9 @@ class GBDTConfig:
         None or -1 is no limit (leaf-wise only). The attribute holds the limit in
         effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
     n_leaves : int, default 31
-        Leaf limit of leaf-wise trees.
+        Leaf limit of leaf-wise trees. Depth-wise trees do not read it: another value
+        without ``growth_strategy`` is refused (a LightGBM habit: ``num_leaves`` asks
+        for leaf-wise growth), and warns with an explicit depth-wise ``growth_strategy``.
     l1 : float, default 0
         L1 regularization of leaf values and gains.
     l2 : float, default 1
@@ -405,7 +407,17 @@ class GBDTConfig:
     linear_l2 : float, default 0
         L2 penalty on the linear leaves' coefficients (LightGBM's ``linear_lambda``).
     **unknown
-        Any other keyword is an error: ValueError naming it (and the closest parameter).
+        LightGBM's and XGBoost's names of these parameters (``num_leaves``, ``eta``,
+        ``reg_lambda``, ``min_data_in_leaf``...; :doc:`/parameters` lists them, with the
+        few whose value is converted, such as ``gamma``), an objective by LightGBM's or
+        XGBoost's name (``objective="binary"``, ``"multi:softprob"``) with its parameters
+        beside it (``num_class``, ``alpha``, ``quantile_alpha``...), and metric names
+        (``metric="binary_logloss"``, ``["auc", "ndcg@10"]``). Two names of one parameter
+        with different values are a ValueError naming both; a name boosters has no
+        equivalent of is a ValueError saying what to use; any other keyword is a
+        ValueError naming it and the closest known name. Thread counts (``num_threads``,
+        ``nthread``, ``n_jobs``) are not config parameters: see
+        `boosters._lib.parameter_names.split_thread_params`.
 
     See Also
     --------
@@ -421,6 +433,13 @@ class GBDTConfig:
     Traceback (most recent call last):
     ...
     ValueError: unknown GBDTConfig parameter(s): 'n_estimator' (did you mean 'n_estimators'?)
+
+    A LightGBM params dict (the thread count goes to training):
+
+    >>> config = bst.GBDTConfig(objective="binary", num_leaves=15, eta=0.1, lambda_l2=2.0,
+    ...                         growth_strategy="leafwise")
+    >>> config.objective, config.n_leaves, config.learning_rate, config.l2
+    (Objective.logistic(), 15, 0.1, 2.0)
     """
 
     _FIELDS = (

@@ -102,12 +102,32 @@ def _storing_init(defaults: dict):
 _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
                                            if name not in ("growth_strategy", "objective")) + """ : optional
         The `boosters.GBDTConfig` parameters of the same names, with its defaults.
+        LightGBM's and XGBoost's names of them (``num_leaves``, ``reg_lambda``,
+        ``min_child_samples``...: :doc:`/parameters`) and objective parameters
+        (``alpha``, ``num_class``...) are keyword arguments too, stored as given and
+        listed by `get_params`; a name and its alias with different values is a
+        ValueError at fit.
     objective : str, Objective or callable, optional
         The loss: None is the estimator's own (see its description); a name (see the
         estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
         (`Objective.custom`).
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
+    random_state : int, numpy.random.RandomState or None, default None
+        scikit-learn's name of `seed`: an int is the seed; a ``RandomState`` draws one
+        at each fit (as scikit-learn's estimators draw theirs); None leaves `seed` (42
+        by default) in effect, as LightGBM's and XGBoost's estimators do, so that a
+        default estimator is reproducible.
+    n_jobs : int or None, default None
+        scikit-learn's name of the thread count: None and -1 are every core, -2 every
+        core but one (as joblib); overrides `n_threads` (both given and different: an
+        error).
+    verbose : int, optional
+        scikit-learn's / LightGBM's name of `verbosity`; below 0 is silent (0).
+    eval_metric : str, Metric or list of them, optional
+        XGBoost's name of `metric`: the metrics scored on `eval_set` each round; early
+        stopping follows the first (LightGBM's ``first_metric_only``; XGBoost's follows
+        the last).
 """
 _IMPORTANCE_TYPE_DOC = """\
     importance_type : str, default "gain"
@@ -197,6 +217,12 @@ class _GBDTEstimator(BaseEstimator):
         -------
         dict
             Parameter name -> value.
+
+        Examples
+        --------
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> GBDTRegressor(num_leaves=15, growth_strategy="leafwise").get_params()["num_leaves"]
+        15
         """
         params = super().get_params(deep=deep)
         params.update({name: getattr(self, name) for name in getattr(self, "_other_params", ())})
@@ -213,6 +239,13 @@ class _GBDTEstimator(BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> GBDTRegressor().set_params(reg_lambda=2.0).config(bst.Objective.squared()).l2
+        2.0
         """
         others = {name: params.pop(name) for name in list(params)
                   if name not in self._get_param_names() and _is_other_name(name)}

@@ -87,7 +87,7 @@ class Metric(_SetOnce):
             name, given = _parse_label(name, given)
         found = metric_named(name)
         if found is None:
-            raise ValueError(f"metric must be one of {metric_names()}, got {name!r}"
+            raise ValueError(f"metric must be one of {sorted(fn.name for fn in METRICS)}, got {name!r}"
                              f"{name_hint(name, metric_names(), REFUSED_METRICS)}")
         fn, defaults = found
         for key in _CHECK_ORDER:  # each parameter the definition takes: the value given, else its default

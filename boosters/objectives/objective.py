@@ -68,8 +68,8 @@ class Objective(_SetOnce):
                  n_targets: int | None = None):
         found = objective_named(name)
         if found is None:
-            raise ValueError(f"objective must be one of {', '.join(map(repr, _LISTED))} (or a LightGBM / XGBoost "
-                             f"name of one), got {name!r}{name_hint(name, objective_names_known(), REFUSED_OBJECTIVES)}")
+            raise ValueError(f"objective must be one of {', '.join(map(repr, _LISTED))}, got {name!r}"
+                             f"{name_hint(name, objective_names_known(), REFUSED_OBJECTIVES)}")
         fn, defaults = found
         if fn.takes_function and not isinstance(self, CustomObjective):
             raise ValueError(f"objective {fn.name!r} needs its function: use Objective.custom(function)")

@@ -155,7 +155,7 @@ def metric_named(name) -> tuple[type[MetricFn], dict] | None:
 
 
 def metric_names() -> list[str]:
-    """Every name Metric takes, sorted (as its refusal of another lists them)."""
+    """Every name Metric takes (the definitions' names and aliases), sorted."""
     return sorted(_METRICS_BY_NAME)
 
 
