@@ -133,7 +133,8 @@ NO_OP_VALUES = {
     "first_metric_only": (True,), "use_missing": (True,), "zero_as_missing": (False,),
     "num_parallel_tree": (1,), "max_delta_step": (0, 0.0), "deterministic": (True, False),
     "feature_pre_filter": (True, False), "min_data_in_bin": (1,),
-    "silent": (True, False), "validate_parameters": (True, False), "missing": (None,),
+    "silent": (True, False), "validate_parameters": (True, False), "missing": (None, float("nan")),
+    "enable_categorical": (True,),  # a frame's category columns are categorical features by default
 }
 
 # names boosters has no equivalent of (at other values than NO_OP_VALUES): what to use instead
@@ -159,11 +160,13 @@ REFUSED = {
     "sampling_method": "use subsample (uniform) or goss_top_rate / goss_other_rate (GOSS)",
     "bin_construct_sample_cnt": "boosters bins from its own fixed sample", "subsample_for_bin": "boosters bins from "
                                 "its own fixed sample",
-    "min_data_in_bin": "boosters has no minimum of rows per bin (min_data_in_bin=1)", "extra_trees": "boosters has no extra trees",
+    "min_data_in_bin": "boosters has no minimum of rows per bin (min_data_in_bin=1)",
+    "extra_trees": "boosters has no extra trees",
     "path_smooth": "boosters has no path smoothing", "max_bin_by_feature": "use max_bins (one count for all)",
     "categorical_feature": "give categorical_features to Dataset (or the estimators' fit)",
     "categorical_column": "give categorical_features to Dataset (or the estimators' fit)",
-    "enable_categorical": "give categorical_features to Dataset (or a frame's category columns)",
+    "enable_categorical": "a frame's category columns are categorical features; give categorical_features to "
+                          "Dataset to choose others",
     "huber_slope": "XGBoost's reg:pseudohubererror is not supported; Objective.huber(delta) is LightGBM's huber",
     "multi_strategy": "boosters grows one tree per output (XGBoost's 'one_output_per_tree')",
     "interaction_constraint": "use interaction_constraints",
@@ -366,7 +369,12 @@ def threads_from_n_jobs(value, name: str = "n_jobs") -> int:
 
 
 def _is_one_of(value, allowed: tuple) -> bool:
-    return any(value is a or (type(value) is not bool and type(a) is not bool and value == a) for a in allowed)
+    """`value` is one of `allowed`: True is not 1, NaN is NaN."""
+    def same(a):
+        if isinstance(value, float) and isinstance(a, float) and value != value:
+            return a != a
+        return value is a or (type(value) is not bool and type(a) is not bool and value == a)
+    return any(same(a) for a in allowed)
 
 
 def _same(a, b) -> bool:
