@@ -254,7 +254,7 @@ class _GBDTEstimator(BaseEstimator):
         self._other_params = tuple(dict.fromkeys((*getattr(self, "_other_params", ()), *others)))
         return super().set_params(**params)
 
-    def _named_params(self) -> dict:
+    def _named_params(self, draw_seed: bool = True) -> dict:
         """The config's parameters as given to the estimator: its own, with each of
         scikit-learn's, LightGBM's and XGBoost's names that is set in place of its
         canonical parameter when that one has its default (both set and different: the
@@ -262,7 +262,7 @@ class _GBDTEstimator(BaseEstimator):
         params = {name: getattr(self, name) for name in CONFIG_PARAMS}
         others = {name: getattr(self, name) for name in _SKLEARN_ALIASES if getattr(self, name) is not None}
         others.update({name: getattr(self, name) for name in getattr(self, "_other_params", ())})
-        if "random_state" in others:
+        if "random_state" in others and draw_seed:  # a RandomState draws once per config
             others["random_state"] = _seed_from_random_state(others["random_state"])
         for name in others:
             target = parameter_names.ALIASES.get(name, (None,))[0]
@@ -294,8 +294,9 @@ class _GBDTEstimator(BaseEstimator):
         >>> cfg.n_estimators, cfg.growth_strategy
         (7, <GrowthStrategy.Leafwise: 'leafwise'>)
         """
-        params = {name: value for name, value in self._named_params().items()
-                  if not _is_objective_keyword(name) and name not in parameter_names.THREAD_NAMES}
+        params = {name: value for name, value in self._named_params().items()  # the objective is `objective`
+                  if not _is_objective_keyword(name) and name not in parameter_names.THREAD_NAMES
+                  and parameter_names.ALIASES.get(name, (None,))[0] != "objective"}
         return GBDTConfig(**{**params, "objective": objective})
 
     def _n_threads(self) -> int:
@@ -318,8 +319,10 @@ class _GBDTEstimator(BaseEstimator):
         `task`'s objectives is `Objective.<name>()` (with `n_classes` for the multiclass ones); an
         Objective as it is; a callable is `Objective.custom` (n_classes outputs for
         more than two classes)."""
-        spec = self._named_params().get("objective")  # LightGBM's objective_type... too
-        keywords = {name: value for name, value in self._named_params().items() if _is_objective_keyword(name)}
+        named = self._named_params(draw_seed=False)
+        spec = next((value for name, value in named.items()  # LightGBM's objective_type... too
+                     if name == "objective" or parameter_names.ALIASES.get(name, (None,))[0] == "objective"), None)
+        keywords = {name: value for name, value in named.items() if _is_objective_keyword(name)}
         if spec is None:
             if keywords:
                 raise ValueError(f"objective parameter(s) {sorted(keywords)} need an objective named with them "

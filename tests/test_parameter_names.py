@@ -461,3 +461,14 @@ def test_ranker_takes_rank_names():
 
 def test_canonical_params_doc_example():
     assert canonical_params({"eta": 0.1}, ("learning_rate",)) == {"learning_rate": 0.1}
+
+
+def test_estimator_objective_by_lightgbm_alias_and_random_state_drawn_once_per_fit():
+    Xr, yr = data(task="regression")
+    est = GBDTRegressor(objective_type="quantile", alpha=0.7, n_estimators=2).fit(Xr, yr)
+    assert est.booster_.objective == bst.Objective.pinball(0.7)
+    state = np.random.RandomState(5)
+    GBDTRegressor(random_state=state, n_estimators=2, subsample=0.5).fit(Xr, yr)
+    expected = np.random.RandomState(5)
+    expected.randint(np.iinfo(np.uint32).max, dtype=np.uint64)  # one draw for the one fit
+    assert state.randint(1000) == expected.randint(1000)
