@@ -137,7 +137,7 @@ _IMPORTANCE_TYPE_DOC = """\
 _DOCS = {
     "parameters": _CONFIG_PARAMETERS_DOC + """\
     n_threads : int, default 0
-        Threads for training and prediction; 0 uses every available core.
+        Threads for training and prediction; 0 or -1 uses every available core, -2 all but one.
 """ + _IMPORTANCE_TYPE_DOC,
     "class_weight": """
     class_weight : None, "balanced" or dict, default None
