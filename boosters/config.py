@@ -7,15 +7,18 @@ TypeError for a wrong type) naming the parameter and what was expected.
 
 from __future__ import annotations
 
-import difflib
 import enum
+import functools
+import inspect
 import numbers
+import warnings
 
+from boosters._lib import parameter_names
 from boosters._lib.checks import require_float, require_int
 from boosters.data.binning import MAX_BINS_LIMIT
 from boosters.objectives.metric import Metric
 from boosters.objectives.objective import CustomObjective, Objective
-from boosters.objectives.registry import objective_fn
+from boosters.objectives.registry import metric_named, objective_fn, objective_named
 
 
 class GrowthStrategy(enum.Enum):
@@ -137,6 +140,129 @@ def _checked_metrics(metric, objective: Objective):
     return items if several else metric
 
 
+DEFAULT_N_LEAVES = 31
+
+
+def objective_from_name(name: str, keywords: dict) -> Objective:
+    """`Objective(name)` (a boosters, LightGBM or XGBoost name) with the objective's parameters
+    given beside it in a params dict (`keywords`, by LightGBM's, XGBoost's or boosters' names:
+    ``num_class``, ``quantile_alpha``; LightGBM's ``alpha`` is the level of "quantile" and the
+    delta of "huber"); ValueError / TypeError naming the objective."""
+    found = objective_named(name)
+    arguments, sources = {}, {}
+    for key, value in keywords.items():
+        argument = parameter_names.OBJECTIVE_KEYWORDS.get(key, key)
+        if argument == "alpha" and found is not None and found[0].name == "huber":
+            argument = "delta"
+        if argument in arguments and arguments[argument] != value:
+            raise ValueError(f"{sources[argument]}={arguments[argument]!r} and {key}={value!r} are the same "
+                             f"objective parameter ({argument}) with different values: give one")
+        arguments[argument], sources[argument] = value, key
+    if found is not None and found[0].takes("n_classes") and arguments.get("n_classes") is None:
+        raise ValueError(f"objective {name!r} needs the number of classes: give num_class=k (k >= 2)")
+    try:
+        return Objective(name, **arguments)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"objective {name!r}: {exc}") from None
+
+
+def _metric_from_name(name: str, objective: Objective) -> Metric:
+    """`Metric(name)`; a metric of the objective's own parameter (LightGBM's "quantile" and
+    "huber" metrics read the objective's alpha) takes the objective's value."""
+    found = None if "@" in name else metric_named(name)
+    for key in ("alpha", "delta"):
+        if found is not None and found[0].takes(key) and getattr(objective, key, None) is not None:
+            return Metric(name, **{key: getattr(objective, key)})
+    return Metric(name)
+
+
+def _metrics_from_names(metric, objective: Objective):
+    """Metric names (LightGBM's, XGBoost's or boosters') in `metric` made Metrics."""
+    if isinstance(metric, str):
+        return _metric_from_name(metric, objective)
+    if isinstance(metric, (list, tuple)):
+        return type(metric)(_metric_from_name(m, objective) if isinstance(m, str) else m for m in metric)
+    return metric
+
+
+def resolve_parameter_names(params: dict, fields: tuple[str, ...]) -> dict:
+    """A params dict with LightGBM's, XGBoost's and scikit-learn's names as `GBDTConfig` takes
+    it: every alias under its canonical name (`boosters._lib.parameter_names`), an objective
+    and metrics given by name made `Objective` / `Metric`, with the objective's parameters
+    given beside it (``num_class``, ``alpha``...). ValueError for a thread count (not a
+    config parameter), a refused name, two names of one parameter with different values."""
+    threads = [name for name in parameter_names.THREAD_NAMES if name in params]
+    if threads:
+        raise ValueError(f"{threads[0]} is not a GBDTConfig parameter: give the thread count to "
+                         "GBDTModel.train(..., n_threads=) and predict (a params dict: "
+                         "boosters._lib.parameter_names.split_thread_params(params) splits it off)")
+    xgboost = parameter_names.library_of(params) == "xgboost"
+    params = parameter_names.canonical_params(params, fields)
+    objective = params.get("objective")
+    keywords = {name: params.pop(name) for name in list(params) if name in parameter_names.OBJECTIVE_KEYWORDS}
+    if "alpha" in params:
+        if xgboost or (objective is None and not keywords):
+            # XGBoost's alpha is its L1 penalty (reg_alpha); LightGBM's default objective reads no alpha
+            if not xgboost:
+                raise ValueError("alpha without an objective is ambiguous: XGBoost's alpha is the L1 penalty "
+                                 "(give l1= or reg_alpha=), LightGBM's the level of objective='quantile' or the "
+                                 "delta of objective='huber'")
+            alpha = params.pop("alpha")
+            if "l1" in params and params["l1"] != alpha:
+                raise ValueError(f"alpha={alpha!r} (XGBoost's L1 penalty) and l1={params['l1']!r} differ: give one")
+            params["l1"] = alpha
+        else:
+            keywords["alpha"] = params.pop("alpha")
+    if keywords:
+        if not isinstance(objective, str):
+            names = ", ".join(sorted(keywords))
+            raise ValueError(f"objective parameter(s) {names} given beside objective={objective!r}: name the "
+                             "objective (objective='multiclass', num_class=3) or give them to the Objective "
+                             "(Objective.softmax(3))")
+        params["objective"] = objective_from_name(objective, keywords)
+    elif isinstance(objective, str):
+        params["objective"] = objective_from_name(objective, {})
+    if "metric" in params:
+        resolved = params["objective"] if isinstance(params.get("objective"), Objective) else Objective.squared()
+        params["metric"] = _metrics_from_names(params["metric"], resolved)
+    return params
+
+
+def _takes_other_names(init):
+    """`GBDTConfig.__init__` taking LightGBM's, XGBoost's and scikit-learn's names too
+    (`resolve_parameter_names`); the signature stays boosters' own."""
+    signature = inspect.signature(init)
+    positional = [name for name in signature.parameters if name not in ("self", "unknown")]
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(positional):
+            raise TypeError(f"GBDTConfig takes at most {len(positional)} positional arguments, got {len(args)}")
+        for name, value in zip(positional, args):
+            if name in kwargs:
+                raise TypeError(f"GBDTConfig got multiple values for argument {name!r}")
+            kwargs[name] = value
+        given = resolve_parameter_names(kwargs, type(self)._FIELDS)
+        init(self, **given)
+        _check_leaf_limit(self, given)
+
+    return __init__
+
+
+def _check_leaf_limit(config, given: dict):
+    """Depth-wise trees read max_depth, never n_leaves: a leaf limit given without choosing
+    a growth strategy (a LightGBM habit: num_leaves) is refused; given with an explicit
+    depth-wise growth (one setting for both strategies), it warns that it is not read."""
+    if (config.growth_strategy is not GrowthStrategy.Depthwise or "n_leaves" not in given
+            or config.n_leaves == DEFAULT_N_LEAVES):
+        return
+    message = (f"n_leaves={config.n_leaves} (LightGBM's num_leaves, XGBoost's max_leaves) only applies to leaf-wise "
+               "growth: give growth_strategy='leafwise' (LightGBM's trees), or limit depth-wise trees with max_depth")
+    if "growth_strategy" not in given:
+        raise ValueError(message)
+    warnings.warn(message + "; depth-wise trees do not read it", UserWarning, stacklevel=3)
+
+
 class GBDTConfig:
     """Everything that defines a GBDT training run.
 
@@ -172,7 +298,9 @@ class GBDTConfig:
         None or -1 is no limit (leaf-wise only). The attribute holds the limit in
         effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
     n_leaves : int, default 31
-        Leaf limit of leaf-wise trees.
+        Leaf limit of leaf-wise trees. Depth-wise trees do not read it: another value
+        without ``growth_strategy`` is refused (a LightGBM habit: ``num_leaves`` asks
+        for leaf-wise growth), and warns with an explicit depth-wise ``growth_strategy``.
     l1 : float, default 0
         L1 regularization of leaf values and gains.
     l2 : float, default 1
@@ -279,7 +407,17 @@ class GBDTConfig:
     linear_l2 : float, default 0
         L2 penalty on the linear leaves' coefficients (LightGBM's ``linear_lambda``).
     **unknown
-        Any other keyword is an error: ValueError naming it (and the closest parameter).
+        LightGBM's and XGBoost's names of these parameters (``num_leaves``, ``eta``,
+        ``reg_lambda``, ``min_data_in_leaf``...; :doc:`/parameters` lists them, with the
+        few whose value is converted, such as ``gamma``), an objective by LightGBM's or
+        XGBoost's name (``objective="binary"``, ``"multi:softprob"``) with its parameters
+        beside it (``num_class``, ``alpha``, ``quantile_alpha``...), and metric names
+        (``metric="binary_logloss"``, ``["auc", "ndcg@10"]``). Two names of one parameter
+        with different values are a ValueError naming both; a name boosters has no
+        equivalent of is a ValueError saying what to use; any other keyword is a
+        ValueError naming it and the closest known name. Thread counts (``num_threads``,
+        ``nthread``, ``n_jobs``) are not config parameters: see
+        `boosters._lib.parameter_names.split_thread_params`.
 
     See Also
     --------
@@ -295,6 +433,13 @@ class GBDTConfig:
     Traceback (most recent call last):
     ...
     ValueError: unknown GBDTConfig parameter(s): 'n_estimator' (did you mean 'n_estimators'?)
+
+    A LightGBM params dict (the thread count goes to training):
+
+    >>> config = bst.GBDTConfig(objective="binary", num_leaves=15, eta=0.1, lambda_l2=2.0,
+    ...                         growth_strategy="leafwise")
+    >>> config.objective, config.n_leaves, config.learning_rate, config.l2
+    (Objective.logistic(), 15, 0.1, 2.0)
     """
 
     _FIELDS = (
@@ -310,6 +455,7 @@ class GBDTConfig:
         "linear_leaves", "linear_l1", "linear_l2",
     )
 
+    @_takes_other_names
     def __init__(
         self,
         n_estimators: int = 100,
@@ -318,7 +464,7 @@ class GBDTConfig:
         metric: Metric | None = None,
         growth_strategy: GrowthStrategy = GrowthStrategy.Depthwise,
         max_depth: int | str | None = "auto",
-        n_leaves: int = 31,
+        n_leaves: int = DEFAULT_N_LEAVES,
         l1: float = 0.0,
         l2: float = 1.0,
         min_gain_to_split: float = 0.0,
@@ -432,12 +578,9 @@ class GBDTConfig:
 
     @classmethod
     def _with_hints(cls, names) -> str:
-        """Unknown parameter names, each with the closest parameter's name where one is close."""
-        hints = []
-        for name in names:
-            close = difflib.get_close_matches(name, cls._FIELDS, n=1)
-            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        return ", ".join(hints)
+        """Unknown parameter names, each with the closest known name (a parameter, or a
+        LightGBM / XGBoost alias of one) where one is close."""
+        return ", ".join(parameter_names.hint(name, cls._FIELDS) for name in names)
 
     def __setattr__(self, name, value):
         """``config.name = value`` is checked as the constructor checks it (with every other
@@ -446,6 +589,8 @@ class GBDTConfig:
         if "_checked" not in self.__dict__:  # being made: __init__ checks each value
             object.__setattr__(self, name, value)
             return
+        if name in parameter_names.ALIASES and name not in self._FIELDS:  # config.eta = 0.1
+            name, value = next(iter(parameter_names.canonical_params({name: value}, self._FIELDS).items()))
         if name not in self._FIELDS:
             raise AttributeError(f"GBDTConfig has no parameter {self._with_hints([name])}")
         self.__dict__.update(self.replace(**{name: value}).__dict__)
@@ -572,6 +717,7 @@ class GBDTConfig:
         >>> config.max_depth, config.replace(growth_strategy="leafwise").max_depth
         (6, None)
         """
+        changes = parameter_names.canonical_params(changes, self._FIELDS)  # an alias replaces its parameter
         return GBDTConfig(**{**self.to_dict(), **changes})
 
     def __eq__(self, other):

@@ -26,15 +26,17 @@ try:
 except ImportError as exc:  # the module is the adapter: nothing to offer without sklearn
     raise ImportError("boosters.sklearn needs scikit-learn >= 1.6: pip install 'boosters[sklearn]'") from exc
 
+from boosters._lib import parameter_names
 from boosters._lib.docstrings import fill_doc
 from boosters.callbacks import record_evaluation
-from boosters.config import GBDTConfig, Objective
+from boosters.config import DEFAULT_N_LEAVES, GBDTConfig, Objective, objective_from_name
 from boosters.data.dataset import Dataset
 from boosters.data.frames import as_frame, frame_library
 from boosters.data.validation import column_names, is_frame
 from boosters.explain.importance import ImportanceType
 from boosters.gbdt_model import GBDTModel
 from boosters.objectives import objective_fn, transforms
+from boosters.objectives.registry import REFUSED_OBJECTIVES, name_hint, objective_named, objective_names_known
 from boosters.objectives.registry import names as objective_names
 
 # the GBDTConfig parameters the estimators take (`objective`: None is the class's own)
@@ -47,10 +49,21 @@ CLASSIFICATION_OBJECTIVES = objective_names("classification")
 RANKING_OBJECTIVES = objective_names("ranking")
 
 # Every estimator's constructor parameters with their defaults: GBDTConfig's (growth_strategy
-# by name: scikit-learn wants plain defaults) and two of its own.
+# by name: scikit-learn wants plain defaults), two of its own, and scikit-learn's and XGBoost's
+# names (None: not given) that stand for one of them.
 _PARAMETERS = {**{name: parameter.default for name, parameter in inspect.signature(GBDTConfig).parameters.items()
                   if name in CONFIG_PARAMS},
-               "growth_strategy": "depthwise", "n_threads": 0, "importance_type": "gain"}
+               "growth_strategy": "depthwise", "n_threads": 0, "importance_type": "gain",
+               "random_state": None, "n_jobs": None, "verbose": None, "eval_metric": None}
+# the names above that are aliases of a GBDTConfig parameter (n_jobs is n_threads'; see _n_threads)
+_SKLEARN_ALIASES = ("random_state", "verbose", "eval_metric")
+
+
+def _is_other_name(name: str) -> bool:
+    """A LightGBM / XGBoost name the estimators take as a keyword argument (an alias, an
+    objective's parameter, or a name refused at fit with what to use instead)."""
+    return (name in parameter_names.ALIASES or name in parameter_names.OBJECTIVE_KEYWORDS or name == "alpha"
+            or name in parameter_names.REFUSED or name in parameter_names.THREAD_NAMES)
 
 
 def _storing_init(defaults: dict):
@@ -63,11 +76,21 @@ def _storing_init(defaults: dict):
                                                       for name, default in defaults.items()])
 
     def __init__(self, **params):
-        bound = signature.bind(self, **params)  # a TypeError naming an unknown parameter
+        # LightGBM's and XGBoost's names (num_leaves, reg_lambda...) are stored too, as LightGBM's
+        # estimators store their **kwargs: get_params lists them, so clone keeps them
+        others = {name: params.pop(name) for name in list(params) if name not in defaults}
+        unknown = [name for name in others if not _is_other_name(name)]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"{parameter_names.hint(unknown[0], tuple(defaults))}")
+        bound = signature.bind(self, **params)  # a TypeError for a positional argument
         bound.apply_defaults()
         for name, value in bound.arguments.items():
             if name != "self":
                 setattr(self, name, value)
+        for name, value in others.items():
+            setattr(self, name, value)
+        self._other_params = tuple(others)
 
     __init__.__signature__ = signature
     return __init__
@@ -79,12 +102,32 @@ def _storing_init(defaults: dict):
 _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
                                            if name not in ("growth_strategy", "objective")) + """ : optional
         The `boosters.GBDTConfig` parameters of the same names, with its defaults.
+        LightGBM's and XGBoost's names of them (``num_leaves``, ``reg_lambda``,
+        ``min_child_samples``...: :doc:`/parameters`) and objective parameters
+        (``alpha``, ``num_class``...) are keyword arguments too, stored as given and
+        listed by `get_params`; a name and its alias with different values is a
+        ValueError at fit.
     objective : str, Objective or callable, optional
         The loss: None is the estimator's own (see its description); a name (see the
         estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
         (`Objective.custom`).
     growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
+    random_state : int, numpy.random.RandomState or None, default None
+        scikit-learn's name of `seed`: an int is the seed; a ``RandomState`` draws one
+        at each fit (as scikit-learn's estimators draw theirs); None leaves `seed` (42
+        by default) in effect, as LightGBM's and XGBoost's estimators do, so that a
+        default estimator is reproducible.
+    n_jobs : int or None, default None
+        scikit-learn's name of the thread count: None and -1 are every core, -2 every
+        core but one (as joblib); overrides `n_threads` (both given and different: an
+        error).
+    verbose : int, optional
+        scikit-learn's / LightGBM's name of `verbosity`; below 0 is silent (0).
+    eval_metric : str, Metric or list of them, optional
+        XGBoost's name of `metric`: the metrics scored on `eval_set` each round; early
+        stopping follows the first (LightGBM's ``first_metric_only``; XGBoost's follows
+        the last).
 """
 _IMPORTANCE_TYPE_DOC = """\
     importance_type : str, default "gain"
@@ -94,7 +137,7 @@ _IMPORTANCE_TYPE_DOC = """\
 _DOCS = {
     "parameters": _CONFIG_PARAMETERS_DOC + """\
     n_threads : int, default 0
-        Threads for training and prediction; 0 uses every available core.
+        Threads for training and prediction; 0 or -1 uses every available core, -2 all but one.
 """ + _IMPORTANCE_TYPE_DOC,
     "class_weight": """
     class_weight : None, "balanced" or dict, default None
@@ -162,6 +205,73 @@ class _GBDTEstimator(BaseEstimator):
         tags.input_tags.categorical = True    # pandas `category` columns are categorical features
         return tags
 
+    def get_params(self, deep=True):
+        """The parameters, LightGBM's and XGBoost's names given to the constructor included.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            As scikit-learn's `BaseEstimator.get_params`.
+
+        Returns
+        -------
+        dict
+            Parameter name -> value.
+
+        Examples
+        --------
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> GBDTRegressor(num_leaves=15, growth_strategy="leafwise").get_params()["num_leaves"]
+        15
+        """
+        params = super().get_params(deep=deep)
+        params.update({name: getattr(self, name) for name in getattr(self, "_other_params", ())})
+        return params
+
+    def set_params(self, **params):
+        """Set parameters; LightGBM's and XGBoost's names (aliases) too.
+
+        Parameters
+        ----------
+        **params
+            Parameter name -> value.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import boosters as bst
+        >>> from boosters.sklearn import GBDTRegressor
+        >>> GBDTRegressor().set_params(reg_lambda=2.0).config(bst.Objective.squared()).l2
+        2.0
+        """
+        others = {name: params.pop(name) for name in list(params)
+                  if name not in self._get_param_names() and _is_other_name(name)}
+        for name, value in others.items():
+            setattr(self, name, value)
+        self._other_params = tuple(dict.fromkeys((*getattr(self, "_other_params", ()), *others)))
+        return super().set_params(**params)
+
+    def _named_params(self, draw_seed: bool = True) -> dict:
+        """The config's parameters as given to the estimator: its own, with each of
+        scikit-learn's, LightGBM's and XGBoost's names that is set in place of its
+        canonical parameter when that one has its default (both set and different: the
+        config's ValueError naming both)."""
+        params = {name: getattr(self, name) for name in CONFIG_PARAMS}
+        others = {name: getattr(self, name) for name in _SKLEARN_ALIASES if getattr(self, name) is not None}
+        others.update({name: getattr(self, name) for name in getattr(self, "_other_params", ())})
+        if "random_state" in others and draw_seed:  # a RandomState draws once per config
+            others["random_state"] = _seed_from_random_state(others["random_state"])
+        for name in others:
+            target = parameter_names.ALIASES.get(name, (None,))[0]
+            if target in params and _is_default(target, params[target]):
+                del params[target]
+        if params.get("growth_strategy") == "depthwise":  # the default: n_leaves then asks for leaf-wise growth
+            del params["growth_strategy"]
+        return {**params, **others}
+
     def config(self, objective: Objective) -> GBDTConfig:
         """The `GBDTConfig` of these parameters with `objective`.
 
@@ -184,25 +294,53 @@ class _GBDTEstimator(BaseEstimator):
         >>> cfg.n_estimators, cfg.growth_strategy
         (7, <GrowthStrategy.Leafwise: 'leafwise'>)
         """
-        return GBDTConfig(**{**{name: getattr(self, name) for name in CONFIG_PARAMS}, "objective": objective})
+        params = {name: value for name, value in self._named_params().items()  # the objective is `objective`
+                  if not _is_objective_keyword(name) and name not in parameter_names.THREAD_NAMES
+                  and parameter_names.ALIASES.get(name, (None,))[0] != "objective"}
+        return GBDTConfig(**{**params, "objective": objective})
+
+    def _n_threads(self) -> int:
+        """The threads of training and prediction: `n_threads`, or scikit-learn's `n_jobs`
+        (None: not given; -1: every core, -2 every core but one, as joblib)."""
+        thread_names = {name: getattr(self, name) for name in getattr(self, "_other_params", ())
+                        if name in parameter_names.THREAD_NAMES}
+        if self.n_jobs is not None:
+            thread_names["n_jobs"] = self.n_jobs
+        if not thread_names:
+            return self.n_threads
+        n_threads, _ = parameter_names.split_thread_params(thread_names)
+        if self.n_threads != 0 and self.n_threads != n_threads:
+            raise ValueError(f"n_threads={self.n_threads!r} and {thread_names} are the thread count given twice "
+                             "with different values: give one")
+        return n_threads
 
     def _objective(self, task: str, default: Objective, n_classes: int | None = None) -> Objective:
         """The `objective` parameter as an Objective: None is `default`; a name of the
         `task`'s objectives is `Objective.<name>()` (with `n_classes` for the multiclass ones); an
         Objective as it is; a callable is `Objective.custom` (n_classes outputs for
         more than two classes)."""
-        spec = self.objective
+        named = self._named_params(draw_seed=False)
+        spec = next((value for name, value in named.items()  # LightGBM's objective_type... too
+                     if name == "objective" or parameter_names.ALIASES.get(name, (None,))[0] == "objective"), None)
+        keywords = {name: value for name, value in named.items() if _is_objective_keyword(name)}
         if spec is None:
+            if keywords:
+                raise ValueError(f"objective parameter(s) {sorted(keywords)} need an objective named with them "
+                                 "(objective='quantile', alpha=0.9)")
             return default
         if isinstance(spec, Objective):
             return spec
         if isinstance(spec, str):
             names = objective_names(task)
-            if spec not in names or not hasattr(Objective, spec):
+            fn = objective_fn(spec) if objective_named(spec) is not None else None
+            if fn is None or fn.name not in names or not hasattr(Objective, fn.name):
                 available = [name for name in names if hasattr(Objective, name)]
-                raise ValueError(f"objective must be one of {available}, an Objective or a callable, got {spec!r}")
-            make = getattr(Objective, spec)
-            return make(n_classes) if objective_fn(spec).takes("n_classes") else make()
+                raise ValueError(f"objective must be one of {available} (or a LightGBM / XGBoost name of one), an "
+                                 f"Objective or a callable, got {spec!r}"
+                                 f"{name_hint(spec, objective_names_known(), REFUSED_OBJECTIVES)}")
+            if fn.takes("n_classes"):
+                keywords.setdefault("num_class", n_classes)
+            return objective_from_name(spec, keywords)
         if callable(spec):
             return Objective.custom(spec, n_outputs=1 if n_classes is None or n_classes == 2 else n_classes)
         raise TypeError(f"objective must be a name, an Objective, a callable or None, got {spec!r}")
@@ -278,7 +416,8 @@ class _GBDTEstimator(BaseEstimator):
         scores = {}
         if val_set is not None and (callbacks is None or isinstance(callbacks, (list, tuple))):
             callbacks = [*(callbacks or []), record_evaluation(scores)]  # every metric's scores
-        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self.n_threads, callbacks=callbacks)
+        self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self._n_threads(),
+                                        callbacks=callbacks)
         self.best_iteration_ = self.booster_.best_iteration
         # named as the trainer names them for callbacks (record_evaluation, CallbackEnv.evals_result)
         self.evals_result_ = scores
@@ -305,7 +444,7 @@ class _GBDTEstimator(BaseEstimator):
 
     def _raw(self, X, method):
         check_is_fitted(self, "booster_")
-        return method(self._check_X(X, reset=False), n_threads=self.n_threads)
+        return method(self._check_X(X, reset=False), n_threads=self._n_threads())
 
     def shap_explanation(self, X, interactions: bool = False):
         """The booster's exact SHAP values of X as a ``shap.Explanation`` for shap's plots
@@ -752,6 +891,31 @@ class GBDTRanker(_GBDTEstimator):
         (100,)
         """
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+
+
+def _is_objective_keyword(name: str) -> bool:
+    """An objective's parameter given beside it (num_class, alpha, quantile_alpha...)."""
+    return name in parameter_names.OBJECTIVE_KEYWORDS or name == "alpha"
+
+
+def _is_default(name: str, value) -> bool:
+    """Whether the estimator's parameter `name` holds its default (an alias may then replace it)."""
+    default = _PARAMETERS.get(name, DEFAULT_N_LEAVES if name == "n_leaves" else None)
+    try:
+        return value is default or bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _seed_from_random_state(random_state) -> int:
+    """boosters' seed from scikit-learn's random_state: an int is the seed; a
+    `numpy.random.RandomState` draws one (a new one each fit, as scikit-learn's own
+    estimators draw theirs); None is not given (boosters' `seed`, default 42)."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.uint32).max, dtype=np.uint64))
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise ValueError(f"random_state must be an int, a numpy.random.RandomState or None, got {random_state!r}")
+    return int(random_state)
 
 
 def _classification_objective(estimator: _GBDTEstimator, n_classes: int) -> Objective:

@@ -97,7 +97,7 @@ def test_metric_list_round_trips_through_the_model_file():
 @pytest.mark.parametrize("metric, error, message", [
     ([], ValueError, "give at least one metric"),
     ([bst.Metric.auc(), bst.Metric.auc()], ValueError, "given twice"),
-    ([bst.Metric.auc(), "rmse"], TypeError, "metric must be a Metric"),
+    ([bst.Metric.auc(), 3], TypeError, "metric must be a Metric"),  # a name ("rmse") is a Metric's name
     ([bst.Metric.rmse()], ValueError, "cannot score objective"),
 ])
 def test_bad_metric_lists(metric, error, message):

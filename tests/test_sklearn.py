@@ -81,7 +81,10 @@ def test_parameters_are_the_config_ones_with_its_defaults(cls):
                        if name in CONFIG_PARAMS}
     params = cls().get_params()
     own = {GBDTRegressor: set(), GBDTClassifier: {"class_weight"}, GBDTRanker: {"ndcg_at"}}[cls]
-    extra = {"n_threads", "importance_type"} | own
+    # scikit-learn's names (random_state, n_jobs, verbose) and XGBoost's eval_metric: None, not given
+    sklearn_names = {"random_state", "n_jobs", "verbose", "eval_metric"}
+    extra = {"n_threads", "importance_type"} | sklearn_names | own
+    assert all(params[name] is None for name in sklearn_names)
     assert set(params) == set(CONFIG_PARAMS) | extra
     # growth_strategy is given by name (sklearn wants plain defaults); the config reads it the same
     config_defaults["growth_strategy"] = "depthwise"

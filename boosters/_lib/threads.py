@@ -76,22 +76,22 @@ def max_n_threads() -> int:
 
 
 def effective_n_threads(n_threads: int = 0) -> int:
-    """Threads to use: `n_threads` if positive; for 0, OMP_NUM_THREADS or all available CPUs.
+    """Threads to use: `n_threads` if positive; for 0 and -1, OMP_NUM_THREADS or all
+    available CPUs; for -k (k >= 2), that many but k - 1 (at least one), as joblib's n_jobs.
 
     Always 1 in a build without OpenMP, and in a process made by fork (see the module
     docstring), which warns once when more than one thread was asked for.
     """
     global _fork_warned
     if type(n_threads) is not int and (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)):
-        raise TypeError(f"n_threads must be an int (0 = all cores), got {type(n_threads).__name__}")
-    if n_threads < 0:
-        raise ValueError(f"n_threads must be >= 0 (0 = all cores), got {n_threads}")
+        raise TypeError(f"n_threads must be an int (0 or -1 = all cores), got {type(n_threads).__name__}")
     if n_threads > 256 and n_threads > max_n_threads():  # max_n_threads() >= 256; os.cpu_count() costs ~10 us
         raise ValueError(f"n_threads must be at most {max_n_threads()} (4 per CPU, at least 256), got {n_threads}")
     if not openmp_enabled():
         return 1
-    if n_threads == 0:
-        n_threads = min(_omp_num_threads_env() or available_cpus(), max_n_threads())
+    if n_threads <= 0:  # 0 and -1: every core; -2: every core but one (scikit-learn's / joblib's n_jobs)
+        every_core = min(_omp_num_threads_env() or available_cpus(), max_n_threads())
+        n_threads = every_core if n_threads == 0 else max(1, every_core + 1 + n_threads)
     if _in_forked_child and n_threads > 1:
         if not _fork_warned:
             _fork_warned = True

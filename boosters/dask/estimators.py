@@ -103,6 +103,8 @@ class _DaskGBDTEstimator(_GBDTEstimator):
         """The GBDTConfig of the parameters, checked before any data is touched."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type
         require_int("n_threads", self.n_threads, 0)
+        if self._n_threads() != self.n_threads:  # n_jobs, num_threads...: here n_threads is per worker
+            raise ValueError("n_jobs / num_threads / nthread: the Dask estimators take n_threads (threads per worker)")
         config = self.config(objective)
         check_config(config)  # what boosters.dask cannot train yet: a ValueError naming it
         return config

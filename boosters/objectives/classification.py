@@ -16,6 +16,9 @@ class Logistic(ObjectiveFn):
     """Cross-entropy: 0/1 labels or probability labels in [0, 1], the same gradients p - y."""
 
     name = kernel = "logistic"
+    # cross_entropy: LightGBM's, labels in [0, 1]; binary:logitraw trains the same (predict_raw: its output)
+    aliases = {name: {} for name in ("binary", "binary:logistic", "reg:logistic", "cross_entropy", "xentropy",
+                                     "binary:logitraw")}
     task = "classification"
     transform = staticmethod(transforms.sigmoid)
 
@@ -38,6 +41,7 @@ class Hinge(ObjectiveFn):
     """XGBoost's binary:hinge: labels 0/1, predictions are classes."""
 
     name = kernel = "hinge"
+    aliases = {"binary:hinge": {}}
     task = "classification"
     transform = staticmethod(transforms.hinge_class)
 
@@ -83,6 +87,7 @@ class ClassShares(ObjectiveFn):
 
 class Softmax(ClassShares):
     name = kernel = "softmax"
+    aliases = {"multiclass": {}, "multi:softprob": {}, "multi:softmax": {}}  # multi:softmax: see docs/migration.md
     transform = staticmethod(transforms.softmax)
 
     @classmethod
@@ -99,6 +104,7 @@ class OneVsRest(ClassShares):
     """LightGBM's multiclassova: output k is a logistic model of [y == k]."""
 
     name = kernel = "one_vs_rest"
+    aliases = {"multiclassova": {}, "multiclass_ova": {}, "ova": {}, "ovr": {}}
     transform = staticmethod(transforms.sigmoid_per_class)
 
     @staticmethod
@@ -172,11 +178,13 @@ def auc(y, margins, w):
 
 
 class LogLoss(MetricFn):
+    aliases = {"binary_logloss": {}, "binary": {}, "xentropy": {}, "cross_entropy": {}}
     name, objectives, row_mean = "logloss", ("logistic", "softmax"), (float, float)
     function = staticmethod(logloss)
 
 
 class MulticlassLogLoss(MetricFn):
+    aliases = {"multi_logloss": {}, "mlogloss": {}, "multiclass": {}, "softmax": {}}
     name, objectives, row_mean = "multiclass_logloss", ("softmax",), (float, float)
     function = staticmethod(logloss)
 

@@ -43,6 +43,7 @@ class LogLink(ObjectiveFn):
 
 class Poisson(LogLink):
     name = kernel = "poisson"
+    aliases = {"count:poisson": {}}
 
     def kernel_parameters(self):
         return POISSON_MAX_DELTA_STEP
@@ -50,6 +51,7 @@ class Poisson(LogLink):
 
 class Gamma(LogLink):
     name = kernel = "gamma"
+    aliases = {"reg:gamma": {}}
 
     def check_labels(self, y):
         if np.any(y <= 0):
@@ -61,6 +63,7 @@ class Gamma(LogLink):
 
 class Tweedie(LogLink):
     name = kernel = "tweedie"
+    aliases = {"reg:tweedie": {}}
     parameters = (VARIANCE_POWER,)
 
     @classmethod

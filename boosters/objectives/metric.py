@@ -7,7 +7,8 @@ from boosters._lib.docstrings import fill_doc
 from boosters.objectives.base import _SetOnce
 from boosters.objectives.objective import Objective
 from boosters.objectives.parameters import K, argument_texts, label_text
-from boosters.objectives.registry import METRICS, checked, metric_fn, metric_named, metric_names, objective_fn
+from boosters.objectives.registry import (METRICS, REFUSED_METRICS, checked, metric_fn, metric_named, metric_names,
+                                          name_hint, objective_fn)
 
 # the order in which the parameters are checked: a first bad one is the one reported
 _CHECK_ORDER = ("k", "variance_power", "threshold", "alpha", "delta")
@@ -86,7 +87,8 @@ class Metric(_SetOnce):
             name, given = _parse_label(name, given)
         found = metric_named(name)
         if found is None:
-            raise ValueError(f"metric must be one of {metric_names()}, got {name!r}")
+            raise ValueError(f"metric must be one of {sorted(fn.name for fn in METRICS)}, got {name!r}"
+                             f"{name_hint(name, metric_names(), REFUSED_METRICS)}")
         fn, defaults = found
         for key in _CHECK_ORDER:  # each parameter the definition takes: the value given, else its default
             value = defaults.get(key) if given[key] is None else given[key]

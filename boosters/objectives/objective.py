@@ -10,7 +10,8 @@ import numbers
 from boosters._lib.checks import require_float, require_int
 from boosters.objectives.base import _SetOnce
 from boosters.objectives.parameters import argument_texts
-from boosters.objectives.registry import OBJECTIVES, checked, objective_fn, objective_named
+from boosters.objectives.registry import (OBJECTIVES, REFUSED_OBJECTIVES, checked, name_hint, objective_fn,
+                                          objective_named, objective_names_known)
 
 
 # the order Objective's refusal of an unknown name lists the names in (as its docstring and the
@@ -67,7 +68,8 @@ class Objective(_SetOnce):
                  n_targets: int | None = None):
         found = objective_named(name)
         if found is None:
-            raise ValueError(f"objective must be one of {', '.join(map(repr, _LISTED))}, got {name!r}")
+            raise ValueError(f"objective must be one of {', '.join(map(repr, _LISTED))}, got {name!r}"
+                             f"{name_hint(name, objective_names_known(), REFUSED_OBJECTIVES)}")
         fn, defaults = found
         if fn.takes_function and not isinstance(self, CustomObjective):
             raise ValueError(f"objective {fn.name!r} needs its function: use Objective.custom(function)")

@@ -16,6 +16,7 @@ class LambdaRank(ObjectiveFn):
     """LambdaRank (NDCG@ndcg_at) within the query groups given at construction."""
 
     name = kernel = "lambdarank"
+    aliases = {"rank:ndcg": {}}
     parameters = (NDCG_AT,)
     task = "ranking"
     needs_groups = True
@@ -58,6 +59,7 @@ class Pairwise(LambdaRank):
     """RankNet's pairwise logistic loss within the query groups: any labels (their order counts)."""
 
     name = kernel = "pairwise"
+    aliases = {"rank:pairwise": {}}
     parameters = ()  # every pair counts: no truncation
 
     @classmethod
@@ -142,6 +144,7 @@ class Ndcg(MetricFn):
 
 
 class Map(MetricFn):
+    aliases = {"mean_average_precision": {}}
     name, objectives, higher_is_better, needs_groups = "map", RANKED, True, True
     parameters = (K,)
     function = staticmethod(average_precision)

@@ -3,6 +3,8 @@ targets, evaluating a metric."""
 
 from __future__ import annotations
 
+import difflib
+
 import numpy as np
 
 from boosters.objectives.base import MetricFn, ObjectiveFn, n_targets
@@ -30,6 +32,56 @@ def by_name(definitions: tuple) -> dict:
 
 _BY_NAME = by_name(OBJECTIVES)
 _METRICS_BY_NAME = by_name(METRICS)
+
+# LightGBM's and XGBoost's objective and metric names that boosters does not have, with what to use
+# instead (the names boosters maps are the definitions' aliases)
+REFUSED_OBJECTIVES = {
+    **dict.fromkeys(("rank_xendcg", "xendcg", "xe_ndcg", "xe_ndcg_mart", "xendcg_mart"),
+                    "XE-NDCG is not supported: use 'lambdarank' (or 'pairwise')"),
+    "reg:pseudohubererror": "pseudo-Huber is not supported: 'huber' is the Huber loss (LightGBM's), delta=...",
+    "reg:squaredlogerror": "squared log error is not supported: train 'regression' on log1p(y)",
+    "survival:cox": "survival objectives are not supported", "survival:aft": "survival objectives are not supported",
+    "rank:map": "use 'lambdarank' (NDCG gradients) and metric='map'",
+    "fair": "the Fair loss is not supported: use 'huber' or 'l1'",
+    "mape": "the MAPE objective is not supported: use 'l1' with weights 1 / max(1, |y|), or metric='mape'",
+    "cross_entropy_lambda": "not supported: use 'cross_entropy' (labels in [0, 1])",
+    "xentlambda": "not supported: use 'cross_entropy' (labels in [0, 1])",
+    "multi:softmax_legacy": "use 'multi:softprob'",
+}
+REFUSED_METRICS = {
+    **dict.fromkeys(("l2", "mse", "mean_squared_error", "regression_l2", "regression"),
+                    "boosters has no mean squared error metric: use 'rmse' (its square root; early stopping stops "
+                    "at the same round)"),
+    **dict.fromkeys(("error", "binary_error"), "use 'accuracy' (1 - error; higher is better)"),
+    **dict.fromkeys(("merror", "multi_error"), "use 'multiclass_accuracy' (1 - merror; higher is better)"),
+    **dict.fromkeys(("poisson", "poisson-nloglik"), "boosters scores Poisson models by 'poisson_deviance', not "
+                                                    "the negative log-likelihood"),
+    **dict.fromkeys(("gamma", "gamma-nloglik"), "boosters scores gamma models by 'gamma_deviance', not the "
+                                                "negative log-likelihood"),
+    **dict.fromkeys(("tweedie", "tweedie-nloglik"), "boosters scores Tweedie models by 'tweedie_deviance', not the "
+                                                    "negative log-likelihood"),
+    **dict.fromkeys(("aucpr", "average_precision"), "not supported: use 'auc' or 'map' (ranking)"),
+    "auc_mu": "not supported: use 'multiclass_logloss' or 'multiclass_accuracy'",
+    "rmsle": "not supported: train and score on log1p(y) with 'rmse'",
+    "multi_logloss_ova": "use 'one_vs_rest_logloss'",
+}
+
+
+def name_hint(name, known, refused: dict) -> str:
+    """What a refusal of the objective / metric `name` adds: for a LightGBM or XGBoost name
+    boosters does not have (`refused`), why and what to use instead; else the closest of the
+    `known` names (" (did you mean 'x'?)"), or nothing."""
+    if isinstance(name, str) and name in refused:
+        return f" ({name!r} is not supported in boosters: {refused[name]})"
+    close = difflib.get_close_matches(name, [*known, *refused], n=1) if isinstance(name, str) else []
+    if close and close[0] in refused:  # a LightGBM / XGBoost name boosters refuses: say what to use
+        return f" (did you mean {close[0]!r}? boosters does not have it: {refused[close[0]]})"
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def objective_names_known() -> list[str]:
+    """Every name Objective takes: the definitions' names and aliases, sorted."""
+    return sorted(_BY_NAME)
 
 
 def objective_named(name) -> tuple[type[ObjectiveFn], dict] | None:
@@ -103,7 +155,7 @@ def metric_named(name) -> tuple[type[MetricFn], dict] | None:
 
 
 def metric_names() -> list[str]:
-    """Every name Metric takes, sorted (as its refusal of another lists them)."""
+    """Every name Metric takes (the definitions' names and aliases), sorted."""
     return sorted(_METRICS_BY_NAME)
 
 

@@ -19,6 +19,8 @@ class Squared(ObjectiveFn):
     """(f - y)^2 / 2; starts from the weighted mean of each target."""
 
     name = kernel = "squared"
+    aliases = {name: {} for name in ("regression", "regression_l2", "l2", "mean_squared_error", "mse", "l2_root",
+                                     "root_mean_squared_error", "rmse", "reg:squarederror", "reg:linear")}
     parameters = (N_TARGETS,)
 
     @classmethod
@@ -57,6 +59,7 @@ class Absolute(QuantileRegression):
     """|f - y|: the median of each target."""
 
     name = kernel = "absolute"
+    aliases = {"regression_l1": {}, "l1": {}, "mean_absolute_error": {}, "mae": {}, "reg:absoluteerror": {}}
     parameters = (N_TARGETS,)
 
     @classmethod
@@ -72,6 +75,7 @@ class Pinball(QuantileRegression):
     """The pinball loss of each level alpha: its quantile, one output per level."""
 
     name = kernel = "pinball"
+    aliases = {"quantile": {}, "reg:quantileerror": {}}
     parameters = (ALPHA,)  # one level, or several (one output each)
     transform = staticmethod(transforms.sorted_quantiles)  # one level: the margin itself
 
@@ -141,16 +145,19 @@ def pinball(y, margins, w, alpha):
 
 
 class Rmse(MetricFn):
+    aliases = {"l2_root": {}, "root_mean_squared_error": {}}
     name, objectives, per_target, row_mean = "rmse", VALUE_OBJECTIVES, True, (np.square, math.sqrt)
     function = staticmethod(rmse)
 
 
 class Mae(MetricFn):
+    aliases = {"l1": {}, "mean_absolute_error": {}, "regression_l1": {}}
     name, objectives, per_target, row_mean = "mae", VALUE_OBJECTIVES, True, (float, float)
     function = staticmethod(mae)
 
 
 class Mape(MetricFn):
+    aliases = {"mean_absolute_percentage_error": {}}
     name, objectives, per_target, row_mean = "mape", VALUE_OBJECTIVES, True, (float, float)
     function = staticmethod(mape)
 
@@ -166,6 +173,7 @@ class HuberLoss(MetricFn):
 
 
 class PinballLoss(MetricFn):
+    aliases = {"quantile": {}}
     name, objectives, row_mean = "pinball", VALUE_OBJECTIVES, (float, float)
     parameters = (ALPHA,)
     function = staticmethod(pinball)

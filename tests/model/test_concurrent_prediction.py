@@ -22,7 +22,7 @@ def _models():
                                   bst.GBDTConfig(n_estimators=30, objective=bst.Objective.softmax(3), max_depth=4))
     linear = bst.GBDTModel.train(bst.Dataset(X[:, :4], y_reg), bst.GBDTConfig(n_estimators=20, linear_leaves=True))
     # numeric splits only: the packed kernel (float32 rows: its float32 thresholds)
-    numeric = bst.GBDTModel.train(bst.Dataset(X[:, :4], y_reg), bst.GBDTConfig(n_estimators=40, n_leaves=15))
+    numeric = bst.GBDTModel.train(bst.Dataset(X[:, :4], y_reg), bst.GBDTConfig(n_estimators=40))
     return {"softmax, categorical": (softmax, X), "linear leaves": (linear, X[:, :4]),
             "numeric, packed": (numeric, X[:, :4].astype(np.float32))}
 

@@ -252,7 +252,7 @@ def test_custom_objective_may_not_write_the_margins():
     (lambda: bst.Objective.custom(squared_error, n_outputs=0), ValueError, "n_outputs"),
     (lambda: bst.Objective.custom(squared_error, n_outputs=2, base_score=[0.0]), ValueError, "base_score"),
     (lambda: bst.Objective.custom(squared_error, base_score=float("nan")), ValueError, "base_score"),
-    (lambda: bst.GBDTConfig(objective="squared"), TypeError, "objective must be an Objective"),
+    (lambda: bst.GBDTConfig(objective=3), TypeError, "objective must be an Objective"),  # a name is Objective(name)
     (lambda: bst.Metric.default_for(bst.Objective.custom(squared_error)), ValueError, "no default metric"),
 ])
 def test_bad_custom_objective_specs(make, error, message):

@@ -135,9 +135,24 @@ PARAMETERS = {"squared": [("n_targets", None)], "absolute": [("n_targets", None)
               "custom": []}
 
 
-def test_each_objective_takes_its_parameters_with_their_defaults_and_no_alias():
+# LightGBM's and XGBoost's names of each objective (tests/test_parameter_names.py checks their meaning)
+OBJECTIVE_ALIASES = {
+    'squared': ['l2', 'l2_root', 'mean_squared_error', 'mse', 'reg:linear', 'reg:squarederror', 'regression',
+                'regression_l2', 'rmse', 'root_mean_squared_error'],
+    'absolute': ['l1', 'mae', 'mean_absolute_error', 'reg:absoluteerror', 'regression_l1'], 'huber': [],
+    'pinball': ['quantile', 'reg:quantileerror'], 'poisson': ['count:poisson'], 'gamma': ['reg:gamma'],
+    'tweedie': ['reg:tweedie'],
+    'logistic': ['binary', 'binary:logistic', 'binary:logitraw', 'cross_entropy', 'reg:logistic', 'xentropy'],
+    'softmax': ['multi:softmax', 'multi:softprob', 'multiclass'],
+    'one_vs_rest': ['multiclass_ova', 'multiclassova', 'ova', 'ovr'], 'hinge': ['binary:hinge'],
+    'lambdarank': ['rank:ndcg'], 'pairwise': ['rank:pairwise'], 'custom': []}
+
+
+def test_each_objective_takes_its_parameters_with_their_defaults_and_its_aliases():
     assert {fn.name: [(p.name, p.default) for p in fn.parameters] for fn in registry.OBJECTIVES} == PARAMETERS
-    assert {fn.name: fn.aliases for fn in registry.OBJECTIVES} == {name: {} for name in PARAMETERS}
+    # an alias implies no parameter default: each is the objective with its own defaults
+    assert {fn.name: sorted(fn.aliases) for fn in registry.OBJECTIVES} == OBJECTIVE_ALIASES
+    assert all(defaults == {} for fn in registry.OBJECTIVES for defaults in fn.aliases.values())
     assert [fn.name for fn in registry.OBJECTIVES if fn.takes_function] == ["custom"]
 
 
@@ -187,10 +202,20 @@ METRIC_PARAMETERS = {"rmse": [], "mae": [], "mape": [], "huber": [("delta", 1.0,
                      "map": [("k", 10, False)]}
 
 
-def test_each_metric_takes_its_parameter_with_its_default_and_no_alias():
+METRIC_ALIASES = {
+    'rmse': ['l2_root', 'root_mean_squared_error'], 'mae': ['l1', 'mean_absolute_error', 'regression_l1'],
+    'mape': ['mean_absolute_percentage_error'], 'huber': [], 'pinball': ['quantile'], 'poisson_deviance': [],
+    'gamma_deviance': [], 'tweedie_deviance': [], 'logloss': ['binary', 'binary_logloss', 'cross_entropy', 'xentropy'],
+    'multiclass_logloss': ['mlogloss', 'multi_logloss', 'multiclass', 'softmax'], 'one_vs_rest_logloss': [],
+    'auc': [], 'accuracy': [], 'multiclass_accuracy': [], 'margin_accuracy': [], 'ndcg': [],
+    'map': ['mean_average_precision']}
+
+
+def test_each_metric_takes_its_parameter_with_its_default_and_its_aliases():
     assert {fn.name: [(p.name, p.default, p.label_wins) for p in fn.parameters] for fn in registry.METRICS} == \
         METRIC_PARAMETERS
-    assert {fn.name: fn.aliases for fn in registry.METRICS} == {name: {} for name in METRIC_PARAMETERS}
+    assert {fn.name: sorted(fn.aliases) for fn in registry.METRICS} == METRIC_ALIASES
+    assert all(defaults == {} for fn in registry.METRICS for defaults in fn.aliases.values())
     assert [fn.name for fn in registry.OBJECTIVES if fn.any_metric] == ["custom"]
 
 
@@ -316,7 +341,7 @@ ERRORS = {"O('bogus')": ('ValueError',
                       "metric must be one of ['accuracy', 'auc', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', "
                       "'mape', 'margin_accuracy', 'multiclass_accuracy', 'multiclass_logloss', 'ndcg', "
                       "'one_vs_rest_logloss', 'pinball', 'poisson_deviance', 'rmse', 'tweedie_deviance'], got "
-                      "'ndcg@5'"),
+                      "'ndcg@5' (did you mean 'ndcg'?)"),
  "M('huber@1,2')": ('ValueError', "metric huber@delta needs one number, got '1,2'"),
  "M('huber@x')": ('ValueError', "metric huber@... needs numbers after the @, got 'x'"),
  "M('pinball@x')": ('ValueError', "metric pinball@... needs numbers after the @, got 'x'"),
