@@ -299,8 +299,10 @@ class GBDTConfig:
         effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
     n_leaves : int, default 31
         Leaf limit of leaf-wise trees. Depth-wise trees do not read it: another value
-        without ``growth_strategy`` is refused (a LightGBM habit: ``num_leaves`` asks
-        for leaf-wise growth), and warns with an explicit depth-wise ``growth_strategy``.
+        without ``growth_strategy`` is refused, and warns with an explicit depth-wise
+        ``growth_strategy``. LightGBM's name ``num_leaves`` without ``growth_strategy``
+        grows LightGBM's leaf-wise trees (XGBoost's ``max_leaves`` does not: XGBoost
+        grows depth-wise, and boosters cannot cap depth-wise trees' leaves).
     l1 : float, default 0
         L1 regularization of leaf values and gains.
     l2 : float, default 1

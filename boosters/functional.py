@@ -6,21 +6,18 @@ docs/migration.md."""
 from __future__ import annotations
 
 import copy
-import numbers
 
 import numpy as np
 
 from boosters._lib.logs import logger
+from boosters._lib.parameter_names import ALIASES, split_thread_params
 from boosters.callbacks import log_evaluation, record_evaluation
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.gbdt_model import GBDTModel
 
-# the names of the training's thread count in a params dict (GBDTModel.train's n_threads)
-THREAD_NAMES = ("n_threads", "num_threads", "nthread", "nthreads", "n_jobs", "num_thread")
-# the names of the number of rounds (GBDTConfig's n_estimators)
-ROUND_NAMES = ("n_estimators", "num_iterations", "num_iteration", "n_iter", "num_tree", "num_trees", "num_round",
-               "num_rounds", "num_boost_round", "nrounds")
+# the names of the number of rounds (GBDTConfig's n_estimators) in a params dict
+ROUND_NAMES = ("n_estimators", *(name for name, (target, _) in ALIASES.items() if target == "n_estimators"))
 CLASSIFIERS = ("logistic", "softmax", "one_vs_rest", "hinge")
 
 
@@ -32,13 +29,7 @@ def _config(params, num_boost_round, early_stopping_rounds=None) -> tuple[GBDTCo
         params = {}
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of parameter names to values, got {type(params).__name__}")
-    params = dict(params)
-    threads = {name: params.pop(name) for name in THREAD_NAMES if name in params}
-    if len(set(map(repr, threads.values()))) > 1:
-        raise ValueError(f"params: {', '.join(threads)} name the thread count with different values {threads}")
-    n_threads = next(iter(threads.values()), 0)
-    if n_threads is None or (isinstance(n_threads, numbers.Integral) and n_threads < 0):
-        n_threads = 0  # None, -1: every core, as scikit-learn and XGBoost
+    n_threads, params = split_thread_params(params)  # threads go to the training, not to the config
     rounds = [name for name in ROUND_NAMES if name in params]
     if num_boost_round is not None:
         if rounds:
@@ -161,7 +152,7 @@ def train(params: dict, train_set: Dataset, num_boost_round: int | None = None, 
     >>> y = (X[:, 0] > 0).astype(float)
     >>> train_set, valid = bst.Dataset(X[:300], y[:300]), bst.Dataset(X[300:], y[300:])
     >>> scores = {}
-    >>> model = bst.train({"objective": bst.Objective.logistic(), "learning_rate": 0.3}, train_set, num_boost_round=20,
+    >>> model = bst.train({"objective": "binary", "eta": 0.3}, train_set, num_boost_round=20,
     ...                   valid_sets=[train_set, valid], evals_result=scores)
     >>> sorted(scores), model.n_trees
     (['training', 'valid_1'], 20)
@@ -286,7 +277,7 @@ def cv(params: dict, train_set: Dataset, num_boost_round: int | None = None, nfo
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 3))
     >>> y = X[:, 0] + 0.1 * rng.normal(size=300)
-    >>> result = bst.cv({"max_depth": 3}, bst.Dataset(X, y), num_boost_round=10)
+    >>> result = bst.cv({"objective": "regression", "max_depth": 3}, bst.Dataset(X, y), num_boost_round=10)
     >>> sorted(result), len(result["valid rmse-mean"])
     (['valid rmse-mean', 'valid rmse-stdv'], 10)
     """

@@ -147,7 +147,7 @@ def test_thread_names_and_rounds():
     one = bst.train({**PARAMS, "nthread": 1}, data, 5)
     assert bst.train({**PARAMS, "num_threads": -1}, data, 5).to_bytes() == one.to_bytes()
     assert bst.train({**PARAMS, "n_jobs": None}, data, 5).to_bytes() == one.to_bytes()
-    with pytest.raises(ValueError, match="thread count with different values"):
+    with pytest.raises(ValueError, match="thread counts given twice with different values"):
         bst.train({**PARAMS, "nthread": 1, "n_jobs": 2}, data, 5)
     with pytest.raises(TypeError, match="params must be a dict"):
         bst.train([("max_depth", 3)], data, 5)

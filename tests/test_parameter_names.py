@@ -164,7 +164,7 @@ def test_two_names_of_one_parameter_with_different_values_are_refused(params, na
 
 
 # common LightGBM / XGBoost names a user types (some misspelled): each is read, or refused with a hint
-COMMON_NAMES = ["num_leaf", "num_leavs", "colsample_bytre", "subsample_freq", "min_child_sample", "reg_lamda",
+COMMON_NAMES = ["max_leaves", "num_leavs", "colsample_bytre", "subsample_freq", "min_child_sample", "reg_lamda",
                 "learning_rat", "n_estimator", "max_depht", "scale_pos_weight", "is_unbalance", "base_score",
                 "max_delta_step", "tree_method", "device", "sampling_method", "extra_trees", "path_smooth",
                 "categorical_feature", "bin_construct_sample_cnt", "min_data_in_bin", "eval_at", "huber_slope",
@@ -214,14 +214,20 @@ def test_thread_names_are_not_config_parameters():
 
 
 def test_n_leaves_without_leafwise_growth():
-    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):
-        bst.GBDTConfig(num_leaves=15)
+    # LightGBM's num_leaves asks for LightGBM's leaf-wise trees; boosters' n_leaves and
+    # XGBoost's max_leaves (XGBoost grows depth-wise) without a growth strategy are refused
+    leafwise = bst.GBDTConfig(growth_strategy="leafwise", n_leaves=15)
+    assert bst.GBDTConfig(num_leaves=15) == leafwise and bst.GBDTConfig(num_leaf=15) == leafwise
+    assert bst.GBDTConfig(num_leaves=15, growth_strategy="leafwise") == leafwise
     with pytest.raises(ValueError, match="growth_strategy='leafwise'"):
         bst.GBDTConfig(n_leaves=15)
+    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):
+        bst.GBDTConfig(max_leaves=15)
     with pytest.warns(UserWarning, match="depth-wise trees do not read it"):
         bst.GBDTConfig(n_leaves=15, growth_strategy="depthwise")
     assert bst.GBDTConfig(max_leaves=0) == bst.GBDTConfig()  # XGBoost's 0: no limit
-    assert bst.GBDTConfig(num_leaves=31) == bst.GBDTConfig()  # the default: nothing ignored
+    assert bst.GBDTConfig(num_leaves=31) == bst.GBDTConfig(growth_strategy="leafwise")  # LightGBM's default trees
+    assert bst.GBDTConfig(n_leaves=31) == bst.GBDTConfig()  # boosters' default: nothing ignored
 
 
 def test_aliases_in_replace_and_assignment():
@@ -419,8 +425,12 @@ def test_estimators_take_lightgbm_and_xgboost_names_and_clone_them():
         GBDTClassifier(growth_strategy="leafwise", n_leaves=8, num_leaves=7).config(bst.Objective.logistic())
     with pytest.raises(TypeError, match="did you mean 'num_leaves'"):
         GBDTClassifier(num_leavs=7)
-    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):  # LightGBM's habit, depth-wise default
-        GBDTRegressor(num_leaves=15, n_estimators=2).fit(X, y)
+    # LightGBM's habit, num_leaves alone: LightGBM's leaf-wise trees (boosters' default is depth-wise)
+    lightgbm_habit = GBDTRegressor(num_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
+    own = GBDTRegressor(growth_strategy="leafwise", n_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
+    assert lightgbm_habit.to_bytes() == own.to_bytes()
+    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):  # XGBoost's max_leaves: depth-wise trees
+        GBDTRegressor(max_leaves=15, n_estimators=2).fit(X, y)
 
 
 def test_estimator_objective_names_and_eval_metric():

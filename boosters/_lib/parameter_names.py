@@ -193,6 +193,11 @@ LIGHTGBM_ONLY = ("num_leaves", "lambda_l1", "lambda_l2", "min_data_in_leaf", "mi
                  "force_col_wise", "force_row_wise", "min_data_in_bin", "feature_pre_filter", "linear_tree")
 
 
+# LightGBM's names of the leaf limit: given without a growth strategy, they ask for LightGBM's
+# leaf-wise trees (XGBoost's max_leaves and boosters' n_leaves do not: XGBoost grows depth-wise)
+LEAFWISE_NAMES = ("num_leaves", "num_leaf")
+
+
 def library_of(params: dict) -> str | None:
     """"xgboost" or "lightgbm": whose names `params` uses, read from the objective's name
     (XGBoost's have a colon, LightGBM's not) and names only one library has; None when
@@ -292,6 +297,8 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
             raise ValueError(f"{source[target]}={params[source[target]]!r} and {name}={params[name]!r} are the "
                              f"same parameter ({target}) with different values: give one")
         out[target], source[target] = value, source.get(target, name)
+    if any(name in params for name in LEAFWISE_NAMES) and "growth_strategy" not in out:
+        out["growth_strategy"] = "leafwise"  # LightGBM's num_leaves: its trees grow leaf-wise
     return out
 
 
