@@ -15,6 +15,7 @@ except ModuleNotFoundError as exc:  # the source tree itself, without its compil
     ) from exc
 from boosters import callbacks, convert
 from boosters._lib.show_config import show_config
+from boosters.callbacks import early_stopping, log_evaluation, record_evaluation
 from boosters.config import GBDTConfig, GrowthStrategy, Metric, Objective
 from boosters.data.dataset import Dataset
 from boosters.explain.importance import ImportanceType
@@ -26,13 +27,16 @@ __all__ = [
     "callbacks",
     "convert",
     "cv",
+    "early_stopping",
     "Dataset",
     "GBDTConfig",
     "GBDTModel",
     "GrowthStrategy",
     "ImportanceType",
+    "log_evaluation",
     "Metric",
     "Objective",
+    "record_evaluation",
     "show_config",
     "train",
 ]

@@ -50,10 +50,14 @@ def test_effective_n_threads_defaults_to_available_cpus(monkeypatch):
     assert effective_n_threads(0) == (available_cpus() if openmp_enabled() else 1)
 
 
-@pytest.mark.parametrize("bad", [-1, -8])
-def test_effective_n_threads_rejects_negative(bad):
+def test_negative_thread_counts_are_joblibs():
+    # -1 is every core (as 0), -k every core but k - 1, at least one (scikit-learn's n_jobs)
+    every = effective_n_threads(0)
+    assert effective_n_threads(-1) == every
+    assert effective_n_threads(-2) == max(1, every - 1)
+    assert effective_n_threads(-10_000) == 1
     with pytest.raises(ValueError, match="n_threads"):
-        effective_n_threads(bad)
+        effective_n_threads(10**6)
 
 
 @pytest.mark.parametrize("bad", [1.5, "2", None, True])

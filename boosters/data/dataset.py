@@ -17,6 +17,15 @@ from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_c
 from boosters.data.validation import as_feature_matrix, as_init_score, as_labels, as_vector, match_columns
 
 
+def _either(name: str, value, alias: str, alias_value):
+    """The value of a parameter given by its name or by LightGBM's (never both)."""
+    if alias_value is None:
+        return value
+    if value is not None:
+        raise ValueError(f"{name} and {alias} are the same parameter (LightGBM's name); give one")
+    return alias_value
+
+
 class Dataset:
     """Training or evaluation data: features, labels and weights, checked once.
 
@@ -60,6 +69,13 @@ class Dataset:
         A starting margin per row, ``(n_rows,)`` or ``(n_rows, n_outputs)`` (LightGBM's
         ``init_score``, XGBoost's ``base_margin``): training boosts from it instead of the
         objective's constant start, and a validation set's scores add it.
+    label, weight, feature_name, categorical_feature : optional
+        LightGBM's names of `y`, `weights`, `feature_names` and `categorical_features`
+        (keyword only; ``"auto"`` is the default), so that ``lgb.Dataset(X, label=y)``
+        carries over; a name and its alias given together is a ValueError.
+    reference : Dataset, optional
+        Accepted for LightGBM's validation sets and unused: a validation set is always
+        binned with the training set's bin edges.
 
     Attributes
     ----------
@@ -98,7 +114,17 @@ class Dataset:
     """
 
     def __init__(self, X, y=None, weights=None, feature_names=None, categorical_features=None,
-                 group=None, qid=None, init_score=None):
+                 group=None, qid=None, init_score=None, *, label=None, weight=None, feature_name="auto",
+                 categorical_feature="auto", reference=None):
+        y = _either("y", y, "label", label)
+        weights = _either("weights", weights, "weight", weight)
+        feature_names = _either("feature_names", feature_names, "feature_name",
+                                None if isinstance(feature_name, str) and feature_name == "auto" else feature_name)
+        if not (isinstance(categorical_feature, str) and categorical_feature == "auto"):
+            categorical_features = _either("categorical_features", categorical_features, "categorical_feature",
+                                           categorical_feature)
+        if reference is not None and not isinstance(reference, Dataset):
+            raise TypeError(f"reference must be a Dataset (it is not used), got {type(reference).__name__}")
         sparse_columns = has_sparse_columns(X)
         frame = None if is_sparse(X) or sparse_columns else as_frame(X)
         if is_sparse(X):

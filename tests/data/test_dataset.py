@@ -102,3 +102,21 @@ def test_fingerprint_sees_any_change(layout):
         X[row, col] = old
         assert fingerprint(X, n_threads=2) == before
     assert fingerprint(X.astype(np.float32)) != before
+
+
+def test_lightgbms_dataset_names():
+    # lgb.Dataset(X, label=y, weight=w, feature_name=..., categorical_feature=..., reference=train)
+    # carries over: the same Dataset as boosters' names; a name with its alias is refused
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    X[:, 2] = rng.integers(0, 4, size=50)
+    y, w = rng.normal(size=50), rng.uniform(0.5, 2.0, size=50)
+    own = bst.Dataset(X, y, weights=w, feature_names=["a", "b", "c"], categorical_features=["c"])
+    theirs = bst.Dataset(X, label=y, weight=w, feature_name=["a", "b", "c"], categorical_feature=["c"],
+                         reference=own)
+    assert np.array_equal(theirs.y, own.y) and np.array_equal(theirs.weights, own.weights)
+    assert theirs.feature_names == own.feature_names and theirs.categorical_features == own.categorical_features == [2]
+    with pytest.raises(ValueError, match="y and label are the same parameter"):
+        bst.Dataset(X, y, label=y)
+    with pytest.raises(TypeError, match="reference must be a Dataset"):
+        bst.Dataset(X, y, reference=X)
