@@ -11,10 +11,11 @@ import numpy as np
 
 from boosters._lib.logs import logger
 from boosters._lib.parameter_names import ALIASES, split_thread_params
-from boosters.callbacks import log_evaluation, record_evaluation
+from boosters.callbacks import as_boosters_callbacks, log_evaluation, record_evaluation
 from boosters.config import GBDTConfig
 from boosters.data.dataset import Dataset
 from boosters.gbdt_model import GBDTModel
+from boosters.training.callbacks import EarlyStopping
 
 # the names of the number of rounds (GBDTConfig's n_estimators) in a params dict
 ROUND_NAMES = ("n_estimators", *(name for name, (target, _) in ALIASES.items() if target == "n_estimators"))
@@ -252,7 +253,9 @@ def cv(params: dict, train_set: Dataset, num_boost_round: int | None = None, nfo
     metrics : str, Metric or list, optional
         The metrics (GBDTConfig's `metric`); default the params' or the objective's.
     callbacks : list, optional
-        Passed to every fold's training.
+        Passed to every fold's training; an early stopping callback (boosters',
+        LightGBM's or XGBoost's) stops on the folds' mean instead, as
+        `early_stopping_rounds`.
     early_stopping_rounds : int, optional
         Stop at the round after which the mean of the first metric has not improved for
         this many rounds; the results end at the best round.
@@ -285,6 +288,12 @@ def cv(params: dict, train_set: Dataset, num_boost_round: int | None = None, nfo
     if metrics is not None:
         params["metric"] = metrics
     config, n_threads = _config(params, num_boost_round)
+    # early stopping watches the folds' mean, not each fold (as lightgbm.cv): taken out of the callbacks
+    callbacks = as_boosters_callbacks(list(callbacks or []))
+    stoppers = [c for c in callbacks if isinstance(c, EarlyStopping)]
+    callbacks = [c for c in callbacks if not isinstance(c, EarlyStopping)]
+    if stoppers and early_stopping_rounds is None:
+        early_stopping_rounds = stoppers[0].rounds
     if not isinstance(train_set, Dataset):
         raise TypeError(f"train_set must be a boosters.Dataset, got {type(train_set).__name__}")
     if config.early_stopping_rounds is not None and early_stopping_rounds is None:
@@ -302,7 +311,7 @@ def cv(params: dict, train_set: Dataset, num_boost_round: int | None = None, nfo
         sets = ([("train", fold_train)] if eval_train_metric else []) + [("valid", held_out)]
         result = {}
         models.append(GBDTModel.train(fold_train, config, val_set=sets, n_threads=n_threads,
-                                      callbacks=list(callbacks or []) + [record_evaluation(result)]))
+                                      callbacks=callbacks + [record_evaluation(result)]))
         scores.append(result)
     out = {}
     for name in scores[0]:
