@@ -5,8 +5,6 @@ docs/migration.md."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from boosters._lib.logs import logger
@@ -61,43 +59,6 @@ def _named_valid_sets(train_set, valid_sets, valid_names, evals) -> list[tuple[s
     if len(valid_names) != len(valid_sets):
         raise ValueError(f"valid_names has {len(valid_names)} names for {len(valid_sets)} valid_sets")
     return list(zip(valid_names, valid_sets))
-
-
-def _loaded(init_model) -> GBDTModel:
-    if isinstance(init_model, GBDTModel):
-        return init_model
-    if isinstance(init_model, (str, bytes)) or hasattr(init_model, "__fspath__"):
-        return GBDTModel.load(init_model)
-    raise TypeError(f"init_model must be a GBDTModel or the path of a saved one, got {type(init_model).__name__}")
-
-
-def _starting_from(model: GBDTModel, dataset: Dataset, name: str) -> Dataset:
-    """`dataset` whose margins start from `model`'s raw predictions (its init_score)."""
-    if dataset.init_score is not None:
-        raise ValueError(f"{name}: init_model starts the margins from its predictions; the Dataset has an "
-                         f"init_score too (drop one of them)")
-    started = copy.copy(dataset)  # shares X (and its binned cache); only init_score differs
-    raw = model.predict_raw(dataset)
-    started.init_score = raw if raw.ndim == 1 else np.ascontiguousarray(raw)
-    return started
-
-
-def _continued(old: GBDTModel, new: GBDTModel) -> GBDTModel:
-    """The old model's trees followed by the new ones (grown from its margins, base 0)."""
-    if old.ensemble.objective != new.ensemble.objective:
-        raise ValueError(f"init_model: its objective {old.ensemble.objective!r} is not the training's "
-                         f"{new.ensemble.objective!r}")
-    if old.ensemble.feature_names != new.ensemble.feature_names or old.ensemble.n_features != new.ensemble.n_features:
-        raise ValueError("init_model: it was trained on other features than train_set's")
-    ensemble = copy.deepcopy(new.ensemble)
-    forest = copy.deepcopy(old.ensemble.forest)
-    for i, tree in enumerate(ensemble.forest.trees):
-        forest.add(tree, i % forest.n_groups)
-    forest.flat(grown=True)
-    ensemble.forest = forest
-    if ensemble.best_iteration is not None:  # rounds counted from the old model's first
-        ensemble.best_iteration += old.ensemble.forest.n_trees // forest.n_groups
-    return GBDTModel(ensemble)
 
 
 def train(params: dict, train_set: Dataset, num_boost_round: int | None = None, valid_sets=None,
@@ -169,15 +130,8 @@ def train(params: dict, train_set: Dataset, num_boost_round: int | None = None, 
         callbacks.append(log_evaluation(1 if verbose_eval is True else int(verbose_eval)))
     if init_model is not None and xgb_model is not None:
         raise ValueError("give init_model (LightGBM) or xgb_model (XGBoost), not both")
-    old = None if init_model is None and xgb_model is None else _loaded(
-        init_model if init_model is not None else xgb_model)
-    fit_set = train_set
-    if old is not None:
-        fit_set = _starting_from(old, train_set, "train_set")
-        named = [(name, fit_set if dataset is train_set else _starting_from(old, dataset, name))
-                 for name, dataset in named]
-    model = GBDTModel.train(fit_set, config, val_set=named or None, n_threads=n_threads, callbacks=callbacks)
-    return model if old is None else _continued(old, model)
+    return GBDTModel.train(train_set, config, val_set=named or None, n_threads=n_threads, callbacks=callbacks,
+                           init_model=init_model if init_model is not None else xgb_model)
 
 
 def _folds(train_set: Dataset, nfold: int, stratified: bool, shuffle: bool, seed: int) -> list[tuple]:

@@ -27,11 +27,12 @@ from boosters.explain.tree_table import trees_to_dataframe
 from boosters.io import json_format, model_files, npz_format
 from boosters.io.atomic import read_regular_file, write_atomically, write_target
 from boosters.model.ensemble import Ensemble
+from boosters.model.continued import continued, starting_from
 from boosters.model.forest import Forest
 from boosters.model.refit import refit_forest
 from boosters.model.refit import refused as refit_refused
 from boosters.model.tree import Tree
-from boosters.training.trainer import GBDTTrainer
+from boosters.training.trainer import GBDTTrainer, named_sets
 
 
 _FLOAT_MATRIX_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # native byte order
@@ -71,7 +72,7 @@ class GBDTModel:
     @classmethod
     def train(cls, dataset: Dataset, config: GBDTConfig | None = None,
               val_set: Dataset | dict[str, Dataset] | list[tuple[str, Dataset]] | None = None,
-              n_threads: int = 0, callbacks=None) -> "GBDTModel":
+              n_threads: int = 0, callbacks=None, init_model=None) -> "GBDTModel":
         """Train a model on `dataset`.
 
         With `val_set`, every round is evaluated on it (``eval_history``) and
@@ -107,11 +108,18 @@ class GBDTModel:
             function is called after every round. LightGBM's and XGBoost's early stopping,
             logging and recording callbacks are taken as boosters' of the same meaning;
             their others are refused with a TypeError saying how to write them.
+        init_model : GBDTModel, str or path, optional
+            Continue training this model (LightGBM's `init_model`, XGBoost's
+            `xgb_model`): the new trees grow from its margins (its raw predictions, as the
+            Datasets' init_score; a Dataset with an init_score of its own is refused) and
+            follow its trees in the model returned. Without row or column sampling and
+            with float64 histograms, n rounds then m more are the n + m rounds' model;
+            sampling and quantization draw the continued rounds as a new training's.
 
         Returns
         -------
         GBDTModel
-            The trained model.
+            The trained model (with `init_model`: its trees, then the new ones).
 
         Examples
         --------
@@ -132,9 +140,23 @@ class GBDTModel:
         if not isinstance(config, GBDTConfig):
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
         callbacks = as_boosters_callbacks(callbacks)  # LightGBM's and XGBoost's own, translated or refused
+        old = None if init_model is None else cls._init_model(init_model)
+        if old is not None:  # every Dataset's margins start from the old model's predictions
+            started = starting_from(old, dataset, "dataset")
+            val_set = [(name, started if d is dataset else starting_from(old, d, name))
+                       for name, d in named_sets(val_set)] or None
+            dataset = started
         result = GBDTTrainer(config, n_threads).train(dataset, val_set, callbacks, as_model=cls)
         result.forest.flat(grown=True)  # read-only from here, as a loaded model's trees
-        return cls(result)
+        return cls(result) if old is None else cls(continued(old.ensemble, result))
+
+    @classmethod
+    def _init_model(cls, init_model) -> "GBDTModel":
+        if isinstance(init_model, GBDTModel):
+            return init_model
+        if isinstance(init_model, (str, bytes)) or hasattr(init_model, "__fspath__"):
+            return cls.load(init_model)
+        raise TypeError(f"init_model must be a GBDTModel or the path of a saved one, got {type(init_model).__name__}")
 
     # -- what the training produced ----------------------------------------------------------
 
