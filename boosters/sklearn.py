@@ -152,7 +152,7 @@ _DOCS = {
     n_classes_ : int
         Their number.""",
     "fitted_attributes": """
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, feature_importances_
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, best_score_, feature_importances_
         As in `GBDTRegressor`.""",
     # fit's and predict's
     "X": """
@@ -160,9 +160,10 @@ _DOCS = {
         Features: a NumPy array, scipy.sparse CSR/CSC, pandas or polars DataFrame or
         pyarrow Table (see `boosters.Dataset`); NaN / null / pd.NA is missing.""",
     "eval_set": """
-    eval_set : (X_val, y_val) or list of one such pair, optional
-        Scored every round (`evals_result_`); used for early stopping when
-        `early_stopping_rounds` is set.""",
+    eval_set : (X_val, y_val) or list of such pairs, optional
+        Scored every round (`evals_result_`, `best_score_`); early stopping
+        (`early_stopping_rounds`) follows the last pair that is not fit's own (X, y)
+        (that pair, the very objects given to fit, scores the training rows).""",
     "categorical_features_callbacks": """
     categorical_features : "auto", list of int or str, optional
         As in `boosters.Dataset`: a frame's categorical columns by default.
@@ -173,11 +174,28 @@ _DOCS = {
         Keyword-only. Starting margins of the rows (LightGBM's ``init_score``), instead
         of the objective's constant start; `predict` does not add them (give them to
         ``booster_.predict(X, init_score=...)``).
-    eval_init_score : array-like, optional
-        Keyword-only. Starting margins of the `eval_set` rows (or a list of one array).""",
+    eval_init_score : array-like or list of them, optional
+        Keyword-only. Starting margins of the `eval_set` rows (a list: one per pair).
+    eval_names : list of str, optional
+        Keyword-only. The eval sets' names in `evals_result_`: default "valid" for one
+        held-out pair, else LightGBM's "valid_0", "valid_1"... ("training" for fit's own).
+    eval_metric : str, Metric or list of them, optional
+        Keyword-only. This fit's metrics (LightGBM's fit argument), instead of the
+        constructor's `eval_metric` / `metric`.
+    init_model : GBDTModel, path or fitted estimator, optional
+        Keyword-only. Continue training it (LightGBM's `init_model`, XGBoost's
+        `xgb_model`): see `GBDTModel.train`.""",
     "X_predict": """
     X : array-like, sparse matrix or frame of shape (n_samples, n_features)
         A frame's columns are matched to the training columns by name (any order).""",
+    "predict_options": """
+    raw_score, output_margin, pred_leaf, pred_contrib, start_iteration, num_iteration, iteration_range : optional
+        Keyword-only. LightGBM's and XGBoost's prediction options, as
+        `boosters.GBDTModel.predict` takes them: the raw margins, the leaves, the SHAP
+        values (the bias last), and the rounds used.""",
+    "iteration_options": """
+    start_iteration, num_iteration, iteration_range : optional
+        Keyword-only. The rounds used, as `boosters.GBDTModel.predict` takes them.""",
 }
 
 
@@ -379,48 +397,75 @@ class _GBDTEstimator(BaseEstimator):
         check_consistent_length(X, y)
         return y
 
-    def _checked_eval_set(self, eval_set, y_numeric: bool, multi_output: bool = False):
-        """eval_set as one checked (X_val, y_val) pair, or None."""
+    def _checked_eval_sets(self, eval_set, y_numeric: bool, multi_output: bool = False, train=None):
+        """eval_set (a pair or a list of pairs) as a list of checked (X_val, y_val) pairs, or
+        None; a pair that is fit's very (X, y) (`train`, as given) is None: the training
+        rows, scored on their margins (as LightGBM's)."""
         if eval_set is None:
             return None
-        if isinstance(eval_set, list):
-            if len(eval_set) != 1:
-                raise ValueError(f"eval_set: give one (X_val, y_val) pair, got a list of {len(eval_set)}")
-            eval_set = eval_set[0]
-        if not isinstance(eval_set, tuple) or len(eval_set) != 2:
-            raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        with _about("eval_set"):  # scikit-learn's messages (feature names, lengths) do not say which data
-            X_val = self._check_X(eval_set[0], reset=False)
-            return X_val, self._check_y(X_val, eval_set[1], y_numeric, multi_output)
+        pairs = eval_set if isinstance(eval_set, list) else [eval_set]
+        if not pairs or not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
+            raise ValueError("eval_set must be an (X_val, y_val) pair or a list of such pairs")
+        checked = []
+        for X_val, y_val in pairs:
+            if train is not None and X_val is train[0] and y_val is train[1]:
+                checked.append(None)
+                continue
+            with _about("eval_set"):  # scikit-learn's messages (feature names, lengths) do not say which data
+                X_val = self._check_X(X_val, reset=False)
+                checked.append((X_val, self._check_y(X_val, y_val, y_numeric, multi_output)))
+        return checked
 
     # -- training ------------------------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight, eval_pair, categorical_features, objective: Objective, callbacks,
-             queries=None, eval_queries=None, init_score=None, eval_init_score=None):
-        """Train on checked (X, y), with y (and eval_pair's) as the objective reads it.
-        `queries` / `eval_queries`: the Dataset keyword arguments of a ranker's query groups;
-        `init_score` / `eval_init_score`: the starting margins of the training / eval rows."""
+    def _fit(self, X, y, sample_weight, eval_pairs, categorical_features, objective: Objective, callbacks,
+             queries=None, eval_queries=None, init_score=None, eval_init_score=None, eval_names=None,
+             eval_metric=None, init_model=None):
+        """Train on checked (X, y), with y (and the eval pairs') as the objective reads it.
+        `eval_pairs`: `_checked_eval_sets`'; `queries` / `eval_queries`: the Dataset
+        keyword arguments of a ranker's query groups; `init_score` / `eval_init_score`: the
+        starting margins of the training / eval rows (one array per eval set, a list);
+        `eval_metric`: this fit's metrics (LightGBM's fit argument); `init_model`: a model,
+        its path or a fitted estimator to continue."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type, before training
         config = self.config(objective)
+        if eval_metric is not None:
+            config = config.replace(metric=eval_metric)
         train = Dataset(X, y, weights=sample_weight, categorical_features=categorical_features, init_score=init_score,
                         **(queries or {}))
-        val_set = None
-        if eval_pair is None and eval_init_score is not None:
+        if eval_pairs is None and eval_init_score is not None:
             raise ValueError("eval_init_score is given without an eval_set")
-        if isinstance(eval_init_score, list) and len(eval_init_score) == 1:  # LightGBM's form: one per eval set
-            eval_init_score = eval_init_score[0]
-        if eval_pair is not None:
-            with _about("eval_set"):  # Dataset names its own arguments (X, y): say which data they are
-                val_set = Dataset(*eval_pair, categorical_features=categorical_features, init_score=eval_init_score,
-                                  **(eval_queries or {}))
+        val_set = None
+        if eval_pairs is not None:
+            names = _eval_names(eval_pairs, eval_names)
+            inits = _per_eval_set("eval_init_score", eval_init_score, len(eval_pairs))
+            val_set = []
+            for name, pair, init in zip(names, eval_pairs, inits):
+                if pair is None:  # fit's own rows
+                    val_set.append((name, train))
+                    continue
+                with _about("eval_set"):  # Dataset names its own arguments (X, y): say which data they are
+                    val_set.append((name, Dataset(*pair, categorical_features=categorical_features, init_score=init,
+                                                  **(eval_queries or {}))))
         scores = {}
         if val_set is not None and (callbacks is None or isinstance(callbacks, (list, tuple))):
             callbacks = [*(callbacks or []), record_evaluation(scores)]  # every metric's scores
+        continued_rounds = 0
+        if init_model is not None:
+            if isinstance(init_model, _GBDTEstimator):
+                check_is_fitted(init_model, "booster_")
+                init_model = init_model.booster_
+            init_model = GBDTModel._init_model(init_model)  # a path loaded once
+            continued_rounds = init_model.n_trees // init_model.forest.n_groups
         self.booster_ = GBDTModel.train(train, config, val_set=val_set, n_threads=self._n_threads(),
-                                        callbacks=callbacks)
+                                        callbacks=callbacks, init_model=init_model)
         self.best_iteration_ = self.booster_.best_iteration
         # named as the trainer names them for callbacks (record_evaluation, CallbackEnv.evals_result)
         self.evals_result_ = scores
+        # LightGBM's best_score_: every set's every metric at the best round (the model's last round)
+        best = self.booster_.n_trees // self.booster_.forest.n_groups - continued_rounds - 1  # this fit's rounds
+        self.best_score_ = {name: {label: history[best] for label, history in metrics.items() if history}
+                            for name, metrics in scores.items()}
         return self
 
     @property
@@ -445,6 +490,10 @@ class _GBDTEstimator(BaseEstimator):
     def _raw(self, X, method):
         check_is_fitted(self, "booster_")
         return method(self._check_X(X, reset=False), n_threads=self._n_threads())
+
+    def _booster_predict(self, X, **options):
+        """booster_.predict of X with prediction options (GBDTModel.predict's)."""
+        return self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads, **options))
 
     def shap_explanation(self, X, interactions: bool = False):
         """The booster's exact SHAP values of X as a ``shap.Explanation`` for shap's plots
@@ -523,8 +572,11 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     evals_result_ : dict
         ``{"valid": {metric_label: [score per round]}}`` with an `eval_set` (the metric is
         `GBDTConfig.resolved_metric`, by its label such as ``"ndcg@10"``; the form of
-        `boosters.callbacks.record_evaluation`, read by `boosters.plotting.plot_metric`),
-        ``{}`` without.
+        `boosters.callbacks.record_evaluation`, read by `boosters.plotting.plot_metric`;
+        one entry per eval set, by `eval_names`), ``{}`` without.
+    best_score_ : dict
+        ``{set_name: {metric_label: score}}``: every eval set's scores at the model's
+        last round (the best one with early stopping), as LightGBM's; ``{}`` without.
     feature_importances_ : ndarray of float64
         Normalised importance of each feature (sums to 1).
 
@@ -550,7 +602,7 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         return tags
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
-            init_score=None, eval_init_score=None):
+            init_score=None, eval_init_score=None, eval_names=None, eval_metric=None, init_model=None):
         """Train on (X, y).
 
         Parameters
@@ -580,20 +632,24 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         >>> est.best_iteration_ < 199, len(est.evals_result_["valid"]["rmse"]) > 0
         (True, True)
         """
+        given = (X, y)
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True, multi_output=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        eval_pair = self._checked_eval_set(eval_set, y_numeric=True, multi_output=True)
+        eval_pairs = self._checked_eval_sets(eval_set, y_numeric=True, multi_output=True, train=given)
         objective = self._objective("regression", Objective.squared())
-        return self._fit(X, y, sample_weight, eval_pair, categorical_features, objective, callbacks,
-                         init_score=init_score, eval_init_score=eval_init_score)
+        return self._fit(X, y, sample_weight, eval_pairs, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score, eval_names=eval_names,
+                         eval_metric=eval_metric, init_model=init_model)
 
-    def predict(self, X):
+    def predict(self, X, *, raw_score: bool = False, output_margin: bool = False, pred_leaf: bool = False,
+                pred_contrib: bool = False, start_iteration: int = 0, num_iteration=None, iteration_range=None):
         """Predicted values.
 
         Parameters
         ----------
         %(X_predict)s
+        %(predict_options)s
 
         Returns
         -------
@@ -610,7 +666,9 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
         >>> bool((est.predict(df[["b", "a"]]) == est.predict(df)).all())  # columns by name
         True
         """
-        return self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
+        return self._booster_predict(X, raw_score=raw_score, output_margin=output_margin, pred_leaf=pred_leaf,
+                                     pred_contrib=pred_contrib, start_iteration=start_iteration,
+                                     num_iteration=num_iteration, iteration_range=iteration_range)
 
 
 @fill_doc(**_DOCS)
@@ -654,7 +712,7 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
-            init_score=None, eval_init_score=None):
+            init_score=None, eval_init_score=None, eval_names=None, eval_metric=None, init_model=None):
         """Train on (X, y); the labels of an `eval_set` must be among the training labels.
 
         Parameters
@@ -683,6 +741,7 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         >>> clf.n_classes_, clf.predict_proba(X).shape
         (3, (300, 3))
         """
+        given = (X, y)
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=False)
         check_classification_targets(y)
@@ -694,23 +753,25 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         if self.class_weight is not None:
             by_class = compute_sample_weight(self.class_weight, y)
             sample_weight = by_class if sample_weight is None else sample_weight * by_class
-        eval_pair = self._checked_eval_set(eval_set, y_numeric=False)
-        if eval_pair is not None:
-            eval_pair = (eval_pair[0], self._encode(eval_pair[1]))
+        eval_pairs = self._checked_eval_sets(eval_set, y_numeric=False, train=given)
+        if eval_pairs is not None:
+            eval_pairs = [None if pair is None else (pair[0], self._encode(pair[1])) for pair in eval_pairs]
         objective = _classification_objective(self, self.n_classes_)
-        return self._fit(X, self._encode(y), sample_weight, eval_pair, categorical_features, objective, callbacks,
-                         init_score=init_score, eval_init_score=eval_init_score)
+        return self._fit(X, self._encode(y), sample_weight, eval_pairs, categorical_features, objective, callbacks,
+                         init_score=init_score, eval_init_score=eval_init_score, eval_names=eval_names,
+                         eval_metric=eval_metric, init_model=init_model)
 
     def _encode(self, y) -> np.ndarray:
         """Labels -> their index in classes_ (float, as Dataset reads labels)."""
         return _class_codes(self.classes_, y)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X, *, start_iteration: int = 0, num_iteration=None, iteration_range=None) -> np.ndarray:
         """Class probabilities.
 
         Parameters
         ----------
         %(X_predict)s
+        %(iteration_options)s
 
         Returns
         -------
@@ -731,11 +792,12 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         ((200, 2), True)
         """
         check_is_fitted(self, "booster_")
+        rounds = dict(start_iteration=start_iteration, num_iteration=num_iteration, iteration_range=iteration_range)
         if self.booster_.objective.name == "custom":  # raw margins: log-odds or class scores
-            margins = self.decision_function(X)
+            margins = self._booster_predict(X, raw_score=True, **rounds)
             p = transforms.sigmoid(margins[:, None]) if margins.ndim == 1 else transforms.softmax(margins)
         else:
-            p = self._raw(X, lambda X, n_threads: self.booster_.predict(X, n_threads=n_threads))
+            p = self._booster_predict(X, **rounds)
         return objective_fn(self.booster_.objective).class_probabilities(p)
 
     def decision_function(self, X) -> np.ndarray:
@@ -763,17 +825,20 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         """
         return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, *, raw_score: bool = False, output_margin: bool = False, pred_leaf: bool = False,
+                pred_contrib: bool = False, start_iteration: int = 0, num_iteration=None, iteration_range=None) -> np.ndarray:
         """The most probable class of each row.
 
         Parameters
         ----------
         %(X_predict)s
+        %(predict_options)s
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            Labels from `classes_`.
+            Labels from `classes_` (with `raw_score` / `output_margin`, `pred_leaf` or
+            `pred_contrib`: what `boosters.GBDTModel.predict` returns for them, as LightGBM's).
 
         Examples
         --------
@@ -785,7 +850,11 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
         >>> clf.predict(X[:4])
         array(['pos', 'pos', 'neg', 'pos'], dtype='<U3')
         """
-        proba = self.predict_proba(X)  # first: it raises NotFittedError before classes_ is read
+        rounds = dict(start_iteration=start_iteration, num_iteration=num_iteration, iteration_range=iteration_range)
+        if raw_score or output_margin or pred_leaf or pred_contrib:
+            return self._booster_predict(X, raw_score=raw_score, output_margin=output_margin, pred_leaf=pred_leaf,
+                                         pred_contrib=pred_contrib, **rounds)
+        proba = self.predict_proba(X, **rounds)  # first: it raises NotFittedError before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -821,7 +890,8 @@ class GBDTRanker(_GBDTEstimator):
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
-            group=None, qid=None, eval_group=None, eval_qid=None, init_score=None, eval_init_score=None):
+            group=None, qid=None, eval_group=None, eval_qid=None, init_score=None, eval_init_score=None,
+            eval_names=None, eval_metric=None, init_model=None):
         """Train on (X, y) with the rows grouped into queries.
 
         Parameters
@@ -863,18 +933,25 @@ class GBDTRanker(_GBDTEstimator):
         X = self._check_X(X, reset=True)
         y = self._check_y(X, y, y_numeric=True)
         sample_weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
-        eval_pair = self._checked_eval_set(eval_set, y_numeric=True)
-        eval_queries = None if eval_pair is None else _queries(eval_group, eval_qid, eval_pair[0].shape[0])
-        return self._fit(X, y, sample_weight, eval_pair, categorical_features, _ranking_objective(self),
+        eval_pairs = self._checked_eval_sets(eval_set, y_numeric=True)
+        if eval_pairs is not None and len(eval_pairs) != 1:
+            raise ValueError(f"eval_set: GBDTRanker scores one (X_val, y_val) pair, got {len(eval_pairs)}")
+        if isinstance(eval_group, list) and len(eval_group) == 1 and not np.isscalar(eval_group[0]):
+            eval_group = eval_group[0]  # LightGBM's form: one array per eval set
+        eval_queries = None if eval_pairs is None else _queries(eval_group, eval_qid, eval_pairs[0][0].shape[0])
+        return self._fit(X, y, sample_weight, eval_pairs, categorical_features, _ranking_objective(self),
                          callbacks, queries=_queries(group, qid, X.shape[0]), eval_queries=eval_queries,
-                         init_score=init_score, eval_init_score=eval_init_score)
+                         init_score=init_score, eval_init_score=eval_init_score, eval_names=eval_names,
+                         eval_metric=eval_metric, init_model=init_model)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, *, raw_score: bool = False, output_margin: bool = False, pred_leaf: bool = False,
+                pred_contrib: bool = False, start_iteration: int = 0, num_iteration=None, iteration_range=None) -> np.ndarray:
         """Ranking scores: within a query, a higher score ranks a row higher.
 
         Parameters
         ----------
         %(X_predict)s
+        %(predict_options)s
 
         Returns
         -------
@@ -890,7 +967,36 @@ class GBDTRanker(_GBDTEstimator):
         >>> ranker.predict(X).shape
         (100,)
         """
-        return self._raw(X, lambda X, n_threads: self.booster_.predict_raw(X, n_threads=n_threads))
+        scores = not (pred_leaf or pred_contrib)  # the raw margins are the scores
+        return self._booster_predict(X, raw_score=scores or raw_score, output_margin=output_margin,
+                                     pred_leaf=pred_leaf, pred_contrib=pred_contrib, start_iteration=start_iteration,
+                                     num_iteration=num_iteration, iteration_range=iteration_range)
+
+
+def _eval_names(eval_pairs: list, eval_names) -> list[str]:
+    """The eval sets' names: `eval_names`, else "valid" for a single held-out set, else
+    LightGBM's "valid_0", "valid_1"... ("training" for fit's own rows)."""
+    if eval_names is not None:
+        names = [eval_names] if isinstance(eval_names, str) else list(eval_names)
+        if len(names) != len(eval_pairs) or not all(isinstance(name, str) for name in names):
+            raise ValueError(f"eval_names must be one name per eval_set pair ({len(eval_pairs)}), got {eval_names!r}")
+        return names
+    if len(eval_pairs) == 1 and eval_pairs[0] is not None:
+        return ["valid"]
+    return ["training" if pair is None else f"valid_{i}" for i, pair in enumerate(eval_pairs)]
+
+
+def _per_eval_set(name: str, value, n_sets: int) -> list:
+    """One value per eval set: a list of them, or one value for a single set."""
+    if value is None:
+        return [None] * n_sets
+    if isinstance(value, list) and (n_sets > 1 or len(value) == 1):
+        if len(value) != n_sets:
+            raise ValueError(f"{name}: give one per eval_set pair ({n_sets}), got {len(value)}")
+        return value
+    if n_sets != 1:
+        raise ValueError(f"{name}: give a list of one per eval_set pair ({n_sets})")
+    return [value]
 
 
 def _is_objective_keyword(name: str) -> bool:

@@ -212,7 +212,37 @@ def test_eval_set_labels_go_through_classes():
     with pytest.raises(ValueError, match="not seen in training"):
         est.fit(X[:200], labels[:200], eval_set=(X[200:], np.full(100, "maybe")))
     with pytest.raises(ValueError, match="eval_set"):
-        est.fit(X, labels, eval_set=[(X, labels), (X, labels)])
+        est.fit(X, labels, eval_set=[(X, labels, labels)])
+
+
+def test_several_eval_sets_names_and_best_scores():
+    # LightGBM's habits: a list of pairs, fit's own (X, y) among them scores the training
+    # rows ("training"), eval_names, eval_metric and best_score_; early stopping follows the
+    # last held-out set, as GBDTModel.train with the same sets
+    X, codes = classification_data(n_classes=2)
+    X_train, y_train, X_a, y_a, X_b, y_b = X[:150], codes[:150], X[150:220], codes[150:220], X[220:], codes[220:]
+    est = GBDTClassifier(n_estimators=200, learning_rate=0.5, early_stopping_rounds=3)
+    est.fit(X_train, y_train, eval_set=[(X_train, y_train), (X_a, y_a), (X_b, y_b)], eval_metric=["auc", "logloss"])
+    assert list(est.evals_result_) == ["training", "valid_1", "valid_2"]
+    model = bst.GBDTModel.train(bst.Dataset(X_train, y_train), bst.GBDTConfig(
+        n_estimators=200, learning_rate=0.5, early_stopping_rounds=3, objective=bst.Objective.logistic(),
+        metric=[bst.Metric.auc(), bst.Metric.logloss()]), val_set=bst.Dataset(X_b, y_b))
+    assert est.booster_.n_trees == model.n_trees < 200 and est.evals_result_["valid_2"]["auc"] == model.eval_history
+    best = est.booster_.best_iteration
+    assert est.best_score_["valid_1"]["logloss"] == est.evals_result_["valid_1"]["logloss"][best]
+    assert est.best_score_["training"]["auc"] == est.evals_result_["training"]["auc"][best]
+    named = GBDTClassifier(n_estimators=3).fit(X_train, y_train, eval_set=[(X_a, y_a)], eval_names=["holdout"])
+    assert list(named.evals_result_) == ["holdout"]
+    with pytest.raises(ValueError, match="eval_names"):
+        GBDTClassifier(n_estimators=3).fit(X_train, y_train, eval_set=[(X_a, y_a)], eval_names=["a", "b"])
+
+
+def test_estimators_continue_a_model():
+    X, y = regression_data(300)
+    first = GBDTRegressor(n_estimators=5, max_depth=3).fit(X, y)
+    more = GBDTRegressor(n_estimators=5, max_depth=3).fit(X, y, init_model=first)
+    at_once = GBDTRegressor(n_estimators=10, max_depth=3).fit(X, y)
+    assert np.array_equal(more.predict(X), at_once.predict(X)) and more.booster_.n_trees == 10
 
 
 @pytest.mark.parametrize("make", [lambda: GBDTRegressor(n_estimators=2), lambda: GBDTClassifier(n_estimators=2),
@@ -422,7 +452,8 @@ def test_ranker_fit_arguments_are_those_of_the_other_estimators_then_the_queries
     assert fit_parameters[0] == fit_parameters[1] == fit_parameters[2][:7] + fit_parameters[2][11:]
     assert [(name, p.kind) for name, p in fit_parameters[2][7:]] == [
         (name, inspect.Parameter.KEYWORD_ONLY)
-        for name in ("group", "qid", "eval_group", "eval_qid", "init_score", "eval_init_score")]
+        for name in ("group", "qid", "eval_group", "eval_qid", "init_score", "eval_init_score", "eval_names",
+                     "eval_metric", "init_model")]
     X, y, group = ranking_data()
     w = np.random.default_rng(5).uniform(0.5, 2.0, size=len(y))
     by_position = GBDTRanker(n_estimators=4, n_threads=N_THREADS).fit(X, y, w, group=group)
@@ -584,3 +615,19 @@ def test_import_boosters_does_not_import_sklearn(tmp_path):
     out = python_run("-c", code, capture_output=True, text=True, check=True,
                          cwd=tmp_path).stdout
     assert out.splitlines()[-1].split() == ["False", "False"]  # an editable install may log its rebuild first
+
+
+def test_prediction_options_of_lightgbm_and_xgboost():
+    X, codes = classification_data(n_classes=3)
+    clf = GBDTClassifier(n_estimators=6).fit(X, codes)
+    booster = clf.booster_
+    assert np.array_equal(clf.predict(X, raw_score=True), booster.predict_raw(X))
+    assert np.array_equal(clf.predict(X, pred_leaf=True), booster.predict_leaf(X))
+    assert np.array_equal(clf.predict(X, pred_contrib=True), booster.shap_values(X))
+    assert np.array_equal(clf.predict_proba(X, num_iteration=2), booster[:2].predict(X))
+    assert np.array_equal(clf.predict(X, iteration_range=(0, 3)), np.argmax(booster[:3].predict(X), axis=1))
+    X, y = regression_data(200)
+    reg = GBDTRegressor(n_estimators=6).fit(X, y)
+    assert np.array_equal(reg.predict(X, start_iteration=2, num_iteration=3), reg.booster_[2:5].predict(X))
+    with pytest.raises(ValueError, match="one of raw_score"):
+        reg.predict(X, raw_score=True, pred_leaf=True)
