@@ -152,6 +152,11 @@ def accuracy(y, margins, w):
     return weighted_mean(np.argmax(margins, axis=1) == y, w)  # softmax, one-vs-rest: the most likely class
 
 
+def error(y, margins, w):
+    """1 - accuracy: XGBoost's error (merror for several classes), LightGBM's binary_error."""
+    return 1.0 - accuracy(y, margins, w)
+
+
 def one_vs_rest_logloss(y, margins, w):
     """Per row, the sum over the classes k of the binary log loss of output k against [y == k]."""
     is_class = y[:, None] == np.arange(margins.shape[1])
@@ -210,6 +215,18 @@ class MulticlassAccuracy(MetricFn):
     name, objectives, higher_is_better = "multiclass_accuracy", ("softmax", "one_vs_rest"), True
     row_mean = (float, float)
     function = staticmethod(accuracy)
+
+
+class Error(MetricFn):
+    aliases = {"binary_error": {}}
+    name, objectives, row_mean = "error", ("logistic", "softmax", "hinge", "one_vs_rest"), (float, float)
+    function = staticmethod(error)
+
+
+class MulticlassError(MetricFn):
+    aliases = {"merror": {}, "multi_error": {}}
+    name, objectives, row_mean = "multiclass_error", ("softmax", "one_vs_rest"), (float, float)
+    function = staticmethod(error)
 
 
 class MarginAccuracy(MetricFn):

@@ -29,8 +29,9 @@ def _factory_doc(factory):
 
 
 class Metric(_SetOnce):
-    """An evaluation metric: `Metric.rmse()`, `.mae()`, `.logloss()`, `.auc()`, `.accuracy()`,
-    `.multiclass_logloss()`, `.multiclass_accuracy()`, the deviances `.poisson_deviance()`,
+    """An evaluation metric: `Metric.rmse()`, `.mse()`, `.mae()`, `.logloss()`, `.auc()`,
+    `.accuracy()`, `.error()`, `.multiclass_logloss()`, `.multiclass_accuracy()`,
+    `.multiclass_error()`, the deviances `.poisson_deviance()`,
     `.gamma_deviance()`, `.tweedie_deviance(variance_power)`, for query groups
     `.ndcg(k)`, `.map(k)`, for regression `.mape()`, `.pinball(alpha)`, `.huber(delta)`,
     and for classification `.margin_accuracy(threshold)`, `.one_vs_rest_logloss()`.
@@ -42,8 +43,8 @@ class Metric(_SetOnce):
     Parameters
     ----------
     name : str
-        One of "rmse", "mae", "logloss", "auc", "accuracy", "multiclass_logloss",
-        "multiclass_accuracy", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
+        One of "rmse", "mse", "mae", "logloss", "auc", "accuracy", "error", "multiclass_logloss",
+        "multiclass_accuracy", "multiclass_error", "poisson_deviance", "gamma_deviance", "tweedie_deviance",
         "ndcg", "map", "mape", "pinball", "huber" (or "ndcg@k", "map@k", as LightGBM names
         them; "tweedie_deviance@p", "pinball@alpha" or "pinball@a1,a2,...", "huber@delta"),
         "margin_accuracy" (or "margin_accuracy@t"), "one_vs_rest_logloss".
@@ -107,6 +108,16 @@ class Metric(_SetOnce):
 
     @staticmethod
     @_factory_doc
+    def mse() -> "Metric":
+        """Mean squared error (regression; LightGBM's ``l2``); of a multi-target model, the
+        mean over its targets of each target's MSE.
+
+        %(returns_and_example)s
+        """
+        return Metric("mse")
+
+    @staticmethod
+    @_factory_doc
     def mae() -> "Metric":
         """Mean absolute error (regression); of a multi-target model, the mean over its
         targets of each target's MAE.
@@ -162,6 +173,25 @@ class Metric(_SetOnce):
         %(returns_and_example)s
         """
         return Metric("multiclass_accuracy")
+
+    @staticmethod
+    @_factory_doc
+    def error() -> "Metric":
+        """1 - `accuracy`: the share of rows whose predicted class is not the label
+        (XGBoost's ``error``, LightGBM's ``binary_error``).
+
+        %(returns_and_example)s
+        """
+        return Metric("error")
+
+    @staticmethod
+    @_factory_doc
+    def multiclass_error() -> "Metric":
+        """1 - `multiclass_accuracy` (XGBoost's ``merror``, LightGBM's ``multi_error``).
+
+        %(returns_and_example)s
+        """
+        return Metric("multiclass_error")
 
     @staticmethod
     def ndcg(k: int = 10) -> "Metric":

@@ -8,19 +8,20 @@ import difflib
 import numpy as np
 
 from boosters.objectives.base import MetricFn, ObjectiveFn, n_targets
-from boosters.objectives.classification import (Accuracy, Auc, Hinge, Logistic, LogLoss, MarginAccuracy,
-                                                MulticlassAccuracy, MulticlassLogLoss, OneVsRest, OneVsRestLogLoss,
-                                                Softmax)
+from boosters.objectives.classification import (Accuracy, Auc, Error, Hinge, Logistic, LogLoss, MarginAccuracy,
+                                                MulticlassAccuracy, MulticlassError, MulticlassLogLoss, OneVsRest,
+                                                OneVsRestLogLoss, Softmax)
 from boosters.objectives.counts import Gamma, GammaDeviance, Poisson, PoissonDeviance, Tweedie, TweedieDeviance
 from boosters.objectives.custom import Custom
 from boosters.objectives.ranking import LambdaRank, Map, Ndcg, Pairwise
-from boosters.objectives.regression import Absolute, Huber, HuberLoss, Mae, Mape, Pinball, PinballLoss, Rmse, Squared
+from boosters.objectives.regression import (Absolute, Huber, HuberLoss, Mae, Mape, Mse, Pinball, PinballLoss, Rmse,
+                                            Squared)
 
 OBJECTIVES = (Squared, Absolute, Huber, Pinball, Poisson, Gamma, Tweedie,  # by family
               Logistic, Softmax, OneVsRest, Hinge, LambdaRank, Pairwise, Custom)
-METRICS = (Rmse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDeviance, TweedieDeviance,
-           LogLoss, MulticlassLogLoss, OneVsRestLogLoss, Auc, Accuracy, MulticlassAccuracy, MarginAccuracy,
-           Ndcg, Map)
+METRICS = (Rmse, Mse, Mae, Mape, HuberLoss, PinballLoss, PoissonDeviance, GammaDeviance, TweedieDeviance,
+           LogLoss, MulticlassLogLoss, OneVsRestLogLoss, Auc, Accuracy, MulticlassAccuracy, Error, MulticlassError,
+           MarginAccuracy, Ndcg, Map)
 
 
 def by_name(definitions: tuple) -> dict:
@@ -49,11 +50,6 @@ REFUSED_OBJECTIVES = {
     "multi:softmax_legacy": "use 'multi:softprob'",
 }
 REFUSED_METRICS = {
-    **dict.fromkeys(("l2", "mse", "mean_squared_error", "regression_l2", "regression"),
-                    "boosters has no mean squared error metric: use 'rmse' (its square root; early stopping stops "
-                    "at the same round)"),
-    **dict.fromkeys(("error", "binary_error"), "use 'accuracy' (1 - error; higher is better)"),
-    **dict.fromkeys(("merror", "multi_error"), "use 'multiclass_accuracy' (1 - merror; higher is better)"),
     **dict.fromkeys(("poisson", "poisson-nloglik"), "boosters scores Poisson models by 'poisson_deviance', not "
                                                     "the negative log-likelihood"),
     **dict.fromkeys(("gamma", "gamma-nloglik"), "boosters scores gamma models by 'gamma_deviance', not the "

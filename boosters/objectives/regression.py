@@ -120,6 +120,10 @@ def rmse(y, margins, w):
     return float(np.sqrt(weighted_mean((margins[:, 0] - y) ** 2, w)))
 
 
+def mse(y, margins, w):
+    return weighted_mean((margins[:, 0] - y) ** 2, w)
+
+
 def mae(y, margins, w):
     return weighted_mean(np.abs(margins[:, 0] - y), w)
 
@@ -148,6 +152,12 @@ class Rmse(MetricFn):
     aliases = {"l2_root": {}, "root_mean_squared_error": {}}
     name, objectives, per_target, row_mean = "rmse", VALUE_OBJECTIVES, True, (np.square, math.sqrt)
     function = staticmethod(rmse)
+
+
+class Mse(MetricFn):  # LightGBM's "l2" metric
+    aliases = {"l2": {}, "mean_squared_error": {}, "regression_l2": {}, "regression": {}}
+    name, objectives, per_target, row_mean = "mse", VALUE_OBJECTIVES, True, (float, float)
+    function = staticmethod(mse)
 
 
 class Mae(MetricFn):

@@ -194,20 +194,23 @@ METRICS = {'M.rmse()': ('rmse', 'Metric.rmse()', False, False),
 
 # metric -> its parameter (as Metric's attribute) with its default, whether the value of a label ("huber@2.0")
 # wins over the keyword given; no metric has aliases yet
-METRIC_PARAMETERS = {"rmse": [], "mae": [], "mape": [], "huber": [("delta", 1.0, True)],
+METRIC_PARAMETERS = {"rmse": [], "mse": [], "mae": [], "mape": [], "huber": [("delta", 1.0, True)],
                      "pinball": [("alpha", 0.5, True)], "poisson_deviance": [], "gamma_deviance": [],
                      "tweedie_deviance": [("variance_power", 1.5, False)], "logloss": [], "multiclass_logloss": [],
                      "one_vs_rest_logloss": [], "auc": [], "accuracy": [], "multiclass_accuracy": [],
+                     "error": [], "multiclass_error": [],
                      "margin_accuracy": [("threshold", 0.0, False)], "ndcg": [("k", 10, False)],
                      "map": [("k", 10, False)]}
 
 
 METRIC_ALIASES = {
-    'rmse': ['l2_root', 'root_mean_squared_error'], 'mae': ['l1', 'mean_absolute_error', 'regression_l1'],
+    'rmse': ['l2_root', 'root_mean_squared_error'],
+    'mse': ['l2', 'mean_squared_error', 'regression', 'regression_l2'], 'mae': ['l1', 'mean_absolute_error', 'regression_l1'],
     'mape': ['mean_absolute_percentage_error'], 'huber': [], 'pinball': ['quantile'], 'poisson_deviance': [],
     'gamma_deviance': [], 'tweedie_deviance': [], 'logloss': ['binary', 'binary_logloss', 'cross_entropy', 'xentropy'],
     'multiclass_logloss': ['mlogloss', 'multi_logloss', 'multiclass', 'softmax'], 'one_vs_rest_logloss': [],
-    'auc': [], 'accuracy': [], 'multiclass_accuracy': [], 'margin_accuracy': [], 'ndcg': [],
+    'auc': [], 'accuracy': [], 'multiclass_accuracy': [], 'error': ['binary_error'],
+    'multiclass_error': ['merror', 'multi_error'], 'margin_accuracy': [], 'ndcg': [],
     'map': ['mean_average_precision']}
 
 
@@ -323,23 +326,23 @@ ERRORS = {"O('bogus')": ('ValueError',
  'O.squared()._with_targets(0)': ('ValueError', 'n_targets must be >= 1, got 0'),
  'O.logistic()._with_targets(2)': ('ValueError', 'n_targets only applies to squared, absolute, huber, not logistic'),
  "M('bogus')": ('ValueError',
-                "metric must be one of ['accuracy', 'auc', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
-                "'margin_accuracy', 'multiclass_accuracy', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
+                "metric must be one of ['accuracy', 'auc', 'error', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
+                "'margin_accuracy', 'mse', 'multiclass_accuracy', 'multiclass_error', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
                 "'pinball', 'poisson_deviance', 'rmse', 'tweedie_deviance'], got 'bogus'"),
  'M(None)': ('ValueError',
-             "metric must be one of ['accuracy', 'auc', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
-             "'margin_accuracy', 'multiclass_accuracy', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
+             "metric must be one of ['accuracy', 'auc', 'error', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
+             "'margin_accuracy', 'mse', 'multiclass_accuracy', 'multiclass_error', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
              "'pinball', 'poisson_deviance', 'rmse', 'tweedie_deviance'], got None"),
  "M('rmse@3')": ('ValueError', "k only applies to the ranking metrics ('ndcg', 'map'), not rmse"),
  "M('ndcg@x')": ('ValueError', "metric ndcg@k needs an integer k, got 'x'"),
  "M('ndcg@-1')": ('ValueError', "metric ndcg@k needs an integer k, got '-1'"),
  "M('foo@3')": ('ValueError',
-                "metric must be one of ['accuracy', 'auc', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
-                "'margin_accuracy', 'multiclass_accuracy', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
+                "metric must be one of ['accuracy', 'auc', 'error', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', 'mape', "
+                "'margin_accuracy', 'mse', 'multiclass_accuracy', 'multiclass_error', 'multiclass_logloss', 'ndcg', 'one_vs_rest_logloss', "
                 "'pinball', 'poisson_deviance', 'rmse', 'tweedie_deviance'], got 'foo'"),
  "M('ndcg@5', k=3)": ('ValueError',
-                      "metric must be one of ['accuracy', 'auc', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', "
-                      "'mape', 'margin_accuracy', 'multiclass_accuracy', 'multiclass_logloss', 'ndcg', "
+                      "metric must be one of ['accuracy', 'auc', 'error', 'gamma_deviance', 'huber', 'logloss', 'mae', 'map', "
+                      "'mape', 'margin_accuracy', 'mse', 'multiclass_accuracy', 'multiclass_error', 'multiclass_logloss', 'ndcg', "
                       "'one_vs_rest_logloss', 'pinball', 'poisson_deviance', 'rmse', 'tweedie_deviance'], got "
                       "'ndcg@5' (did you mean 'ndcg'?)"),
  "M('huber@1,2')": ('ValueError', "metric huber@delta needs one number, got '1,2'"),
