@@ -12,6 +12,7 @@ import functools
 import inspect
 import numbers
 import warnings
+from typing import Callable, TypeVar
 
 from boosters._lib import parameter_names
 from boosters._lib.checks import require_float, require_int
@@ -228,9 +229,13 @@ def resolve_parameter_names(params: dict, fields: tuple[str, ...]) -> dict:
     return params
 
 
-def _takes_other_names(init):
+_Init = TypeVar("_Init", bound=Callable[..., None])
+
+
+def _takes_other_names(init: _Init) -> _Init:
     """`GBDTConfig.__init__` taking LightGBM's, XGBoost's and scikit-learn's names too
-    (`resolve_parameter_names`); the signature stays boosters' own."""
+    (`resolve_parameter_names`); the signature stays boosters' own, for readers and for
+    type checkers (typed as returning `init` itself)."""
     signature = inspect.signature(init)
     positional = [name for name in signature.parameters if name not in ("self", "unknown")]
 
@@ -246,7 +251,7 @@ def _takes_other_names(init):
         init(self, **given)
         _check_leaf_limit(self, given)
 
-    return __init__
+    return __init__  # type: ignore[return-value]  # the same call signature, checked by init
 
 
 def _check_leaf_limit(config, given: dict):
