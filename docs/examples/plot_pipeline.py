@@ -39,7 +39,7 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 numeric = [c for c in X.columns if c != "region"]
 prep = ColumnTransformer([("scale", StandardScaler(), numeric), ("cat", "passthrough", ["region"])],
                          verbose_feature_names_out=False).set_output(transform="pandas")
-pipe = Pipeline([("prep", prep), ("gbdt", GBDTClassifier(n_estimators=50, n_threads=2))])
+pipe = Pipeline([("prep", prep), ("gbdt", GBDTClassifier(n_estimators=50, n_threads=1))])
 
 # %%
 # Grid search over two of the classifier's parameters, 3-fold cross-validation.

@@ -33,7 +33,7 @@ valid = bst.Dataset(X_val, y_val, group=sizes_val)
 # Train: the validation metric defaults to NDCG at the objective's cut-off (10 here).
 config = bst.GBDTConfig(objective="lambdarank", lambdarank_truncation_level=10, n_estimators=40,
                         num_leaves=15, learning_rate=0.1)
-model = bst.GBDTModel.train(train, config, val_set=valid, n_threads=2)
+model = bst.GBDTModel.train(train, config, val_set=valid, n_threads=1)
 print(config.objective, config.resolved_metric)
 print(f"validation NDCG@10: round 1 {model.eval_history[0]:.4f}, round 40 {model.eval_history[-1]:.4f}")
 

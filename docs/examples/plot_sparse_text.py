@@ -39,7 +39,7 @@ train = bst.Dataset(X[:450], labels[:450], feature_names=words)
 # %%
 # A binary classifier on the sparse matrix; prediction reads the CSR rows directly.
 config = bst.GBDTConfig(objective="binary", n_estimators=30, num_leaves=7, learning_rate=0.2)
-model = bst.GBDTModel.train(train, config, n_threads=2)
+model = bst.GBDTModel.train(train, config, n_threads=1)
 accuracy = ((model.predict(X[450:]) > 0.5) == labels[450:]).mean()
 print(f"held-out accuracy: {accuracy:.3f}")
 
