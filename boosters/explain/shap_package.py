@@ -164,10 +164,15 @@ def explanation(ensemble: Ensemble, X, n_threads: int, interactions: bool = Fals
                             feature_names=[feature_label(j, ensemble.feature_names) for j in range(n_features)])
 
 
+MISSING_CATEGORY = "(missing)"  # what shap's plots show for a missing or unseen category
+
+
 def _display_data(ensemble: Ensemble, data: np.ndarray) -> np.ndarray | None:
     """The rows with each categorical code replaced by its category (as prediction reads
-    a code: truncated toward zero; missing or unseen: NaN), for shap's plots to label;
-    None for a model without categories to show."""
+    a code: truncated toward zero; missing or unseen: MISSING_CATEGORY, a string: shap's
+    scatter labels a feature's axis with its categories only when the first row it draws,
+    a random one, holds a string), for shap's plots to label; None for a model without
+    categories to show."""
     known = {j: cats for j, cats in ensemble.categories.items() if cats is not None}
     if not known:
         return None
@@ -175,7 +180,7 @@ def _display_data(ensemble: Ensemble, data: np.ndarray) -> np.ndarray | None:
     for j, cats in known.items():
         codes = data[:, j]
         valid = (codes > -1) & (codes < len(cats))  # NaN fails both
-        column = np.full(len(codes), np.nan, dtype=object)
+        column = np.full(len(codes), MISSING_CATEGORY, dtype=object)
         column[valid] = np.asarray(cats, dtype=object)[codes[valid].astype(np.int64)]
         display[:, j] = column
     return display

@@ -20,6 +20,7 @@ import pytest  # noqa: E402
 import shap  # noqa: E402
 
 import boosters as bst  # noqa: E402
+from boosters.explain.shap_package import MISSING_CATEGORY  # noqa: E402
 from boosters.model.ensemble import Ensemble  # noqa: E402
 from boosters.model.forest import Forest  # noqa: E402
 from boosters.sklearn import GBDTClassifier, GBDTRegressor  # noqa: E402
@@ -210,7 +211,7 @@ def test_explanation_of_a_categorical_model_is_our_values_with_categories_to_sho
     shown = [categories[int(c)] if c == c else None for c in codes]
     expected = [None if pd.isna(c) else c for c in rows["color"]]
     assert shown == expected
-    display = [None if isinstance(v, float) and np.isnan(v) else v for v in explanation.display_data[:, 0]]
+    display = [None if v == MISSING_CATEGORY else v for v in explanation.display_data[:, 0]]
     assert display == expected
     np.testing.assert_array_equal(explanation.data[:, 1:], rows[["x", "z"]].to_numpy())
 
@@ -233,10 +234,19 @@ def test_plots_take_the_explanation_of_a_categorical_model():
         plt.close("all")
         shap.plots.waterfall(explanation[0], show=False)
         plt.close("all")
-        # the categorical feature's axis is labelled with its categories (display_data)
-        shap.plots.scatter(explanation[:, "color"], show=False)
-        labels = {t.get_text() for t in plt.gca().get_xticklabels()} - {""}  # "": the rows with it missing
-        assert labels == set(model.categories[0])
+        # the categorical feature's axis is labelled with its categories (display_data), whichever
+        # row shap draws first (it shuffles them with numpy's global generator): a row whose
+        # category is missing too (half of these rows)
+        missing = frame["color"].isna().to_numpy()
+        rows = frame.iloc[np.r_[np.flatnonzero(missing)[:30], np.flatnonzero(~missing)[:30]]]
+        half_missing = model.shap_explanation(rows)
+        for seed in range(10):
+            np.random.seed(seed)
+            shap.plots.scatter(half_missing[:, "color"], show=False)
+            labels = {t.get_text() for t in plt.gca().get_xticklabels()}
+            # the missing rows' tick sits at code NaN, which matplotlib labels "" or drops
+            assert set(model.categories[0]) <= labels <= set(model.categories[0]) | {MISSING_CATEGORY, ""}
+            plt.close("all")
         plt.close("all")
         shap.plots.scatter(explanation[:, "x"], color=explanation[:, "z"], show=False)
     finally:
