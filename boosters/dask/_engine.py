@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import TimeoutError as WaitTimeout
 
 from boosters.dask import _partition_state as tasks
 from boosters.dask._driver import DaskTreeGrower, LostWorker, RunnerResult, Stall, check_connected
@@ -38,6 +39,7 @@ from boosters.dask._step_runner import fold
 # added up the reduction tree by the engines holding them and the sum sent back down a
 # binomial tree (2 log2 W hops, a few messages into and out of each engine).
 ALL_GATHER_ENGINES = 4
+LOOP_CHECK_SECONDS = 1.0  # an engine thread's wait for its event loop checks this often that the engine lives
 
 
 class Aborted(RuntimeError):
@@ -51,9 +53,8 @@ class WorkerEngine(PartitionExchange):
 
     def __init__(self):
         self.mail, self.waiters = {}, {}
-        self.thread = ThreadPoolExecutor(1, thread_name_prefix="boosters-engine")
         self.seq = 0
-        self.aborted = False
+        self.aborted = self.closed = False
 
     async def setup(self, rank: int, peers: list, part_ranks: list, keys: dict, config, mapper, n_rows: int,
                     quantizer, feature_names) -> int:
@@ -73,16 +74,38 @@ class WorkerEngine(PartitionExchange):
 
     async def grow(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,
                    learning_rate: float):
-        """grow_on_partitions in the engine's thread: (the tree, its steps, the GOSS
-        selection's starts) from engine 0, None from the others."""
-        grown = await self.loop.run_in_executor(self.thread, self.grow_on_partitions, tree_index, output, start,
-                                                sample, goss, n_rows, learning_rate)
+        """grow_on_partitions in a thread of the engine's own (the event loop stays free for
+        the other engines' messages): (the tree, its steps, the GOSS selection's starts)
+        from engine 0, None from the others. A daemon thread: one left waiting for a
+        cluster that went away never holds up the process's exit."""
+        done = self.loop.create_future()
+
+        def report(method, value):
+            if not done.done():
+                method(value)
+
+        def run():
+            try:
+                grown = self.grow_on_partitions(tree_index, output, start, sample, goss, n_rows, learning_rate)
+            except BaseException as error:  # noqa: BLE001 - handed to the caller as it is
+                answer = (done.set_exception, error)
+            else:
+                answer = (done.set_result, grown)
+            try:
+                self.loop.call_soon_threadsafe(report, *answer)
+            except RuntimeError:  # the worker's loop closed meanwhile: no one waits for the answer
+                pass
+
+        threading.Thread(target=run, name="boosters-engine", daemon=True).start()
+        grown = await done
         return grown if self.rank == 0 else None
 
     async def close(self) -> None:
-        """The engine's thread ends once idle, and the partitions' states are no longer held
-        here (after a recovery the old states go as soon as Dask releases them)."""
-        self.thread.shutdown(wait=False)
+        """The engine's thread stops at its next wait (Aborted), and the partitions' states
+        are no longer held here (after a recovery the old states go as soon as Dask
+        releases them)."""
+        self.closed = True
+        await self.abort()
         self.states, self.engine, self.histograms = None, None, None
 
     # -- messages between engines ----------------------------------------------------------------
@@ -131,8 +154,16 @@ class WorkerEngine(PartitionExchange):
         return parts
 
     def _run(self, coroutine):
-        """Run a message coroutine on the worker's event loop (from the engine's thread)."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        """Run a message coroutine on the worker's event loop (from the engine's thread);
+        Aborted when the engine is closed or its loop stops meanwhile (the cluster closed)."""
+        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        while True:
+            try:
+                return future.result(timeout=LOOP_CHECK_SECONDS)
+            except WaitTimeout:
+                if self.closed or self.loop.is_closed() or not self.loop.is_running():
+                    future.cancel()
+                    raise Aborted("boosters.dask: the engine was closed") from None
 
     def _exchanged(self, mine: dict) -> dict:
         self.seq += 1
