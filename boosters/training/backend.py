@@ -35,7 +35,7 @@ from boosters.objectives.registry import make_objective
 from boosters.training.dart import DartRound, DroppedMargins, scale_down_dropped
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.linear_leaves import LinearLeafFitter
-from boosters.training.scores import score
+from boosters.training.scores import score, set_label
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -70,8 +70,7 @@ class ValidationSet:
             return
         self.margins = np.tile(base_scores, (dataset.n_rows, 1))
         if dataset.init_score is not None:
-            where = "val_set" if name == "valid" else f"val_set {name!r}"
-            self.margins += init_score_columns(dataset.init_score, n_outputs, f"{where}: init_score")
+            self.margins += init_score_columns(dataset.init_score, n_outputs, f"{set_label(name)}: init_score")
 
 
 class LocalBackend:

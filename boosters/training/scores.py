@@ -14,6 +14,11 @@ from boosters.objectives.base import MetricFn
 from boosters.objectives.registry import evaluate, metric_fn
 
 
+def set_label(name: str) -> str:
+    """How errors name a validation set: "val_set" for the single one, else by its name."""
+    return "val_set" if name == "valid" else f"val_set {name!r}"
+
+
 def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bool]:
     """(label, value, higher_is_better) of `metric` on (n_rows, n_outputs) margins of
     `dataset`: a built-in Metric, or a callable (margins, dataset) -> (name, value,
@@ -77,7 +82,7 @@ class RoundScores:
             if not math.isnan(value):
                 continue
             hint = metric_fn(metric).nan_hint if isinstance(metric, Metric) else MetricFn.nan_hint
-            where = "val_set" if name == "valid" else f"val_set {name!r}"
+            where = set_label(name)
             if self.early_stopping and i == 0 and name == self.monitored:
                 raise ValueError(f"{where}: the validation {label} is NaN at round {round_ + 1} ({hint}); "
                                  f"early stopping cannot select a round from it")

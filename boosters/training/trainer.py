@@ -22,7 +22,7 @@ from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, 
 from boosters.training.dart import DartDropout
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.linear_leaves import check_linear_training
-from boosters.training.scores import RoundScores
+from boosters.training.scores import RoundScores, set_label
 from boosters.training.split.constraints import interaction_groups, monotone_directions
 
 
@@ -56,11 +56,6 @@ def check_groups(config, train, evals: list, train_scored: bool) -> None:
     if objective.needs_groups and config.goss_top_rate is not None:
         raise ValueError(f"goss_top_rate / goss_other_rate: GOSS picks rows by gradient and would split the query "
                          f"groups that {objective!r} ranks; use subsample (it draws whole queries)")
-
-
-def set_label(name: str) -> str:
-    """How errors name a validation set: "val_set" for the single one, else by its name."""
-    return "val_set" if name == "valid" else f"val_set {name!r}"
 
 
 def named_sets(val_set) -> list[tuple[str, object]]:
