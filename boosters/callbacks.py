@@ -29,7 +29,7 @@ import os
 
 from boosters._lib.checks import require_float, require_int
 from boosters.io import model_files
-from boosters.io.atomic import write_atomically, write_target
+from boosters.io.atomic import write_target
 from boosters.training.callbacks import CallbackEnv, ProgressBar, early_stopping, log_evaluation
 
 __all__ = ["CallbackEnv", "ProgressBar", "checkpoint", "early_stopping", "learning_rate", "log_evaluation",
@@ -220,8 +220,7 @@ class _Checkpoint:
         self.path = os.fspath(path)
         if not isinstance(self.path, str):
             raise TypeError("path must be a text path, not bytes")
-        # the encoding its name asks for, as GBDTModel.save (an unknown suffix: ValueError now)
-        self.encoding = model_files.encoding_for_save(self.path)
+        model_files.encoding_for_save(self.path)  # an unknown suffix: ValueError now, not at the first save
         self.every = require_int("every", every, 1)
 
     def before_training(self, env: CallbackEnv) -> None:
@@ -231,7 +230,7 @@ class _Checkpoint:
         write_target(self.path)  # a FIFO, device or directory there: refused now, not at the first save
 
     def _write(self, model) -> None:
-        write_atomically(self.path, model.to_json_bytes() if self.encoding == model_files.JSON else model.to_bytes())
+        model.save(self.path)  # atomically, in the encoding its name asks for
 
     def after_iteration(self, env: CallbackEnv) -> None:
         if (env.round + 1) % self.every == 0:
