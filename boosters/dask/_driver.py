@@ -493,11 +493,9 @@ class DaskTreeGrower(PartitionExchange):
                  feature_names=None):
         self.partitions = partitions
         self.config = config
-        self.quantizer, self.n_rows = quantizer, n_rows
-        self.n_outputs = config.objective.n_outputs  # trees per round
-        self.linear = config.linear_leaves
+        self._take_training(config, n_rows, quantizer)
         if self.grows_on_driver:
-            self._build_engine(mapper, config, n_rows, quantizer, feature_names)
+            self._build_engine(mapper, config, feature_names)
         self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
         self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
         self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples

@@ -69,7 +69,8 @@ class WorkerEngine(PartitionExchange):
         self.states = [None] * len(part_ranks)
         for i, key in keys.items():
             self.states[i] = self.worker.data[key]
-        self._build_engine(mapper, config, n_rows, quantizer, feature_names)
+        self._take_training(config, n_rows, quantizer)
+        self._build_engine(mapper, config, feature_names)
         return rank
 
     async def grow(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,

@@ -35,18 +35,22 @@ class PartitionExchange:
     partitions in order, `previous` the result of the one before (`first` for the first),
     returning the last result, or every partition's (`every`)."""
 
-    def _build_engine(self, mapper, config, n_rows: int, quantizer, feature_names) -> None:
-        """The growth engine (its loop over no rows, this its exchange) and what the steps
-        around the loop read."""
+    def _take_training(self, config, n_rows: int, quantizer) -> None:
+        """What both the driver's bookkeeping and the partitions' side read of the training."""
         self.quantizer, self.n_rows = quantizer, n_rows  # quantizer: the partitions' (bits, levels, seed)
         self.n_outputs = config.objective.n_outputs  # trees per round
-        self.engine = TreeGrower.exchanging(self, BinnedMatrix.allocate(0, mapper.n_bins), mapper, config, n_rows,
-                                            self.n_outputs, "f64" if quantizer is None else "i16", feature_names)
+        self.linear = config.linear_leaves  # linear leaves: fitted after each tree (_fit_linear)
+
+    def _build_engine(self, mapper, config, feature_names) -> None:
+        """The growth engine (its loop over no rows, this its exchange) and what the steps
+        around the loop read (after `_take_training`)."""
+        self.engine = TreeGrower.exchanging(self, BinnedMatrix.allocate(0, mapper.n_bins), mapper, config,
+                                            self.n_rows, self.n_outputs, "f64" if self.quantizer is None else "i16",
+                                            feature_names)
         self.histograms = self.engine.pool.data  # slot i: node i's histogram, summed over the partitions
         # absolute, pinball: the leaves renewed to their residuals' quantile at each output's level
         self.leaf_quantiles = objective_fn(config.objective).quantile_levels(config.objective)
-        # linear leaves: fitted after each tree on the partitions' raw rows (normal equations chained over them)
-        self.linear = config.linear_leaves
+        # linear leaves: on the partitions' raw rows (normal equations chained over them)
         self.numeric = ~np.asarray(mapper.is_categorical)
         self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
 
