@@ -7,7 +7,6 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-import pytest
 
 import boosters
 from support.child_python import python_run
@@ -30,7 +29,6 @@ def test_mypy_flags_a_wrong_argument_type(tmp_path):
     """mypy on a script using the package these tests import (a copy of its sources, so
     that site-packages need not be on MYPYPATH, which mypy refuses): the str given for
     an int is an error, the right call is not."""
-    pytest.importorskip("mypy")
     package = Path(boosters.__file__).parent
     shutil.copytree(package, tmp_path / "src" / "boosters",
                     ignore=lambda folder, names: [n for n in names if not (n.endswith((".py", ".pyi", ".typed"))

@@ -7,8 +7,10 @@ converter that reads it."""
 import os
 import re
 
+import lightgbm as lgb
 import numpy as np
 import pytest
+import xgboost as xgb
 
 import boosters as bst
 
@@ -94,7 +96,6 @@ def test_a_file_that_is_no_model_is_refused_without_a_converter_hint(tmp_path):
 
 
 def xgboost_booster():
-    xgb = pytest.importorskip("xgboost")
     X = rows().astype(np.float32)
     return xgb.train({"max_depth": 2}, xgb.DMatrix(X, X[:, 0]), 3)
 
@@ -111,7 +112,6 @@ def test_an_xgboost_model_renamed_is_refused_naming_from_xgboost(tmp_path, raw_f
 
 @pytest.mark.parametrize("renamed", ["model.json", "model.npz"])
 def test_a_lightgbm_model_renamed_is_refused_naming_from_lightgbm(tmp_path, renamed):
-    lgb = pytest.importorskip("lightgbm")
     X = rows()
     booster = lgb.train({"num_leaves": 4, "verbose": -1, "min_data_in_leaf": 5}, lgb.Dataset(X, X[:, 0]), 3)
     path = tmp_path / renamed
@@ -127,6 +127,5 @@ def test_the_converters_still_read_the_names_load_refuses(tmp_path):
     path = tmp_path / "model.ubj"
     booster.save_model(path)
     X = rows().astype(np.float32)
-    xgb = pytest.importorskip("xgboost")
     np.testing.assert_allclose(bst.convert.from_xgboost(str(path)).predict(X), booster.predict(xgb.DMatrix(X)),
                                rtol=1e-5, atol=1e-6)
