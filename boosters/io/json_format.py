@@ -294,10 +294,16 @@ def _ints(values, dtype, where: str) -> np.ndarray:
 def _floats(values, where: str) -> np.ndarray:
     """A list of JSON numbers (thresholds' "inf" / "-inf" already replaced), as float64."""
     _length(values, where)
-    if not all(type(v) in (float, int) for v in values):
-        i, v = next((i, v) for i, v in enumerate(values) if type(v) not in (float, int))
-        raise ValueError(f"{where}[{i}] must be a number, got {_show(v)}")
+    if not all(map(_held_exactly, values)):
+        i, v = next((i, v) for i, v in enumerate(values) if not _held_exactly(v))
+        raise ValueError(f"{where}[{i}] must be a number that float64 holds exactly, got {_show(v)}")
     return np.array(values, dtype=np.float64)
+
+
+def _held_exactly(value) -> bool:
+    """A JSON number the model holds as written: a float, or an integer float64 holds
+    exactly (not one beyond 2**53 that it would round: the model would hold another number)."""
+    return type(value) is float or (type(value) is int and float(value) == value)
 
 
 def _show(value) -> str:

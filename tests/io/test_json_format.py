@@ -332,6 +332,9 @@ SEMANTIC_CASES = {
     "n_groups is not the objective's": ("squared", _set(("n_groups",), 2), "n_groups is 2"),
     # JSON Schema's data model has no 1.0 != 1; the loader reads integers without a fraction
     "an integer written 3.0": ("squared", _set(NODES + ("n_samples", 2), 3.0), r"n_samples\[2\] must be an integer"),
+    # a float field's integer that float64 would round (a fuzzed document cut "7.55...e0" to 755...)
+    "a float's integer past 2**53": ("squared", _set(NODES + ("cover", 0), 2**53 + 1),
+                                     r"cover\[0\] must be a number that float64 holds exactly"),
     "categorical sets only in some trees": ("squared_names_categorical", _pop(("trees", 1, "category_sets")),
                                             r"trees\[1\]: fields: missing \['category_sets'\]"),
 }
