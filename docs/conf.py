@@ -14,7 +14,7 @@ extensions = [
     "numpydoc",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx_design",  # grids: code side by side on the migration page
+    "sphinx_design",  # tabs: LightGBM/XGBoost and boosters code on the migration page
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
