@@ -59,6 +59,7 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = "boosters"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # code blocks with :class: wrap
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 
 
