@@ -37,7 +37,8 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # The pages in the user's table of contents (design.md and benchmarks/ are for contributors).
 PAGES = sorted(["index.md", "getting_started.md", "install.md", "user_guide.md", "parameters.md",
-                "format.md", "migration.md", "faq.md"] + [f"guide/{p.name}" for p in (DOCS / "guide").glob("*.md")])
+                "format.md", "migration.md", "faq.md"]
+               + [f"guide/{p.name}" for p in (DOCS / "guide").glob("*.md")])
 
 TEXT_COLUMN_PX = 613
 CODE_CHAR_PX = 8.43
