@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from boosters._lib.threads import effective_n_threads
 from boosters.callbacks import record_evaluation
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
@@ -176,7 +177,8 @@ def _check_collections(da, X, y, weights, of: str = ""):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "workers", qid=None, val_qid=None, evals_result: dict | None = None) -> GBDTModel:
+          steps: str = "workers", qid=None, val_qid=None, evals_result: dict | None = None,
+          n_threads: int = 1) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -244,6 +246,12 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         Filled with every round's scores, ``{set_name: {metric_label: [score per
         round]}}`` (`boosters.callbacks.record_evaluation`'s form; XGBoost's
         ``evals_result``), ``{}`` without a val_set.
+    n_threads : int, default 1
+        The threads of each partition's kernels (binning, gradients, histograms, row
+        partitioning) on its worker: 1 by default (the workers' own threads run the
+        partitions in parallel); 0 or -1: the worker's thread count (Dask's ``nthreads``,
+        as XGBoost's and LightGBM's Dask training take it), -k that many but k - 1. The
+        model does not depend on it.
     steps : {"workers", "actors", "tasks"}, default "workers"
         How each growth step reaches the partitions; the same model every way.
         "workers": the growth engine runs on every worker holding partitions, over the
@@ -289,6 +297,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     da = _dask_array()
     config = GBDTConfig() if config is None else config
     check_config(config)
+    effective_n_threads(n_threads)  # an int, not too many: a TypeError / ValueError naming n_threads
     if evals_result is not None and not isinstance(evals_result, dict):
         raise TypeError(f"evals_result must be a dict, got {type(evals_result).__name__}")
     check_bin_edges(bin_edges)
@@ -355,7 +364,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if qid is None  # GOSS's holds n_rows
                else _query_sampler(config, query_sizes, objective.n_outputs))
     states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
-                                     X.chunks[0], sampler, query_sizes)
+                                     X.chunks[0], sampler, query_sizes, n_threads)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
@@ -503,13 +512,14 @@ def _query_sampler(config: GBDTConfig, query_sizes: list, n_outputs: int):
 
 
 def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
-                      chunks: tuple, sampler, query_sizes=None) -> tuple[list, np.ndarray]:
+                      chunks: tuple, sampler, query_sizes=None, n_threads: int = 1) -> tuple[list, np.ndarray]:
     """Every row partition (x_blocks, w_blocks, q_blocks: futures, the last two None when
     absent; `chunks`: their row counts)
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
     after its labels and weights are checked; and the base scores. `sampler`: the
     training's row sampler (None: every row), whose kind the partitions draw by; over the
-    queries (of `query_sizes`, per partition) when they are given."""
+    queries (of `query_sizes`, per partition) when they are given. `n_threads`: the
+    partitions' kernels' threads (Settings.n_threads)."""
     y_blocks = client.compute(list(y.to_delayed().ravel()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     sums, extremes = gather(client, fixed_sum(client, sums, tasks.combine_label_sums))
@@ -528,7 +538,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               max_tree_nodes(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
-                              raw_rows=config.booster == "dart" or config.linear_leaves)
+                              raw_rows=config.booster == "dart" or config.linear_leaves, n_threads=n_threads)
     first_queries = [0] * len(chunks) if query_sizes is None else first_rows([len(s) for s in query_sizes]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, fq,
                             pure=False)

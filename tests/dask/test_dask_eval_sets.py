@@ -12,10 +12,16 @@ import dask.array as da
 import numpy as np
 import pytest
 
+from distributed import Client, LocalCluster
+
 import boosters as bst
 from boosters.callbacks import record_evaluation
-from boosters.dask import train
-from support.dask_clusters import clients, dask_train, lose_a_worker_at, make_data  # noqa: F401 (the fixture)
+from boosters.dask import DaskGBDTClassifier, DaskGBDTRanker, DaskGBDTRegressor, train
+from boosters.dask._partition_state import worker_threads
+from boosters.sklearn import GBDTClassifier, GBDTRegressor
+from support.dask_clusters import (  # noqa: F401 (clients: the fixture)
+    clients, dask_train, lose_a_worker_at, make_data, no_stealing,
+)
 from support.tree_compare import assert_same_trees
 
 RTOL = 1e-12  # per-partition means averaged by their counts vs one mean over all rows: float64 rounding
@@ -216,3 +222,103 @@ def test_bad_sets_are_refused(clients):
               metric=[bst.Metric.logloss(), bst.Metric.auc()]), val_set=(pair[0], (pair[1] > 0).astype(float)))
     with pytest.raises(TypeError, match="evals_result must be a dict"):
         train(clients[1], Xd, yd, config, val_set=pair, evals_result=[])
+
+
+# -- the Dask estimators ----------------------------------------------------------------------
+
+
+def test_regressor_eval_sets_and_names_score_as_the_in_memory_regressor(clients):
+    X, y = make_data(n=1600, seed=37)
+    params = dict(n_estimators=30, max_depth=3, learning_rate=0.9, histogram_mode="i16", early_stopping_rounds=2,
+                  metric=["mae", "rmse"])
+    sets = [(X[1200:1400], y[1200:1400]), (X[1400:], y[1400:])]
+    dask_sets = [(darr(Xv, 100), darr(yv, 100)) for Xv, yv in sets]
+    est = DaskGBDTRegressor(**params, client=clients[2]).fit(darr(X[:1200], 350), darr(y[:1200], 350),
+                                                             eval_set=dask_sets, eval_names=["a", "b"])
+    reference = GBDTRegressor(**params).fit(X[:1200], y[:1200], eval_set=sets, eval_names=["a", "b"])
+    assert est.best_iteration_ == reference.best_iteration_ < 29  # early stopping on "b"'s mae
+    assert_same_trees(est.booster_, reference.booster_)
+    assert list(est.evals_result_["a"]) == ["mae", "rmse"]
+    assert_same_scores(est.evals_result_, reference.evals_result_)
+    assert list(est.best_score_) == ["a", "b"]
+    np.testing.assert_allclose(est.best_score_["b"]["mae"], reference.best_score_["b"]["mae"], rtol=RTOL)
+    # without names: LightGBM's valid_0, valid_1...; fit's own X and y: "training", never watched
+    Xd, yd = darr(X[:1200], 350), darr(y[:1200], 350)
+    est = DaskGBDTRegressor(**params, client=clients[2]).fit(Xd, yd, eval_set=[dask_sets[1], (Xd, yd)])
+    X0, y0 = X[:1200], y[:1200]
+    reference = GBDTRegressor(**params).fit(X0, y0, eval_set=[sets[1], (X0, y0)])
+    assert list(est.evals_result_) == list(reference.evals_result_) == ["valid_0", "training"]
+    assert est.best_iteration_ == reference.best_iteration_ < 29
+    assert_same_scores(est.evals_result_, reference.evals_result_)
+    with pytest.raises(ValueError, match="eval_names must be one name per eval_set pair"):
+        DaskGBDTRegressor(client=clients[1]).fit(Xd, yd, eval_set=dask_sets, eval_names=["a"])
+    with pytest.raises(ValueError, match="eval_names is given without an eval_set"):
+        DaskGBDTRegressor(n_estimators=1, client=clients[1]).fit(Xd, yd, eval_names=["a"])
+
+
+def test_classifier_eval_sets(clients):
+    X, y = make_data(n=1600, seed=38)
+    labels = np.where(y > 0, "up", "down")
+    params = dict(n_estimators=5, max_depth=3, histogram_mode="i16", eval_metric=["logloss", "error"])
+    sets = [(X[1200:1400], labels[1200:1400]), (X[1400:], labels[1400:])]
+    est = DaskGBDTClassifier(**params, client=clients[2]).fit(
+        darr(X[:1200], 350), darr(labels[:1200], 350), eval_set=[(darr(Xv, 100), darr(yv, 100)) for Xv, yv in sets])
+    reference = GBDTClassifier(**params).fit(X[:1200], labels[:1200], eval_set=sets)
+    assert list(est.evals_result_) == ["valid_0", "valid_1"]
+    assert_same_trees(est.booster_, reference.booster_)
+    assert_same_scores(est.evals_result_, reference.evals_result_)
+
+
+def test_ranker_eval_sets_with_one_eval_qid_each(clients):
+    X, y, qid, chunks = ranking_sets(43)
+    sets = {name: ranking_sets(seed) for name, seed in (("a", 44), ("b", 45))}
+    params = dict(n_estimators=20, max_depth=3, learning_rate=0.7, ndcg_at=5, early_stopping_rounds=2)
+    est = DaskGBDTRanker(**params, client=clients[2]).fit(
+        darr(X, chunks), darr(y, chunks), qid=darr(qid, chunks),
+        eval_set=[(darr(Xv, c), darr(yv, c)) for Xv, yv, _, c in sets.values()],
+        eval_qid=[darr(q, c) for _, _, q, c in sets.values()], eval_names=list(sets))
+    expected = {}
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, qid=qid), est.config(bst.Objective.lambdarank(ndcg_at=5)),
+                                    val_set={name: bst.Dataset(Xv, yv, qid=q) for name, (Xv, yv, q, _) in sets.items()},
+                                    callbacks=[record_evaluation(expected)])
+    assert est.best_iteration_ == reference.best_iteration
+    assert_same_trees(est.booster_, reference)
+    assert list(est.evals_result_) == ["a", "b"] and list(est.evals_result_["a"]) == ["ndcg@5"]
+    assert_same_scores(est.evals_result_, expected)
+    with pytest.raises(ValueError, match=r"eval_qid: give a list of one per eval_set pair \(2\)"):
+        DaskGBDTRanker(n_estimators=1, client=clients[1]).fit(
+            darr(X, chunks), darr(y, chunks), qid=darr(qid, chunks),
+            eval_set=[(darr(Xv, c), darr(yv, c)) for Xv, yv, _, c in sets.values()], eval_qid=darr(qid, chunks))
+
+
+# -- threads per worker -----------------------------------------------------------------------
+
+
+def test_n_jobs_are_the_threads_per_worker():
+    with no_stealing():
+        cluster = LocalCluster(n_workers=1, threads_per_worker=3, processes=False, dashboard_address=":0")
+    with cluster, Client(cluster, set_as_default=False) as client:
+        # on a worker: -1 and 0 its thread count (Dask's nthreads), -2 all but one, k itself
+        assert client.gather([client.submit(worker_threads, n, pure=False) for n in (-1, 0, -2, 2)]) == [3, 3, 2, 2]
+        X, y = make_data(n=1200, seed=39)
+        Xd, yd = darr(X, 600), darr(y, 600)
+        params = dict(n_estimators=3, max_depth=4, histogram_mode="i16", client=client)
+        one = DaskGBDTRegressor(**params).fit(Xd, yd)
+        for threads in (dict(n_jobs=-1), dict(n_jobs=2), dict(num_threads=3), dict(n_jobs=-2),
+                        dict(n_threads=2, n_jobs=2)):
+            est = DaskGBDTRegressor(**params, **threads).fit(Xd, yd)
+            assert_same_trees(est.booster_, one.booster_)  # the model does not depend on the threads
+            assert np.array_equal(client.compute(est.predict(Xd)).result(), one.booster_.predict(X))
+        with pytest.raises(TypeError, match="n_jobs must be an int or None"):
+            DaskGBDTRegressor(n_jobs="all", client=client).fit(Xd, yd)
+        with pytest.raises(TypeError, match="nthread must be an int or None"):
+            DaskGBDTRegressor(nthread=1.5, client=client).fit(Xd, yd)
+        with pytest.raises(ValueError, match="threads per worker given twice"):
+            DaskGBDTRegressor(n_threads=3, n_jobs=2, client=client).fit(Xd, yd)
+        with pytest.raises(ValueError, match="n_threads must be at most"):
+            DaskGBDTRegressor(n_jobs=10**6, client=client).fit(Xd, yd)
+        with pytest.raises(ValueError, match="n_threads must be >= 0"):
+            DaskGBDTRegressor(n_threads=-1, client=client).fit(Xd, yd)
+        # boosters.dask.train's n_threads: the same model
+        assert_same_trees(train(client, Xd, yd, bst.GBDTConfig(n_estimators=3, max_depth=4, histogram_mode="i16"),
+                                n_threads=-1), one.booster_)
