@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import os
+import warnings
 
 import numpy as np
 
@@ -330,6 +331,13 @@ class GBDTModel:
             return self if (begin, end) == (0, 0) else self[begin:end if end > 0 else None]
         if not start_iteration and (num_iteration is None or num_iteration <= 0):
             return self
+        n_rounds = self.n_trees // self.forest.n_groups
+        if not start_iteration and num_iteration == self.best_iteration and num_iteration == n_rounds - 1:
+            # a LightGBM habit: its best_iteration counts rounds, boosters' (and XGBoost's) is 0-based
+            warnings.warn(f"num_iteration=best_iteration ({num_iteration}) leaves out the best round: "
+                          "boosters' best_iteration is 0-based (as XGBoost's; LightGBM's is a count) and the "
+                          "model keeps only the rounds up to it, so predict(X) already uses the best round",
+                          UserWarning, stacklevel=3)
         end = None if num_iteration is None or num_iteration <= 0 else start_iteration + num_iteration
         return self[start_iteration:end]
 

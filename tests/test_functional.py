@@ -39,6 +39,12 @@ def test_train_with_lightgbm_habits_gives_the_boosters_model():
     assert list(scores) == ["training", "valid_1"]  # LightGBM's default names
     assert scores["valid_1"]["rmse"] == list(reference.eval_history)  # up to the round it stopped at
     assert scores["training"]["rmse"][-1] < scores["valid_1"]["rmse"][-1]
+    # LightGBM's habit predict(num_iteration=best_iteration) counts rounds; boosters' best_iteration is
+    # 0-based, so it would leave the best round out: said, not silently done
+    with pytest.warns(UserWarning, match="leaves out the best round"):
+        fewer = model.predict(X, num_iteration=model.best_iteration)
+    assert np.array_equal(fewer, model[:model.best_iteration].predict(X))
+    assert np.array_equal(model.predict(X, num_iteration=model.best_iteration + 1), model.predict(X))
 
 
 def test_train_with_xgboost_habits():

@@ -18,13 +18,28 @@ by fork runs boosters serially, with a one-time warning, whatever the parent ran
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import sys
+import time
 import warnings
 
 from boosters._lib._openmp import openmp_enabled
 from boosters._lib.cgroup import cpu_quota
+
+
+_QUOTA_SECONDS = 1.0  # the cgroup quota is read again after this: it costs ~50 us, 4x a one-row prediction
+_quota_read = (-float("inf"), None)  # (when, quota)
+
+
+def _cpu_quota_now() -> int | None:
+    """The cgroup CPU quota, read at most once a second (a container's quota seldom changes)."""
+    global _quota_read
+    now = time.monotonic()
+    if now - _quota_read[0] > _QUOTA_SECONDS:
+        _quota_read = (now, cpu_quota())
+    return _quota_read[1]
 
 
 def available_cpus() -> int:
@@ -33,7 +48,7 @@ def available_cpus() -> int:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         n = os.cpu_count() or 1
-    quota = cpu_quota()
+    quota = _cpu_quota_now()
     if quota is not None:
         n = min(n, quota)
     return max(1, n)
@@ -69,6 +84,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_mark_forked_child)
 
 
+@functools.cache  # os.cpu_count() costs ~10 us, the machine's CPUs do not change
 def max_n_threads() -> int:
     """The largest n_threads accepted: more threads than this only cost memory (each
     OpenMP thread has its own stack; tens of thousands exhaust the process)."""
@@ -85,7 +101,7 @@ def effective_n_threads(n_threads: int = 0) -> int:
     global _fork_warned
     if type(n_threads) is not int and (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)):
         raise TypeError(f"n_threads must be an int (0 or -1 = all cores), got {type(n_threads).__name__}")
-    if n_threads > 256 and n_threads > max_n_threads():  # max_n_threads() >= 256; os.cpu_count() costs ~10 us
+    if n_threads > 256 and n_threads > max_n_threads():  # max_n_threads() >= 256
         raise ValueError(f"n_threads must be at most {max_n_threads()} (4 per CPU, at least 256), got {n_threads}")
     if not openmp_enabled():
         return 1

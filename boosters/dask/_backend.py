@@ -20,22 +20,28 @@ MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or 
 
 
 class DaskBackend:
-    """The training partitions' `grower`; `validation`: the validation partitions
-    (_validation.ValidationState each), None without a val_set, scored with the config's
-    one metric (_validation.check_metric) as the partitions' shares summed in their order."""
+    """The training partitions' `grower`; `validation`: the partitions of every validation
+    set (_validation.ValidationState each, its `set_index` the set's place in
+    `val_names`), None without a val_set, each scored with every metric of the config
+    (_validation.check_metric) as the partitions' shares summed in their order, set by set.
+    `training_sets`: the names of the sets that are the training rows themselves (scored
+    as the others, never monitored: as LocalBackend's)."""
 
     one_round_at_a_time = True  # every round's DART record and score go to the partitions
     train_scored = False        # the training rows are not scored (no callbacks read them)
 
     def __init__(self, config, grower: DaskTreeGrower, base_scores, n_features: int, feature_names, categories: dict,
-                 validation: Partitions | None = None):
+                 validation: Partitions | None = None, val_names: list | None = None, training_sets=()):
         self.config, self.grower, self.validation = config, grower, validation
         self.n_outputs = config.objective.n_outputs
         self.base_scores, self.n_features = base_scores, n_features
         self.feature_names, self.categories = feature_names, categories
         self.has_val_set = validation is not None
-        self.val_names, self.monitored = ["valid"], "valid"  # one validation set on Dask
-        self.metric = config.resolved_metrics[0] if validation is not None else None
+        self.val_names = list(val_names or ["valid"]) if validation is not None else []
+        # early stopping and eval_history: the last validation set that is not the training set (as LightGBM)
+        held_out = [name for name in self.val_names if name not in training_sets]
+        self.monitored = (held_out or self.val_names or ["valid"])[-1]
+        self.metrics = tuple(config.resolved_metrics) if validation is not None else ()
         self.previous = None  # the last tree's (output, leaf nodes, values): the partitions add them next
         # per scored round: its trees as scored (copies: DART later gives the forest's trees
         # new values) and its DART record, which a rebuilt validation partition adds again
@@ -59,15 +65,23 @@ class DaskBackend:
 
     def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[list[tuple]]:
         """The round's trees (and its DART correction) added on every validation partition,
-        and the metric of all their rows, reduced in the partitions' order (one set)."""
-        value = self._surviving(lambda: self._score(trees, dart))
+        and every metric of each set's rows, reduced in the partitions' order; per set,
+        (metric, label, value, higher_is_better) per metric."""
+        values = self._surviving(lambda: self._score(trees, dart))
         self.scored.append(([copy.copy(tree) for tree in trees], dart))
-        return [[(self.metric, self.metric.label, value, self.metric.higher_is_better)]]
+        return [[(metric, metric.label, value, metric.higher_is_better) for metric, value in zip(self.metrics, row)]
+                for row in values]
 
-    def _score(self, trees: list, dart) -> float:
+    def _score(self, trees: list, dart) -> list[list[float]]:
+        """Per set, per metric, its value: one task per worker and round for every set."""
         p = self.validation
-        shares = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart, any_order=True))
-        return _validation.overall_score(self.metric, in_order(shares))  # float sums, in the partitions' order
+        shares = p.gather(p.summed(_validation.keyed_round, trees, self.metrics, dart, any_order=True))
+        by_set = [[] for _ in self.val_names]
+        for (set_index, first_row), share in shares:
+            by_set[set_index].append((first_row, share))
+        # float sums, in the partitions' order within each set
+        return [[_validation.overall_score(metric, sums)
+                 for metric, sums in zip(self.metrics, in_order(keyed, tasks.add_each))] for keyed in by_set]
 
     def train_scores(self) -> list[tuple]:  # pragma: no cover - train_scored is False
         raise NotImplementedError("boosters.dask does not score the training rows")
@@ -83,7 +97,8 @@ class DaskBackend:
                     sample_bytes=grower.sample_bytes, sample_seconds=grower.sample_seconds)
 
     def _recover(self) -> None:
-        """After a lost worker: both sets of partitions rebuilt from the finished trees and scored rounds."""
+        """After a lost worker: the training and validation partitions rebuilt from the
+        finished trees and scored rounds."""
         self.recoveries += 1
         self.grower.resume(self.n_outputs)
         if self.validation is not None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boosters._lib.arrays import unique
+from boosters._lib.threads import effective_n_threads
 from boosters.data.dataset import Dataset
 from boosters.dask._quantile_select import digits_of, narrowed
 from boosters.data.groups import query_boundaries
@@ -64,6 +65,23 @@ class Settings:
     prefetch: bool = True
     row_sample: tuple | None = None
     raw_rows: bool = False  # DART, linear leaves: the partitions keep their raw rows (trees predict on them)
+    n_threads: int = 1  # each partition's kernels' threads on its worker (worker_threads: -1 all the worker's)
+
+
+def worker_threads(n_threads: int) -> int:
+    """The threads a task's kernels use on its Dask worker: `n_threads` when positive;
+    0 and -1 the worker's thread count (Dask's nthreads: the cores it was given, as
+    XGBoost's and LightGBM's Dask training read it), -k that many but k - 1 (at least one,
+    as joblib's n_jobs); outside a worker (a lazy prediction computed elsewhere), the
+    process's cores (effective_n_threads). The model does not depend on them."""
+    if n_threads > 0:
+        return n_threads
+    try:
+        from distributed import get_worker
+        every = get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        return effective_n_threads(n_threads)
+    return every if n_threads >= -1 else max(1, every + 1 + n_threads)
 
 
 class PartitionState:
@@ -81,6 +99,7 @@ class PartitionState:
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
         self.first_row = first_row
+        self.n_threads = threads = worker_threads(settings.n_threads)  # where it is built (a rebuilt state: anew)
         self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
@@ -92,7 +111,7 @@ class PartitionState:
             self.sampler = RowSampler("uniform", n_total, len(base_scores), seed, 1, n_sample=n_sample)
         elif settings.row_sample is not None:
             self.goss = settings.row_sample[1:]
-        self.partitioner = RowPartitioner(binned, settings.max_nodes, 1, sampling=settings.row_sample is not None)
+        self.partitioner = RowPartitioner(binned, settings.max_nodes, threads, sampling=settings.row_sample is not None)
         self.output = 0
         self.tree = -1  # the tree being grown; a state rebuilt by Dask after losing its worker has -1
         self.quantizer = settings.quantizer
@@ -103,11 +122,12 @@ class PartitionState:
             bits, levels, _ = self.quantizer
             self.packed = np.empty(self.n_rows, dtype=np.int32 if bits == 16 else np.int16)
             self.pool = np.zeros((n_slots, binned.total_bins), dtype=np.int64)
-            self.builder = QuantizedHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
+            self.builder = QuantizedHistogramBuilder(binned, self.pool, columns, threads, settings.prefetch,
+                                                     layout=layout)
             self.builder.set_quantized(self.packed, levels)
         else:
             self.pool = np.zeros((n_slots, binned.total_bins, 2))
-            self.builder = FloatHistogramBuilder(binned, self.pool, columns, 1, settings.prefetch, layout=layout)
+            self.builder = FloatHistogramBuilder(binned, self.pool, columns, threads, settings.prefetch, layout=layout)
 
     def __reduce__(self):
         """Pickled (Dask moving or spilling the state) as the partition's data only: what it
@@ -125,7 +145,7 @@ class PartitionState:
     def compute_gradients(self) -> None:
         """The gradients of the current margins; a custom objective's from its function,
         called with this partition's margins and rows (as XGBoost's Dask interface does)."""
-        self.objective.gradients(self.margins, self.y, self.weights, self.gradients, 1)
+        self.objective.gradients(self.margins, self.y, self.weights, self.gradients, self.n_threads)
         if self.rows is not None:
             self.objective.fill(self.rows)
 
@@ -190,8 +210,8 @@ class PartitionState:
         (the rows' leaves from linear_sums when it just summed this tree)."""
         leaves, self.linear_leaves = self.linear_leaves, None
         if leaves is None:
-            leaves = leaf_of_rows(tree, self.raw, 1)
-        add_linear_change(tree, self.raw, leaves, self.margins[output], 1)
+            leaves = leaf_of_rows(tree, self.raw, self.n_threads)
+        add_linear_change(tree, self.raw, leaves, self.margins[output], self.n_threads)
 
     def linear_sums(self, tree, slots: tuple, sums: tuple) -> tuple:
         """The current tree's normal equations (linear_leaves.leaf_slots' `slots`) summed on
@@ -202,7 +222,7 @@ class PartitionState:
         part = self.partitioner
         rows = (np.arange(self.n_rows, dtype=np.int64) if part.n_sampled < 0
                 else np.asarray(part.sample)[:part.n_sampled].astype(np.int64))
-        self.linear_leaves = leaf_of_rows(tree, self.raw, 1)  # add_linear's next, for this tree
+        self.linear_leaves = leaf_of_rows(tree, self.raw, self.n_threads)  # add_linear's next, for this tree
         normal_equations(self.raw, rows, self.linear_leaves[:, 0], *slots, self.gradients[self.output], A, b, n_fit)
         return A, b, n_fit
 
@@ -281,7 +301,7 @@ def make_state(X, y, weights, mapper, objective, base_scores, settings: Settings
     """The partition's state; `qid`: a ranking objective's query ids of these rows (its
     gradients are computed within this partition's queries; `first_query`: the index of
     the first of them in the whole training, for sampling whole queries)."""
-    binned = mapper.transform(np.asarray(X), n_threads=1)
+    binned = mapper.transform(np.asarray(X), n_threads=worker_threads(settings.n_threads))
     if qid is not None:
         objective = make_objective(objective.spec, query_boundaries(None, np.asarray(qid), len(qid)))
     weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
@@ -419,7 +439,7 @@ def dart_round(state: PartitionState, dart) -> None:
     round before's dropped trees put back at their new scale (+ factor x their margins),
     then this round's dropped trees taken out (`dart`: the round's dart.DartRound, None:
     nothing dropped), their margins kept for the next round."""
-    state.dropped.take_out(state.margins, dart, state.raw, 1)
+    state.dropped.take_out(state.margins, dart, state.raw, state.n_threads)
 
 
 def _add_previous(state: PartitionState, previous_leaves) -> None:
@@ -475,7 +495,7 @@ def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -
         _, levels, seed = state.quantizer
         scale_g, scale_h = quantization_scales(maxima, levels)
         quantize_block(state.gradients[state.output], state.packed, levels, seed, tree_index, state.first_row,
-                       scale_g, scale_h)
+                       scale_g, scale_h, state.n_threads)
     return state.histograms([0])
 
 

@@ -1,6 +1,6 @@
-"""The validation set of a Dask training: each partition of (X_val, y_val) kept on a
-worker with its margins, updated tree by tree; the metric reduced from per-partition
-sums (a fixed order), for `eval_history` and early stopping.
+"""The validation sets of a Dask training: each partition of every (X_val, y_val) kept on
+a worker with its margins, updated tree by tree; every metric reduced from per-partition
+sums (a fixed order, set by set), for `eval_history`, `evals_result` and early stopping.
 
 Only metrics that are a mean over rows of a per-row loss (after a transform) reduce this
 way: each partition scores its rows with the library's own metric function
@@ -40,11 +40,12 @@ def check_metric(metric) -> None:
 class ValidationState:
     """A validation partition's rows, labels and margins (n_rows, n_outputs): the base
     scores plus the trees of the rounds scored so far; `groups`: its queries' boundaries
-    (ranking metrics), None without; `first_row`: its place in the validation set (the
-    key of its scores, tasks.keyed)."""
+    (ranking metrics), None without; `set_index`, `first_row`: its validation set (in the
+    order of val_set) and its place there (the key of its scores, keyed_round)."""
 
-    def __init__(self, X, y, base_scores, groups=None, first_row: int = 0):
+    def __init__(self, X, y, base_scores, groups=None, first_row: int = 0, set_index: int = 0):
         self.X, self.y, self.base_scores, self.groups, self.first_row = X, y, base_scores, groups, first_row
+        self.set_index = set_index
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[None, :], len(self.X), axis=0)
 
     def add(self, trees: list) -> None:
@@ -53,19 +54,21 @@ class ValidationState:
             self.margins[:, k] += predict_tree(tree, self.X, 1, check=False)
 
 
-def make_validation_state(X, y, objective, base_scores, qid=None, first_row: int = 0) -> ValidationState:
-    X = as_feature_matrix(X, "val_set X")
-    y = as_labels(y, len(X), "val_set y")
+def make_validation_state(X, y, objective, base_scores, qid=None, first_row: int = 0, set_index: int = 0,
+                          where: str = "val_set") -> ValidationState:
+    """A partition of validation set `set_index` (`where`: how errors name it) checked."""
+    X = as_feature_matrix(X, f"{where} X")
+    y = as_labels(y, len(X), f"{where} y")
     objective.check_labels(y)
     groups = None if qid is None else query_boundaries(None, np.asarray(qid), len(X))
-    return ValidationState(X, y, base_scores, groups, first_row)
+    return ValidationState(X, y, base_scores, groups, first_row, set_index)
 
 
 def resume(state: ValidationState, rounds: list) -> ValidationState:
     """A new state of `state`'s partition whose margins hold the scored rounds (each
     (trees, DART's record or None), see add_round), added in the same order: the same
     bits. Reads only its rows and labels (a task of an abandoned round may still use `state`)."""
-    new = ValidationState(state.X, state.y, state.base_scores, state.groups, state.first_row)
+    new = ValidationState(state.X, state.y, state.base_scores, state.groups, state.first_row, state.set_index)
     for trees, dart in rounds:
         add_round(new, trees, dart)
     return new
@@ -79,10 +82,23 @@ def add_round(state: ValidationState, trees: list, dart=None) -> None:
     state.add(trees)
 
 
-def score_round(state: ValidationState, trees: list, metric, dart=None) -> np.ndarray:
-    """add_round; then (the metric's mean here x rows, rows), or for a ranking metric (its
-    mean here x queries, queries): the partition's share of the overall mean."""
+def keyed_round(state: ValidationState, trees: list, metrics: tuple, dart=None) -> list:
+    """[((set_index, first_row), score_round(...))]: the partition's shares keyed by its set
+    and place (tasks.keyed's form), for the driver to add set by set in the partitions'
+    order (_reduction.in_order)."""
+    return [((state.set_index, state.first_row), score_round(state, trees, metrics, dart))]
+
+
+def score_round(state: ValidationState, trees: list, metrics: tuple, dart=None) -> tuple:
+    """add_round; then per metric its share of the overall mean (metric_share): a tuple,
+    summed entry by entry (tasks.add_each)."""
     add_round(state, trees, dart)
+    return tuple(metric_share(state, metric) for metric in metrics)
+
+
+def metric_share(state: ValidationState, metric) -> np.ndarray:
+    """(the metric's mean here x rows, rows), or for a ranking metric (its mean here x
+    queries, queries): the partition's share of the overall mean."""
     if metric_fn(metric).needs_groups:
         n = len(state.groups) - 1
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])

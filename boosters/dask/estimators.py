@@ -22,12 +22,16 @@ from sklearn.utils.validation import check_is_fitted
 from boosters._lib.checks import require_int
 from boosters._lib.docstrings import fill_doc
 from boosters.config import GBDTConfig, Objective
+from boosters._lib import parameter_names
+from boosters._lib.threads import effective_n_threads
 from boosters.dask._driver import gather
+from boosters.dask._partition_state import worker_threads
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
 from boosters.explain.importance import ImportanceType
 from boosters.objectives import objective_fn
 from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _DOCS, _IMPORTANCE_TYPE_DOC, _PARAMETERS, _class_codes,
-                              _classification_objective, _GBDTEstimator, _ranking_objective, _storing_init)
+                              _classification_objective, _eval_names, _GBDTEstimator, _per_eval_set, _ranking_objective,
+                              _storing_init)
 
 # The docstring parts of boosters.sklearn's estimators (fill_doc's fields), with those that differ here:
 # the parameters (n_threads: the workers' threads are Dask's; client and steps), the data (Dask collections).
@@ -35,8 +39,13 @@ _DASK_DOCS = {
     **_DOCS,
     "parameters": _CONFIG_PARAMETERS_DOC + """\
     n_threads : int, default 0
-        Threads of each partition's prediction task on its worker; 0 means one (the
-        workers' own threads run the partitions in parallel). Training tasks use one.
+        Threads of each partition's training and prediction tasks on its worker; 0
+        means one (the workers' own threads run the partitions in parallel).
+    n_jobs : int or None, default None
+        Also `num_threads` / `nthread`, as LightGBM's and XGBoost's Dask estimators take
+        them: the threads per worker of each partition's training and prediction tasks
+        (`n_threads`); -1 (or 0) all the worker's threads (Dask's ``nthreads``), -2 all
+        but one; None: not given (`n_threads`). The model does not depend on them.
 """ + _IMPORTANCE_TYPE_DOC + """\
     client : distributed.Client, optional
         The cluster to train on; None uses ``distributed.default_client()`` at `fit`.
@@ -55,14 +64,19 @@ _DASK_DOCS = {
     sample_weight : dask.array.Array or dask.dataframe.Series of shape (n_samples,), optional
         Non-negative row weights.""",
     "eval_set": """
-    eval_set : (X_val, y_val) or list of one such pair, optional
-        Dask collections, scored every round (`evals_result_`); used for early
-        stopping when `early_stopping_rounds` is set.""",
+    eval_set : (X_val, y_val) or list of such pairs, optional
+        Dask collections, each scored every round with every metric (`evals_result_`);
+        early stopping (`early_stopping_rounds`) watches the first metric on the last
+        pair that is not fit's own (X, y) (that pair, the very objects given to fit, is
+        scored as the others, unweighted, and named "training").
+    eval_names : list of str, optional
+        Keyword-only. The eval sets' names in `evals_result_`: by default "valid" for a
+        single held-out pair, else LightGBM's "valid_0", "valid_1"...""",
     "X_predict": """
     X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
         A DataFrame's columns are taken by the names of `fit` (any order).""",
     "fitted_attributes": """
-    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, feature_importances_
+    booster_, n_features_in_, feature_names_in_, best_iteration_, evals_result_, best_score_, feature_importances_
         As in `DaskGBDTRegressor`.""",
 }
 
@@ -102,12 +116,29 @@ class _DaskGBDTEstimator(_GBDTEstimator):
     def _checked_config(self, objective: Objective) -> GBDTConfig:
         """The GBDTConfig of the parameters, checked before any data is touched."""
         ImportanceType.parse(self.importance_type)  # a ValueError naming importance_type
-        require_int("n_threads", self.n_threads, 0)
-        if self._n_threads() != self.n_threads:  # n_jobs, num_threads...: here n_threads is per worker
-            raise ValueError("n_jobs / num_threads / nthread: the Dask estimators take n_threads (threads per worker)")
+        self._worker_threads()  # a TypeError / ValueError naming n_threads or n_jobs
         config = self.config(objective)
         check_config(config)  # what boosters.dask cannot train yet: a ValueError naming it
         return config
+
+    def _worker_threads(self) -> int:
+        """The threads of each partition's tasks on its worker (see n_jobs): `n_threads`
+        (0: one), or the thread aliases' value (n_jobs, num_threads, nthread...), -1 for
+        all of the worker's threads (_partition_state.worker_threads resolves it there)."""
+        require_int("n_threads", self.n_threads, 0)
+        given = {name: getattr(self, name) for name in getattr(self, "_other_params", ())
+                 if name in parameter_names.THREAD_NAMES}
+        if self.n_jobs is not None:
+            given["n_jobs"] = self.n_jobs
+        if not given:
+            return self.n_threads or 1
+        n_threads, _ = parameter_names.split_thread_params(given)  # a TypeError naming a non-int
+        effective_n_threads(n_threads)  # a ValueError for more threads than the machine can have
+        n_threads = -1 if n_threads == 0 else n_threads  # 0 and -1: all of the worker's
+        if self.n_threads != 0 and self.n_threads != n_threads:
+            raise ValueError(f"n_threads={self.n_threads!r} and {given} are the threads per worker given twice "
+                             f"with different values: give one")
+        return n_threads
 
     # -- input checks ------------------------------------------------------------------------
 
@@ -165,29 +196,45 @@ class _DaskGBDTEstimator(_GBDTEstimator):
                             f"{type(values).__name__}")
         return values
 
-    def _eval_pair(self, eval_set):
-        """eval_set as one checked (X_val, y_val) pair of Dask collections, or None."""
+    def _eval_sets(self, eval_set, given) -> list | None:
+        """eval_set (a pair or a list of pairs) as a list of checked (X_val, y_val) pairs of
+        Dask collections, or None; a pair that is fit's very (X, y) (`given`, as given) is
+        None: the training rows (scored as a set, named "training", never monitored)."""
         if eval_set is None:
             return None
-        if isinstance(eval_set, list):
-            if len(eval_set) != 1:
-                raise ValueError(f"eval_set: give one (X_val, y_val) pair, got a list of {len(eval_set)}")
-            eval_set = eval_set[0]
-        if not isinstance(eval_set, tuple) or len(eval_set) != 2:
-            raise ValueError("eval_set must be an (X_val, y_val) pair or a list with one such pair")
-        return (self._check_X(eval_set[0], reset=False, name="eval_set X"),
-                self._check_vector(eval_set[1], "eval_set y"))
+        pairs = eval_set if isinstance(eval_set, list) else [eval_set]
+        if not pairs or not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
+            raise ValueError("eval_set must be an (X_val, y_val) pair or a list of such pairs")
+        return [None if X_val is given[0] and y_val is given[1] else
+                (self._check_X(X_val, reset=False, name="eval_set X"), self._check_vector(y_val, "eval_set y"))
+                for X_val, y_val in pairs]
 
     # -- training and prediction -------------------------------------------------------------
 
-    def _train(self, client, X, y, sample_weight, eval_pair, config: GBDTConfig, qid=None, eval_qid=None):
-        """Train on checked Dask collections (y as the objective reads it)."""
-        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=eval_pair, steps=self.steps,
-                              qid=qid, val_qid=eval_qid)
+    def _train(self, client, X, y, sample_weight, eval_pairs, config: GBDTConfig, qid=None, eval_qid=None,
+               eval_names=None):
+        """Train on checked Dask collections (y as the objective reads it); `eval_pairs`:
+        `_eval_sets`' (None entries: the training rows), their y as the objective reads
+        it; `eval_qid`: one per pair (a ranker's)."""
+        val_set, val_qid = None, None
+        if eval_pairs is not None:
+            names = _eval_names(eval_pairs, eval_names)
+            # fit's own rows: the very objects train takes, which it then never monitors (as one machine)
+            val_set = [(name, (X, y) if pair is None else pair) for name, pair in zip(names, eval_pairs)]
+            if eval_qid is not None:
+                val_qid = [qid if pair is None else q for pair, q in zip(eval_pairs, eval_qid)]
+        elif eval_names is not None:
+            raise ValueError("eval_names is given without an eval_set")
+        scores = {}
+        self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=val_set, steps=self.steps,
+                              qid=qid, val_qid=val_qid, evals_result=scores, n_threads=self._worker_threads())
         self.best_iteration_ = self.booster_.best_iteration
         # the form of boosters.callbacks.record_evaluation, as the in-memory estimators
-        self.evals_result_ = ({} if eval_pair is None else
-                              {"valid": {config.resolved_metric.label: list(self.booster_.eval_history)}})
+        self.evals_result_ = scores
+        # LightGBM's best_score_: every set's every metric at the model's last round (the best one)
+        best = self.booster_.n_trees // self.booster_.forest.n_groups - 1
+        self.best_score_ = {name: {label: history[best] for label, history in metrics.items() if history}
+                            for name, metrics in scores.items()}
         return self
 
     def _map(self, X, block_function, n_columns: int | None = None, dtype=np.float64):
@@ -201,7 +248,7 @@ class _DaskGBDTEstimator(_GBDTEstimator):
             names = getattr(self, "feature_names_in_", None)
             X = as_arrays(X, feature_names=names, categories=self.booster_.categories, lengths=False)[0]
             X = X.astype(np.float64) if X.dtype == object else X  # bool and float columns together
-        args = (self.booster_, self.n_threads or 1)
+        args = (self.booster_, self._worker_threads())
         if n_columns is None:
             return X.map_blocks(block_function, *args, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype))
         return X.map_blocks(block_function, *args, chunks=(X.chunks[0], (n_columns,)), dtype=dtype,
@@ -213,7 +260,7 @@ def _predictions(block, model, n_threads, raw=False):
     block (a partition a filter emptied)."""
     if len(block) == 0:
         return np.empty((0, model.forest.n_groups) if model.forest.n_groups > 1 else 0)
-    return (model.predict_raw if raw else model.predict)(block, n_threads=n_threads)
+    return (model.predict_raw if raw else model.predict)(block, n_threads=worker_threads(n_threads))
 
 
 def _probabilities(block, model, n_threads):
@@ -253,7 +300,12 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     best_iteration_ : int
         The 0-based round the model ends at (the best validation round with early stopping).
     evals_result_ : dict
-        ``{"valid": {metric_label: [score per round]}}`` with an `eval_set`, ``{}`` without.
+        ``{set_name: {metric_label: [score per round]}}`` with an `eval_set` (``"valid"``
+        for a single pair; by `eval_names`, else "valid_0", "valid_1"...; every metric of
+        `metric` / `eval_metric`, by its label), ``{}`` without.
+    best_score_ : dict
+        ``{set_name: {metric_label: score}}``: every eval set's scores at the model's
+        last round (the best one with early stopping), as LightGBM's; ``{}`` without.
     feature_importances_ : ndarray of float64
         Normalised importance of each feature (sums to 1).
 
@@ -275,7 +327,7 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
 
     __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, *, eval_names=None):
         """Train on (X, y), partition by partition where they are.
 
         Parameters
@@ -308,8 +360,10 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
         client = self._client()
         config = self._checked_config(self._objective("regression", Objective.squared()))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
+            given = (X, y)
             X, y, sample_weight = self._checked_data(X, y, sample_weight)
-            return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config)
+            return self._train(client, X, y, sample_weight, self._eval_sets(eval_set, given), config,
+                               eval_names=eval_names)
 
     def predict(self, X):
         """Predicted values, lazily: one task per row partition of X.
@@ -378,7 +432,7 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
 
     __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, *, eval_names=None):
         """Train on (X, y), partition by partition where they are; the labels of an
         `eval_set` must be among the training labels.
 
@@ -413,15 +467,16 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
         # the parameters checked before any data is touched (the objective again once the classes are known)
         self._checked_config(self._objective("classification", Objective.logistic(), 2))
         with client.as_current():  # what Dask computes on the way (a Series' row counts) runs there
-            return self._fit_classes(client, X, y, sample_weight, eval_set)
+            return self._fit_classes(client, X, y, sample_weight, eval_set, eval_names)
 
-    def _fit_classes(self, client, X, y, sample_weight, eval_set):
+    def _fit_classes(self, client, X, y, sample_weight, eval_set, eval_names=None):
         """`fit` after the parameters are checked: the classes found with Dask, the labels
         (and eval_set's) coded 0..n_classes-1 partition by partition, class_weight applied,
         the objective chosen for the number of classes as GBDTClassifier's."""
         da = _dask_array()
+        given = (X, y)
         X, y, sample_weight = self._checked_data(X, y, sample_weight)
-        eval_pair = self._eval_pair(eval_set)
+        eval_pairs = self._eval_sets(eval_set, given)
         classes, counts = gather(client, client.compute(list(da.unique(y, return_counts=True))))
         check_classification_targets(classes)  # a ValueError for continuous or NaN labels
         if len(classes) < 2:
@@ -433,9 +488,11 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
         if class_weights is not None:
             by_class = codes.map_blocks(partial(_row_class_weights, class_weights=class_weights), dtype=np.float64)
             sample_weight = by_class if sample_weight is None else sample_weight * by_class
-        if eval_pair is not None:
-            eval_pair = (eval_pair[0], eval_pair[1].map_blocks(partial(_class_codes, classes), dtype=np.float64))
-        return self._train(client, X, codes, sample_weight, eval_pair, config)
+        if eval_pairs is not None:
+            eval_pairs = [None if pair is None else
+                          (pair[0], pair[1].map_blocks(partial(_class_codes, classes), dtype=np.float64))
+                          for pair in eval_pairs]
+        return self._train(client, X, codes, sample_weight, eval_pairs, config, eval_names=eval_names)
 
     def _class_weights(self, counts: np.ndarray) -> np.ndarray | None:
         """Per class (`classes_` order) its rows' class_weight factor, as sklearn's
@@ -573,7 +630,7 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
 
     __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None, eval_names=None):
         """Train on (X, y) with the rows grouped into queries by `qid`.
 
         Parameters
@@ -582,14 +639,19 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
         y : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
             Relevance labels (integers 0..30 for LambdaRank).
         %(sample_weight)s
-        eval_set : (X_val, y_val) or a list of one such pair, optional
-            Scored after every round (NDCG@ndcg_at by default), for `evals_result_` and
-            early stopping; its queries given by `eval_qid`.
+        eval_set : (X_val, y_val) or a list of such pairs, optional
+            Each scored after every round (NDCG@ndcg_at by default), for `evals_result_`;
+            early stopping watches the last; their queries given by `eval_qid`.
         qid : dask.array.Array or dask.dataframe.Series of shape (n_samples,)
-            Keyword-only, as is `eval_qid`: each row's query id. A query's rows are
-            consecutive and in one row partition of X (ValueError naming qid otherwise).
-        eval_qid : dask.array.Array or dask.dataframe.Series, optional
-            The query ids of `eval_set`'s rows, as `qid`.
+            Keyword-only, as are `eval_qid` and `eval_names`: each row's query id. A
+            query's rows are consecutive and in one row partition of X (ValueError naming
+            qid otherwise).
+        eval_qid : dask.array.Array, dask.dataframe.Series or list of them, optional
+            The query ids of `eval_set`'s rows, as `qid`: a list of one per pair (as
+            XGBoost's ``eval_qid``; any value, None say, for a pair that is fit's own X
+            and y, whose queries are `qid`), or one for a single pair.
+        eval_names : list of str, optional
+            The eval sets' names in `evals_result_` (as the other Dask estimators').
 
         Returns
         -------
@@ -615,12 +677,19 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
         client = self._client()
         config = self._checked_config(_ranking_objective(self))
         with client.as_current():
+            given = (X, y)
             X, y, sample_weight = self._checked_data(X, y, sample_weight)
-            if eval_set is not None and eval_qid is None:
-                raise ValueError("eval_qid: give the eval_set rows' query ids (its NDCG is scored per query)")
-            eval_qid = None if eval_qid is None else self._check_vector(eval_qid, "eval_qid")
-            return self._train(client, X, y, sample_weight, self._eval_pair(eval_set), config,
-                               qid=self._check_vector(qid, "qid"), eval_qid=eval_qid)
+            eval_pairs = self._eval_sets(eval_set, given)
+            if eval_pairs is None and eval_qid is not None:
+                raise ValueError("eval_qid is given without an eval_set")
+            if eval_pairs is not None:
+                if eval_qid is None and any(pair is not None for pair in eval_pairs):
+                    raise ValueError("eval_qid: give the eval_set rows' query ids (its NDCG is scored per query)")
+                eval_qid = _per_eval_set("eval_qid", eval_qid, len(eval_pairs))
+                eval_qid = [None if pair is None else self._check_vector(q, "eval_qid")
+                            for pair, q in zip(eval_pairs, eval_qid)]
+            return self._train(client, X, y, sample_weight, eval_pairs, config, qid=self._check_vector(qid, "qid"),
+                               eval_qid=eval_qid, eval_names=eval_names)
 
     def predict(self, X):
         """Ranking scores, lazily (within a query, a higher score ranks a row higher): one

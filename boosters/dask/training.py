@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 
+from boosters._lib.threads import effective_n_threads
+from boosters.callbacks import record_evaluation
 from boosters.config import GBDTConfig
 from boosters.dask import _partition_state as tasks
 from boosters.dask import _quantile_select as select
@@ -38,7 +40,8 @@ from boosters.training.growth.grower import max_tree_nodes
 from boosters.training._sampling import KINDS as SAMPLER_KINDS
 from boosters.training._sampling import RowSampler
 from boosters.training.sampling import make_row_sampler, sample_size
-from boosters.training.trainer import GBDTTrainer
+from boosters.training.scores import set_label
+from boosters.training.trainer import GBDTTrainer, named_sets
 
 def _dask_array():
     try:
@@ -60,9 +63,10 @@ def check_config(config: GBDTConfig) -> None:
     if config.objective.name == "custom" and config.objective.function is None:
         raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
                          "Objective.custom(function) to train")
-    if isinstance(config.metric, tuple) or callable(config.metric):
-        raise ValueError(f"config.metric: boosters.dask scores one Metric (or the objective's default), "
-                         f"got {config.metric!r}")
+    metrics = config.metric if isinstance(config.metric, tuple) else (config.metric,)
+    if any(callable(metric) for metric in metrics):
+        raise ValueError(f"config.metric: boosters.dask scores Metric objects (or the objective's default), not "
+                         f"a callable, got {config.metric!r}")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
         raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
 
@@ -173,7 +177,8 @@ def _check_collections(da, X, y, weights, of: str = ""):
 
 def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=None,
           stats: dict | None = None, bin_edges: str = "sample", categorical_features=None,
-          steps: str = "workers", qid=None, val_qid=None) -> GBDTModel:
+          steps: str = "workers", qid=None, val_qid=None, evals_result: dict | None = None,
+          n_threads: int = 1) -> GBDTModel:
     """Train a model on Dask arrays, data-parallel over their row partitions.
 
     Parameters
@@ -195,18 +200,24 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         quantiles selected over the partitions), float64 or quantized histograms, either
         growth strategy, early stopping, column sampling, uniform row sampling and GOSS (not
         with a ranking objective), monotone and interaction constraints, multi-target
-        regression (a 2-D y), DART, linear leaves. Refused (ValueError naming the
-        parameter): GOSS with a ranking objective (as one machine), several metrics or a
-        callable one.
+        regression (a 2-D y), DART, linear leaves, several metrics (each scored on every
+        validation set). Refused (ValueError naming the parameter): GOSS with a ranking
+        objective (as one machine), a callable metric.
     weights : dask.array.Array or dask.dataframe.Series, optional
         (n_rows,) row weights.
-    val_set : tuple of (X_val, y_val), optional
-        Dask collections as X and y: scored after every round with the first metric
-        (``model.eval_history``), and monitored by early stopping
-        (``config.early_stopping_rounds``). The metric must be a mean over the rows of a
-        per-row loss, or a ranking metric (ndcg, map: a mean over the queries, with
-        `val_qid`); the objectives' defaults are; auc is not (ValueError naming
-        config.metric).
+    val_set : (X_val, y_val), dict of str to (X_val, y_val), or list of (str, (X_val, y_val)), optional
+        Validation sets of Dask collections as X and y, as `GBDTModel.train`'s `val_set`
+        takes Datasets: one (X_val, y_val) tuple is named "valid"; a dict or a list of
+        (name, (X_val, y_val)) pairs names several. Each is scored after every round
+        with every metric of ``config.resolved_metrics`` (``model.eval_history``: the
+        first metric on the last set; every score in a callback's ``env.evals_result``,
+        ``{name: {metric_label: [per round]}}``); early stopping
+        (``config.early_stopping_rounds``) watches the first metric on the last set that
+        is not the training data itself (a pair of the very X and y objects given, as
+        LightGBM's ``valid_sets=[train, ...]``: scored as the others, without weights).
+        Each metric must be a mean over the rows of a per-row loss, or a ranking metric
+        (ndcg, map: a mean over the queries, with `val_qid`); the objectives' defaults
+        are; auc is not (ValueError naming config.metric).
     stats : dict, optional
         Filled with what the training cost in communication: ``round_trips`` (times the
         driver waited for the workers), ``driver_bytes`` (results the driver gathered)
@@ -226,9 +237,21 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         them, unused by the others): each query's rows consecutive, and in one row
         partition of X (ValueError naming qid when a query is cut by a partition boundary
         or appears twice).
-    val_qid : dask.array.Array or dask.dataframe.Series, optional
-        The val_set rows' query ids, as `qid`: needed when its metric is a ranking one
-        (ndcg, map; the ranking objectives' default), a mean over the queries.
+    val_qid : dask.array.Array, dask.dataframe.Series, list or dict of them, optional
+        The validation rows' query ids, as `qid`: needed when a metric is a ranking one
+        (ndcg, map; the ranking objectives' default), a mean over the queries. One for a
+        single set; for several, a list of one per set (in `val_set`'s order, as XGBoost's
+        ``eval_qid``) or a dict by set name.
+    evals_result : dict, optional
+        Filled with every round's scores, ``{set_name: {metric_label: [score per
+        round]}}`` (`boosters.callbacks.record_evaluation`'s form; XGBoost's
+        ``evals_result``), ``{}`` without a val_set.
+    n_threads : int, default 1
+        The threads of each partition's kernels (binning, gradients, histograms, row
+        partitioning) on its worker: 1 by default (the workers' own threads run the
+        partitions in parallel); 0 or -1: the worker's thread count (Dask's ``nthreads``,
+        as XGBoost's and LightGBM's Dask training take it), -k that many but k - 1. The
+        model does not depend on it.
     steps : {"workers", "actors", "tasks"}, default "workers"
         How each growth step reaches the partitions; the same model every way.
         "workers": the growth engine runs on every worker holding partitions, over the
@@ -274,11 +297,15 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     da = _dask_array()
     config = GBDTConfig() if config is None else config
     check_config(config)
+    effective_n_threads(n_threads)  # an int, not too many: a TypeError / ValueError naming n_threads
+    if evals_result is not None and not isinstance(evals_result, dict):
+        raise TypeError(f"evals_result must be a dict, got {type(evals_result).__name__}")
     check_bin_edges(bin_edges)
     if steps not in ("workers", "actors", "tasks"):
         raise ValueError(f"steps must be 'workers', 'actors' or 'tasks', got {steps!r}")
     if val_set is None and config.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds needs a val_set to monitor")
+    given = (X, y)  # a val_set that is these very objects is the training rows (never monitored)
     X, y, weights, feature_names, categories = as_arrays(X, y, weights, categorical_features=categorical_features)
     _check_collections(da, X, y, weights)
     if y.ndim == 2 and y.shape[1] == 1:  # one column: one label per row, as Dataset takes it
@@ -286,19 +313,27 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     spec = resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), None)  # y's shape only (no memory)
     if spec != config.objective:  # y's columns set the number of targets (tree groups), as on one machine
         config = config.replace(objective=spec)
+    val_names, val_pairs, val_qids, training_sets = [], [], [], []
     if val_set is not None:
-        _validation.check_metric(config.resolved_metric)
-        if not isinstance(val_set, tuple) or len(val_set) != 2:
-            raise TypeError("val_set must be a tuple (X_val, y_val) of Dask collections")
-        X_val, y_val, _, _, _ = as_arrays(*val_set, feature_names=feature_names, categories=categories)
-        _check_collections(da, X_val, y_val, None, "val_set ")
-        resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), np.broadcast_to(0.0, y_val.shape))
-        if config.resolved_metric.needs_groups:
-            val_qid = _query_ids(da, val_qid, X_val.shape[0], "val_qid")
-        else:
-            val_qid = None
-        if X_val.shape[1] != X.shape[1]:
-            raise ValueError(f"val_set has {X_val.shape[1]} features but X has {X.shape[1]}")
+        for metric in config.resolved_metrics:
+            _validation.check_metric(metric)
+        for name, pair in named_sets(val_set, _is_val_pair, "(X_val, y_val) tuple"):
+            where = set_label(name)
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise TypeError(f"{where} must be a tuple (X_val, y_val) of Dask collections, got {pair!r}")
+            if pair[0] is given[0] and pair[1] is given[1]:
+                training_sets.append(name)  # fit's own rows (LightGBM's valid_sets=[train]): never monitored
+            X_val, y_val, _, _, _ = as_arrays(*pair, feature_names=feature_names, categories=categories)
+            _check_collections(da, X_val, y_val, None, f"{where} ")
+            resolve_targets(config.objective, np.broadcast_to(0.0, y.shape), np.broadcast_to(0.0, y_val.shape))
+            if X_val.shape[1] != X.shape[1]:
+                raise ValueError(f"{where} has {X_val.shape[1]} features but X has {X.shape[1]}")
+            val_names.append(name)
+            val_pairs.append((X_val, y_val))
+        needs_groups = any(metric.needs_groups for metric in config.resolved_metrics)
+        for name, (X_val, _), q in zip(val_names, val_pairs, _per_set(val_qid, val_names)):
+            label = "val_qid" if name == "valid" else f"val_qid of {set_label(name)}"
+            val_qids.append(_query_ids(da, q, X_val.shape[0], label, set_label(name)) if needs_groups else None)
     n_rows = int(X.shape[0])
     if n_rows == 0:
         raise ValueError("X has no rows")
@@ -329,18 +364,20 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if qid is None  # GOSS's holds n_rows
                else _query_sampler(config, query_sizes, objective.n_outputs))
     states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
-                                     X.chunks[0], sampler, query_sizes)
+                                     X.chunks[0], sampler, query_sizes, n_threads)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
     partitions = Partitions(client, states, actors=steps == "actors")
     _warn_if_crowded(client, partitions.workers)
     grower_class = WorkerEngines if steps == "workers" else DaskTreeGrower
     grower = grower_class(partitions, mapper, config, n_rows, _quantizer(config, n_rows), feature_names)
     grower.sample_rows(sampler, X.chunks[0], query_sizes)
-    validation = None if val_set is None else _validation_partitions(client, X_val, y_val, base, objective,
-                                                                      steps != "tasks", val_qid)
-    backend = DaskBackend(config, grower, base, int(X.shape[1]), feature_names, categories, validation)
+    validation = None if val_set is None else _validation_partitions(client, val_names, val_pairs, val_qids, base,
+                                                                      objective, steps != "tasks")
+    backend = DaskBackend(config, grower, base, int(X.shape[1]), feature_names, categories, validation, val_names,
+                          training_sets)
     try:
-        result = GBDTTrainer(config).run(backend, training_callbacks(config, None))  # no callback reads env.model
+        recorded = None if evals_result is None else [record_evaluation(evals_result)]
+        result = GBDTTrainer(config).run(backend, training_callbacks(config, recorded))  # none reads env.model
     finally:
         grower.close()
     result.forest.flat(grown=True)
@@ -364,22 +401,53 @@ def _warn_if_crowded(client, holders: list) -> None:
                       f"data on more workers)", UserWarning, stacklevel=3)
 
 
-def _validation_partitions(client, X_val, y_val, base, objective, actors: bool, qid=None) -> Partitions:
-    """The validation set's partitions on the workers (_validation.ValidationState each:
-    rows, labels, margins from the base scores), scored after each round (DaskBackend)."""
-    if X_val.shape[0] == 0:
-        raise ValueError("val_set X has no rows")
-    X_val = X_val.rechunk({1: -1})
-    y_val = _rows_as(y_val, X_val)
-    qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
-    X_val, y_val, qid = _without_empty_partitions(_dask_array(), X_val, y_val, qid)
-    x_blocks = client.compute(list(X_val.to_delayed().ravel()))
-    y_blocks = client.compute(list(y_val.to_delayed().ravel()))
-    q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
-    if qid is not None:
-        _query_sizes(client, q_blocks, "val_qid")  # its queries each in one partition
-    states = [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, first, pure=False)
-              for xb, yb, qb, first in zip(x_blocks, y_blocks, q_blocks, first_rows(X_val.chunks[0]).tolist())]
+def _is_val_pair(val_set) -> bool:
+    """One validation set given alone: an (X_val, y_val) tuple (not a (name, set) pair)."""
+    return isinstance(val_set, tuple) and len(val_set) == 2 and not isinstance(val_set[0], (str, tuple))
+
+
+def _per_set(val_qid, names: list) -> list:
+    """val_qid per validation set: one collection (a single set), a list or tuple of one
+    per set (in val_set's order), or a dict by set name."""
+    if val_qid is None:
+        return [None] * len(names)
+    if isinstance(val_qid, dict):
+        unknown = sorted(set(val_qid) - set(names))
+        if unknown:
+            raise ValueError(f"val_qid: no validation set is named {unknown[0]!r} (the sets: {names})")
+        return [val_qid.get(name) for name in names]
+    if isinstance(val_qid, (list, tuple)):
+        if len(val_qid) != len(names):
+            raise ValueError(f"val_qid: give one per validation set ({len(names)}), got {len(val_qid)}")
+        return list(val_qid)
+    if len(names) != 1:
+        raise ValueError(f"val_qid: give a list (or a dict by name) of one per validation set ({len(names)})")
+    return [val_qid]
+
+
+def _validation_partitions(client, names: list, pairs: list, qids: list, base, objective,
+                           actors: bool) -> Partitions:
+    """Every validation set's partitions on the workers (_validation.ValidationState each:
+    rows, labels, margins from the base scores, the set's index in `names`), scored after
+    each round (DaskBackend): one Partitions of them all, so that a round is scored in one
+    round trip and a lost worker's are all rebuilt."""
+    da, states = _dask_array(), []
+    for set_index, (name, (X_val, y_val), qid) in enumerate(zip(names, pairs, qids)):
+        where = set_label(name)
+        if X_val.shape[0] == 0:
+            raise ValueError(f"{where} X has no rows")
+        X_val = X_val.rechunk({1: -1})
+        y_val = _rows_as(y_val, X_val)
+        qid = None if qid is None else qid.rechunk((X_val.chunks[0],))
+        X_val, y_val, qid = _without_empty_partitions(da, X_val, y_val, qid)
+        x_blocks = client.compute(list(X_val.to_delayed().ravel()))
+        y_blocks = client.compute(list(y_val.to_delayed().ravel()))
+        q_blocks = [None] * len(x_blocks) if qid is None else client.compute(list(qid.to_delayed()))
+        if qid is not None:  # its queries each in one partition
+            _query_sizes(client, q_blocks, "val_qid" if name == "valid" else f"val_qid of {where}")
+        states += [client.submit(_validation.make_validation_state, xb, yb, objective, base, qb, first, set_index,
+                                 where, pure=False)
+                   for xb, yb, qb, first in zip(x_blocks, y_blocks, q_blocks, first_rows(X_val.chunks[0]).tolist())]
     wait_for(states)
     return Partitions(client, states, actors)
 
@@ -399,17 +467,17 @@ def _rows_as(y, X):
     return y.rechunk((X.chunks[0],) + tuple((n,) for n in y.shape[1:]))
 
 
-def _query_ids(da, qid, n_rows: int, name: str = "qid"):
-    """Query ids (`name`: qid, or val_qid for the validation set's) as a 1-D Dask array of n_rows."""
+def _query_ids(da, qid, n_rows: int, name: str = "qid", of: str = "val_set"):
+    """Query ids (`name`: qid, or val_qid for the validation set `of`'s) as a 1-D Dask array of n_rows."""
     if qid is None:
-        raise ValueError(f"{name}: ranking needs the rows' query ids ({name}=, a Dask array or Series)")
+        raise ValueError(f"{name}: ranking needs the rows' query ids ({name.split()[0]}=, a Dask array or Series)")
     frames = _frame_types()
     if frames and isinstance(qid, frames[1]):
         qid = qid.to_dask_array(lengths=True)
     if not isinstance(qid, da.Array) or qid.ndim != 1:
         raise TypeError(f"{name} must be a 1-D dask.array.Array or dask.dataframe.Series, got {type(qid).__name__}")
     if qid.shape[0] != n_rows:
-        raise ValueError(f"{name} has {qid.shape[0]} rows but {'X' if name == 'qid' else 'val_set X'} has {n_rows}")
+        raise ValueError(f"{name} has {qid.shape[0]} rows but {'X' if name == 'qid' else of + ' X'} has {n_rows}")
     if qid.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be numeric, got dtype {qid.dtype}")
     return qid
@@ -444,13 +512,14 @@ def _query_sampler(config: GBDTConfig, query_sizes: list, n_outputs: int):
 
 
 def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config: GBDTConfig,
-                      chunks: tuple, sampler, query_sizes=None) -> tuple[list, np.ndarray]:
+                      chunks: tuple, sampler, query_sizes=None, n_threads: int = 1) -> tuple[list, np.ndarray]:
     """Every row partition (x_blocks, w_blocks, q_blocks: futures, the last two None when
     absent; `chunks`: their row counts)
     binned and kept on a worker (futures of PartitionState, waited for, never fetched),
     after its labels and weights are checked; and the base scores. `sampler`: the
     training's row sampler (None: every row), whose kind the partitions draw by; over the
-    queries (of `query_sizes`, per partition) when they are given."""
+    queries (of `query_sizes`, per partition) when they are given. `n_threads`: the
+    partitions' kernels' threads (Settings.n_threads)."""
     y_blocks = client.compute(list(y.to_delayed().ravel()))
     sums = [client.submit(_checked_label_sums, objective, yb, wb, pure=False) for yb, wb in zip(y_blocks, w_blocks)]
     sums, extremes = gather(client, fixed_sum(client, sums, tasks.combine_label_sums))
@@ -469,7 +538,7 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               max_tree_nodes(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
-                              raw_rows=config.booster == "dart" or config.linear_leaves)
+                              raw_rows=config.booster == "dart" or config.linear_leaves, n_threads=n_threads)
     first_queries = [0] * len(chunks) if query_sizes is None else first_rows([len(s) for s in query_sizes]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, fq,
                             pure=False)

@@ -39,6 +39,7 @@ def forest_margins(flat: FlatForest, X: np.ndarray, n_threads: int, n_trees: int
     """(n_rows, n_groups) margins of the first `n_trees` trees of `flat`, from
     `base_scores` (None: from 0). `n_threads`: an effective count."""
     _check_width(X, flat.n_features)
+    n_threads = threads_for_visits(n_threads, X.shape[0], n_trees)
     out = np.zeros((X.shape[0], n_groups), dtype=np.float64)
     if base_scores is not None:
         out += base_scores
@@ -64,6 +65,7 @@ def forest_leaves(flat: FlatForest, X: np.ndarray, n_threads: int, n_trees: int)
     """(n_rows, n_trees) int32: the leaf each row reaches in every tree of `flat`.
     `n_threads`: an effective count."""
     _check_width(X, flat.n_features)
+    n_threads = threads_for_visits(n_threads, X.shape[0], n_trees)
     out = np.zeros((X.shape[0], n_trees), dtype=np.int32)
     if n_trees == 0:
         return out
@@ -80,6 +82,15 @@ def forest_leaves(flat: FlatForest, X: np.ndarray, n_threads: int, n_trees: int)
 
 
 PREDICT_BLOCK_VISITS = 1 << 24  # ~0.05-0.2 s of kernel time per block
+# Row-tree visits worth a thread: ~0.7-2 ms of walking (10-30 ns a visit). A thread team
+# costs ~10 us to start and join on idle cores and milliseconds on shared ones (a thread
+# waits for its core), so a small prediction runs on the caller's thread alone.
+VISITS_PER_THREAD = 1 << 16
+
+
+def threads_for_visits(n_threads: int, n_rows: int, n_trees: int) -> int:
+    """Threads worth using for n_rows rows through n_trees trees (at most n_threads)."""
+    return max(1, min(n_threads, n_rows * max(n_trees, 1) // VISITS_PER_THREAD))
 _MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks
 
 

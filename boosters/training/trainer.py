@@ -58,18 +58,20 @@ def check_groups(config, train, evals: list, train_scored: bool) -> None:
                          f"groups that {objective!r} ranks; use subsample (it draws whole queries)")
 
 
-def named_sets(val_set) -> list[tuple[str, object]]:
-    """The validation sets as (name, Dataset) pairs, in order: a Dataset is ("valid", it);
-    a dict maps names to Datasets; a list holds (name, Dataset) pairs."""
+def named_sets(val_set, is_set=None, kind: str = "Dataset") -> list[tuple[str, object]]:
+    """The validation sets as (name, set) pairs, in order: one set is ("valid", it); a
+    dict maps names to sets; a list holds (name, set) pairs. A set is a Dataset, or what
+    `is_set` says is one (boosters.dask's (X_val, y_val) tuples; `kind` names it in errors)."""
     if val_set is None:
         return []
-    if isinstance(val_set, Dataset):
+    if isinstance(val_set, Dataset) if is_set is None else is_set(val_set):
         return [("valid", val_set)]
     pairs = list(val_set.items()) if isinstance(val_set, dict) else val_set
     if not isinstance(pairs, (list, tuple)) or not pairs or not all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and p[0] for p in pairs):
-        raise TypeError(f"val_set must be a boosters.Dataset, a dict of name -> Dataset or a list of "
-                        f"(name, Dataset) pairs, got {val_set!r}")
+        one = "a boosters.Dataset" if kind == "Dataset" else f"a {kind}"
+        raise TypeError(f"val_set must be {one}, a dict of name -> {kind} or a list of "
+                        f"(name, {kind}) pairs, got {val_set!r}")
     names = [name for name, _ in pairs]
     if len(set(names)) != len(names):
         raise ValueError(f"val_set: each validation set needs its own name, got {names}")

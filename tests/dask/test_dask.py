@@ -307,7 +307,8 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
 @pytest.mark.parametrize("change, name", [
     (dict(objective=bst.Objective.custom(None)), "objective"),  # a loaded model's: no function to train with
     (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
-    (dict(metric=(bst.Metric.rmse(), bst.Metric.mae())), "metric"),
+    (dict(metric=lambda margins, dataset: ("zero", 0.0, False)), "metric"),  # it reads a whole Dataset
+    (dict(metric=(bst.Metric.rmse(), lambda margins, dataset: ("zero", 0.0, False))), "metric"),
 ])
 def test_refuses_what_it_does_not_support_yet(clients, change, name):
     X, y = make_data(n=100)

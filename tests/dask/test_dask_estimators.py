@@ -232,7 +232,7 @@ def test_get_params_set_params_clone_and_pickle(client):
     assert restored.client is None and restored.max_depth == 2
     assert np.array_equal(computed(client, restored.predict_proba(darr(X, 100))),
                           computed(client, clf.predict_proba(darr(X, 100))))
-    assert "Threads of each partition's prediction task" in DaskGBDTRegressor.__doc__  # not the in-memory text
+    assert "Threads of each partition's training and prediction tasks" in DaskGBDTRegressor.__doc__  # not in-memory
 
 
 def test_the_default_client(client):
@@ -254,7 +254,7 @@ def test_bad_input(client):
         est.fit(Xd, yd, sample_weight=np.ones(200))
     with pytest.raises(ValueError, match="y has 199 rows but X has 200"):
         est.fit(Xd, yd[:199])
-    with pytest.raises(ValueError, match="eval_set: give one .* got a list of 2"):
+    with pytest.raises(ValueError, match="eval_set must be an"):
         est.fit(Xd, yd, eval_set=[Xd, yd])
     with pytest.raises(ValueError, match="eval_set must be an"):
         est.fit(Xd, yd, eval_set=[Xd])

@@ -5,6 +5,7 @@ import pytest
 
 from boosters.model._predict import predict_forest
 from boosters.model.forest import Forest
+from boosters.model import prediction
 from boosters.model.prediction import predict_tree
 from boosters.model.tree import Tree
 
@@ -163,3 +164,15 @@ def test_kernel_rejects_bad_shapes():
         predict_forest(X, *args, np.array([0, 1], dtype=np.int64), np.zeros(1, np.int32), np.zeros((4, 1)), 1)
     with pytest.raises(ValueError):
         predict_forest(X, *args, np.array([0, 1, 1], dtype=np.int64), np.zeros(1, np.int32), np.zeros((5, 1)), 1)
+
+
+def test_a_small_prediction_runs_on_the_callers_thread(monkeypatch):
+    # one row (or a few) through the trees is microseconds of work: a thread team would cost
+    # more than the walk (milliseconds when the cores are shared), so the count follows the work
+    monkeypatch.setattr(prediction, "VISITS_PER_THREAD", 1 << 16)
+    assert prediction.threads_for_visits(8, n_rows=1, n_trees=100) == 1
+    assert prediction.threads_for_visits(8, n_rows=600, n_trees=100) == 1
+    assert prediction.threads_for_visits(8, n_rows=1400, n_trees=100) == 2
+    assert prediction.threads_for_visits(8, n_rows=100_000, n_trees=100) == 8
+    assert prediction.threads_for_visits(1, n_rows=100_000, n_trees=100) == 1
+    assert prediction.threads_for_visits(4, n_rows=10, n_trees=0) == 1

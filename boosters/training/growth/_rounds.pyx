@@ -35,6 +35,7 @@ cdef class BoostingRounds:
     cdef double l1, l2
     cdef public double learning_rate           # of the rounds grown next (a schedule changes it between rounds)
     cdef readonly Py_ssize_t n_outputs, max_rounds
+    cdef readonly int max_threads              # the kernels' thread count when made: their buffers' size
     cdef readonly object trees                 # {Tree array name: (max_rounds * n_outputs, max_nodes) array}
     cdef readonly object n_nodes               # (max_rounds * n_outputs,) int64: each tree's size
     cdef int64_t[::1] n_nodes_v
@@ -106,6 +107,23 @@ cdef class BoostingRounds:
             raise ValueError("the sampler must match the rows and outputs, the partitioner be made with "
                              "sampling=True and the gradients be one C-contiguous (n_outputs, n_rows, 2) array")
         self.sampler = sampler
+        self.max_threads = self.partitioner.n_threads
+
+    def use_threads(self, int n_threads):
+        """The thread count of the rounds grown next, 1..max_threads (the kernels' buffers
+        are sized for that many). The trees do not depend on it (every kernel's sums are
+        thread-count independent): the trainer follows the cores' load with it
+        (boosters/_lib/load.py), a model never changes."""
+        if not 1 <= n_threads <= self.max_threads:
+            raise ValueError(f"n_threads must be in [1, {self.max_threads}], got {n_threads}")
+        self.partitioner.n_threads = n_threads
+        self.loop.builder.n_threads = n_threads
+        self.loop.finder.n_threads = n_threads
+        self.gradients.n_threads = n_threads
+        if self.sampler is not None:
+            self.sampler.n_threads = n_threads
+        if self.renewal is not None:
+            self.renewal.n_threads = n_threads
 
     def grow_block(self, uint64_t first_round, Py_ssize_t n_rounds, double max_seconds=0.0):
         """Grow rounds first_round, first_round + 1, ... in one nogil block: n_rounds of them

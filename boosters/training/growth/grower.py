@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from boosters._lib.arrays import unique
+from boosters._lib.load import ThreadsForLoad
 from boosters.config import GBDTConfig, GrowthStrategy
 from boosters.model.tree import Tree
 from boosters.objectives._gradients import CustomGradients, GradientKernel
@@ -127,6 +128,7 @@ class TreeGrower:
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
         self.linear_leaves = None
+        self.load = ThreadsForLoad(n_threads)
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,
                                      config.learning_rate,
@@ -173,7 +175,10 @@ class TreeGrower:
         rounds = self.rounds
         if self.linear_leaves is not None:  # the next round's gradients read the margins they change
             n_rounds = 1
+        rounds.use_threads(self.load.n_threads)  # the team the cores can run now (_lib/load.py)
+        self.load.started()
         n_grown = rounds.grow_block(first_round, min(n_rounds, rounds.max_rounds), BLOCK_SECONDS)
+        self.load.finished()
         n_out = rounds.n_outputs
         sizes = rounds.n_nodes.tolist()
         block = [[self._tree(t, sizes[t]) for t in range(r * n_out, (r + 1) * n_out)] for r in range(n_grown)]

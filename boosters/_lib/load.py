@@ -1,0 +1,96 @@
+"""A training's thread count that follows the load on the cores.
+
+A training's threads meet at a barrier many times per tree (every node's histograms,
+split search and partition). When other work holds the cores (GridSearchCV's parallel
+fits, Dask workers or pods on one node, a notebook beside a web server), a team thread
+waits in the run queue for a core while its mates spin at the barrier for it (OpenMP
+runtimes spin a while before they sleep): the team moves at the pace of its slowest
+member, and the spinning takes the cores the waiting threads need. K trainings of T
+threads on fewer than K x T cores then take several times longer at once than one
+after another.
+
+So the trainer measures, over each block of rounds, how long its own thread was ready to
+run but waited for a core (Linux's /proc/thread-self/schedstat; elsewhere the block's
+time off the CPU), and halves its team when that is a large share of the block: the
+cores are taken. After a quiet spell it tries a team twice as large again (up to the
+count asked for), waiting twice as long after each try that met taken cores. Every
+kernel's sums are thread-count independent, so this changes a training's time, never
+its model.
+"""
+
+from __future__ import annotations
+
+import time
+
+# A thread that waited for a core this share of a window or more: the cores are taken
+# (K teams of T threads on K x T / 2 cores wait about half of the time).
+WAIT_TAKEN = 0.35
+# Below this share a window is quiet: after QUIET_SECONDS of them, a larger team is tried.
+WAIT_QUIET = 0.1
+MIN_WINDOW_SECONDS = 0.03   # shares are taken over at least this much time (a block may be 1 ms)
+FIRST_QUIET_SECONDS = 0.5   # quiet time before the first try of a larger team,
+MAX_QUIET_SECONDS = 16.0    # doubled after each try that met taken cores, up to this
+
+_SCHEDSTAT = "/proc/thread-self/schedstat"  # ns on a CPU, ns waiting to run, timeslices
+
+
+def _waited_seconds() -> float | None:
+    """Seconds this thread has waited, ready to run, for a core (None where unknown)."""
+    try:
+        with open(_SCHEDSTAT, "rb") as f:
+            return int(f.read().split()[1]) * 1e-9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class _OffCpuClock:
+    """Where schedstat is missing (not Linux, or a kernel without it): the time this thread
+    was not on a CPU, which is waiting for a core while the kernels run (their OpenMP
+    teams spin rather than sleep between regions)."""
+
+    def __call__(self) -> float:
+        return time.monotonic() - time.thread_time()
+
+
+class ThreadsForLoad:
+    """The thread count of a training's next block of rounds, 1..`n_threads`: `n_threads`
+    until the cores are taken (see the module docstring). Call `started()` and
+    `finished()` around each block, on the thread that runs it."""
+
+    def __init__(self, n_threads: int, waited=None, clock=time.monotonic):
+        """`waited`, `clock`: seconds waited for a core and wall seconds (tests pass their own)."""
+        self.most = self.n_threads = max(1, int(n_threads))
+        self._clock = clock
+        self._waited = waited or (_waited_seconds if _waited_seconds() is not None else _OffCpuClock())
+        self._window_wall = self._window_wait = 0.0
+        self._quiet = 0.0                       # seconds of quiet windows at this team size
+        self._quiet_needed = FIRST_QUIET_SECONDS
+        self._trying = False                    # this team size is a try of a larger team
+        self._start = (0.0, 0.0)
+
+    def started(self) -> None:
+        if self.most > 1:
+            self._start = (self._clock(), self._waited())
+
+    def finished(self) -> None:
+        """The block ended: the window's shares decide the next team size."""
+        if self.most == 1:
+            return
+        wall, wait = self._clock(), self._waited()
+        self._window_wall += wall - self._start[0]
+        self._window_wait += wait - self._start[1]
+        if self._window_wall < MIN_WINDOW_SECONDS:
+            return
+        share = self._window_wait / self._window_wall
+        window, self._window_wall, self._window_wait = self._window_wall, 0.0, 0.0
+        if share >= WAIT_TAKEN and self.n_threads > 1:
+            if self._trying:  # the larger team met taken cores again: wait longer before the next try
+                self._quiet_needed = min(2 * self._quiet_needed, MAX_QUIET_SECONDS)
+            self.n_threads, self._quiet, self._trying = max(1, self.n_threads // 2), 0.0, False
+            return
+        if self._trying:  # the larger team held a window: the cores are free again
+            self._trying, self._quiet_needed = False, FIRST_QUIET_SECONDS
+        if share < WAIT_QUIET and self.n_threads < self.most:
+            self._quiet += window
+            if self._quiet >= self._quiet_needed:
+                self.n_threads, self._quiet, self._trying = min(self.most, 2 * self.n_threads), 0.0, True
