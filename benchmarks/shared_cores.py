@@ -15,6 +15,8 @@ or more is a collapse (the fits slow each other beyond the cores they share). Th
 is made by the benchmark itself, so nothing else needs to run; other work on the
 machine adds to it (its load average is printed before each configuration).
 
+The library "boosters-fixed-team" is boosters with its team never shrunk for the load
+(boosters/_lib/load.py), as before it followed the load: the same build, A/B in one run.
 `--python` adds other interpreters' boosters (a `before` build's venv, say) as
 libraries named by their path, measured in the same run.
 """
@@ -33,6 +35,9 @@ CHILD = r"""
 import json, sys, time
 spec = json.loads(sys.argv[1])
 from boosters.bench import benchmark, datasets
+if spec["fixed_team"]:  # boosters as before its team followed the load: never judged taken
+    from boosters._lib import load
+    load.WAIT_TAKEN = float("inf")
 X, y = datasets.make_higgs(spec["rows"], seed=spec["seed"])
 settings = benchmark.Settings(task="binary", n_trees=spec["trees"])
 for module in benchmark._MODULES[spec["library"]]:
@@ -49,7 +54,9 @@ def start_fits(python: str, library: str, threads: int, k: int, rows: int, trees
     """k child processes, each ready to fit (data made, library imported)."""
     procs = []
     for i in range(k):
-        spec = json.dumps({"library": library, "threads": threads, "rows": rows, "trees": trees, "seed": i})
+        fixed = library == "boosters-fixed-team"
+        spec = json.dumps({"library": "boosters" if fixed else library, "fixed_team": fixed, "threads": threads,
+                           "rows": rows, "trees": trees, "seed": i})
         # outside any source tree: `-c` would import ./boosters (no compiled kernels) first
         procs.append(subprocess.Popen([python, "-c", CHILD, spec], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True, cwd=tempfile.gettempdir()))
