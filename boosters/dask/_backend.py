@@ -36,10 +36,10 @@ class DaskBackend:
         self.has_val_set = validation is not None
         self.val_names, self.monitored = ["valid"], "valid"  # one validation set on Dask
         self.metric = config.resolved_metrics[0] if validation is not None else None
-        self.previous = None  # the last tree's (output, leaf nodes, values): the partitions add them next
+        self.previous: tuple | None = None  # the last tree's (output, leaf nodes, values): the partitions add them next
         # per scored round: its trees as scored (copies: DART later gives the forest's trees
         # new values) and its DART record, which a rebuilt validation partition adds again
-        self.scored = []
+        self.scored: list[tuple] = []
         self.recoveries = 0
 
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
@@ -60,12 +60,14 @@ class DaskBackend:
     def val_scores(self, round_: int, trees: list, dart: DartRound | None = None) -> list[list[tuple]]:
         """The round's trees (and its DART correction) added on every validation partition,
         and the metric of all their rows, reduced in the partitions' order (one set)."""
+        assert self.metric is not None  # called with a validation set only
         value = self._surviving(lambda: self._score(trees, dart))
         self.scored.append(([copy.copy(tree) for tree in trees], dart))
         return [[(self.metric, self.metric.label, value, self.metric.higher_is_better)]]
 
     def _score(self, trees: list, dart) -> float:
         p = self.validation
+        assert p is not None  # called with a validation set only
         shares = p.gather(p.summed(tasks.keyed, _validation.score_round, trees, self.metric, dart, any_order=True))
         return _validation.overall_score(self.metric, in_order(shares))  # float sums, in the partitions' order
 
