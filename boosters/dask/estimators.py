@@ -12,6 +12,7 @@ refused with a ValueError naming the parameter.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
@@ -273,7 +274,8 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     ('Array', (4,), 5)
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are.
@@ -376,7 +378,8 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
     (array([ 1.3 , -1.27, -2.33]), array(['yes', 'no', 'no'], dtype='<U3'))
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Train on (X, y), partition by partition where they are; the labels of an
@@ -571,7 +574,8 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
     True
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None):
         """Train on (X, y) with the rows grouped into queries by `qid`.
