@@ -12,7 +12,8 @@ import functools
 import inspect
 import numbers
 import warnings
-from typing import Callable, TypeVar
+from collections.abc import Sequence
+from typing import Any, Callable, TypeVar
 
 from boosters._lib import parameter_names
 from boosters._lib.checks import require_float, require_int
@@ -150,7 +151,8 @@ def objective_from_name(name: str, keywords: dict) -> Objective:
     ``num_class``, ``quantile_alpha``; LightGBM's ``alpha`` is the level of "quantile" and the
     delta of "huber"); ValueError / TypeError naming the objective."""
     found = objective_named(name)
-    arguments, sources = {}, {}
+    arguments: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     for key, value in keywords.items():
         argument = parameter_names.OBJECTIVE_KEYWORDS.get(key, key)
         if argument == "alpha" and found is not None and found[0].name == "huber":
@@ -467,9 +469,9 @@ class GBDTConfig:
         self,
         n_estimators: int = 100,
         learning_rate: float = 0.3,
-        objective: Objective | None = None,
-        metric: Metric | None = None,
-        growth_strategy: GrowthStrategy = GrowthStrategy.Depthwise,
+        objective: Objective | Callable[..., Any] | None = None,
+        metric: Metric | Callable[..., Any] | Sequence[Metric | Callable[..., Any]] | None = None,
+        growth_strategy: GrowthStrategy | str = GrowthStrategy.Depthwise,
         max_depth: int | str | None = "auto",
         n_leaves: int = DEFAULT_N_LEAVES,
         l1: float = 0.0,

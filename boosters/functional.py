@@ -163,7 +163,8 @@ def _given_folds(folds, train_set: Dataset) -> list[tuple]:
     if hasattr(folds, "split"):
         groups = None
         if train_set.group_boundaries is not None:
-            groups = np.repeat(np.arange(train_set.n_groups), np.diff(train_set.group_boundaries))
+            sizes = np.diff(train_set.group_boundaries)
+            groups = np.repeat(np.arange(len(sizes)), sizes)  # (len(sizes) is n_groups)
         folds = folds.split(np.zeros((train_set.n_rows, 1)), train_set.y, groups)
     return [(np.asarray(a), np.asarray(b)) for a, b in folds]
 
@@ -263,7 +264,7 @@ def cv(params: dict, train_set: Dataset, num_boost_round: int | None = None, nfo
     for train_rows, test_rows in fold_rows:
         fold_train, held_out = train_set.subset(train_rows), train_set.subset(test_rows)
         sets = ([("train", fold_train)] if eval_train_metric else []) + [("valid", held_out)]
-        result = {}
+        result: dict[str, dict[str, list[float]]] = {}
         models.append(GBDTModel.train(fold_train, config, val_set=sets, n_threads=n_threads,
                                       callbacks=callbacks + [record_evaluation(result)]))
         scores.append(result)

@@ -358,7 +358,9 @@ class GBDTModel:
             self._check_width(X.shape[1])
             return X
         if has_sparse_columns(X):
-            order = None if names is None else match_columns(column_names(X), names, "X")
+            given = column_names(X)
+            assert given is not None  # has_sparse_columns: a pandas DataFrame
+            order = None if names is None else match_columns(given, names, "X")
             X = frame_to_sparse(X if order is None else X.iloc[:, order], "X")
             self._check_width(X.shape[1])
             return X
@@ -901,7 +903,7 @@ class GBDTModel:
         """
         return json_format.to_document(self.ensemble)
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model to a file, in the encoding its name asks for: ``.npz`` the
         compact binary (`to_bytes`), ``.json`` the JSON document (`to_json_bytes`).
 
@@ -948,7 +950,7 @@ class GBDTModel:
         write_atomically(path, self.to_json_bytes() if encoding == model_files.JSON else self.to_bytes())
 
     @classmethod
-    def load(cls, path) -> "GBDTModel":
+    def load(cls, path: str | os.PathLike[str]) -> "GBDTModel":
         """Read a model written by `save`, checked as `from_bytes` checks it.
 
         The name must end as `save` writes it (``.npz``, ``.json``, or ``.bst``); any other

@@ -291,7 +291,7 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     x, y = _tree_layout(tree)
     n_leaves, depth = int(x.max()) + 1, int(-y.min())
     ax = _axes(ax, (min(2.0 + 1.6 * n_leaves, 40.0), 1.2 + 1.3 * (depth + 1)))
-    for node in np.flatnonzero(tree.split_feature >= 0):
+    for node in np.flatnonzero(tree.split_feature >= 0).tolist():
         for child, answer, missing in ((tree.left_child[node], "yes", tree.default_left[node]),
                                        (tree.right_child[node], "no", not tree.default_left[node])):
             ax.plot([x[node], x[child]], [y[node], y[child]], color="grey", linewidth=1, zorder=1)
@@ -375,7 +375,7 @@ def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int
             graph.node(str(node), label, shape="box", style="rounded,filled", fillcolor="#dff0d8")
         else:
             graph.node(str(node), label, shape="box", style="rounded")
-    for node in np.flatnonzero(tree.split_feature >= 0):
+    for node in np.flatnonzero(tree.split_feature >= 0).tolist():
         left_missing = bool(tree.default_left[node])
         graph.edge(str(node), str(tree.left_child[node]), "yes, missing" if left_missing else "yes")
         graph.edge(str(node), str(tree.right_child[node]), "no" if left_missing else "no, missing")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -92,7 +93,7 @@ def _storing_init(defaults: dict):
             setattr(self, name, value)
         self._other_params = tuple(others)
 
-    __init__.__signature__ = signature
+    __init__.__signature__ = signature  # type: ignore[attr-defined]  # a function attribute inspect reads
     return __init__
 
 
@@ -215,6 +216,68 @@ def _about(name: str):
 class _GBDTEstimator(BaseEstimator):
     """What the three estimators share: input checks, fitting, importances. Each sets its
     `__init__` with `_storing_init` (all parameters keyword-only)."""
+
+    booster_: GBDTModel  # set by fit (an annotation only: check_is_fitted looks for the attribute)
+
+    if TYPE_CHECKING:
+        # The constructor type checkers see (mypy, pyright): each estimator's `__init__`
+        # is made by `_storing_init` at run time (tests/test_typing.py checks that these
+        # names and defaults are `_PARAMETERS`). `other_params`: LightGBM's and XGBoost's
+        # names, the classifier's class_weight, the ranker's ndcg_at, the Dask ones'.
+        def __init__(
+            self, *,
+            n_estimators: int = 100,
+            learning_rate: float = 0.3,
+            objective: str | Objective | Callable[..., Any] | None = None,
+            metric: Any = None,
+            growth_strategy: str = "depthwise",
+            max_depth: int | str | None = "auto",
+            n_leaves: int = 31,
+            l1: float = 0.0,
+            l2: float = 1.0,
+            min_gain_to_split: float = 0.0,
+            min_child_weight: float = 1.0,
+            min_samples_leaf: int = 1,
+            max_bins: int = 256,
+            cache_size: int = 8,
+            early_stopping_rounds: int | None = None,
+            seed: int = 42,
+            histogram_mode: str = "auto",
+            prefetch: bool = True,
+            enable_bundling: bool = True,
+            renew_leaves: bool = True,
+            quantization_levels: int | None = None,
+            histogram_layout: str = "auto",
+            verbosity: int = 0,
+            colsample_bytree: float = 1.0,
+            colsample_bylevel: float = 1.0,
+            colsample_bynode: float = 1.0,
+            monotone_constraints: Any = None,
+            interaction_constraints: Any = None,
+            subsample: float = 1.0,
+            goss_top_rate: float | None = None,
+            goss_other_rate: float | None = None,
+            max_onehot_cats: int = 4,
+            cat_smooth: float = 10.0,
+            cat_l2: float = 10.0,
+            max_cat_threshold: int = 32,
+            min_data_per_group: int = 100,
+            booster: str = "gbdt",
+            drop_rate: float = 0.1,
+            skip_drop: float = 0.5,
+            max_drop: int | None = 50,
+            xgboost_dart_mode: bool = False,
+            linear_leaves: bool = False,
+            linear_l1: float = 0.0,
+            linear_l2: float = 0.0,
+            n_threads: int = 0,
+            importance_type: str | ImportanceType = "gain",
+            random_state: int | np.random.RandomState | None = None,
+            n_jobs: int | None = None,
+            verbose: int | None = None,
+            eval_metric: Any = None,
+            **other_params: Any,
+        ) -> None: ...
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -369,7 +432,9 @@ class _GBDTEstimator(BaseEstimator):
         # a frame is handed on as it is, so that its categorical columns and names survive
         # (sklearn's check_array would make it floats); its values are checked by Dataset / GBDTModel
         if frame_library(X) == "arrow-stream":  # another library's table: read once, as a pyarrow Table
-            X = as_frame(X).X
+            frame = as_frame(X)
+            assert frame is not None  # a table (frame_library)
+            X = frame.X
         if is_frame(X):
             if not reset and self._same_names_reordered(X):
                 return X  # the booster matches the columns by name
@@ -381,7 +446,7 @@ class _GBDTEstimator(BaseEstimator):
         """X's columns are the training columns, each once, in another order."""
         fitted = getattr(self, "feature_names_in_", None)
         names = column_names(X)
-        return (fitted is not None and len(names) == len(set(names)) == len(fitted)
+        return (fitted is not None and names is not None and len(names) == len(set(names)) == len(fitted)
                 and set(names) == set(fitted) and names != list(fitted))
 
     def _check_y(self, X, y, y_numeric: bool, multi_output: bool = False):
@@ -406,7 +471,7 @@ class _GBDTEstimator(BaseEstimator):
         pairs = eval_set if isinstance(eval_set, list) else [eval_set]
         if not pairs or not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
             raise ValueError("eval_set must be an (X_val, y_val) pair or a list of such pairs")
-        checked = []
+        checked: list[tuple | None] = []
         for X_val, y_val in pairs:
             if train is not None and X_val is train[0] and y_val is train[1]:
                 checked.append(None)
@@ -445,9 +510,10 @@ class _GBDTEstimator(BaseEstimator):
                     val_set.append((name, train))
                     continue
                 with _about("eval_set"):  # Dataset names its own arguments (X, y): say which data they are
-                    val_set.append((name, Dataset(*pair, categorical_features=categorical_features, init_score=init,
-                                                  **(eval_queries or {}))))
-        scores = {}
+                    X_val, y_val = pair
+                    val_set.append((name, Dataset(X_val, y_val, categorical_features=categorical_features,
+                                                  init_score=init, **(eval_queries or {}))))
+        scores: dict[str, dict[str, list[float]]] = {}
         if val_set is not None and (callbacks is None or isinstance(callbacks, (list, tuple))):
             callbacks = [*(callbacks or []), record_evaluation(scores)]  # every metric's scores
         continued_rounds = 0
@@ -594,7 +660,8 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     0.98
     """
 
-    __init__ = _storing_init(_PARAMETERS)
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init(_PARAMETERS)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -709,7 +776,8 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     array(['no', 'yes'], dtype='<U3')
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "class_weight": None})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
             init_score=None, eval_init_score=None, eval_names=None, eval_metric=None, init_model=None):
@@ -887,7 +955,8 @@ class GBDTRanker(_GBDTEstimator):
     True
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, categorical_features=None, callbacks=None, *,
             group=None, qid=None, eval_group=None, eval_qid=None, init_score=None, eval_init_score=None,

@@ -21,9 +21,12 @@ def _read_first_line(relative_path: str) -> str | None:
 
 
 def _read_int(relative_path: str) -> int | None:
+    line = _read_first_line(relative_path)
+    if line is None:  # no file
+        return None
     try:
-        return int(_read_first_line(relative_path))
-    except (TypeError, ValueError):  # no file (None), or not a number ("max")
+        return int(line)
+    except ValueError:  # not a number ("max")
         return None
 
 

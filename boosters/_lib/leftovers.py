@@ -20,7 +20,7 @@ import shutil
 try:
     import fcntl
 except ImportError:  # Windows: no flock; leftovers are not cleaned there (see `pid_runs`)
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # checked before each use (`lock`)
 
 
 def pid_runs(pid: int) -> bool:
@@ -57,7 +57,7 @@ def lock(path_or_fd: str | int, blocking: bool) -> int | None:
 def remove_leftovers(parent: str, name: re.Pattern) -> list[str]:
     """Remove the entries of folder `parent` whose name matches `name` (its first group:
     the owner's PID) and whose owner no longer runs, files and folders; returns their paths."""
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(parent))
     except OSError:

@@ -20,7 +20,9 @@ its model.
 
 from __future__ import annotations
 
+import math
 import time
+from typing import Callable
 
 # A thread that waited for a core this share of a window or more: the cores are taken
 # (K teams of T threads on K x T / 2 cores wait about half of the time).
@@ -34,22 +36,20 @@ MAX_QUIET_SECONDS = 16.0    # doubled after each try that met taken cores, up to
 _SCHEDSTAT = "/proc/thread-self/schedstat"  # ns on a CPU, ns waiting to run, timeslices
 
 
-def _waited_seconds() -> float | None:
-    """Seconds this thread has waited, ready to run, for a core (None where unknown)."""
+def _waited_seconds() -> float:
+    """Seconds this thread has waited, ready to run, for a core (NaN where unknown)."""
     try:
         with open(_SCHEDSTAT, "rb") as f:
             return int(f.read().split()[1]) * 1e-9
     except (OSError, IndexError, ValueError):
-        return None
+        return math.nan
 
 
-class _OffCpuClock:
+def _off_cpu_seconds() -> float:
     """Where schedstat is missing (not Linux, or a kernel without it): the time this thread
     was not on a CPU, which is waiting for a core while the kernels run (their OpenMP
     teams spin rather than sleep between regions)."""
-
-    def __call__(self) -> float:
-        return time.monotonic() - time.thread_time()
+    return time.monotonic() - time.thread_time()
 
 
 class ThreadsForLoad:
@@ -57,11 +57,14 @@ class ThreadsForLoad:
     until the cores are taken (see the module docstring). Call `started()` and
     `finished()` around each block, on the thread that runs it."""
 
-    def __init__(self, n_threads: int, waited=None, clock=time.monotonic):
+    def __init__(self, n_threads: int, waited: Callable[[], float] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         """`waited`, `clock`: seconds waited for a core and wall seconds (tests pass their own)."""
         self.most = self.n_threads = max(1, int(n_threads))
         self._clock = clock
-        self._waited = waited or (_waited_seconds if _waited_seconds() is not None else _OffCpuClock())
+        if waited is None:
+            waited = _off_cpu_seconds if math.isnan(_waited_seconds()) else _waited_seconds
+        self._waited = waited
         self._window_wall = self._window_wait = 0.0
         self._quiet = 0.0                       # seconds of quiet windows at this team size
         self._quiet_needed = FIRST_QUIET_SECONDS

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
+from typing import Any
 
 # alias -> (canonical GBDTConfig name, the value boosters reads from the alias's value)
 _SAME = None
@@ -272,7 +273,8 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
     """
     library = library_of(params)
     params = bagging_with_frequency(params)
-    out, source = {}, {}
+    out: dict[str, Any] = {}
+    source: dict[str, str] = {}
     for name, value in params.items():
         if name in NO_OP_VALUES and name not in canonical:
             if _is_one_of(value, NO_OP_VALUES[name]):

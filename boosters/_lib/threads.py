@@ -30,7 +30,7 @@ from boosters._lib.cgroup import cpu_quota
 
 
 _QUOTA_SECONDS = 1.0  # the cgroup quota is read again after this: it costs ~50 us, 4x a one-row prediction
-_quota_read = (-float("inf"), None)  # (when, quota)
+_quota_read: tuple[float, int | None] = (-float("inf"), None)  # (when, quota)
 
 
 def _cpu_quota_now() -> int | None:

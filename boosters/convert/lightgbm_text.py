@@ -47,7 +47,7 @@ def parse_model_text(text: str) -> ModelText:
         raise ValueError("a LightGBM text model starts with the line 'tree'")
     at = 1
     header, at = _key_values(lines, at, HEADER_KEYS, "the header", stop=("Tree=", "end of trees"))
-    trees = []
+    trees: list[dict] = []
     while at < len(lines) and lines[at].startswith("Tree="):
         if lines[at] != f"Tree={len(trees)}":
             raise ValueError(f"line {at + 1}: expected 'Tree={len(trees)}', got {_show(lines[at])}")
@@ -88,7 +88,8 @@ def _skip_blank(lines: list, at: int) -> int:
 
 def _trailer(lines: list, at: int) -> tuple[dict, list | None]:
     """The sections after 'end of trees': the parameters and pandas_categorical."""
-    parameters, pandas_categorical, seen = {}, None, set()
+    parameters: dict[str, str] = {}
+    pandas_categorical, seen = None, set()
     while at < len(lines):
         line = lines[at]
         at += 1

@@ -11,6 +11,7 @@ XGBoost's node arrays) become NumPy arrays; everything else becomes Python value
 from __future__ import annotations
 
 import struct
+from typing import NoReturn
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class _Reader:
         self.data = data
         self.pos = 0
 
-    def fail(self, what: str):
+    def fail(self, what: str) -> NoReturn:
         raise ValueError(f"not valid UBJSON: {what} at byte {self.pos}")
 
     def take(self, n: int) -> bytes:
@@ -121,6 +122,7 @@ class _Reader:
     def array(self, depth: int):
         kind, n = self.container_header()
         if kind is not None:
+            assert n is not None  # a typed container has a count (container_header)
             dtype = np.dtype(NUMBER_DTYPES[kind])
             if n > (len(self.data) - self.pos) // dtype.itemsize:
                 self.fail(f"typed array of {n} items is past the end")

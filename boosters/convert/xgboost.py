@@ -33,6 +33,7 @@ import codecs
 import json
 import os
 import re
+from typing import NoReturn
 
 import numpy as np
 
@@ -56,11 +57,11 @@ _INT_TEXT = re.compile(r"-?\d{1,12}")
 _FLOAT_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d{1,4})?|[-+]?(inf|nan)", re.IGNORECASE)
 
 
-def _fail(what: str):
+def _fail(what: str) -> NoReturn:
     raise ValueError(f"not a valid XGBoost model: {what}")
 
 
-def _refuse(what: str):
+def _refuse(what: str) -> NoReturn:
     raise ValueError(f"cannot convert this XGBoost model: {what}")
 
 
@@ -419,7 +420,8 @@ def _convert_tree(raw: dict, where: str, n_features: int, weight: float):
 
 def _category_sets(arrays: dict, splits: list, n_codes: dict, where: str) -> tuple:
     """Set the tree's category_set and return its (set boundaries, words)."""
-    boundaries, words = [0], []
+    boundaries = [0]
+    words: list[np.ndarray] = []
     for node, feature, codes in splits:
         set_words = _category_words(codes, n_codes[feature], f"{where}, node {node}")
         arrays["category_set"][node] = len(words)
@@ -431,7 +433,7 @@ def _category_sets(arrays: dict, splits: list, n_codes: dict, where: str) -> tup
 def _codes_per_feature(splits: list, cats, n_features: int, where: str) -> dict:
     """Categorical feature -> how many codes the model knows: its categories when the
     model stores them ("cats", 3.1+), at least the largest code a split lists + 1."""
-    known = {}
+    known: dict[int, int] = {}
     for feature, codes in ((f, c) for tree_splits in splits for _, f, c in tree_splits):
         known[feature] = max(known.get(feature, 0), int(codes[-1]) + 1)
     if cats is not None:
@@ -453,7 +455,7 @@ def _category_values(cats, n_features: int, where: str) -> dict:
     encodings = _get(cats, "enc", list, f"{where}.cats")
     if len(encodings) not in (0, n_features):
         _fail(f"{where}.cats.enc must have one entry per feature")
-    out = {}
+    out: dict[int, np.ndarray | None] = {}
     for f, enc in enumerate(encodings):
         at = f"{where}.cats.enc[{f}]"
         if not isinstance(enc, dict):

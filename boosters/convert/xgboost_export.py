@@ -28,6 +28,7 @@ mapped (the inverse of `convert/xgboost.py`):
 from __future__ import annotations
 
 import json
+from typing import Callable, NoReturn
 
 import numpy as np
 
@@ -44,7 +45,7 @@ _RANK_PARAM = {"lambdarank_param": {"lambdarank_bias_norm": "1", "lambdarank_nor
                                     "lambdarank_unbiased": "0", "ndcg_exp_gain": "1"}}
 
 
-def _refuse(what: str):
+def _refuse(what: str) -> NoReturn:
     raise ValueError(f"cannot export to XGBoost: {what}")
 
 
@@ -53,7 +54,7 @@ def _float(value) -> float:
     return float(np.float32(value))
 
 
-def _objective(objective) -> tuple[dict, int, int, object]:
+def _objective(objective) -> tuple[dict, int, int, Callable]:
     """(XGBoost's objective object, num_class, num_target, its margin link float32 -> float32)."""
     name = objective.name
     identity = lambda p: p  # noqa: E731
@@ -92,16 +93,17 @@ def _objective(objective) -> tuple[dict, int, int, object]:
 
 def _base_score(margin: float, link) -> float:
     """The float32 p whose XGBoost margin link(p) is nearest `margin`."""
-    inverse = {_logit32: lambda m: 1 / (1 + np.exp(-m)), _log32: np.exp}.get(link, lambda m: m)
+    inverses: dict[Callable, Callable] = {_logit32: lambda m: 1 / (1 + np.exp(-m)), _log32: np.exp}
+    inverse = inverses.get(link, lambda m: m)
     with np.errstate(all="ignore"):
         start = np.float32(inverse(margin))
-        candidates = [start]
+        steps = [start]
         for direction in (np.inf, -np.inf):
             p = start
             for _ in range(16):  # a few float32 steps each way
                 p = np.nextafter(p, np.float32(direction))
-                candidates.append(p)
-        candidates = np.array(candidates, dtype=np.float32)
+                steps.append(p)
+        candidates = np.array(steps, dtype=np.float32)
         # in XGBoost's domain of base_score: > 0 for a log link, in (0, 1) for logistic
         candidates = candidates[np.isfinite(candidates) & ((link is not _log32) | (candidates > 0))
                                 & ((link is not _logit32) | ((candidates > 0) & (candidates < 1)))]
@@ -202,7 +204,8 @@ def _category_container(model: GBDTModel) -> dict | None:
     categories = model.categories
     if all(values is None for values in categories.values()):
         return None
-    encodings, segments, sorted_index = [], [0], []
+    encodings: list[dict] = []
+    segments, sorted_index = [0], []
     for f in range(model.n_features):
         values = categories.get(f)
         if values is None:  # numeric, or trained on codes

@@ -42,10 +42,10 @@ class DaskBackend:
         held_out = [name for name in self.val_names if name not in training_sets]
         self.monitored = (held_out or self.val_names or ["valid"])[-1]
         self.metrics = tuple(config.resolved_metrics) if validation is not None else ()
-        self.previous = None  # the last tree's (output, leaf nodes, values): the partitions add them next
+        self.previous: tuple | None = None  # the last tree's (output, leaf nodes, values): the partitions add them next
         # per scored round: its trees as scored (copies: DART later gives the forest's trees
         # new values) and its DART record, which a rebuilt validation partition adds again
-        self.scored = []
+        self.scored: list[tuple] = []
         self.recoveries = 0
 
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
@@ -75,8 +75,9 @@ class DaskBackend:
     def _score(self, trees: list, dart) -> list[list[float]]:
         """Per set, per metric, its value: one task per worker and round for every set."""
         p = self.validation
+        assert p is not None  # called with a validation set only
         shares = p.gather(p.summed(_validation.keyed_round, trees, self.metrics, dart, any_order=True))
-        by_set = [[] for _ in self.val_names]
+        by_set: list[list] = [[] for _ in self.val_names]
         for (set_index, first_row), share in shares:
             by_set[set_index].append((first_row, share))
         # float sums, in the partitions' order within each set

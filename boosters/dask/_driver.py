@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import CancelledError, ThreadPoolExecutor
+from collections.abc import Sequence
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -150,7 +152,7 @@ def nbytes(result) -> int:
     return np.asarray(result).nbytes
 
 
-def first_rows(chunks: tuple) -> np.ndarray:
+def first_rows(chunks: Sequence[int]) -> np.ndarray:
     """Each partition's first row in the whole data (int64), from the partitions' row counts."""
     return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(np.int64)
 
@@ -230,12 +232,12 @@ class Partitions:
         self.client = client
         self.states = states
         self.workers = self._holders(states)
-        self.pending = []        # the tasks (or actor calls) submitted since the last completed wait
+        self.pending: list = []  # the tasks (or actor calls) submitted since the last completed wait
         self.round_trips = 0     # driver waits
         self.driver_bytes = 0    # of the results the driver gathered
         self.partition_bytes = 0  # of the histograms the partitions' tasks produced
         self.step_tasks = 0      # tasks (actor calls) that `summed` submitted
-        self.runners = {} if actors else None  # worker -> its PartitionRunner actor (and the actor's future)
+        self.runners: dict[str, tuple] | None = {} if actors else None  # worker -> its PartitionRunner actor (and the actor's future)
         if actors:
             self._start_runners()
 
@@ -245,6 +247,7 @@ class Partitions:
 
     def _start_runners(self) -> None:
         """A runner on every worker holding partitions (those of lost workers dropped)."""
+        assert self.runners is not None  # with actors
         self.runners = {w: r for w, r in self.runners.items() if w in set(self.workers)}
         new = {w: self.client.submit(PartitionRunner, actor=True, workers=[w], allow_other_workers=False, pure=False)
                for w in sorted(set(self.workers) - set(self.runners))}
@@ -287,6 +290,7 @@ class Partitions:
     def _summed_by_actors(self, function, args: tuple, each: list, op, trees: list) -> DriverSum:
         """The parts of `trees` each worker holds summed in one actor call per worker; the rest by the driver."""
         args = tuple(a.value if isinstance(a, Gathered) else a for a in args)
+        assert self.runners is not None  # with actors
         parts = parts_by_worker(trees, self.workers)
         results = {}  # a held part (its tree) -> its result
         for worker in sorted(parts):
@@ -496,14 +500,14 @@ class DaskTreeGrower(PartitionExchange):
         self._take_training(config, n_rows, quantizer)
         if self.grows_on_driver:
             self._build_engine(mapper, config, feature_names)
-        self.sampler = None  # the row sampler (sample_rows), None: every tree sees every row
+        self.sampler: Any = None  # the row sampler (a RowSampler; sample_rows), None: every tree sees every row
         self.sample_seconds = 0.0  # the driver's time drawing the row samples' partition counts
         self.sample_bytes = 0  # what the partitions were sent to draw their part of the samples
         # per grown tree: (output, its split steps, leaf nodes, leaf values, and with a row
         # sample the tree's splits for the other rows), for `resume`
-        self.finished = []
+        self.finished: list[tuple] = []
         self.learning_rate = config.learning_rate  # DART: each round's (smaller when rounds are dropped)
-        self.dart_rounds = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
+        self.dart_rounds: list = []  # DART: per round chosen so far, tasks.dart_round's record (None: none dropped)
         self.resumed = False  # the partitions were rebuilt: the next tree starts from their margins as they are
         self.resumed_before_dart = False  # ... but not from the next round's DART record (see resume)
 
@@ -520,13 +524,13 @@ class DaskTreeGrower(PartitionExchange):
             raise ValueError("boosters.dask samples rows uniformly or by GOSS only")
         self.sampler = sampler
         self.goss = sampler is not None and sampler.kind == SAMPLER_KINDS["goss"]
-        self.goss_starts = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
+        self.goss_starts: dict[int, list] = {}  # GOSS round -> per partition: where the round's selection pass stands at its first row
         self.bounds = first_rows(chunks if query_sizes is None else [len(s) for s in query_sizes])
         self.query_sizes = None if query_sizes is None else np.concatenate(query_sizes)
-        self.sample_sizes = {}  # round -> rows of the round's sampled queries (sampling whole queries)
-        self.counts = {}  # round -> per partition: the round's sampled rows before its first row
-        self.next_counts = None  # (round, future): the next round's counts, drawn while this round grows
-        self.executor = None
+        self.sample_sizes: dict[int, int] = {}  # round -> rows of the round's sampled queries (sampling whole queries)
+        self.counts: dict[int, list[int]] = {}  # round -> per partition: the round's sampled rows before its first row
+        self.next_counts: tuple[int, Future] | None = None  # (round, future): the next round's counts, drawn while this round grows
+        self.executor: ThreadPoolExecutor | None = None
 
     def _round_sample(self, round_: int) -> list:
         """Per partition, what it needs to draw its part of the round's row sample itself:

@@ -66,7 +66,7 @@ class WorkerEngine(PartitionExchange):
         self.worker = get_worker()
         self.rank, self.peers, self.part_ranks = rank, peers, part_ranks
         self.loop = asyncio.get_running_loop()
-        self.states = [None] * len(part_ranks)
+        self.states: list = [None] * len(part_ranks)
         for i, key in keys.items():
             self.states[i] = self.worker.data[key]
         self._take_training(config, n_rows, quantizer)
@@ -107,7 +107,8 @@ class WorkerEngine(PartitionExchange):
         releases them)."""
         self.closed = True
         await self.abort()
-        self.states, self.engine, self.histograms = None, None, None
+        # released: no method runs on a closed engine
+        self.states, self.engine, self.histograms = None, None, None  # type: ignore[assignment]
 
     # -- messages between engines ----------------------------------------------------------------
 
@@ -200,7 +201,8 @@ class WorkerEngine(PartitionExchange):
                 node = node[0]
             return self.part_ranks[node]
 
-        levels, send_to = {}, {}  # height -> the nodes above the held parts; node -> its parent's engine
+        levels: dict[int, list] = {}
+        send_to: dict = {}  # levels: height -> the nodes above the held parts; node -> its parent's engine
 
         def height(node) -> int:  # 0: a part one engine holds all of (parts_by_worker's)
             if holder(node, self.part_ranks) is not None:
@@ -271,7 +273,8 @@ class WorkerEngines(DaskTreeGrower):
     def __init__(self, partitions, mapper, config, n_rows: int, quantizer=None, feature_names=None):
         super().__init__(partitions, mapper, config, n_rows, quantizer, feature_names)
         self.setup = (config, mapper, n_rows, quantizer, feature_names)
-        self.engines, self.futures = [], []
+        self.engines: list = []
+        self.futures: list = []
         self._start_engines()
 
     def _start_engines(self) -> None:

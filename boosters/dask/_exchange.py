@@ -35,6 +35,12 @@ class PartitionExchange:
     partitions in order, `previous` the result of the one before (`first` for the first),
     returning the last result, or every partition's (`every`)."""
 
+    def _sum(self, function, *args, each=None, op=tasks.add, any_order: bool = False):
+        raise NotImplementedError  # a subclass's (see above)
+
+    def _chain(self, function, first, *args, every: bool = False):
+        raise NotImplementedError  # a subclass's (see above)
+
     def _take_training(self, config, n_rows: int, quantizer) -> None:
         """What both the driver's bookkeeping and the partitions' side read of the training."""
         self.quantizer, self.n_rows = quantizer, n_rows  # quantizer: the partitions' (bits, levels, seed)
@@ -54,7 +60,8 @@ class PartitionExchange:
         self.numeric = ~np.asarray(mapper.is_categorical)
         self.linear_l1, self.linear_l2 = config.linear_l1, config.linear_l2
 
-    def grow_on_partitions(self, tree_index: int, output: int, start: tuple, sample, goss, n_rows: int,
+    def grow_on_partitions(self, tree_index: int, output: int, start: tuple, sample,
+                           goss: tuple[int, int, int] | None, n_rows: int,
                            learning_rate: float):
         """The training's tree `tree_index` (of `output`) grown on the partitions.
         `start`: (previous_leaves, new_round, dart), see tasks.start_tree; `sample`: per
@@ -69,7 +76,7 @@ class PartitionExchange:
         if goss is not None:  # the previous tree added and the round's gradients computed there
             goss_starts = self._goss_sample(*goss, tree_index, previous_leaves, dart)
             previous_leaves, new_round = None, False
-        self.steps = []  # the splits sent to the partitions, step by step
+        self.steps: list = []  # the splits sent to the partitions, step by step
         self._start_tree((tree_index, previous_leaves, output, new_round, dart if new_round else None), sample)
         tree = self.engine.grow_exchanged(output, tree_index, n_rows, learning_rate,
                                           None if self.leaf_quantiles is None else self._leaf_quantiles)
@@ -182,5 +189,6 @@ class PartitionExchange:
             return self._sum(select.leaf_min_above, index, keys, op=select.min_of, any_order=True)
 
         start = self._sum(select.leaf_start, index, leaves, any_order=True)
+        assert self.leaf_quantiles is not None  # passed to the engine only then
         alpha = float(self.leaf_quantiles[self.output])
         return select.select_quantiles(start, digits, smallest_above, counts, [alpha] * len(leaves))

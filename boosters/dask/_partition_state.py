@@ -22,6 +22,7 @@ is how a training goes on after losing a worker.
 from __future__ import annotations
 
 import copy
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,13 +90,16 @@ class PartitionState:
     current tree's row partition. Mutated in place by the tasks below: a task that reads
     it must run on the worker that holds it."""
 
+    candidates: np.ndarray  # GOSS's radix select: the scores' keys narrowed pass by pass (set by the goss tasks)
+    scores: np.ndarray  # GOSS: the round's scores (set by draw_sample)
+
     def __init__(self, binned, y, weights, objective, base_scores, settings: Settings, first_row: int, rows=None):
         self.binned, self.y, self.weights = binned, y, weights
         self.objective, self.base_scores, self.settings = objective, base_scores, settings
         self.rows = rows  # a custom objective's: this partition's rows as the Dataset its function takes
-        self.raw = None  # DART's, linear leaves': this partition's raw rows (trees predict on them)
+        self.raw: np.ndarray | None = None  # DART's, linear leaves': this partition's raw rows (trees predict on them)
         self.dropped = DroppedMargins()  # DART: the round's dropped trees, put back at the next round's start
-        self.linear_leaves = None  # linear leaves: the rows' leaves of the tree linear_sums summed last
+        self.linear_leaves: np.ndarray | None = None  # linear leaves: the rows' leaves of the tree linear_sums summed last
         if rows is not None:  # its own copy: the function's buffers are bound to this state's
             self.objective = copy.copy(objective)
         self.first_row = first_row
@@ -103,9 +107,10 @@ class PartitionState:
         self.n_rows = binned.n_rows
         self.margins = np.repeat(np.asarray(base_scores, dtype=np.float64)[:, None], self.n_rows, axis=1)
         self.gradients = np.empty((len(base_scores), self.n_rows, 2), dtype=np.float32)
-        self.sampler = None  # uniform: the training's row sampler; this partition draws its part of each round's
-        self.goss = None  # GOSS: (seed, weight); the round's scores in self.scores
-        self.query_bounds, self.first_query = None, 0  # sampling whole queries: this partition's, its first's index
+        self.sampler: Any = None  # (a RowSampler) uniform: the training's row sampler; this partition draws its part of each round's
+        self.goss: tuple[int, float] | None = None  # GOSS: (seed, weight); the round's scores in self.scores
+        self.query_bounds: np.ndarray | None = None
+        self.first_query = 0  # sampling whole queries: this partition's, its first's index
         if settings.row_sample is not None and settings.row_sample[0] in ("uniform", "queries"):
             _, n_total, n_sample, seed = settings.row_sample  # rows, or queries
             self.sampler = RowSampler("uniform", n_total, len(base_scores), seed, 1, n_sample=n_sample)
@@ -208,6 +213,7 @@ class PartitionState:
         """A finished tree with linear leaves, whose constant leaf values the margins of
         `output` hold: moved to its linear outputs, as single-machine LinearLeafFitter does
         (the rows' leaves from linear_sums when it just summed this tree)."""
+        assert self.raw is not None  # kept for linear leaves (settings.raw_rows)
         leaves, self.linear_leaves = self.linear_leaves, None
         if leaves is None:
             leaves = leaf_of_rows(tree, self.raw, self.n_threads)
@@ -222,6 +228,7 @@ class PartitionState:
         part = self.partitioner
         rows = (np.arange(self.n_rows, dtype=np.int64) if part.n_sampled < 0
                 else np.asarray(part.sample)[:part.n_sampled].astype(np.int64))
+        assert self.raw is not None  # kept for linear leaves (settings.raw_rows)
         self.linear_leaves = leaf_of_rows(tree, self.raw, self.n_threads)  # add_linear's next, for this tree
         normal_equations(self.raw, rows, self.linear_leaves[:, 0], *slots, self.gradients[self.output], A, b, n_fit)
         return A, b, n_fit
@@ -251,6 +258,7 @@ class PartitionState:
         the partitioner's sample, as RowSampler's "queries" kind lays them out; returns the
         sampled rows."""
         bounds = self.query_bounds
+        assert bounds is not None and self.sampler is not None  # sampling whole queries
         order = np.empty(len(bounds) - 1, dtype=np.uint32)
         k = self.sampler.draw_range(round_, self.first_query, self.first_query + len(order), n_before, order)
         order = order.astype(np.int64)
@@ -263,6 +271,7 @@ class PartitionState:
     def draw_goss(self, round_: int, at: tuple) -> tuple:
         """GOSS's selection over this partition's rows (self.scores: the round's), from
         where the round's pass stands at its first row: (rows taken, where it stands after)."""
+        assert self.goss is not None  # a GOSS training's state
         seed, weight = self.goss
         return goss_draw_range(seed, round_, weight, self.scores, self.gradients, self.first_row, at,
                                self.partitioner.sample)
@@ -326,6 +335,7 @@ def query_runs(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
     except ValueError as error:  # Dataset's messages start with "qid": name the argument given here
         message = str(error)
         raise ValueError(name + message[3:] if message.startswith("qid") else message) from None
+    assert bounds is not None  # (None only when neither group nor qid is given)
     return qid[bounds[:-1]], np.diff(bounds)
 
 
@@ -367,7 +377,8 @@ def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: l
 
 def quantization_scales(maxima, levels: int) -> tuple[float, float]:
     """(scale_g, scale_h) from the tree's max |grad| and max hess: _quantize.quantize_rows'."""
-    return tuple(float(levels / m) if m > 0 else 0.0 for m in maxima)
+    scale_g, scale_h = (float(levels / m) if m > 0 else 0.0 for m in maxima)
+    return scale_g, scale_h
 
 
 def label_sums(objective, y, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -487,12 +498,13 @@ def goss_draw(state: PartitionState, tree: int, round_: int, at: tuple) -> tuple
     return after
 
 
-def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray) -> np.ndarray:
+def root_histogram(state: PartitionState, tree_index: int, maxima: np.ndarray | None) -> np.ndarray:
     """The root's histogram here; quantized: the tree's gradients quantized first, with
     the scales of the global `maxima` (tree_index seeds the rounding, as single-machine)."""
     state.expect(tree_index)
     if state.quantizer is not None:
         _, levels, seed = state.quantizer
+        assert maxima is not None  # quantized: the exchange passes the maxima
         scale_g, scale_h = quantization_scales(maxima, levels)
         quantize_block(state.gradients[state.output], state.packed, levels, seed, tree_index, state.first_row,
                        scale_g, scale_h, state.n_threads)

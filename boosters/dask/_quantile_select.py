@@ -154,6 +154,6 @@ def select_quantiles(counts, digits, smallest_above, n: list, alphas: list) -> l
         if positions[g] == js[g]:
             quantiles.append(low)
             continue
-        high = value_of(int(above[g])) if g in need else low
+        high = value_of(int(above[g])) if above is not None and g in need else low  # (need: above is set)
         quantiles.append(low + (positions[g] - js[g]) * (high - low))
     return quantiles

@@ -37,7 +37,7 @@ def reduction_tree(workers: list, any_order: bool, keep: int = 1) -> list:
 
     if not any_order:
         return pairwise_levels(list(range(len(workers))), pair, keep)
-    mine = {}
+    mine: dict = {}
     for i, worker in enumerate(workers):
         mine.setdefault(worker, []).append(i)
     return pairwise_levels([pairwise_levels(mine[w], pair)[0] for w in sorted(mine)], pair, keep)
@@ -71,7 +71,7 @@ def held_parts(tree, workers: list, out: dict) -> None:
 
 def parts_by_worker(trees: list, workers: list) -> dict:
     """worker -> the largest parts of `trees` that it holds all the partitions of (held_parts)."""
-    parts = {}
+    parts: dict = {}
     for tree in trees:
         held_parts(tree, workers, parts)
     return parts

@@ -102,7 +102,9 @@ def metric_share(state: ValidationState, metric) -> np.ndarray:
     if metric_fn(metric).needs_groups:
         n = len(state.groups) - 1
         return np.array([evaluate(metric, state.y, state.margins, groups=state.groups) * n if n else 0.0, float(n)])
-    to_mean = metric_fn(metric).row_mean[0]
+    row_mean = metric_fn(metric).row_mean
+    assert row_mean is not None  # checked before training (the metrics without one are refused)
+    to_mean = row_mean[0]
     n = len(state.y)
     if state.y.ndim == 2:  # multi-target: each target's share, the score is their mean (objectives.registry.per_target_mean)
         return np.array([to_mean(evaluate(metric, state.y[:, k], state.margins[:, k:k + 1])) * n if n else 0.0
@@ -113,5 +115,7 @@ def metric_share(state: ValidationState, metric) -> np.ndarray:
 def overall_score(metric, sums: np.ndarray) -> float:
     if metric_fn(metric).needs_groups:
         return float(sums[0] / sums[1])
-    from_mean = metric_fn(metric).row_mean[1]
+    row_mean = metric_fn(metric).row_mean
+    assert row_mean is not None  # checked before training
+    from_mean = row_mean[1]
     return float(np.mean([from_mean(s / sums[-1]) for s in sums[:-1]]))

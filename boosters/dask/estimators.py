@@ -12,6 +12,7 @@ refused with a ValueError naming the parameter.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
@@ -225,7 +226,7 @@ class _DaskGBDTEstimator(_GBDTEstimator):
                 val_qid = [qid if pair is None else q for pair, q in zip(eval_pairs, eval_qid)]
         elif eval_names is not None:
             raise ValueError("eval_names is given without an eval_set")
-        scores = {}
+        scores: dict[str, dict[str, list[float]]] = {}
         self.booster_ = train(client, X, y, config, weights=sample_weight, val_set=val_set, steps=self.steps,
                               qid=qid, val_qid=val_qid, evals_result=scores, n_threads=self._worker_threads())
         self.best_iteration_ = self.booster_.best_iteration
@@ -325,7 +326,8 @@ class DaskGBDTRegressor(RegressorMixin, _DaskGBDTEstimator):
     ('Array', (4,), 5)
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, *, eval_names=None):
         """Train on (X, y), partition by partition where they are.
@@ -430,7 +432,8 @@ class DaskGBDTClassifier(ClassifierMixin, _DaskGBDTEstimator):
     (array([ 1.3 , -1.27, -2.33]), array(['yes', 'no', 'no'], dtype='<U3'))
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "class_weight": None, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, *, eval_names=None):
         """Train on (X, y), partition by partition where they are; the labels of an
@@ -628,7 +631,8 @@ class DaskGBDTRanker(_DaskGBDTEstimator):
     True
     """
 
-    __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
+    if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
+        __init__ = _storing_init({**_PARAMETERS, "ndcg_at": 10, "client": None, "steps": "workers"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None, *, qid, eval_qid=None, eval_names=None):
         """Train on (X, y) with the rows grouped into queries by `qid`.

@@ -32,6 +32,7 @@ from boosters.data.categories import categorical_indices, check_codes, feature_l
     learn_frame
 from boosters.data.frames import as_frame
 from boosters.gbdt_model import GBDTModel
+from boosters.objectives.objective import CustomObjective
 from boosters.objectives.registry import OBJECTIVES, make_objective, objective_fn, resolve_targets
 from boosters.training.backend import resolve_histogram_mode
 from boosters.training.callbacks import training_callbacks
@@ -60,7 +61,7 @@ def check_config(config: GBDTConfig) -> None:
         supported = ", ".join(fn.name for fn in OBJECTIVES if fn.distributed)
         raise ValueError(f"config.objective: boosters.dask supports {supported} "
                          f"for now, got {config.objective.name!r}")
-    if config.objective.name == "custom" and config.objective.function is None:
+    if isinstance(config.objective, CustomObjective) and config.objective.function is None:  # ("custom")
         raise ValueError("config.objective: this custom objective has no function (a loaded model's); pass "
                          "Objective.custom(function) to train")
     metrics = config.metric if isinstance(config.metric, tuple) else (config.metric,)
@@ -127,7 +128,7 @@ def _frame_categories(X, categorical: list, names: list) -> dict:
     them), None for a numeric column (codes)."""
     from dask.dataframe.utils import has_known_categories
 
-    categories = {}
+    categories: dict[int, np.ndarray | None] = {}
     for f in categorical:
         column = X.columns[f]
         dtype = X.dtypes.iloc[f]
@@ -150,10 +151,13 @@ def _coded_partition(frame, names: list, learn, categories: dict):
     value with `categories`."""
     if len(frame) == 0:
         matrix = np.zeros((0, frame.shape[1]))
-    elif learn:
-        matrix = learn_frame(as_frame(frame), sorted(categories), names)[0]
     else:
-        matrix = frame_codes(as_frame(frame), None, categories, names)
+        pandas_frame = as_frame(frame)
+        assert pandas_frame is not None  # a pandas partition
+        if learn:
+            matrix = learn_frame(pandas_frame, sorted(categories), names)[0]
+        else:
+            matrix = frame_codes(pandas_frame, None, categories, names)
     return type(frame)(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
 
 
@@ -350,7 +354,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
     X, y, weights, qid = _without_empty_partitions(da, X, y, weights, qid)
     q_blocks = [None] * X.numblocks[0] if qid is None else client.compute(list(qid.to_delayed()))
     query_sizes = None if qid is None else _query_sizes(client, q_blocks)
-    objective = (make_objective(config.objective, None) if qid is None
+    objective = (make_objective(config.objective, None) if query_sizes is None  # (qid is None)
                  else _driver_ranking_objective(config.objective, query_sizes))
 
     x_blocks = client.compute(list(X.to_delayed().ravel()))
@@ -361,7 +365,7 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
         mapper = _with_categories(mapper, gather(client, [
             client.submit(_category_codes, xb, sorted(categories), feature_names, first, pure=False)
             for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
-    sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if qid is None  # GOSS's holds n_rows
+    sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if query_sizes is None  # GOSS's holds n_rows
                else _query_sampler(config, query_sizes, objective.n_outputs))
     states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
                                      X.chunks[0], sampler, query_sizes, n_threads)

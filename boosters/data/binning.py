@@ -143,10 +143,10 @@ class BinMapper:
             raise ValueError(f"max_bins must be in [2, {MAX_BINS_LIMIT}], got {max_bins}")
         if isinstance(sample_size, bool) or not isinstance(sample_size, numbers.Integral) or sample_size < 1:
             raise ValueError(f"sample_size must be a positive int, got {sample_size!r}")
-        self.max_bins = int(max_bins)
-        self.sample_size = int(sample_size)
-        self.seed = seed
-        self.categorical_features = tuple(int(f) for f in categorical_features)
+        self.max_bins: int = int(max_bins)
+        self.sample_size: int = int(sample_size)
+        self.seed: int = seed
+        self.categorical_features: tuple[int, ...] = tuple(int(f) for f in categorical_features)
 
     def fit(self, X, sample_weight: np.ndarray | None = None, n_threads: int = 0) -> "BinMapper":
         """Learn the edges from the row sample (sorting in n_threads threads)."""
@@ -180,6 +180,7 @@ class BinMapper:
             width = min(FEATURES_PER_PASS, n_features - first)
             gather_columns(X, sampled, first, block[:width])
             if weights is None:
+                assert counts is not None  # made when unweighted
                 distinct_values(block[:width], counts[:width], n_distinct[:width], n_present[:width], n_threads)
                 for j in range(width):
                     k = n_distinct[j]

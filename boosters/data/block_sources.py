@@ -42,6 +42,7 @@ def _split_frame(batch, label, weight, where: str):
         batch = pyarrow.Table.from_batches([batch])
     library = frame_library(batch)
     names = column_names(batch)
+    assert names is not None  # the callers pass frames only
     taken = [c for c in (label, weight) if c is not None]
     for column in taken:
         if column not in names:

@@ -50,7 +50,7 @@ def categorical_indices(spec, n_features: int, feature_names: list[str] | None,
                 raise ValueError(f"categorical_features: {item!r} is not a feature name")
             out.append(feature_names.index(item))
         elif isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)):
-            if not 0 <= item < n_features:
+            if not 0 <= int(item) < n_features:
                 raise ValueError(f"categorical_features: index {item} is outside [0, {n_features})")
             out.append(int(item))
         else:

@@ -16,12 +16,12 @@ class CategoryLearner:
 
     def __init__(self, label: str):
         self.label = label
-        self.kind = None          # "codes", "declared" or "values", from the first block
-        self.declared = None      # the declared categories (kind "declared")
-        self.present = set()      # the values seen (kind "values")
+        self.kind: str | None = None  # "codes", "declared" or "values", from the first block
+        self.declared: np.ndarray | None = None  # the declared categories (kind "declared")
+        self.present: set = set()  # the values seen (kind "values")
         self.n_codes = 0          # largest code seen + 1 (kinds "codes" and "declared")
         self.has_missing = self.has_values = False
-        self._categories = None
+        self._categories: np.ndarray | None = None
 
     def _kind_is(self, kind: str) -> None:
         if self.kind is None:

@@ -99,7 +99,7 @@ class NpyFile:
         return out if self.dtype.isnative else out.astype(self.dtype.newbyteorder("="))
 
     def _read_into(self, file, out: np.ndarray, position: int) -> None:
-        view = memoryview(out).cast("B")
+        view = out.data.cast("B")  # out: C-contiguous
         file.seek(position)
         done = 0
         while done < len(view):

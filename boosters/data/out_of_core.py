@@ -102,7 +102,9 @@ class OutOfCoreDataset(Dataset):
     def _scan(self, y, weights, feature_names, categorical_features) -> None:
         """Pass 1: every block checked; rows, labels, weights, categorical code ranges."""
         n_rows, n_features, names, dtype = 0, None, None, None
-        ys, ws, n_blocks = [], [], 0
+        ys: list[np.ndarray] = []
+        ws: list[np.ndarray] = []
+        n_blocks = 0
         for raw, yb, wb, where in self._read_blocks():
             frame = as_frame(raw)
             if n_features is None:
@@ -336,7 +338,7 @@ class OutOfCoreDataset(Dataset):
     def _bin(self, max_bins: int, seed: int, bundling: bool, n_threads: int, number: int):
         mapper, sample = self._fit(max_bins, seed, n_threads)
         default_bin = np.zeros(self._n_features, dtype=np.int32)
-        bundles = []
+        bundles: list = []
         if bundling:  # found on the sample, as bin_and_bundle does (on every row when they all fit in it)
             blocks = ((start, sample[start:start + BIN_BLOCK_ROWS]) for start in range(0, len(sample), BIN_BLOCK_ROWS))
             sample_bins, _ = self._encode(mapper, BundleLayout(mapper.n_bins, [], default_bin), blocks, len(sample),

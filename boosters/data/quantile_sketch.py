@@ -73,7 +73,7 @@ class WeightedQuantileSummary:
 
     @classmethod
     def empty(cls) -> "WeightedQuantileSummary":
-        return cls(*(np.empty(0) for _ in range(4)), 0.0)
+        return cls(np.empty(0), np.empty(0), np.empty(0), np.empty(0), 0.0)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -114,7 +114,8 @@ class WeightedQuantileSummary:
             return other if self.total == 0 else self
         values = np.union1d(self.values, other.values)
         mine, theirs = self._bounds_at(values), other._bounds_at(values)
-        return WeightedQuantileSummary(values, *(a + b for a, b in zip(mine, theirs)), self.total + other.total)
+        rmin, rmax, wmin = (a + b for a, b in zip(mine, theirs))
+        return WeightedQuantileSummary(values, rmin, rmax, wmin, self.total + other.total)
 
     def _query_indices(self, ranks: np.ndarray) -> np.ndarray:
         """For each rank r, the kept value whose bounds are nearest r: below the midpoint
@@ -179,9 +180,9 @@ class QuantileSketch:
             raise ValueError(f"n_features must be a positive int, got {n_features!r}")
         if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 2:
             raise ValueError(f"size must be an int >= 2, got {size!r}")
-        self.size = int(size)
-        self.summaries = [WeightedQuantileSummary.empty() for _ in range(n_features)]
-        self.has_missing = np.zeros(n_features, dtype=bool)
+        self.size: int = int(size)
+        self.summaries: list[WeightedQuantileSummary] = [WeightedQuantileSummary.empty() for _ in range(n_features)]
+        self.has_missing: np.ndarray = np.zeros(n_features, dtype=bool)
 
     @property
     def n_features(self) -> int:

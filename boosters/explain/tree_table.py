@@ -76,7 +76,7 @@ def trees_to_dataframe(trees: list[Tree], feature_names: list[str] | None, categ
     except ImportError as exc:
         raise ImportError("trees_to_dataframe needs pandas: pip install 'boosters[pandas]'") from exc
     linear = any(t.is_linear for t in trees)
-    columns = {name: [] for name in COLUMNS + (LINEAR_COLUMNS if linear else ())}
+    columns: dict[str, list] = {name: [] for name in COLUMNS + (LINEAR_COLUMNS if linear else ())}
     for t, tree in enumerate(trees):
         for name, values in tree_rows(tree, t, feature_names, categories, linear).items():
             columns[name].extend(values)

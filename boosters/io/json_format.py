@@ -161,9 +161,11 @@ def _no_constant(token: str):
 def _unique_keys(pairs: list) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
-        seen = set()
-        repeated = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise ValueError(f"key {repeated[:40]!r} appears twice in an object")
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key[:40]!r} appears twice in an object")
+            seen.add(key)
     return out
 
 
@@ -203,7 +205,7 @@ def _trees_to_arrays(trees: list) -> dict:
     linear = bool(trees) and isinstance(trees[0], dict) and "linear" in trees[0]
     tree_keys = {"group", "nodes"} | ({"category_sets"} if categorical else set()) | ({"linear"} if linear else set())
     node_fields = NODE_FIELDS + (("category_set",) if categorical else ())
-    parts = {name: [] for name in (*node_fields, "tree_group", "tree_sizes")}
+    parts: dict[str, list] = {name: [] for name in (*node_fields, "tree_group", "tree_sizes")}
     if categorical:
         parts.update(tree_cat_sets=[], set_sizes=[], cat_bitsets=[])
     if linear:

@@ -114,7 +114,8 @@ def _check_sizes(infos: list, file_size: int) -> None:
             raise ValueError(f"unexpected member {info.filename!r}")
         names.add(name)
         if info.compress_type not in _METHODS:
-            method = zipfile.compressor_names.get(info.compress_type, info.compress_type)
+            method = zipfile.compressor_names.get(  # type: ignore[attr-defined]  # CPython's, not in typeshed
+                info.compress_type, info.compress_type)
             raise ValueError(f"{info.filename}: compression method {method} (only stored and deflate members are "
                              f"read)")
         bound = (info.compress_size if info.compress_type == zipfile.ZIP_STORED

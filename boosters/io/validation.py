@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def metrics_from_json(data):
 
 # an objective's parameters in the order files write them, after its name and n_classes (always
 # written): each only when set, so that the files of objectives without it stay as they were
-PARAMETER_KEYS = Objective.__slots__[2:]  # ndcg_at, variance_power, n_targets, alpha, delta
+PARAMETER_KEYS: tuple[str, ...] = Objective.__slots__[2:]  # ndcg_at, variance_power, n_targets, alpha, delta
 
 
 def _parameter_key_sets() -> list[frozenset]:
@@ -114,7 +115,7 @@ OBJECTIVE_KEY_SETS = {frozenset({"name", "n_classes", *keys}) for keys in _param
 
 
 def objective_to_json(objective: Objective) -> dict:
-    out = {"name": objective.name, "n_classes": objective.n_classes}
+    out: dict[str, Any] = {"name": objective.name, "n_classes": objective.n_classes}
     if isinstance(objective, CustomObjective):  # its outputs; the function is not written
         out["n_outputs"] = objective.n_outputs
     for key in PARAMETER_KEYS:
@@ -163,7 +164,7 @@ def categories_from_json(features, values, n_features: int) -> dict:
                          f"{n_features}")
     if not isinstance(values, list) or len(values) != len(features):
         raise ValueError(f"categories must be a list of {len(features)} entries, one per categorical feature")
-    out = {}
+    out: dict[int, np.ndarray | None] = {}
     for f, items in zip(features, values):
         if items is None:
             out[f] = None
@@ -180,7 +181,7 @@ def categories_from_json(features, values, n_features: int) -> dict:
     return out
 
 
-def _is_int(value) -> bool:
+def _is_int(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -281,7 +282,7 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     n_rounds = forest.n_trees // max(1, header["n_groups"])
     if header["best_iteration"] is not None and header["best_iteration"] >= n_rounds:
         raise ValueError(f"best_iteration {header['best_iteration']} is not a round of the model's {n_rounds}")
-    categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
-                                      header["n_features"])
+    feature_categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
+                                              header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
-                    header["best_iteration"], header["best_score"], header["eval_history"], categories)
+                    header["best_iteration"], header["best_score"], header["eval_history"], feature_categories)

@@ -47,7 +47,8 @@ class Forest:
 
     @classmethod
     def from_flat(cls, n_groups: int, base_scores: np.ndarray, arrays: dict, tree_offsets: np.ndarray,
-                  tree_group: np.ndarray, categories: tuple | None = None, linear: dict | None = None) -> "Forest":
+                  tree_group: np.ndarray, categories: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                  linear: dict | None = None) -> "Forest":
         """A forest over already concatenated arrays (a loaded model): validated now,
         ValueError naming the problem. `categories`: the trees' category sets as
         (per tree: number of sets), (all sets' word boundaries, from 0), (all words).
@@ -70,6 +71,7 @@ class Forest:
             tree = Tree(**{name: arrays[name][lo:hi] for name in TREE_ARRAY_NAMES},
                         cat_boundaries=boundaries[t], cat_bitsets=bitsets[t])
             if flat_linear is not None:
+                assert linear is not None  # flat_linear is made from it
                 terms = slice(flat_linear.term_offsets[lo], flat_linear.term_offsets[hi])
                 tree.linear_const, tree.linear_n_terms = flat_linear.const[lo:hi], linear["linear_n_terms"][lo:hi]
                 tree.linear_features, tree.linear_coefs = flat_linear.features[terms], flat_linear.coefs[terms]
@@ -215,7 +217,7 @@ def check_finite_tree(tree: Tree, round_: int, config) -> None:
     (a gradient or hessian becomes inf, then a leaf value NaN). O(nodes), before the tree
     joins the forest, on one machine and on Dask alike."""
     arrays = (tree.value, tree.linear_const, tree.linear_coefs) if tree.is_linear else (tree.value,)
-    if all(np.isfinite(a).all() for a in arrays):
+    if all(np.isfinite(a).all() for a in arrays if a is not None):  # (a linear tree has both)
         return
     raise ValueError(f"training diverged: the tree of round {round_ + 1} has values that are not finite (NaN or "
                      f"inf) with {config.objective!r}; lower learning_rate (now {config.learning_rate}) or raise l2")

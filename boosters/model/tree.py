@@ -4,7 +4,8 @@ a forest sees that a tree's arrays were replaced (model/forest.py)."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,15 +39,18 @@ class Tree:
     n_samples: np.ndarray
     # categorical splits (none by default): node i's set category_set[i] (-1: a numeric
     # split) has words cat_bitsets[cat_boundaries[s]:cat_boundaries[s + 1]], bit c: code c left
-    category_set: np.ndarray | None = None
-    cat_boundaries: np.ndarray | None = None
-    cat_bitsets: np.ndarray | None = None
+    # (None given: __setattr__ stores the arrays of no categorical split, so they are never None)
+    category_set: np.ndarray = None  # type: ignore[assignment]
+    cat_boundaries: np.ndarray = None  # type: ignore[assignment]
+    cat_bitsets: np.ndarray = None  # type: ignore[assignment]
     # linear leaves (None: a tree of constant leaves): node i's intercept linear_const[i] and
     # its linear_n_terms[i] terms, every node's terms in node order (see model/linear.py)
     linear_const: np.ndarray | None = None
     linear_n_terms: np.ndarray | None = None
     linear_features: np.ndarray | None = None
     linear_coefs: np.ndarray | None = None
+    if TYPE_CHECKING:  # set by __setattr__ at each array change; not a dataclass field at run time
+        _stamp: int = field(init=False, repr=False)
 
     def __setattr__(self, name, value):
         if value is None and name in ("category_set", "cat_boundaries", "cat_bitsets"):
@@ -63,7 +67,8 @@ class Tree:
 
     @classmethod
     def leaf(cls, value: float, cover: float, n_samples: int) -> "Tree":
-        return cls([-1], [0.0], [0], [0], [-1], [-1], [value], [0.0], [cover], [n_samples])
+        arrays = ([-1], [0.0], [0], [0], [-1], [-1], [value], [0.0], [cover], [n_samples])
+        return cls(*(np.array(a) for a in arrays))  # __setattr__ casts each to its dtype
 
     @property
     def n_nodes(self) -> int:

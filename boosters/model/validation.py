@@ -8,6 +8,8 @@ before it, so every node is reached exactly once from the root and a walk always
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from boosters.model.linear import LinearLeaves
@@ -39,7 +41,7 @@ TREE_ARRAY_NAMES = tuple(name for name, _ in TREE_ARRAYS)
 TREE_ARRAY_DTYPES = dict(TREE_ARRAYS)
 
 
-def _fail(what: str, bad: np.ndarray, item: str = "tree", tree_of_node=None, local=None) -> None:
+def _fail(what: str, bad: np.ndarray, item: str = "tree", tree_of_node=None, local=None) -> NoReturn:
     """Raise for the first True entry of `bad`: per node when `tree_of_node` is given, else
     per `item` (tree, base score)."""
     i = int(np.flatnonzero(bad)[0])

@@ -80,6 +80,12 @@ class Metric(_SetOnce):
     """
 
     __slots__ = ("name", "k", "variance_power", "alpha", "delta", "threshold")
+    name: str
+    k: int | None  # each parameter: None for the metrics that do not take it
+    variance_power: float | None
+    alpha: float | tuple[float, ...] | None
+    delta: float | None
+    threshold: float | None
 
     def __init__(self, name: str, k: int | None = None, variance_power: float | None = None, alpha=None,
                  delta: float | None = None, threshold: float | None = None):
@@ -510,7 +516,9 @@ def _parse_label(label: str, given: dict) -> tuple[str, dict]:
     found = metric_named(name)
     parameter = next(iter(found[0].parameters), None) if found else None
     if parameter is not None and (parameter.label_wins or given[parameter.name] is None):
+        assert parameter.from_label is not None  # every metric parameter reads a label
         return name, {**given, parameter.name: parameter.from_label(name, text)}
     if given["k"] is None:
+        assert K.from_label is not None
         return name, {**given, "k": K.from_label(name, text)}
     return label, given

@@ -62,6 +62,13 @@ class Objective(_SetOnce):
     """
 
     __slots__ = ("name", "n_classes", "ndcg_at", "variance_power", "n_targets", "alpha", "delta")
+    name: str
+    n_classes: int | None  # each parameter: None for the objectives that do not take it
+    ndcg_at: int | None
+    variance_power: float | None
+    n_targets: int | None
+    alpha: float | tuple[float, ...] | None  # pinball: a level, or several (one output each)
+    delta: float | None
 
     def __init__(self, name: str, n_classes: int | None = None, ndcg_at: int | None = None,
                  variance_power: float | None = None, alpha=None, delta: float | None = None,

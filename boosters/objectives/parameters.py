@@ -72,16 +72,20 @@ def check_variance_power(value, owner: str = "") -> float:
     return value
 
 
-def check_alpha(value, owner: str = "") -> float | tuple:
+def check_alpha(value, owner: str = "") -> float | tuple[float, ...]:
     """Pinball's quantile level: a float in (0, 1), or a strictly increasing list of them (one
     output per level; a one-level list is the float)."""
     if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:  # a list, tuple or 1-D array
-        levels = tuple(check_alpha(a) for a in value)
+        levels = tuple(_alpha_level(a) for a in value)  # a level, not a list of them again
         if not levels:
             raise ValueError("alpha: a list of quantile levels must not be empty")
         if any(a >= b for a, b in zip(levels, levels[1:])):
             raise ValueError(f"alpha: a list of quantile levels must be strictly increasing, got {list(levels)}")
         return levels[0] if len(levels) == 1 else levels
+    return _alpha_level(value)
+
+
+def _alpha_level(value) -> float:
     value = require_float("alpha", value, 0.0, strictly_above=True)
     if value >= 1.0:
         raise ValueError(f"alpha must be < 1 (a quantile level in (0, 1)), got {value}")

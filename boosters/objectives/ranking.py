@@ -3,11 +3,13 @@ each query's rows; NDCG and MAP, and the ideal DCG that LambdaRank normalises by
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from boosters.objectives import _gradients
 from boosters.objectives.base import MetricFn, ObjectiveFn
-from boosters.objectives.parameters import K, NDCG_AT
+from boosters.objectives.parameters import K, NDCG_AT, Parameter
 
 RANKED = ("lambdarank", "pairwise", "squared", "logistic")  # ranking metrics order each query's rows by any score
 
@@ -17,7 +19,7 @@ class LambdaRank(ObjectiveFn):
 
     name = kernel = "lambdarank"
     aliases = {"rank:ndcg": {}}
-    parameters = (NDCG_AT,)
+    parameters: ClassVar[tuple[Parameter, ...]] = (NDCG_AT,)
     task = "ranking"
     needs_groups = True
 

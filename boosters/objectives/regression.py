@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from boosters.objectives import _quantile, transforms
+import boosters.objectives._quantile as _quantile  # (by its full name: mypy then knows it, as Any)
+from boosters.objectives import transforms
 from boosters.objectives.base import MetricFn, ObjectiveFn, per_target, weighted_mean
 from boosters.objectives.parameters import ALPHA, DELTA, N_TARGETS
 

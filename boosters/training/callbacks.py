@@ -176,8 +176,9 @@ class EarlyStopping:
         if env.config is not None and not env.config.resolved_metrics:
             raise ValueError("early stopping needs a metric: a custom objective has no default one; "
                              "pass GBDTConfig(metric=...)")
-        self._name = None  # the first metric's label, known once it is scored
-        self._best_round = self._best = None
+        self._name: str | None = None  # the first metric's label, known once it is scored
+        self._best_round: int | None = None
+        self._best: float | None = None
 
     def _improves(self, score: float) -> bool:
         if math.isnan(score):
@@ -264,7 +265,7 @@ class LogEvaluation:
 
     def __init__(self, period: int):
         self.period = require_int("period", period, 1)
-        self._visible = None
+        self._visible: ExitStack | None = None
 
     def before_training(self, env: CallbackEnv) -> None:
         self._visible = ExitStack()
@@ -411,8 +412,8 @@ class ProgressBar:
             raise TypeError(f"disable must be a bool or None, got {type(disable).__name__}")
         self.file = file
         self.disable = disable
-        self._bar = None
-        self._context = None
+        self._bar: Any = None  # a tqdm bar while training
+        self._context: ExitStack | None = None
 
     def before_training(self, env: CallbackEnv) -> None:
         """Open the bar (``env.n_rounds`` steps); log lines print above it from here.
@@ -493,6 +494,7 @@ class ProgressBar:
         >>> bar.after_training(env)  # closing twice is harmless
         """
         if self._bar is not None:
+            assert self._context is not None  # opened with the bar
             self._context.close()
             self._bar.close()
             self._bar = self._context = None

@@ -86,7 +86,7 @@ class DartDropout:
         self.scales.append(1.0)
         for r in self._dropped:
             self.scales[r] *= self._factor
-            self._set_values(forest, r)
+            self._set_values(forest, int(r))
 
     def remember(self, round_: int, best_iteration: int | None) -> None:
         """After round `round_`'s callbacks: keep the scales when it is the best round."""
@@ -102,7 +102,7 @@ class DartDropout:
         for r, scale in enumerate(self.best[1]):
             if self.scales[r] != scale:
                 self.scales[r] = scale
-                self._set_values(forest, r)
+                self._set_values(forest, int(r))
 
     def _choose(self, n_rounds: int) -> np.ndarray:
         """The earlier rounds (indices) this round drops."""

@@ -112,7 +112,7 @@ def leaf_of_rows(tree: Tree, X: np.ndarray, n_threads: int) -> np.ndarray:
     rows' bins: their value thresholds send each row where its bin went)."""
     leaves = np.zeros((X.shape[0], 1), dtype=np.int32)
     offsets = np.array([0, tree.n_nodes], dtype=np.int64)
-    category_args = ()
+    category_args: tuple[np.ndarray, ...] = ()
     if np.any(tree.category_set >= 0):
         category_args = (tree.category_set, np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries,
                          tree.cat_bitsets)
@@ -125,7 +125,7 @@ def fitted_leaves(tree: Tree, numeric: np.ndarray, first_round: bool) -> tuple[l
     """Per node its path's numeric features, and the leaves that fit a linear model (none
     in the first round; those with a numeric feature on their path)."""
     paths = path_features(tree, numeric)
-    return paths, ([] if first_round else [leaf for leaf in np.flatnonzero(tree.is_leaf) if paths[leaf]])
+    return paths, ([] if first_round else [int(leaf) for leaf in np.flatnonzero(tree.is_leaf) if paths[leaf]])
 
 
 def leaf_slots(tree: Tree, fitted: list[int], paths: list) -> tuple:

@@ -506,6 +506,8 @@ def test_metric_labels_round_trip():
     ([0.5, 0.1], ValueError, "strictly increasing"),
     ([0.1, 0.1], ValueError, "strictly increasing"),
     ([0.1, 1.5], ValueError, "alpha must be < 1"),
+    ([[0.1, 0.2]], TypeError, "alpha must be a number"),  # levels, not lists of them (once taken flat)
+    ([[0.1, 0.2], 0.3], TypeError, "alpha must be a number"),  # (once a raw TypeError comparing a list)
 ])
 def test_alpha_errors(alpha, error, message):
     with pytest.raises(error, match=message):

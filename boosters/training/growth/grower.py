@@ -17,6 +17,8 @@ module sets them up and copies each grown tree into a `Tree`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from boosters._lib.arrays import unique
@@ -34,6 +36,9 @@ from boosters.training.partition._partition import RowPartitioner
 from boosters.training.sampling import make_row_sampler
 from boosters.training.split._split import FloatSplitFinder, QuantizedSplitFinder
 from boosters.training.split.constraints import make_node_constraints
+
+if TYPE_CHECKING:
+    from boosters.training.linear_leaves import LinearLeafFitter
 
 
 # rounds of one nogil block: their trees' nodes take at most ~4 MB (65 bytes a node) and
@@ -74,7 +79,7 @@ class TreeGrower:
         leafwise = config.growth_strategy is GrowthStrategy.Leafwise
         features = np.flatnonzero(bin_mapper.is_usable).astype(np.int32)
         columns = unique(binned.feature_column[features]).astype(np.int32)  # what holds them
-        first_column_bins = (0, 0)
+        first_column_bins: tuple[int, ...] = (0, 0)
         if len(features) > 0:
             first_column_bins = tuple(int(b) for b in binned.column_offsets[columns[0]:columns[0] + 2])
         if binned.has_sparse:  # a sparse column's bins miss its default rows: the totals have a bin
@@ -127,7 +132,7 @@ class TreeGrower:
             renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints, exchange=exchange)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
-        self.linear_leaves = None
+        self.linear_leaves: LinearLeafFitter | None = None
         self.load = ThreadsForLoad(n_threads)
         self.rounds = BoostingRounds(self.loop, gradients, margins, np.concatenate(edges or [np.zeros(0)]),
                                      np.cumsum([0] + [len(e) for e in edges]), config.l1, config.l2,

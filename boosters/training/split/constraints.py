@@ -29,7 +29,7 @@ def monotone_directions(config: GBDTConfig, n_features: int, feature_names) -> n
         return None
     out = np.zeros(n_features, dtype=np.int8)
     if isinstance(spec, dict):
-        seen = {}
+        seen: dict[int, object] = {}
         for key, direction in spec.items():
             f = feature_index("monotone_constraints", key, n_features, feature_names)
             if f in seen:
