@@ -63,6 +63,7 @@ LAZY_OPTIONAL = {"boosters.data.sparse": ("scipy",), "boosters.training.callback
                  "boosters.data.frames": ("pyarrow",), "boosters.data.block_sources": ("pyarrow",),
                  "boosters.dask.training": ("dask", "distributed"), "boosters.dask.estimators": ("distributed",),
                  "boosters.dask._step_runner": ("distributed",), "boosters.dask._engine": ("distributed",),
+                 "boosters.dask._partition_state": ("distributed",),
                  "boosters.explain.shap_package": ("shap",)}
 # modules that are the adapter to one optional library (never imported by boosters itself)
 ADAPTERS = {"boosters.sklearn": "sklearn", "boosters.dask.estimators": "sklearn"}
