@@ -9,24 +9,29 @@ member, and the spinning takes the cores the waiting threads need. K trainings o
 threads on fewer than K x T cores then take several times longer at once than one
 after another.
 
-So the trainer measures, over each block of rounds, how long its own thread was ready to
-run but waited for a core (Linux's /proc/thread-self/schedstat; elsewhere the block's
-time off the CPU), and halves its team when that is a large share of the block: the
-cores are taken. After a quiet spell it tries a team twice as large again (up to the
-count asked for), waiting twice as long after each try that met taken cores. Every
-kernel's sums are thread-count independent, so this changes a training's time, never
-its model.
+So the trainer starts with the threads the machine has free (its online CPUs less the
+threads ready to run right now, Linux's /proc/loadavg; elsewhere every thread asked for),
+then measures, over each block of rounds, how long its own thread was ready to run but
+waited for a core (Linux's /proc/thread-self/schedstat; elsewhere the block's time off
+the CPU), and halves its team when that is a large share of the block: the cores are
+taken. After a quiet spell it tries a team twice as large again (up to the count asked
+for) if that many cores are free, waiting twice as long after each try that met taken
+cores: a try in vain costs a block with a team the cores cannot run. Every kernel's
+sums are thread-count independent, so this changes a training's time, never its model.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import threading
 import time
 from typing import Callable
 
 # A thread that waited for a core this share of a window or more: the cores are taken
-# (K teams of T threads on K x T / 2 cores wait about half of the time).
-WAIT_TAKEN = 0.35
+# (K teams of T threads on K x T / 2 cores wait about half of the time; one team of two beside
+# one single thread on two cores, a third).
+WAIT_TAKEN = 0.25
 # Below this share a window is quiet: after QUIET_SECONDS of them, a larger team is tried.
 WAIT_QUIET = 0.1
 MIN_WINDOW_SECONDS = 0.03   # shares are taken over at least this much time (a block may be 1 ms)
@@ -34,6 +39,40 @@ FIRST_QUIET_SECONDS = 0.5   # quiet time before the first try of a larger team,
 MAX_QUIET_SECONDS = 16.0    # doubled after each try that met taken cores, up to this
 
 _SCHEDSTAT = "/proc/thread-self/schedstat"  # ns on a CPU, ns waiting to run, timeslices
+_LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/1234 5678": the 4th field's first number is running now
+
+
+def free_cpus() -> int | None:
+    """The machine's CPUs that no other work is ready to run on right now, counting this
+    thread as running: online CPUs less Linux's count of runnable threads, not counting
+    this process's others (its OpenMP workers spin a while after a parallel region);
+    None where unknown. Both are the host's inside a container, so a container's own
+    quota is not what this says (the thread count is capped by it before)."""
+    try:
+        with open(_LOADAVG, "rb") as f:
+            running = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return (os.cpu_count() or 1) - running + _own_other_runnable_threads()
+
+
+def _own_other_runnable_threads() -> int:
+    """This process's threads, other than this one, that are running or ready to run."""
+    me, n = str(threading.get_native_id()), 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 0
+    for task in tasks:
+        if task == me:
+            continue
+        try:
+            with open(f"/proc/self/task/{task}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]  # after the name, which may hold ") "
+        except (OSError, IndexError):
+            continue  # the thread ended
+        n += state == b"R"
+    return n
 
 
 def _waited_seconds() -> float:
@@ -58,10 +97,12 @@ class ThreadsForLoad:
     `finished()` around each block, on the thread that runs it."""
 
     def __init__(self, n_threads: int, waited: Callable[[], float] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
-        """`waited`, `clock`: seconds waited for a core and wall seconds (tests pass their own)."""
-        self.most = self.n_threads = max(1, int(n_threads))
-        self._clock = clock
+                 clock: Callable[[], float] = time.monotonic, free: Callable[[], int | None] | None = None):
+        """`waited`, `clock`, `free`: seconds waited for a core, wall seconds and the free
+        CPUs (`free_cpus`; tests pass their own)."""
+        self.most = max(1, int(n_threads))
+        self._clock, self._free = clock, free or free_cpus
+        self.n_threads = self._affordable(self.most, 1)
         if waited is None:
             waited = _off_cpu_seconds if math.isnan(_waited_seconds()) else _waited_seconds
         self._waited = waited
@@ -96,4 +137,12 @@ class ThreadsForLoad:
         if share < WAIT_QUIET and self.n_threads < self.most:
             self._quiet += window
             if self._quiet >= self._quiet_needed:
-                self.n_threads, self._quiet, self._trying = min(self.most, 2 * self.n_threads), 0.0, True
+                larger = self._affordable(min(self.most, 2 * self.n_threads), self.n_threads)
+                self._quiet, self._trying = 0.0, larger > self.n_threads
+                self.n_threads = larger
+
+    def _affordable(self, wanted: int, now: int) -> int:
+        """The most threads, up to `wanted`, that the free CPUs can run beside the `now` this
+        training runs (this thread is one of the runnable ones `free_cpus` counts)."""
+        free = self._free()
+        return wanted if free is None else max(now, min(wanted, now + free))

@@ -1,6 +1,8 @@
 """The training's team follows the load on the cores (boosters/_lib/load.py): halved when its
 thread waits for a core a large share of a block, tried larger again after quiet blocks."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -12,11 +14,13 @@ from boosters._lib.load import ThreadsForLoad
 class FakeCores:
     """Wall and waited seconds the test advances: `block(seconds, waited_share)`."""
 
-    def __init__(self):
+    def __init__(self, free=None):
         self.wall = self.waited = 0.0
+        self.free = free  # CPUs no thread is ready to run on (None: unknown, as off Linux)
 
     def follower(self, n_threads):
-        return ThreadsForLoad(n_threads, waited=lambda: self.waited, clock=lambda: self.wall)
+        return ThreadsForLoad(n_threads, waited=lambda: self.waited, clock=lambda: self.wall,
+                              free=lambda: self.free)
 
     def block(self, threads: ThreadsForLoad, seconds: float, waited_share: float) -> int:
         threads.started()
@@ -63,6 +67,33 @@ def test_a_larger_team_is_tried_after_quiet_blocks_and_backs_off_when_the_cores_
     assert sizes[-1] == 2                                              # waits FIRST_QUIET_SECONDS again
 
 
+def test_a_training_starts_with_the_cpus_free_now():
+    # free_cpus counts this thread among the runnable ones: 1 free CPU = 2 threads
+    for free, expected in [(None, 8), (16, 8), (7, 8), (3, 4), (1, 2), (0, 1), (-5, 1)]:
+        assert FakeCores(free).follower(8).n_threads == expected
+
+
+def test_a_larger_team_is_tried_only_when_the_cpus_it_adds_are_free():
+    cores = FakeCores(free=None)
+    threads = cores.follower(4)
+    assert cores.block(threads, 0.1, 0.6) == 2
+    assert cores.block(threads, 0.1, 0.6) == 1
+    cores.free = 0  # another training holds the other cores: no try, however quiet this one is
+    quiet_blocks = round(load.FIRST_QUIET_SECONDS / 0.1)
+    assert [cores.block(threads, 0.1, 0.0) for _ in range(3 * quiet_blocks)] == [1] * (3 * quiet_blocks)
+    cores.free = 1  # it ended: one more CPU, so a team of two is tried after the next quiet spell
+    sizes = [cores.block(threads, 0.1, 0.0) for _ in range(quiet_blocks)]
+    assert sizes[-1] == 2
+    cores.free = 2
+    sizes = [cores.block(threads, 0.1, 0.0) for _ in range(quiet_blocks + 1)]
+    assert sizes[-1] == 4
+
+
+def test_the_free_cpus_are_read_from_the_kernel():
+    free = load.free_cpus()
+    assert free is None or free <= (os.cpu_count() or 1) - 1  # this thread is running
+
+
 def test_one_thread_is_never_measured():
     calls = []
     threads = ThreadsForLoad(1, waited=lambda: calls.append(1) or 0.0, clock=lambda: 0.0)
@@ -74,7 +105,7 @@ def test_one_thread_is_never_measured():
 def test_this_threads_wait_is_read_where_the_kernel_says_it():
     waited = load._waited_seconds()
     assert waited != waited or waited >= 0.0  # NaN where the kernel keeps no schedstat
-    assert ThreadsForLoad(4).n_threads == 4
+    assert 1 <= ThreadsForLoad(4).n_threads <= 4  # as many as are free now
 
 
 @pytest.mark.usefixtures("openmp")
@@ -95,6 +126,7 @@ def test_the_model_does_not_depend_on_the_team_the_load_left(monkeypatch):
         sizes.append(self.n_threads)
 
     monkeypatch.setattr(ThreadsForLoad, "finished", cores_taken)
+    monkeypatch.setattr(load, "free_cpus", lambda: None)  # starts with all 4, whatever runs beside
     monkeypatch.setattr("boosters.training.growth.grower.BLOCK_SECONDS", 0.0)  # one round a block
     followed = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=4)
     assert sizes[:3] == [2, 1, 1]
