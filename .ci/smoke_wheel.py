@@ -2,7 +2,8 @@
 
 Import, show_config() with OpenMP on and the vendored runtime in use, train, predict,
 save and load (both encodings), and a scikit-learn estimator's fit with Dask never
-imported. Run with `python -I` from a folder without a ./boosters.
+imported. Run with `python -I` from a folder without a ./boosters; BOOSTERS_SMOKE_NO_COMPILER=1
+also checks that no compiler is on PATH.
 """
 
 import os
@@ -11,8 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-for compiler in ("cc", "gcc", "clang", "c++", "g++"):
-    assert shutil.which(compiler) is None, f"a C compiler is on PATH: {shutil.which(compiler)}"
+if os.environ.get("BOOSTERS_SMOKE_NO_COMPILER") == "1":  # .ci/run; not cibuildwheel's test step
+    for compiler in ("cc", "gcc", "clang", "c++", "g++"):
+        assert shutil.which(compiler) is None, f"a C compiler is on PATH: {shutil.which(compiler)}"
 
 import numpy as np
 
