@@ -18,7 +18,11 @@ import boosters
 import boosters as bst
 from boosters.training.trainer import TrainingResult
 
-PACKAGE = Path(boosters.__file__).parent
+# The layering is a property of the sources: read the checkout's package folder (the one
+# beside tests/), which holds the .pyx/.pxd files a wheel leaves out; the installed package
+# where the tests run without a checkout.
+_SOURCE = Path(__file__).resolve().parents[1] / "boosters"
+PACKAGE = _SOURCE if (_SOURCE / "__init__.py").is_file() else Path(boosters.__file__).parent
 
 # the public modules on top of everything: GBDTModel, the functional API (train, cv), the
 # callbacks module (public names of training.callbacks, plus its own built-ins), the

@@ -30,6 +30,20 @@ def test_ci_builds_with_openmp():
         assert _build_info.OPENMP_AT_BUILD
 
 
+def test_show_config_names_the_openmp_runtime_file():
+    from pathlib import Path
+
+    from boosters._lib.show_config import config_dict, openmp_runtime
+
+    runtime = openmp_runtime()
+    assert config_dict()["openmp_runtime"] == runtime
+    if not openmp_enabled():
+        assert runtime is None
+    elif runtime is not None:  # None only where dladdr is missing (not on Linux/macOS)
+        assert Path(runtime).is_file()
+        assert "omp" in Path(runtime).name.lower()  # libgomp / libomp / vcomp / libiomp5
+
+
 def test_openmp_flag_matches_build():
     assert openmp_enabled() == _build_info.OPENMP_AT_BUILD
     if _build_info.OPENMP_AT_BUILD:
