@@ -332,7 +332,8 @@ class GBDTModel:
         if not start_iteration and (num_iteration is None or num_iteration <= 0):
             return self
         n_rounds = self.n_trees // self.forest.n_groups
-        if not start_iteration and num_iteration == self.best_iteration and num_iteration == n_rounds - 1:
+        stopped_early = len(self.ensemble.eval_history) > n_rounds  # scored rounds past the best, cut off
+        if not start_iteration and num_iteration == self.best_iteration == n_rounds - 1 and stopped_early:
             # a LightGBM habit: its best_iteration counts rounds, boosters' (and XGBoost's) is 0-based
             warnings.warn(f"num_iteration=best_iteration ({num_iteration}) leaves out the best round: "
                           "boosters' best_iteration is 0-based (as XGBoost's; LightGBM's is a count) and the "

@@ -10,11 +10,12 @@ threads on fewer than K x T cores then take several times longer at once than on
 after another.
 
 So the trainer starts with the threads the machine has free (its online CPUs less the
-threads ready to run right now, Linux's /proc/loadavg; elsewhere every thread asked for),
-then measures, over each block of rounds, how long its own thread was ready to run but
-waited for a core (Linux's /proc/thread-self/schedstat; elsewhere the block's time off
-the CPU), and halves its team when that is a large share of the block: the cores are
-taken. After a quiet spell it tries a team twice as large again (up to the count asked
+threads ready to run right now, Linux's /proc/loadavg; every thread asked for in a
+process held to some CPUs, whose own CPUs the host's counts do not tell), then measures,
+over each block of rounds, how long its own thread was ready to run but waited for a core
+(Linux's scheduler statistics), and halves its team when that is a large share of the
+block: the cores are taken. Where the kernel keeps no such statistics (macOS, Windows),
+a training uses every thread asked for, as before. After a quiet spell it tries a team twice as large again (up to the count asked
 for) if that many cores are free, waiting twice as long after each try that met taken
 cores: a try in vain costs a block with a team the cores cannot run. Every kernel's
 sums are thread-count independent, so this changes a training's time, never its model.
@@ -27,6 +28,8 @@ import os
 import threading
 import time
 from typing import Callable
+
+from boosters._lib.cgroup import cpu_quota
 
 # A thread that waited for a core this share of a window or more: the cores are taken
 # (K teams of T threads on K x T / 2 cores wait about half of the time; one team of two beside
@@ -45,15 +48,19 @@ _LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/1234 5678": the 4th field's firs
 def free_cpus() -> int | None:
     """The machine's CPUs that no other work is ready to run on right now, counting this
     thread as running: online CPUs less Linux's count of runnable threads, not counting
-    this process's others (its OpenMP workers spin a while after a parallel region);
-    None where unknown. Both are the host's inside a container, so a container's own
-    quota is not what this says (the thread count is capped by it before)."""
+    this process's others (its OpenMP workers spin a while after a parallel region; other
+    work in threads of this process is missed too, and left to the wait measure). None
+    where unknown, and for a process held to some CPUs (an affinity mask, a container's
+    cpuset or CPU quota): both counts are the host's, which say nothing of its own CPUs."""
+    cpus = os.cpu_count() or 1
     try:
+        if len(os.sched_getaffinity(0)) < cpus or cpu_quota() is not None:
+            return None  # a cpuset or a quota: the host's count says nothing of this process's CPUs
         with open(_LOADAVG, "rb") as f:
             running = int(f.read().split()[3].split(b"/")[0])
-    except (OSError, IndexError, ValueError):
+    except (AttributeError, OSError, IndexError, ValueError):  # no sched_getaffinity: not Linux
         return None
-    return (os.cpu_count() or 1) - running + _own_other_runnable_threads()
+    return cpus - running + _own_other_runnable_threads()
 
 
 def _own_other_runnable_threads() -> int:
@@ -76,19 +83,15 @@ def _own_other_runnable_threads() -> int:
 
 
 def _waited_seconds() -> float:
-    """Seconds this thread has waited, ready to run, for a core (NaN where unknown)."""
-    try:
-        with open(_SCHEDSTAT, "rb") as f:
-            return int(f.read().split()[1]) * 1e-9
-    except (OSError, IndexError, ValueError):
-        return math.nan
-
-
-def _off_cpu_seconds() -> float:
-    """Where schedstat is missing (not Linux, or a kernel without it): the time this thread
-    was not on a CPU, which is waiting for a core while the kernels run (their OpenMP
-    teams spin rather than sleep between regions)."""
-    return time.monotonic() - time.thread_time()
+    """Seconds this thread has waited, ready to run, for a core (NaN where unknown: not
+    Linux, or a kernel without scheduler statistics)."""
+    for path in (_SCHEDSTAT, f"/proc/self/task/{threading.get_native_id()}/schedstat"):  # Linux < 3.17: the 2nd
+        try:
+            with open(path, "rb") as f:
+                return int(f.read().split()[1]) * 1e-9
+        except (OSError, IndexError, ValueError):
+            continue
+    return math.nan
 
 
 class ThreadsForLoad:
@@ -100,12 +103,13 @@ class ThreadsForLoad:
                  clock: Callable[[], float] = time.monotonic, free: Callable[[], int | None] | None = None):
         """`waited`, `clock`, `free`: seconds waited for a core, wall seconds and the free
         CPUs (`free_cpus`; tests pass their own)."""
-        self.most = max(1, int(n_threads))
+        self.most = self.n_threads = max(1, int(n_threads))
         self._clock, self._free = clock, free or free_cpus
-        self.n_threads = self._affordable(self.most, 1)
-        if waited is None:
-            waited = _off_cpu_seconds if math.isnan(_waited_seconds()) else _waited_seconds
-        self._waited = waited
+        self._waited = waited or _waited_seconds
+        # nothing to follow with one thread, nor where this thread's wait is not kept (not Linux)
+        self.following = self.most > 1 and not math.isnan(self._waited())
+        if self.following:
+            self.n_threads = self._affordable(self.most, 1)
         self._window_wall = self._window_wait = 0.0
         self._quiet = 0.0                       # seconds of quiet windows at this team size
         self._quiet_needed = FIRST_QUIET_SECONDS
@@ -113,12 +117,12 @@ class ThreadsForLoad:
         self._start = (0.0, 0.0)
 
     def started(self) -> None:
-        if self.most > 1:
+        if self.following:
             self._start = (self._clock(), self._waited())
 
     def finished(self) -> None:
         """The block ended: the window's shares decide the next team size."""
-        if self.most == 1:
+        if not self.following:
             return
         wall, wait = self._clock(), self._waited()
         self._window_wall += wall - self._start[0]
@@ -142,7 +146,7 @@ class ThreadsForLoad:
                 self.n_threads = larger
 
     def _affordable(self, wanted: int, now: int) -> int:
-        """The most threads, up to `wanted`, that the free CPUs can run beside the `now` this
-        training runs (this thread is one of the runnable ones `free_cpus` counts)."""
+        """The most threads, up to `wanted` and at least `now`, that this thread and the free
+        CPUs can run (`free_cpus` counts this process's other threads, its team, as free)."""
         free = self._free()
-        return wanted if free is None else max(now, min(wanted, now + free))
+        return wanted if free is None else max(now, min(wanted, 1 + free))

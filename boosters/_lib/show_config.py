@@ -54,7 +54,7 @@ def _windows_module_of(address: int | None) -> str | None:
     import ctypes
     from ctypes import wintypes
 
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32 = getattr(ctypes, "WinDLL")("kernel32", use_last_error=True)  # Windows only: typeshed's Linux ctypes lacks it
     handle = wintypes.HMODULE()
     from_address, unchanged_refcount = 0x4, 0x2
     if not kernel32.GetModuleHandleExW(from_address | unchanged_refcount,

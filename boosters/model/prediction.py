@@ -174,6 +174,7 @@ def predict_tree(tree: Tree, X: np.ndarray, n_threads: int, check: bool = True) 
     elif np.any(tree.category_set >= 0):
         categories = (np.array([0, len(tree.cat_boundaries) - 1]), tree.cat_boundaries, tree.cat_bitsets)
     out = np.zeros((X.shape[0], 1), dtype=np.float64)
+    n_threads = threads_for_visits(n_threads, X.shape[0], 1)
     check_sparse_input(X, categories)
     if tree.is_linear:
         linear = tree.linear_leaves()

@@ -115,7 +115,7 @@ class LocalBackend:
     def grow_rounds(self, first_round: int, n_rounds: int, learning_rate: float,
                     dart: DartRound | None = None) -> list[list]:
         if dart is not None:  # the gradients of the margins without the dropped trees (an out-of-core
-            self.dropped.take_out(self.margins, dart, self.train.X, self.n_threads)  # Dataset has no X)
+            self.dropped.take_out(self.margins, dart, self.train.X, self._threads())  # Dataset has no X)
         if self.before_round is not None:
             self.before_round()
         self.grower.rounds.learning_rate = learning_rate
@@ -129,12 +129,16 @@ class LocalBackend:
             if val.X is None:  # the training set: its margins hold the round already
                 out.append(self.train_scores())
                 continue
-            scale_down_dropped(val.margins, dart, val.X, self.n_threads)
+            scale_down_dropped(val.margins, dart, val.X, self._threads())
             for k, tree in enumerate(trees):
-                val.margins[:, k] += predict_tree(tree, val.X, self.n_threads, check=False)
+                val.margins[:, k] += predict_tree(tree, val.X, self._threads(), check=False)
             out.append([(metric, *score(metric, val.dataset, val.margins))
                         for metric in self.config.resolved_metrics])
         return out
+
+    def _threads(self) -> int:
+        """The threads the cores can run now: the growing rounds' team (_lib/load.py)."""
+        return self.grower.load.n_threads
 
     def train_scores(self) -> list[tuple]:
         return [(metric, *score(metric, self.train, self.margins.T)) for metric in self.config.resolved_metrics]

@@ -84,7 +84,10 @@ def test_a_larger_team_is_tried_only_when_the_cpus_it_adds_are_free():
     cores.free = 1  # it ended: one more CPU, so a team of two is tried after the next quiet spell
     sizes = [cores.block(threads, 0.1, 0.0) for _ in range(quiet_blocks)]
     assert sizes[-1] == 2
-    cores.free = 2
+    cores.free = 2  # free_cpus counts this training's own team as free: 2 free CPUs = a team of 3
+    sizes = [cores.block(threads, 0.1, 0.0) for _ in range(quiet_blocks + 1)]
+    assert sizes[-1] == 3
+    cores.free = 3
     sizes = [cores.block(threads, 0.1, 0.0) for _ in range(quiet_blocks + 1)]
     assert sizes[-1] == 4
 
@@ -92,6 +95,25 @@ def test_a_larger_team_is_tried_only_when_the_cpus_it_adds_are_free():
 def test_the_free_cpus_are_read_from_the_kernel():
     free = load.free_cpus()
     assert free is None or free <= (os.cpu_count() or 1) - 1  # this thread is running
+
+
+def test_a_process_held_to_some_cpus_is_not_judged_by_the_hosts_counts(monkeypatch):
+    # a cpuset (or a quota): the host's runnable threads say nothing of this process's CPUs
+    if not hasattr(os, "sched_getaffinity") or (os.cpu_count() or 1) < 2:
+        pytest.skip("needs Linux and two CPUs")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert load.free_cpus() is None
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(os.cpu_count())))
+    monkeypatch.setattr(load, "cpu_quota", lambda: 1)
+    assert load.free_cpus() is None
+
+
+def test_without_the_kernels_statistics_every_thread_is_used():
+    # macOS, Windows: no wait to measure, so nothing to follow (as before)
+    threads = ThreadsForLoad(4, waited=lambda: float("nan"), clock=lambda: 0.0, free=lambda: 0)
+    threads.started()
+    threads.finished()
+    assert not threads.following and threads.n_threads == 4
 
 
 def test_one_thread_is_never_measured():
