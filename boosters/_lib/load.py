@@ -40,6 +40,7 @@ WAIT_QUIET = 0.1
 MIN_WINDOW_SECONDS = 0.03   # shares are taken over at least this much time (a block may be 1 ms)
 FIRST_QUIET_SECONDS = 0.5   # quiet time before the first try of a larger team,
 MAX_QUIET_SECONDS = 16.0    # doubled after each try that met taken cores, up to this
+FREE_READINGS, FREE_READING_GAP = 3, 0.0005  # the free CPUs: the most of 3 readings 0.5 ms apart
 
 _SCHEDSTAT = "/proc/thread-self/schedstat"  # ns on a CPU, ns waiting to run, timeslices
 _LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/1234 5678": the 4th field's first number is running now
@@ -148,5 +149,11 @@ class ThreadsForLoad:
     def _affordable(self, wanted: int, now: int) -> int:
         """The most threads, up to `wanted` and at least `now`, that this thread and the free
         CPUs can run (`free_cpus` counts this process's other threads, its team, as free)."""
-        free = self._free()
-        return wanted if free is None else max(now, min(wanted, 1 + free))
+        most_free = -(1 << 30)
+        for _ in range(FREE_READINGS):  # the most of a few: a thread that ran for a moment is no load
+            free = self._free()
+            if free is None:
+                return wanted
+            most_free = max(most_free, free)
+            time.sleep(FREE_READING_GAP)
+        return max(now, min(wanted, 1 + most_free))
