@@ -199,5 +199,8 @@ def test_a_killed_worker_is_survived_with_the_undisturbed_model(monkeypatch):
         start, stats = time.monotonic(), {}
         survived = dask_train(client, X, y, config, stats=stats)
         assert time.monotonic() - start < 120
-    assert stats["recoveries"] == 1 and stats["partition_workers"] == 1
+    # the killed worker's nanny restarts it: when it is back before the lost partitions are
+    # recomputed, Dask places some of them there (seen once in CI on a quiet machine), so the
+    # partitions end on one or two workers; the recovery and the model are the test
+    assert stats["recoveries"] == 1 and stats["partition_workers"] in (1, 2)
     assert survived.to_bytes() == undisturbed.to_bytes()
