@@ -15,6 +15,7 @@ from boosters.dask import _validation
 from boosters.dask._driver import DaskTreeGrower, LostWorker, Partitions
 from boosters.dask._reduction import in_order
 from boosters.training.dart import DartRound
+from boosters.training.scores import monitored_set
 
 MAX_RECOVERIES = 3  # lost workers survived in a row (while growing one tree or scoring one round)
 
@@ -38,9 +39,7 @@ class DaskBackend:
         self.feature_names, self.categories = feature_names, categories
         self.has_val_set = validation is not None
         self.val_names = list(val_names or ["valid"]) if validation is not None else []
-        # early stopping and eval_history: the last validation set that is not the training set (as LightGBM)
-        held_out = [name for name in self.val_names if name not in training_sets]
-        self.monitored = (held_out or self.val_names or ["valid"])[-1]
+        self.monitored = monitored_set(self.val_names, [name for name in self.val_names if name not in training_sets])
         self.metrics = tuple(config.resolved_metrics) if validation is not None else ()
         self.previous: tuple | None = None  # the last tree's (output, leaf nodes, values): the partitions add them next
         # per scored round: its trees as scored (copies: DART later gives the forest's trees

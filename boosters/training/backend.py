@@ -35,7 +35,7 @@ from boosters.objectives.registry import make_objective
 from boosters.training.dart import DartRound, DroppedMargins, scale_down_dropped
 from boosters.training.growth.grower import TreeGrower
 from boosters.training.linear_leaves import LinearLeafFitter
-from boosters.training.scores import score, set_label
+from boosters.training.scores import monitored_set, score, set_label
 
 AUTO_QUANTIZE_MIN_ROWS = 100_000  # measured crossover (docs/benchmarks/end_to_end.md); RFC-0016 DD-3
 
@@ -83,9 +83,7 @@ class LocalBackend:
         self.config, self.train, self.n_threads = config, train, n_threads
         self.has_val_set, self.train_scored = bool(evals), train_scored
         self.val_names = [name for name, _, _ in evals]
-        # early stopping and eval_history: the last validation set that is not the training set (as LightGBM)
-        held_out = [name for name, _, X in evals if X is not None]
-        self.monitored = (held_out or self.val_names or ["valid"])[-1]
+        self.monitored = monitored_set(self.val_names, [name for name, _, X in evals if X is not None])
         self.n_features, self.feature_names, self.categories = train.n_features, train.feature_names, train.categories
         objective = make_objective(config.objective, train.group_boundaries)
         objective.check_labels(train.y)

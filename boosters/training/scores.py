@@ -19,6 +19,12 @@ def set_label(name: str) -> str:
     return "val_set" if name == "valid" else f"val_set {name!r}"
 
 
+def monitored_set(val_names: list, held_out: list) -> str:
+    """The set early stopping and eval_history follow: the last one that is not the
+    training rows themselves (`held_out`: the others), as LightGBM; "valid" without any."""
+    return (held_out or val_names or ["valid"])[-1]
+
+
 def score(metric, dataset: Dataset, margins: np.ndarray) -> tuple[str, float, bool]:
     """(label, value, higher_is_better) of `metric` on (n_rows, n_outputs) margins of
     `dataset`: a built-in Metric, or a callable (margins, dataset) -> (name, value,
