@@ -15,9 +15,10 @@ process held to some CPUs, whose own CPUs the host's counts do not tell), then m
 over each block of rounds, how long its own thread was ready to run but waited for a core
 (Linux's scheduler statistics), and halves its team when that is a large share of the
 block: the cores are taken. Where the kernel keeps no such statistics (macOS, Windows),
-a training uses every thread asked for, as before. After a quiet spell it tries a team twice as large again (up to the count asked
-for) if that many cores are free, waiting twice as long after each try that met taken
-cores: a try in vain costs a block with a team the cores cannot run. Every kernel's
+a training uses every thread asked for, as before. After a quiet spell it tries a team
+twice as large again (up to the count asked for) if that many cores are free, waiting
+twice as long after each try that met taken cores: a try in vain costs a block with a
+team the cores cannot run. Every kernel's
 sums are thread-count independent, so this changes a training's time, never its model.
 """
 
@@ -29,7 +30,7 @@ import threading
 import time
 from typing import Callable
 
-from boosters._lib.cgroup import cpu_quota
+from boosters._lib.threads import cached_cpu_quota
 
 # A thread that waited for a core this share of a window or more: the cores are taken
 # (K teams of T threads on K x T / 2 cores wait about half of the time; one team of two beside
@@ -55,7 +56,7 @@ def free_cpus() -> int | None:
     cpuset or CPU quota): both counts are the host's, which say nothing of its own CPUs."""
     cpus = os.cpu_count() or 1
     try:
-        if len(os.sched_getaffinity(0)) < cpus or cpu_quota() is not None:
+        if len(os.sched_getaffinity(0)) < cpus or cached_cpu_quota() is not None:
             return None  # a cpuset or a quota: the host's count says nothing of this process's CPUs
         with open(_LOADAVG, "rb") as f:
             running = int(f.read().split()[3].split(b"/")[0])
@@ -150,10 +151,11 @@ class ThreadsForLoad:
         """The most threads, up to `wanted` and at least `now`, that this thread and the free
         CPUs can run (`free_cpus` counts this process's other threads, its team, as free)."""
         most_free = -(1 << 30)
-        for _ in range(FREE_READINGS):  # the most of a few: a thread that ran for a moment is no load
+        for reading in range(FREE_READINGS):  # the most of a few: a thread that ran for a moment is no load
             free = self._free()
-            if free is None:
+            if free is None or 1 + free >= wanted:  # unknown, or enough: later readings change nothing
                 return wanted
             most_free = max(most_free, free)
-            time.sleep(FREE_READING_GAP)
+            if reading + 1 < FREE_READINGS:
+                time.sleep(FREE_READING_GAP)
         return max(now, min(wanted, 1 + most_free))

@@ -33,7 +33,7 @@ _QUOTA_SECONDS = 1.0  # the cgroup quota is read again after this: it costs ~50 
 _quota_read: tuple[float, int | None] = (-float("inf"), None)  # (when, quota)
 
 
-def _cpu_quota_now() -> int | None:
+def cached_cpu_quota() -> int | None:
     """The cgroup CPU quota, read at most once a second (a container's quota seldom changes)."""
     global _quota_read
     now = time.monotonic()
@@ -48,7 +48,7 @@ def available_cpus() -> int:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         n = os.cpu_count() or 1
-    quota = _cpu_quota_now()
+    quota = cached_cpu_quota()
     if quota is not None:
         n = min(n, quota)
     return max(1, n)

@@ -82,6 +82,14 @@ def forest_leaves(flat: FlatForest, X: np.ndarray, n_threads: int, n_trees: int)
 
 
 PREDICT_BLOCK_VISITS = 1 << 24  # ~0.05-0.2 s of kernel time per block
+_MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks
+
+
+def _block_rows(n_trees: int) -> int:
+    """Rows per prediction block: about PREDICT_BLOCK_VISITS row-tree visits."""
+    return max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // max(n_trees, 1))
+
+
 # Row-tree visits worth a thread: ~0.7-2 ms of walking (10-30 ns a visit). A thread team
 # costs ~10 us to start and join on idle cores and milliseconds on shared ones (a thread
 # waits for its core), so a small prediction runs on the caller's thread alone.
@@ -91,12 +99,6 @@ VISITS_PER_THREAD = 1 << 16
 def threads_for_visits(n_threads: int, n_rows: int, n_trees: int) -> int:
     """Threads worth using for n_rows rows through n_trees trees (at most n_threads)."""
     return max(1, min(n_threads, n_rows * max(n_trees, 1) // VISITS_PER_THREAD))
-_MIN_BLOCK_ROWS = 4096          # enough rows for every thread's 64-row blocks
-
-
-def _block_rows(n_trees: int) -> int:
-    """Rows per prediction block: about PREDICT_BLOCK_VISITS row-tree visits."""
-    return max(_MIN_BLOCK_ROWS, PREDICT_BLOCK_VISITS // max(n_trees, 1))
 
 
 def _packed_walk(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:

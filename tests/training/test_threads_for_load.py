@@ -104,7 +104,7 @@ def test_a_process_held_to_some_cpus_is_not_judged_by_the_hosts_counts(monkeypat
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert load.free_cpus() is None
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(os.cpu_count())))
-    monkeypatch.setattr(load, "cpu_quota", lambda: 1)
+    monkeypatch.setattr(load, "cached_cpu_quota", lambda: 1)
     assert load.free_cpus() is None
 
 
