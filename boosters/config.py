@@ -415,6 +415,19 @@ class GBDTConfig:
         L1 penalty on the linear leaves' coefficients (not their intercepts).
     linear_l2 : float, default 0
         L2 penalty on the linear leaves' coefficients (LightGBM's ``linear_lambda``).
+    random_strength : float, default 0
+        CatBoost's score noise (:doc:`/guide/randomness`): while a node's split is chosen,
+        each valid candidate competes by ``gain + N(0, sd^2)``, ``sd = random_strength *
+        sqrt(mean g^2) * L / (1 + L) / 2`` with ``L = n_rows * exp(-round *
+        learning_rate)``: the gradients' spread, fading as the model grows, on CatBoost's
+        score scale (twice the gain). The split keeps its true gain (importance, leaf-wise
+        order). 0 is off; CatBoost's default is 1.
+    bagging_temperature : float, optional
+        CatBoost's Bayesian bootstrap (``bootstrap_type="Bayesian"``): each round every
+        row's gradient and hessian are multiplied by ``(-log U)^T``, ``U`` uniform per
+        (round, row); ``T = 1`` gives exponential weights (mean 1, variance 1), 0 all
+        ones. None is off (CatBoost's default is 1 when Bayesian). Not with `subsample`
+        < 1 or GOSS.
     **unknown
         LightGBM's and XGBoost's names of these parameters (``num_leaves``, ``eta``,
         ``reg_lambda``, ``min_data_in_leaf``...; :doc:`/parameters` lists them, with the
@@ -462,6 +475,7 @@ class GBDTConfig:
         "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
         "booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode",
         "linear_leaves", "linear_l1", "linear_l2",
+        "random_strength", "bagging_temperature",
     )
 
     @_takes_other_names
@@ -511,6 +525,8 @@ class GBDTConfig:
         linear_leaves: bool = False,
         linear_l1: float = 0.0,
         linear_l2: float = 0.0,
+        random_strength: float = 0.0,
+        bagging_temperature: float | None = None,
         **unknown,
     ):
         if unknown:
@@ -583,6 +599,7 @@ class GBDTConfig:
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
         self._set_dart(booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode)
         self._set_linear_leaves(linear_leaves, linear_l1, linear_l2)
+        self._set_catboost_randomness(random_strength, bagging_temperature)
         object.__setattr__(self, "_checked", True)  # from here on, an assignment is checked (__setattr__)
 
     @classmethod
@@ -633,6 +650,20 @@ class GBDTConfig:
         if self.subsample != 1.0:
             raise ValueError(f"subsample={self.subsample} cannot be combined with GOSS (goss_top_rate, "
                              "goss_other_rate): choose one row sampling")
+
+    def _set_catboost_randomness(self, random_strength, bagging_temperature):
+        self.random_strength = require_float("random_strength", random_strength, 0.0)
+        self.bagging_temperature = (None if bagging_temperature is None
+                                    else require_float("bagging_temperature", bagging_temperature, 0.0))
+        if self.bagging_temperature is None:
+            return
+        # the Bayesian bootstrap weighs every row: another row sampling on top would be a second bootstrap
+        if self.subsample != 1.0:
+            raise ValueError(f"bagging_temperature (the Bayesian bootstrap) cannot be combined with "
+                             f"subsample={self.subsample}: choose one row sampling")
+        if self.goss_top_rate is not None:
+            raise ValueError("bagging_temperature (the Bayesian bootstrap) cannot be combined with GOSS "
+                             "(goss_top_rate, goss_other_rate): choose one row sampling")
 
     def _set_linear_leaves(self, linear_leaves, linear_l1, linear_l2):
         if not isinstance(linear_leaves, bool):

@@ -272,7 +272,7 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
     {'learning_rate': 0.1, 'n_leaves': 15, 'max_bins': 256}
     """
     library = library_of(params)
-    params = bagging_with_frequency(params)
+    params = catboost_bootstrap(bagging_with_frequency(params))
     out: dict[str, Any] = {}
     source: dict[str, str] = {}
     for name, value in params.items():
@@ -391,3 +391,26 @@ def _same(a, b) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):  # arrays
         return a is b
+
+
+def catboost_bootstrap(params: dict) -> dict:
+    """CatBoost's ``bootstrap_type``: "Bayesian" is ``bagging_temperature`` (CatBoost's
+    default 1 when not given), "Bernoulli" is ``subsample`` (which must be given: CatBoost's
+    default depends on the data), "No" is neither; "MVS" and "Poisson" are refused.
+    ``bagging_temperature`` with another bootstrap_type is refused, as CatBoost does."""
+    if "bootstrap_type" not in params:
+        return params
+    params = dict(params)
+    kind = params.pop("bootstrap_type")
+    name = kind.lower() if isinstance(kind, str) else kind
+    if name not in ("bayesian", "bernoulli", "no"):
+        raise ValueError(f"bootstrap_type={kind!r} is not supported: boosters has 'Bayesian' (bagging_temperature), "
+                         "'Bernoulli' (subsample) and 'No'; for MVS-like sampling see goss_top_rate / goss_other_rate")
+    if name == "bayesian":
+        params.setdefault("bagging_temperature", 1.0)
+    elif params.get("bagging_temperature") is not None:
+        raise ValueError(f"bagging_temperature acts only with bootstrap_type='Bayesian', got bootstrap_type={kind!r}")
+    if name == "bernoulli" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):
+        raise ValueError("bootstrap_type='Bernoulli' is boosters' subsample: give subsample (CatBoost's default "
+                         "depends on the data)")
+    return params

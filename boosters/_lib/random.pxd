@@ -3,6 +3,7 @@
 # Streams: a tree (the quantizer's stochastic rounding), a boosting round (row sampling);
 # each user of a stream kind has its own salt. Column sampling draws integers from a
 # `Stream` keyed by (seed, domain, tree, level or node).
+from libc.math cimport cos, log, sqrt
 from libc.stdint cimport uint64_t
 
 
@@ -45,3 +46,10 @@ cdef inline uint64_t next_u64(Stream* s) noexcept nogil:  # s: IN and OUT
 cdef inline uint64_t below(Stream* s, uint64_t n) noexcept nogil:  # s: IN and OUT
     """A draw in [0, n), n >= 1 (modulo: a bias below n / 2^64, nil for feature counts)."""
     return next_u64(s) % n
+
+
+cdef inline double standard_normal(uint64_t key, uint64_t counter) noexcept nogil:
+    """Draw `counter` of a stream as a standard normal: Box-Muller's cosine half over the
+    stream's uniforms 2 counter and 2 counter + 1 (1 - u keeps the logarithm finite)."""
+    cdef double u1 = 1.0 - uniform01(key, 2 * counter), u2 = uniform01(key, 2 * counter + 1)
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2)

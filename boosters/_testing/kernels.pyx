@@ -442,7 +442,7 @@ def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bin
         raise MemoryError()
     try:
         with nogil:
-            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out)
+            finder.find_best(&slot_v[0], &sums_v[0, 0], &sums_v[1, 0], &sums_v[2, 0], n_nodes, out, NULL)
         found = [None if out[i].feature < 0 else
                  (out[i].gain, out[i].feature, out[i].bin, bool(out[i].default_left),
                   bool(out[i].has_missing), out[i].left_g, out[i].left_h) for i in range(n_nodes)]

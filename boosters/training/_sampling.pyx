@@ -18,10 +18,14 @@ of that size equally likely, and comes out in increasing row order.
   sum over outputs of |grad * hess| (ties: lower rows first), plus other_k rows drawn
   uniformly from the rest, whose gradients and hessians (every output's) are multiplied
   by `weight` = (1 - a) / b in place. The first `warmup_rounds` rounds use every row.
+- Bayesian bootstrap (CatBoost's bootstrap_type="Bayesian", `bagging_temperature` T):
+  every row, its gradients and hessians (every output's) multiplied in place by
+  w = (-log U)^T, U uniform in (0, 1] drawn by (seed, round, row): an exponential
+  weight at T = 1 (mean 1, variance 1), 1 at T = 0. The round's trees see every row.
 """
 
 from cython.parallel cimport prange
-from libc.math cimport fabs
+from libc.math cimport fabs, log, pow
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -37,10 +41,17 @@ cdef enum:
     UNIFORM = 1
     GOSS = 2
     QUERIES = 3
+    BAYESIAN = 4
 
-KINDS = {"uniform": UNIFORM, "goss": GOSS, "queries": QUERIES}
+KINDS = {"uniform": UNIFORM, "goss": GOSS, "queries": QUERIES, "bayesian": BAYESIAN}
 # the streams of the row samples (one per round); the quantizer's streams have their own salt
 cdef uint64_t SAMPLING_SALT = 0x3C6EF372FE94F82BULL
+cdef uint64_t BAYESIAN_SALT = 0xA54FF53A5F1D36F1ULL  # the Bayesian bootstrap's weights
+
+
+cdef inline double bayesian_weight(uint64_t key, Py_ssize_t row, double temperature) noexcept nogil:
+    """(-log U)^temperature, U = 1 - uniform01 in (0, 1] (pow(x, 0) is 1, even at x = 0)."""
+    return pow(-log(1.0 - uniform01(key, row)), temperature)
 
 
 cdef inline size_t takes(uint64_t key, Py_ssize_t i, Py_ssize_t n, Py_ssize_t need) noexcept nogil:
@@ -165,7 +176,7 @@ cdef class RowSampler:
 
     def __init__(self, str kind, Py_ssize_t n_rows, Py_ssize_t n_outputs, uint64_t seed, int n_threads=1, *,
                  Py_ssize_t n_sample=0, Py_ssize_t top_k=0, Py_ssize_t other_k=0, double weight=1.0,
-                 Py_ssize_t warmup_rounds=0, groups=None):
+                 Py_ssize_t warmup_rounds=0, groups=None, double temperature=1.0):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
         self.kind = KINDS[kind]
@@ -182,11 +193,16 @@ cdef class RowSampler:
             n_sample = top_k + other_k
             self.scores = np.empty(n_rows)
             self.keys = np.empty(n_rows, dtype=np.uint64)
+        elif self.kind == BAYESIAN:
+            if not 0.0 <= temperature < float("inf"):
+                raise ValueError(f"temperature must be finite and >= 0, got {temperature}")
+            n_sample = n_rows
         elif not 0 <= n_sample <= n_rows:
             raise ValueError(f"n_sample must be in [0, {n_rows}], got {n_sample}")
         self.n_rows, self.n_outputs, self.seed, self.n_threads = n_rows, n_outputs, seed, n_threads
         self.n_sample, self.top_k, self.other_k, self.weight = n_sample, top_k, other_k, weight
         self.warmup_rounds = warmup_rounds
+        self.temperature = temperature
 
     def taken_below(self, uint64_t round_, bounds):
         """Uniform sampling: for each row bound (increasing), how many rows of round
@@ -240,9 +256,12 @@ cdef class RowSampler:
         row_t* out,                 # OUT: n_rows entries: the sample, then the other rows
     ) noexcept nogil:
         """The round's sample in out[:m], the other rows in out[m:n_rows]; returns m, or -1
-        in a warm-up round (no sample: every row)."""
+        in a warm-up round or under the Bayesian bootstrap (no sample: every row)."""
         cdef uint64_t key = stream_key(self.seed, round_, SAMPLING_SALT)
         if round_ < <uint64_t> self.warmup_rounds or self.n_rows == 0:
+            return -1
+        if self.kind == BAYESIAN:
+            self._bayesian(stream_key(self.seed, round_, BAYESIAN_SALT), gh)
             return -1
         if self.kind == UNIFORM:
             return uniform_rows(key, self.n_rows, self.n_sample, out)
@@ -264,6 +283,16 @@ cdef class RowSampler:
             if t == self.n_sample - 1:
                 n_taken = n_out
         return n_taken
+
+    cdef void _bayesian(self, uint64_t key, float* gh) noexcept nogil:  # gh: IN and OUT
+        """Every row's gradients and hessians (every output's) times its weight."""
+        cdef Py_ssize_t i, k, n = self.n_rows
+        cdef double w
+        for i in prange(n, schedule="static", num_threads=self.n_threads):
+            w = bayesian_weight(key, i, self.temperature)
+            for k in range(self.n_outputs):
+                gh[2 * (k * n + i)] = <float> (gh[2 * (k * n + i)] * w)
+                gh[2 * (k * n + i) + 1] = <float> (gh[2 * (k * n + i) + 1] * w)
 
     cdef Py_ssize_t _goss(self, uint64_t key, float* gh, row_t* out) noexcept nogil:
         cdef Py_ssize_t i, n = self.n_rows, n_top_above = 0
@@ -317,3 +346,19 @@ def goss_draw_range(uint64_t seed, uint64_t round_, double weight, const double[
     with nogil:
         k = goss_select(key, &scores[0], &gh[0, 0, 0], n, gh.shape[0], first_row, n, <float> weight, &state, &out[0])
     return k, (state.threshold, state.ties_left, state.rest_left, state.need)
+
+
+def bayesian_weights(uint64_t seed, uint64_t round_, Py_ssize_t first_row, Py_ssize_t n, double temperature):
+    """The Bayesian bootstrap's weights of rows first_row..first_row + n - 1 in round
+    `round_` of a training seeded `seed` (what the sampler multiplies their gradients by)."""
+    if n < 0 or first_row < 0 or not 0.0 <= temperature < float("inf"):
+        raise ValueError(f"need n >= 0, first_row >= 0 and a finite temperature >= 0; got {n}, {first_row}, "
+                         f"{temperature}")
+    out = np.empty(n)
+    cdef double[::1] w = out
+    cdef uint64_t key = stream_key(seed, round_, BAYESIAN_SALT)
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(n):
+            w[i] = bayesian_weight(key, first_row + i, temperature)
+    return out

@@ -14,6 +14,10 @@
   LightGBM, the first int(1 / learning_rate) rounds use every row: while the model is
   far from the labels every gradient is large and the top set is arbitrary.
 
+- Bayesian bootstrap (`bagging_temperature` T, CatBoost's bootstrap_type="Bayesian"):
+  each round every row's gradients and hessians are multiplied by (-log U)^T, U uniform
+  in (0, 1] per (round, row); not with `subsample` < 1 or GOSS (config.py refuses them).
+
 The draws are seeded by `seed` and the round (see _sampling.pyx).
 """
 
@@ -39,6 +43,9 @@ def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads:
                      query_groups=None) -> RowSampler | None:
     """The training's row sampler, None when every round uses every row; `query_groups`
     (the query boundaries of a ranking objective): whole queries are sampled."""
+    if config.bagging_temperature is not None:
+        return RowSampler("bayesian", n_rows, n_outputs, config.seed, n_threads,
+                          temperature=config.bagging_temperature)
     if config.goss_top_rate is not None:
         a, b = config.goss_top_rate, config.goss_other_rate
         top_k = min(n_rows, max(1, round(a * n_rows)))

@@ -589,7 +589,7 @@ cdef class GrowthLoop:
         if self.constrained:
             self.constraints.prepare(nodes, n, &self.depth[0])
         start = now()
-        self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found)
+        self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found, nodes)
         self._timed(SPLIT_SEARCH, start)
         for i in range(n):
             self.best[nodes[i]] = self.found[i]

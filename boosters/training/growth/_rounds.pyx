@@ -14,7 +14,7 @@ round, for the grower to copy into `Tree`s.
 
 import numpy as np
 
-from libc.math cimport NAN, isnan
+from libc.math cimport NAN, exp, isnan, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters.objectives._gradients cimport GradientKernel
@@ -23,6 +23,31 @@ from boosters.training.growth._grow cimport GROWN, GrowthLoop, now
 from boosters.training.growth._leaf_renewal cimport LeafRenewal
 from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training.split._gain cimport leaf_weight
+
+
+cdef double score_noise_sd(double random_strength, const float* gh, Py_ssize_t n_rows, uint64_t round_,
+                           double learning_rate) noexcept nogil:  # gh: IN, (n_rows, 2)
+    """random_strength's noise scale on a round's split gains (CatBoost's
+    CalcScoreStDev): random_strength * sqrt(mean g^2) (the gradients' deviation from 0)
+    * L / (1 + L), L = n_rows * exp(-round * learning_rate) (CalcDerivativesStDevFromZero-
+    Multiplier: the noise fades as the model grows), halved: CatBoost adds it to a
+    score sum_leaves G^2 / (H + l2), twice boosters' gain. A serial sum: the same at any
+    thread count."""
+    cdef Py_ssize_t i
+    cdef double s = 0.0
+    if n_rows == 0:
+        return 0.0
+    for i in range(n_rows):
+        s += <double> gh[2 * i] * <double> gh[2 * i]
+    return 0.5 * random_strength * sqrt(s / n_rows) / (1.0 + exp(round_ * learning_rate - log(<double> n_rows)))
+
+
+def noise_sd(double random_strength, gh, uint64_t round_, double learning_rate):
+    """score_noise_sd of (n_rows, 2) float32 gradients (the tests' reference point)."""
+    cdef const float[:, ::1] g = np.ascontiguousarray(gh, dtype=np.float32)
+    if g.shape[1] != 2:
+        raise ValueError("gh must be (n_rows, 2)")
+    return score_noise_sd(random_strength, &g[0, 0] if g.shape[0] else NULL, g.shape[0], round_, learning_rate)
 
 
 cdef class BoostingRounds:
@@ -48,6 +73,9 @@ cdef class BoostingRounds:
     cdef LeafRenewal renewal                   # absolute, pinball: leaves renewed to residual quantiles; else None
     cdef double[::1] quantiles                 # scratch: one tree's leaves' residual quantiles
     cdef RowSampler sampler                    # None: every round's trees see every row
+    cdef readonly double random_strength       # CatBoost's: noise on the split search's scores (0: none)
+    cdef uint64_t seed                         # of the noise
+    cdef double[::1] noise_sd                  # per output: the round's noise scale (score_noise_sd)
     # categorical splits: node i's category set category_set[tree, i] (-1: none) has words
     # cat_bitsets[tree, cat_boundaries[tree, s]:cat_boundaries[tree, s + 1]] (bit c: code c)
     cdef int32_t[:, ::1] category_set
@@ -59,7 +87,7 @@ cdef class BoostingRounds:
     def __init__(self, GrowthLoop loop, GradientKernel gradients,
                  double[:, ::1] margins,       # IN and OUT: the margins `gradients` reads
                  edges, edge_offsets, double l1, double l2, double learning_rate, Py_ssize_t max_rounds,
-                 RowSampler sampler=None):
+                 RowSampler sampler=None, double random_strength=0.0, uint64_t seed=0):
         self.loop, self.partitioner, self.gradients = loop, loop.partitioner, gradients
         self.n_outputs = gradients.out.shape[0]
         if margins.shape[0] != self.n_outputs or margins.shape[1] != self.partitioner.n_rows \
@@ -107,6 +135,10 @@ cdef class BoostingRounds:
             raise ValueError("the sampler must match the rows and outputs, the partitioner be made with "
                              "sampling=True and the gradients be one C-contiguous (n_outputs, n_rows, 2) array")
         self.sampler = sampler
+        if not 0.0 <= random_strength < float("inf"):
+            raise ValueError(f"random_strength must be finite and >= 0, got {random_strength}")
+        self.random_strength, self.seed = random_strength, seed
+        self.noise_sd = np.zeros(self.n_outputs)
         self.max_threads = self.partitioner.n_threads
 
     def use_threads(self, int n_threads):
@@ -186,11 +218,16 @@ cdef class BoostingRounds:
         cdef double start = now()
         for r in range(n_rounds):
             self.gradients.compute()  # every output's, from the margins before this round
+            if self.random_strength > 0.0:  # from the gradients before any sampling re-weights them
+                for k in range(self.n_outputs):
+                    self.noise_sd[k] = score_noise_sd(self.random_strength, &self.gradients.out[k, 0, 0],
+                                                      self.partitioner.n_rows, first_round + r, self.learning_rate)
             if self.sampler is not None and self.partitioner.n_rows > 0:  # the round's rows (GOSS re-weights gradients)
                 self.partitioner.n_sampled = self.sampler.sample(first_round + r, &self.gradients.out[0, 0, 0],
                                                                  &self.partitioner.sample[0])
             for k in range(self.n_outputs):
                 tree = r * self.n_outputs + k
+                self.loop.finder.set_noise(self.seed, (first_round + r) * self.n_outputs + k, self.noise_sd[k])
                 status = self.loop.grow_tree(&self.gradients.out[k, 0, 0], (first_round + r) * self.n_outputs + k)
                 if status != GROWN:
                     return status

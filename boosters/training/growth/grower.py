@@ -142,7 +142,7 @@ class TreeGrower:
                                          1, min(config.n_estimators, BLOCK_NODES // (len(margins) * max_nodes),
                                                 BLOCK_CATEGORY_WORDS // (len(margins) * max_nodes * max(
                                                     1, (self.finder.max_cat_bins + 31) // 32)))),
-                                     sampler)
+                                     sampler, random_strength=config.random_strength, seed=config.seed)
 
     @classmethod
     def exchanging(cls, exchange, layout, bin_mapper, config: GBDTConfig, n_rows: int, n_outputs: int,

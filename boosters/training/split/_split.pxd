@@ -1,4 +1,4 @@
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef struct SplitParams:
@@ -14,11 +14,15 @@ cdef struct SplitParams:
     double cat_l2
     int max_cat_threshold
     double min_data_per_group
+    # random_strength: the search's noise (see _noise.pxd); noise_sd 0 is none
+    double noise_sd             # the tree's noise scale, on the gain's scale
+    uint64_t noise_key          # the node's key (noise_node_key), set per (node, feature) scan
 
 
 # The best split of one feature, or of a node (feature -1: no valid split).
 cdef struct Candidate:
     double gain
+    double score            # the key the search maximises: the gain, plus noise under random_strength
     int32_t feature
     int32_t bin             # last value bin going left
     uint8_t default_left
@@ -65,14 +69,18 @@ cdef class SplitFinder:
     cdef CategoryBin* cat_sort            # (cat_threads, max_cat_bins): each thread's categories
     cdef int cat_threads
 
+    cdef uint64_t noise_tree                # random_strength: the tree's key (noise_tree_key)
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
-                        const double* counts, Py_ssize_t n_nodes, Candidate* out) noexcept nogil
+                        const double* counts, Py_ssize_t n_nodes, Candidate* out,
+                        const int64_t* nodes) noexcept nogil
+    cdef void set_noise(self, uint64_t seed, uint64_t tree_index, double sd) noexcept nogil
     cdef void begin_tree(self, double root_hess) noexcept nogil
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil
     cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
-                         const double* sum_h, const double* counts, Candidate* out) noexcept nogil
+                         const double* sum_h, const double* counts, const int64_t* nodes,
+                         Candidate* out) noexcept nogil
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil
+                    const NodeBounds* bounds, const SplitParams* p, Candidate* out) noexcept nogil
     # per-node constraints of a find_best batch (training/_constraints.pyx fills them)
     cdef bint use_allowed                 # else every feature is allowed
     cdef bint use_bounds                  # else no monotone constraint

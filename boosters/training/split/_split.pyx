@@ -32,7 +32,7 @@ scans run the same passes as before.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, floor
 from libc.stdlib cimport malloc, free, qsort
@@ -41,6 +41,7 @@ from libc.string cimport memset
 from boosters._lib.types cimport hist_t, values_per_bin, word_grad, word_hess
 from boosters.training.split._gain cimport (children_score, children_score_no_l1, clamp, leaf_score, leaf_weight,
                                       score_given_weight, split_gain)
+from boosters.training.split._noise cimport noise_node_key, noise_tree_key, noisy_key
 
 cdef enum:
     MIN_BINS_PARALLEL = 2048  # histogram bins (all nodes of a call) below which the scan is serial
@@ -61,7 +62,7 @@ cdef inline void scan_direction(
     const SplitParams* p,       # IN
     int32_t feature,
     uint8_t default_left,
-    Candidate* best,            # IN and OUT: replaced by a better candidate
+    Candidate* best,            # IN and OUT: replaced by a candidate of a higher score
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
@@ -70,14 +71,20 @@ cdef inline void scan_direction(
     starting from (gl, hl). Three passes per chunk: running sums (exact integers for
     packed bins, scaled by inv_g / inv_h), then every candidate's gain without branches
     (invalid ones get -inf; the loop vectorises), then the first maximum. Equal gains
-    keep the lowest bin, as the strict > of the last pass does. With `bounds`, the
+    keep the lowest bin, as the strict > of the last pass does. Under random_strength
+    (p.noise_sd > 0) the last pass compares gain + noise (valid candidates only) and the
+    candidate keeps its gain. With `bounds`, the
     children's weights are clamped to the node's bounds, scored at those weights, and
     a candidate whose clamped weights break the feature's direction is invalid."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
+    cdef double noisy[SCAN_CHUNK]
+    cdef double* keys = &gains[0]  # what the argmax compares: the gains, or under noise their noisy keys
     cdef Py_ssize_t start, j, m
     cdef double hlj, hr, rows_left, gain
+    if p.noise_sd > 0.0:
+        keys = &noisy[0]
     cdef bint valid
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
     cdef double min_gain = p.min_gain
@@ -135,8 +142,13 @@ cdef inline void scan_direction(
                                   min_gain)
                 valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
                 gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
+        if p.noise_sd > 0.0:
+            for j in range(m):
+                noisy[j] = noisy_key(gains[j], p.noise_sd, p.noise_key, feature,
+                                     2 * <uint64_t> (start + j + 1) + default_left)
         for j in range(m):
-            if gains[j] > best.gain:
+            if keys[j] > best.score:
+                best.score = keys[j]
                 best.gain = gains[j]
                 best.feature = feature
                 best.bin = <int32_t> (start + j + 1)
@@ -185,6 +197,7 @@ cdef void scan_feature(
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
     best.gain = 0.0
+    best.score = -INFINITY if p.noise_sd > 0.0 else 0.0  # noise: validity is gain > 0, not the noisy key
     best.feature = -1
     left.cat_bits = NULL
     # missing values right; "every value left" is a split only when some are missing
@@ -193,11 +206,12 @@ cdef void scan_feature(
                    cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds)
     if has_missing:  # missing values left
         left.gain = 0.0
+        left.score = -INFINITY if p.noise_sd > 0.0 else 0.0
         left.feature = -1
         scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
                        p, feature, 1, &left, inv_g, inv_h, bounds)
         # ties: the lower bin, then missing-right
-        if left.feature >= 0 and (left.gain > best.gain or (left.gain == best.gain and left.bin < best.bin)):
+        if left.feature >= 0 and (left.score > best.score or (left.score == best.score and left.bin < best.bin)):
             best[0] = left
     best.has_missing = has_missing
 
@@ -247,6 +261,7 @@ cdef void scan_slot_feature(
     double inv_g,           # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    const SplitParams* p,       # IN: the finder's parameters, with the node's noise key
 ) noexcept nogil:
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
@@ -254,14 +269,13 @@ cdef void scan_slot_feature(
     if finder.categorical[f]:  # never bundled
         scan_categorical(finder.cat_sort + boosters_thread_num() * finder.max_cat_bins,
                          slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                         parent_score, &finder.params, out, inv_g, inv_h, bounds)
+                         parent_score, p, out, inv_g, inv_h, bounds)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                     parent_score, &finder.params, out, inv_g, inv_h, bounds)
+                     parent_score, p, out, inv_g, inv_h, bounds)
     else:
         materialize(finder, slot, f, g, h, inv_g, inv_h, bundled)
-        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, &finder.params, out, 1.0, 1.0,
-                     bounds)
+        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, p, out, 1.0, 1.0, bounds)
 
 
 # -- categorical features -------------------------------------------------------------
@@ -338,16 +352,18 @@ cdef void scan_categorical(
       a candidate needs min_data_per_group rows at least on the right and in the
       categories added since the last candidate.
     Both need min_samples_leaf rows and min_child_weight hessian on each side, and a
-    gain > 0."""
+    gain > 0; under random_strength the valid candidates compete by gain + noise."""
     cdef uint32_t* bits = best.cat_bits
     cdef Py_ssize_t b, i, t, n_used = 0, best_first = 0, best_n = 0, best_dir = 1, n_scan, dir_k
     cdef int step
     cdef int bits_width = 4 * sizeof(hist_t)
-    cdef double cnt_factor = count / h, gb, hb, rows, gl, hl, left_rows, group_rows, gain
+    cdef double cnt_factor = count / h, gb, hb, rows, gl, hl, left_rows, group_rows, gain, key
+    cdef bint noise = p.noise_sd > 0.0
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf
     cdef double l2_cat = p.l2 + p.cat_l2
     cdef bint onehot = n_bins - 1 <= p.max_onehot_cats
     best.gain = 0.0
+    best.score = -INFINITY if noise else 0.0
     best.feature = -1
     for b in range(n_bins):
         if hist_t is double:
@@ -366,8 +382,9 @@ cdef void scan_categorical(
             if rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h:
                 continue
             gain = category_gain(gb, hb, g, h, p.l2, parent_score, p, bounds)
-            if gain > best.gain:
-                best.gain, best.left_g, best.left_h = gain, gb, hb
+            key = noisy_key(gain, p.noise_sd, p.noise_key, feature, 2 * <uint64_t> i) if noise else gain
+            if key > best.score:
+                best.score, best.gain, best.left_g, best.left_h = key, gain, gb, hb
                 best_first, best_n, best_dir = i, 1, 1
     elif n_used > 1:
         qsort(cats, n_used, sizeof(CategoryBin), by_key_then_bin)
@@ -389,8 +406,9 @@ cdef void scan_categorical(
                     continue
                 group_rows = 0.0
                 gain = category_gain(gl, hl, g, h, l2_cat, parent_score, p, bounds)
-                if gain > best.gain:
-                    best.gain, best.left_g, best.left_h = gain, gl, hl
+                key = noisy_key(gain, p.noise_sd, p.noise_key, feature, 2 * <uint64_t> i + dir_k) if noise else gain
+                if key > best.score:
+                    best.score, best.gain, best.left_g, best.left_h = key, gain, gl, hl
                     best_first, best_n, best_dir = t, i + 1, step
     if best_n > 0:
         best.feature = feature
@@ -464,6 +482,8 @@ cdef class SplitFinder:
         self.params.min_gain = min_gain_to_split
         self.params.min_samples_leaf = min_samples_leaf
         self.params.missing_hess_tol = 0.0
+        self.params.noise_sd = 0.0
+        self.params.noise_key = 0
         self.n_threads = n_threads
         self.scan_bins = int(np.sum(np.asarray(self.n_bins)[np.asarray(self.features)])) if len(self.features) else 0
         self.max_batch = 2 * n_slots + 2
@@ -523,9 +543,11 @@ cdef class SplitFinder:
         const double* counts,       # IN
         Py_ssize_t n_nodes,
         Candidate* out,             # OUT: the nodes' best splits
+        const int64_t* nodes,       # IN: the nodes' ids in their tree (random_strength's draws), or NULL
     ) noexcept nogil:
         """out[i]: the best split of node i (feature -1 if none is valid); n_nodes <= max_batch.
-        Parallel over (node, feature) pairs, then an argmax per node in feature order."""
+        Parallel over (node, feature) pairs, then an argmax per node in feature order (of
+        the score: the gain, plus noise under random_strength; NULL nodes: node i is id i)."""
         cdef Py_ssize_t i, j, k, n_feat = self.features.shape[0], n_work = n_nodes * n_feat
         cdef Candidate* per_feature = self.per_feature
         cdef Candidate* best
@@ -535,19 +557,20 @@ cdef class SplitFinder:
             self.parent_scores[i] = self._parent_score(i, sum_g[i], sum_h[i])
         if t > 1:
             for k in prange(n_work, schedule="static", num_threads=t):
-                self._scan_pair(k, n_feat, slots, sum_g, sum_h, counts, &per_feature[k])
+                self._scan_pair(k, n_feat, slots, sum_g, sum_h, counts, nodes, &per_feature[k])
         else:
             for k in range(n_work):
-                self._scan_pair(k, n_feat, slots, sum_g, sum_h, counts, &per_feature[k])
+                self._scan_pair(k, n_feat, slots, sum_g, sum_h, counts, nodes, &per_feature[k])
         for i in range(n_nodes):
             best = NULL
             for j in range(n_feat):  # features in order, strict >: ties keep the lowest
                 k = i * n_feat + j
-                if per_feature[k].feature >= 0 and (best == NULL or per_feature[k].gain > best.gain):
+                if per_feature[k].feature >= 0 and (best == NULL or per_feature[k].score > best.score):
                     best = &per_feature[k]
             if best == NULL:
                 out[i].feature = -1
                 out[i].gain = 0.0
+                out[i].score = 0.0
             else:
                 out[i] = best[0]
 
@@ -559,21 +582,28 @@ cdef class SplitFinder:
         const double* sum_g,        # IN
         const double* sum_h,        # IN
         const double* counts,       # IN
+        const int64_t* nodes,       # IN: as find_best
         Candidate* out,             # OUT: the pair's best split
     ) noexcept nogil:
         """Work item k of find_best: node k // n_feat, its (k % n_feat)-th feature."""
         cdef Py_ssize_t i = k // n_feat, j = k - i * n_feat
         cdef int32_t feature = self.features[j]
         cdef NodeBounds bounds
+        cdef SplitParams noisy_params  # random_strength: the parameters with this node's key
+        cdef const SplitParams* p = &self.params
+        if self.params.noise_sd > 0.0:
+            noisy_params = self.params
+            noisy_params.noise_key = noise_node_key(self.noise_tree, nodes[i] if nodes != NULL else i)
+            p = &noisy_params
         cdef int64_t words = self.cat_offset[j]
         out.feature = -1
         out.cat_bits = &self.cat_scratch[i * self.cat_node_words + words] if words >= 0 else NULL
         if sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, j]):
             return
         if self.use_bounds and self._bounded(i, feature, &bounds):
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, p, out)
         else:
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, p, out)
 
     cdef bint _bounded(self, Py_ssize_t i, int32_t feature, NodeBounds* out) noexcept nogil:  # out: OUT
         """Whether node i's scan of `feature` is constrained (a monotone feature, or a
@@ -613,6 +643,18 @@ cdef class SplitFinder:
             self.bounds = bounds
             self.direction = direction
 
+    cdef void set_noise(self, uint64_t seed, uint64_t tree_index, double sd) noexcept nogil:
+        """random_strength: the next searches add sd * N(0, 1) to each valid candidate's gain
+        when choosing, drawn by (seed, tree_index, node, feature, candidate); sd 0: none."""
+        self.params.noise_sd = sd
+        self.noise_tree = noise_tree_key(seed, tree_index)
+
+    def use_noise(self, uint64_t seed, uint64_t tree_index, double sd):
+        """set_noise from Python (the tests' split searches)."""
+        if not sd >= 0.0:
+            raise ValueError(f"sd must be >= 0, got {sd}")
+        self.set_noise(seed, tree_index, sd)
+
     cdef void begin_tree(self, double root_hess) noexcept nogil:
         """A new tree whose root has hessian sum `root_hess`. Float64 bins (the float
         finder's, and any finder's bundled features, whose default bin is the node total
@@ -630,7 +672,8 @@ cdef class SplitFinder:
         pass
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
+                    const NodeBounds* bounds, const SplitParams* p,
+                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
         """The best split of one feature of the node in `slot` (its totals g, h, count)."""
         pass
 
@@ -649,8 +692,10 @@ cdef class FloatSplitFinder(SplitFinder):
         column_totals(&self.pool[slot, 0, 0], start, stop, 1.0, 1.0, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
-        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0, bounds)
+                    const NodeBounds* bounds, const SplitParams* p,
+                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
+        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0,
+                          bounds, p)
 
 
 cdef inline double unit_value(double scale) noexcept nogil:
@@ -700,17 +745,18 @@ cdef class QuantizedSplitFinder(SplitFinder):
             column_totals(<const int16_t*> words, start, stop, inv_g, inv_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
+                    const NodeBounds* bounds, const SplitParams* p,
+                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
         cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
             scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, p)
         elif bits == 16:
             scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, p)
         else:
             scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, p)
