@@ -64,7 +64,8 @@ def _is_other_name(name: str) -> bool:
     """A LightGBM / XGBoost name the estimators take as a keyword argument (an alias, an
     objective's parameter, or a name refused at fit with what to use instead)."""
     return (name in parameter_names.ALIASES or name in parameter_names.OBJECTIVE_KEYWORDS or name == "alpha"
-            or name in parameter_names.REFUSED or name in parameter_names.THREAD_NAMES)
+            or name in parameter_names.REFUSED or name in parameter_names.THREAD_NAMES
+            or name in parameter_names.COMBINED_NAMES)
 
 
 def _storing_init(defaults: dict):
@@ -270,6 +271,8 @@ class _GBDTEstimator(BaseEstimator):
             linear_leaves: bool = False,
             linear_l1: float = 0.0,
             linear_l2: float = 0.0,
+            random_strength: float = 0.0,
+            bagging_temperature: float | None = None,
             n_threads: int = 0,
             importance_type: str | ImportanceType = "gain",
             random_state: int | np.random.RandomState | None = None,

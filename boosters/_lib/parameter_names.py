@@ -113,6 +113,9 @@ ALIASES = {
 # the canonical names whose own value is converted too (verbosity: LightGBM's -1)
 _CANONICAL_CONVERSIONS = {"verbosity": _silent_below_zero, "growth_strategy": _growth_name}
 
+# names read together with others before the aliases (catboost_bootstrap)
+COMBINED_NAMES = ("bootstrap_type",)
+
 # thread counts: not a GBDTConfig parameter (GBDTModel.train / predict and the estimators take n_threads)
 THREAD_NAMES = ("n_threads", "num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
@@ -231,7 +234,7 @@ def refusal(name: str) -> str:
 
 def known_names(canonical: tuple[str, ...]) -> tuple[str, ...]:
     """Every name a hint may suggest: the canonical ones, the aliases, thread, objective and refused names."""
-    return (*canonical, *ALIASES, *THREAD_NAMES, *OBJECTIVE_KEYWORDS, *REFUSED)
+    return (*canonical, *ALIASES, *THREAD_NAMES, *OBJECTIVE_KEYWORDS, *REFUSED, *COMBINED_NAMES)
 
 
 def hint(name: str, canonical: tuple[str, ...]) -> str:

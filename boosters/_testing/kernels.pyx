@@ -30,6 +30,7 @@ from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.split._gain cimport children_score, leaf_score, split_gain
 from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
 from boosters.training.split._split cimport Candidate, SplitFinder
+from boosters.training.split._noise cimport noise_node_key, noise_tree_key, score_noise
 
 from boosters.training.histograms._build import column_list
 # the growth loop's checked steps that boosters.dask uses live in the training layer;
@@ -453,6 +454,19 @@ def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bin
         return found
     finally:
         free(out)
+
+
+def split_noise(uint64_t seed, uint64_t tree_index, int64_t node, int32_t feature, counters):
+    """random_strength's standard normal draws of one (tree, node, feature) at the given
+    candidate counters (2 * bin + default_left for a numeric split; see _noise.pxd)."""
+    cdef const uint64_t[::1] c = np.ascontiguousarray(counters, dtype=np.uint64)
+    out = np.empty(c.shape[0])
+    cdef double[::1] o = out
+    cdef uint64_t key = noise_node_key(noise_tree_key(seed, tree_index), node)
+    cdef Py_ssize_t i
+    for i in range(c.shape[0]):
+        o[i] = score_noise(key, feature, c[i])
+    return out
 
 
 cdef object _bitset_copy(const uint32_t* bits, Py_ssize_t words):

@@ -37,7 +37,7 @@ from boosters.objectives.custom import Custom
 from boosters.objectives.registry import make_objective
 from boosters.training.growth._node_steps import build_nodes, node_count, node_sums, split_many, unpack
 from boosters.training.partition._partition import RowPartitioner
-from boosters.training._sampling import RowSampler, goss_draw_range, goss_scores
+from boosters.training._sampling import RowSampler, bayesian_weights, goss_draw_range, goss_scores
 from boosters.training.histograms._build import FloatHistogramBuilder, QuantizedHistogramBuilder
 from boosters.training.histograms._quantize import quantize_block
 from boosters.training.histograms.layout import choose_layout
@@ -67,6 +67,7 @@ class Settings:
     row_sample: tuple | None = None
     raw_rows: bool = False  # DART, linear leaves: the partitions keep their raw rows (trees predict on them)
     n_threads: int = 1  # each partition's kernels' threads on its worker (worker_threads: -1 all the worker's)
+    bootstrap: tuple | None = None  # the Bayesian bootstrap: (seed, temperature), rows weighed by their global index
 
 
 def worker_threads(n_threads: int) -> int:
@@ -147,12 +148,17 @@ class PartitionState:
         return (self.binned, self.y, self.weights, self.objective, self.base_scores, self.settings, self.first_row,
                 self.rows, self.raw, self.query_bounds, self.first_query)
 
-    def compute_gradients(self) -> None:
-        """The gradients of the current margins; a custom objective's from its function,
-        called with this partition's margins and rows (as XGBoost's Dask interface does)."""
+    def compute_gradients(self, round_: int) -> None:
+        """The gradients of the current margins for round `round_`; a custom objective's from
+        its function, called with this partition's margins and rows (as XGBoost's Dask
+        interface does); with the Bayesian bootstrap, times the rows' weights of the round
+        (the single-machine sampler's, by global row)."""
         self.objective.gradients(self.margins, self.y, self.weights, self.gradients, self.n_threads)
         if self.rows is not None:
             self.objective.fill(self.rows)
+        if self.settings.bootstrap is not None:
+            seed, temperature = self.settings.bootstrap
+            self.gradients *= bayesian_weights(seed, round_, self.first_row, self.n_rows, temperature)[None, :, None]
 
     def expect(self, tree: int) -> None:
         """Raise unless this state is growing `tree`: Dask rebuilds a lost worker's results
@@ -362,7 +368,7 @@ def resume(state: PartitionState, finished: list, n_outputs: int, dart_rounds: l
         if t // n_outputs < len(dart_rounds):
             dart_round(new, dart_rounds[t // n_outputs])
         if t == round_start or new.goss is not None:
-            new.compute_gradients()
+            new.compute_gradients(t // n_outputs)
         if samples is not None and t // n_outputs < len(samples):
             new.draw_sample(t // n_outputs, samples[t // n_outputs])
 
@@ -421,7 +427,7 @@ def start_tree(state: PartitionState, tree: int, previous_leaves, output: int, n
     _add_previous(state, previous_leaves)
     if new_round:
         dart_round(state, dart)
-        state.compute_gradients()
+        state.compute_gradients(tree // len(state.base_scores))
         if sample is not None:
             state.draw_sample(*sample)
     state.output = output
@@ -471,7 +477,7 @@ def start_goss_round(state: PartitionState, tree: int, previous_leaves, dart, sh
     state.expect(tree - 1)
     _add_previous(state, previous_leaves)
     dart_round(state, dart)
-    state.compute_gradients()
+    state.compute_gradients(tree // len(state.base_scores))
     state.scores = goss_scores(state.gradients)
     state.candidates = state.scores.view(np.uint64)  # the radix select's: narrowed pass by pass
     return goss_digits(state, tree, 0, 64, shift)

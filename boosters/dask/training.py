@@ -68,6 +68,9 @@ def check_config(config: GBDTConfig) -> None:
     if any(callable(metric) for metric in metrics):
         raise ValueError(f"config.metric: boosters.dask scores Metric objects (or the objective's default), not "
                          f"a callable, got {config.metric!r}")
+    if config.random_strength != 0.0:  # the noise's scale needs the round's gradients summed over the machines
+        raise ValueError(f"config.random_strength: boosters.dask does not add score noise yet, got "
+                         f"random_strength={config.random_strength} (use 0, or train on one machine)")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
         raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
 
@@ -367,6 +370,8 @@ def train(client, X, y, config: GBDTConfig | None = None, weights=None, val_set=
             for xb, first in zip(x_blocks, first_rows(X.chunks[0]).tolist())]), sorted(categories))
     sampler = (make_row_sampler(config, n_rows, objective.n_outputs, 1) if query_sizes is None  # GOSS's holds n_rows
                else _query_sampler(config, query_sizes, objective.n_outputs))
+    if config.bagging_temperature is not None:  # no sample: the partitions weigh their rows (Settings.bootstrap)
+        sampler = None
     states, base = _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective, config,
                                      X.chunks[0], sampler, query_sizes, n_threads)
     del x_blocks, w_blocks  # binned: the raw blocks can go (Dask keeps their recipe, to rebuild a lost state)
@@ -542,7 +547,9 @@ def _partition_states(client, x_blocks, y, w_blocks, q_blocks, mapper, objective
     settings = tasks.Settings(np.flatnonzero(mapper.is_usable).astype(np.int32),
                               max_tree_nodes(config, n_rows), _quantizer(config, n_rows),
                               config.histogram_layout, config.prefetch, row_sample=row_sample,
-                              raw_rows=config.booster == "dart" or config.linear_leaves, n_threads=n_threads)
+                              raw_rows=config.booster == "dart" or config.linear_leaves, n_threads=n_threads,
+                              bootstrap=(None if config.bagging_temperature is None
+                                         else (config.seed, config.bagging_temperature)))
     first_queries = [0] * len(chunks) if query_sizes is None else first_rows([len(s) for s in query_sizes]).tolist()
     states = [client.submit(tasks.make_state, xb, yb, wb, mapper, objective, base, settings, first, qb, fq,
                             pure=False)
