@@ -50,8 +50,10 @@ cdef uint64_t BAYESIAN_SALT = 0xA54FF53A5F1D36F1ULL  # the Bayesian bootstrap's 
 
 
 cdef inline double bayesian_weight(uint64_t key, Py_ssize_t row, double temperature) noexcept nogil:
-    """(-log U)^temperature, U = 1 - uniform01 in (0, 1] (pow(x, 0) is 1, even at x = 0)."""
-    return pow(-log(1.0 - uniform01(key, row)), temperature)
+    """(-log U)^temperature, U = 1 - uniform01 in (0, 1] (pow(x, 0) is 1, even at x = 0;
+    pow(x, 1) is x: CatBoost's default temperature skips the pow, ~40 ns a row)."""
+    cdef double e = -log(1.0 - uniform01(key, row))
+    return e if temperature == 1.0 else pow(e, temperature)
 
 
 cdef inline size_t takes(uint64_t key, Py_ssize_t i, Py_ssize_t n, Py_ssize_t need) noexcept nogil:
