@@ -43,6 +43,8 @@ def make_row_sampler(config: GBDTConfig, n_rows: int, n_outputs: int, n_threads:
                      query_groups=None) -> RowSampler | None:
     """The training's row sampler, None when every round uses every row; `query_groups`
     (the query boundaries of a ranking objective): whole queries are sampled."""
+    if config.bagging_temperature == 0.0:  # every weight (-log U)^0 is 1: no bootstrap, no cost
+        return None
     if config.bagging_temperature is not None:
         return RowSampler("bayesian", n_rows, n_outputs, config.seed, n_threads,
                           temperature=config.bagging_temperature)

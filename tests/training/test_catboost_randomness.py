@@ -12,6 +12,7 @@ import boosters as bst
 from boosters._testing.kernels import find_best_splits, leaf_scores, split_gains, split_noise
 from boosters.training._sampling import bayesian_weights
 from boosters.training.growth._rounds import noise_sd
+from boosters.training.sampling import make_row_sampler
 from boosters.training.split._split import FloatSplitFinder
 
 from support.naive import binned_from_dense, dense_bins, naive_histogram, random_gradients
@@ -223,11 +224,15 @@ def test_noise_never_enters_the_stored_gains():
 
 
 def test_temperature_0_is_no_bootstrap():
+    # its weights are all 1 (test above), so the training skips them: the same model
     X, y = data()
     config = bst.GBDTConfig(n_estimators=10, max_depth=4)
     a = bst.GBDTModel.train(bst.Dataset(X, y), config=config)
     b = bst.GBDTModel.train(bst.Dataset(X, y), config=config.replace(bagging_temperature=0.0))
     assert np.array_equal(a.predict_raw(X), b.predict_raw(X))
+    assert make_row_sampler(config.replace(bagging_temperature=0.0), 100, 1, 1) is None
+    sampler = make_row_sampler(config.replace(bagging_temperature=0.5), 100, 1, 1)
+    assert sampler.temperature == 0.5 and sampler.n_sample == 100
 
 
 def test_bayesian_weights_multiply_each_rounds_gradients():
