@@ -78,6 +78,8 @@ BAD_VALUES = [
     ("skip_drop", 1.01, ValueError), ("skip_drop", float("nan"), ValueError), ("max_drop", 0, ValueError),
     ("linear_l1", -1.0, ValueError), ("linear_l1", float("nan"), ValueError), ("linear_l2", -0.1, ValueError),
     ("linear_l2", float("inf"), ValueError),
+    ("random_strength", -1.0, ValueError), ("random_strength", float("nan"), ValueError),
+    ("bagging_temperature", -0.5, ValueError), ("bagging_temperature", float("inf"), ValueError),
 ]
 # a wrong type (string choices reject any other type with ValueError)
 BAD_TYPES = [
@@ -125,6 +127,7 @@ BAD_TYPES = [
     ("xgboost_dart_mode", None, TypeError),
     ("linear_leaves", 1, TypeError), ("linear_leaves", None, TypeError), ("linear_l1", "0", TypeError),
     ("linear_l2", None, TypeError),
+    ("random_strength", None, TypeError), ("random_strength", "1", TypeError), ("bagging_temperature", "1", TypeError),
 ]
 BAD_PARAMS = BAD_VALUES + BAD_TYPES
 BOOL_FIELDS = {"prefetch", "enable_bundling", "renew_leaves", "xgboost_dart_mode"}  # every value of the right type is valid
@@ -216,6 +219,8 @@ GOOD_PARAMS = [
     ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
     ("max_cat_threshold", 1), ("min_data_per_group", 1),
     ("linear_leaves", True), ("linear_l1", 0.0), ("linear_l1", 2.5), ("linear_l2", 0.0), ("linear_l2", 1e3),
+    ("random_strength", 0.0), ("random_strength", 2.5), ("bagging_temperature", None), ("bagging_temperature", 0.0),
+    ("bagging_temperature", 3.0),
 ]
 
 
