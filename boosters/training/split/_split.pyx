@@ -71,11 +71,11 @@ cdef inline void scan_direction(
     starting from (gl, hl). Three passes per chunk: running sums (exact integers for
     packed bins, scaled by inv_g / inv_h), then every candidate's gain without branches
     (invalid ones get -inf; the loop vectorises), then the first maximum. Equal gains
-    keep the lowest bin, as the strict > of the last pass does. Under random_strength
-    (p.noise_sd > 0) the last pass compares gain + noise (valid candidates only) and the
-    candidate keeps its gain. With `bounds`, the
+    keep the lowest bin, as the strict > of the last pass does. With `bounds`, the
     children's weights are clamped to the node's bounds, scored at those weights, and
-    a candidate whose clamped weights break the feature's direction is invalid."""
+    a candidate whose clamped weights break the feature's direction is invalid. Under
+    random_strength (p.noise_sd > 0) the last pass compares the valid candidates' gain +
+    noise (_noise.pxd), and the winner keeps its gain."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
@@ -83,8 +83,6 @@ cdef inline void scan_direction(
     cdef double* keys = &gains[0]  # what the argmax compares: the gains, or under noise their noisy keys
     cdef Py_ssize_t start, j, m
     cdef double hlj, hr, rows_left, gain, reach, top, lowest
-    if p.noise_sd > 0.0:
-        keys = &noisy[0]
     cdef bint valid
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf, l1 = p.l1, l2 = p.l2
     cdef double min_gain = p.min_gain
@@ -96,6 +94,8 @@ cdef inline void scan_direction(
     cdef double wl, wr
     cdef int64_t packed_g = 0, packed_h = 0, v
     cdef int bits = 4 * sizeof(hist_t)
+    if p.noise_sd > 0.0:
+        keys = &noisy[0]
     start = 0
     while start < n_candidates:
         m = min(<Py_ssize_t> SCAN_CHUNK, n_candidates - start)
