@@ -277,3 +277,21 @@ def test_estimators_and_catboost_names():
 def test_bad_input(params, error, words):
     with pytest.raises(error, match=words):
         bst.GBDTConfig(**params)
+
+
+@pytest.mark.parametrize("mode", ["i16", "i8"])
+def test_quantized_histograms_see_the_weighted_gradients(mode):
+    # the quantizer's scales come from the weighted gradients: the first tree's root
+    # split is the float64 one, and its leaves' renewed sums (full precision, squared
+    # error's hessians 1) add up to the round's weights
+    X, y = data(n=4000)
+    config = bst.GBDTConfig(n_estimators=1, max_depth=3, bagging_temperature=1.0, seed=5, learning_rate=1.0)
+    exact = bst.GBDTModel.train(bst.Dataset(X, y), config=config.replace(histogram_mode="f64")).forest.trees[0]
+    quantized = bst.GBDTModel.train(bst.Dataset(X, y), config=config.replace(histogram_mode=mode)).forest.trees[0]
+    assert (quantized.split_feature[0], quantized.threshold[0]) == (exact.split_feature[0], exact.threshold[0])
+    w = bayesian_weights(5, 0, 0, len(y), 1.0)
+    leaves = exact.split_feature < 0
+    assert quantized.cover[quantized.split_feature < 0].sum() == pytest.approx(
+        w.astype(np.float32).astype(np.float64).sum(), rel=1e-9)
+    np.testing.assert_allclose(np.sort(quantized.value[quantized.split_feature < 0]), np.sort(exact.value[leaves]),
+                               rtol=0.05, atol=0.02)
