@@ -409,8 +409,9 @@ def catboost_bootstrap(params: dict) -> dict:
     if name not in ("bayesian", "bernoulli", "no"):
         raise ValueError(f"bootstrap_type={kind!r} is not supported: boosters has 'Bayesian' (bagging_temperature), "
                          "'Bernoulli' (subsample) and 'No'; for MVS-like sampling see goss_top_rate / goss_other_rate")
-    if name == "bayesian":
-        params.setdefault("bagging_temperature", 1.0)
+    if name == "bayesian":  # None would switch the bootstrap off: CatBoost's default temperature instead
+        if params.get("bagging_temperature") is None:
+            params["bagging_temperature"] = 1.0
     elif params.get("bagging_temperature") is not None:
         raise ValueError(f"bagging_temperature acts only with bootstrap_type='Bayesian', got bootstrap_type={kind!r}")
     if name == "bernoulli" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):

@@ -258,6 +258,7 @@ def test_estimators_and_catboost_names():
     assert est.get_params()["random_strength"] == 1.0
     assert est.booster_.config.bagging_temperature == 0.5
     assert bst.GBDTConfig(bootstrap_type="Bayesian").bagging_temperature == 1.0  # CatBoost's default
+    assert bst.GBDTConfig(bootstrap_type="Bayesian", bagging_temperature=None).bagging_temperature == 1.0
     assert bst.GBDTConfig(bootstrap_type="No").bagging_temperature is None
     assert bst.GBDTConfig(bootstrap_type="Bernoulli", subsample=0.7).subsample == 0.7
 
