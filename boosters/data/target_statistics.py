@@ -25,6 +25,12 @@ from boosters.data.categories import MAX_CATEGORIES
 UNSEEN_CODE = float(MAX_CATEGORIES)
 
 
+def unseen_code(ensemble) -> float:
+    """The code a model gives a category value it has not seen: UNSEEN_CODE (the prior)
+    in a model of target statistics, NaN (missing) otherwise."""
+    return UNSEEN_CODE if ensemble.target_statistics else np.nan
+
+
 def ordered_statistics(codes: np.ndarray, y: np.ndarray, prior: float, prior_weight: float,
                        permutation: np.ndarray) -> np.ndarray:
     """Each training row's statistic from the rows before it in `permutation` (row indices
