@@ -74,6 +74,8 @@ BAD_VALUES = [
     ("cat_smooth", -1.0, ValueError), ("cat_smooth", float("nan"), ValueError),
     ("cat_l2", -0.1, ValueError), ("cat_l2", float("inf"), ValueError),
     ("max_cat_threshold", 0, ValueError), ("min_data_per_group", 0, ValueError),
+    ("cat_encoding", "ordered", ValueError), ("ctr_prior_weight", 0.0, ValueError),
+    ("ctr_prior_weight", float("inf"), ValueError),
     ("booster", "goss", ValueError), ("drop_rate", 1.5, ValueError), ("drop_rate", -0.1, ValueError),
     ("skip_drop", 1.01, ValueError), ("skip_drop", float("nan"), ValueError), ("max_drop", 0, ValueError),
     ("linear_l1", -1.0, ValueError), ("linear_l1", float("nan"), ValueError), ("linear_l2", -0.1, ValueError),
@@ -120,6 +122,7 @@ BAD_TYPES = [
     ("cat_smooth", "10", TypeError), ("cat_smooth", None, TypeError),
     ("cat_l2", "1", TypeError), ("cat_l2", True, TypeError),
     ("max_cat_threshold", 32.0, TypeError), ("min_data_per_group", "100", TypeError),
+    ("cat_encoding", None, ValueError), ("ctr_prior_weight", "1", TypeError),
     ("booster", 1, ValueError), ("booster", None, ValueError), ("drop_rate", "0.1", TypeError),
     ("skip_drop", None, TypeError), ("max_drop", 2.0, TypeError), ("xgboost_dart_mode", 1, TypeError),
     ("xgboost_dart_mode", None, TypeError),
@@ -215,6 +218,7 @@ GOOD_PARAMS = [
     ("subsample", 1.0), ("subsample", 1e-9), ("subsample", 1), ("subsample", np.float32(0.5)),
     ("max_onehot_cats", 0), ("max_onehot_cats", 65534), ("cat_smooth", 0.0), ("cat_l2", 0.0),
     ("max_cat_threshold", 1), ("min_data_per_group", 1),
+    ("cat_encoding", "ordered_ctr"), ("cat_encoding", "splits"), ("ctr_prior_weight", 0.5),
     ("linear_leaves", True), ("linear_l1", 0.0), ("linear_l1", 2.5), ("linear_l2", 0.0), ("linear_l2", 1e3),
 ]
 
