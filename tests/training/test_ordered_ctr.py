@@ -218,3 +218,18 @@ def test_without_categorical_features_the_option_changes_nothing():
     b = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5), n_threads=1)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     assert not a.ensemble.target_statistics
+
+
+def test_boosters_dask_predicts_a_model_of_ordered_statistics():
+    """boosters.dask codes a Dask DataFrame's partitions as predict codes a frame (an
+    unseen category: the prior, not missing)."""
+    import dask.dataframe as dd
+    from boosters.dask import predict
+
+    X, y = _frame(1500)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), _config(), n_threads=1)
+    X_test, _ = _frame(200, seed=4)
+    X_test["city"] = X_test["city"].cat.add_categories(["new"])
+    X_test.loc[:20, "city"] = "new"
+    lazy = predict(model, dd.from_pandas(X_test, npartitions=3))
+    np.testing.assert_array_equal(lazy.compute(scheduler="sync"), model.predict(X_test))
