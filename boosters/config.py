@@ -399,7 +399,8 @@ class GBDTConfig:
         over all training rows, an unseen category taking the prior. Binary and
         regression objectives (the target's mean, where CatBoost binarizes a regression
         target at its median); the weights are not used, a missing category stays
-        missing. One permutation (CatBoost uses several).
+        missing. A feature of at most `max_onehot_cats` categories keeps its category
+        splits (CatBoost's ``one_hot_max_size``). One permutation (CatBoost uses several).
     ctr_prior_weight : float, default 1
         ``cat_encoding="ordered_ctr"``: the prior's weight in rows,
         ``(sum + w * prior) / (count + w)`` (CatBoost's denominator adds 1).

@@ -78,11 +78,15 @@ def fit_statistics(X: np.ndarray, y: np.ndarray, features: list[int], categories
     tables = {}
     for f in features:
         codes = out[:, f].copy()
-        values = categories.get(f)
-        n_codes = len(values) if values is not None else int(np.nanmax(codes, initial=-1.0)) + 1
-        tables[f] = full_table(codes, y, n_codes, prior, prior_weight)
+        tables[f] = full_table(codes, y, n_codes(codes, categories.get(f)), prior, prior_weight)
         out[:, f] = ordered_statistics(codes, y, prior, prior_weight, permutation)
     return out, tables
+
+
+def n_codes(codes: np.ndarray, values: np.ndarray | None) -> int:
+    """The categories of a feature: its values' count, or for integer codes (`values`
+    None) the largest code + 1."""
+    return len(values) if values is not None else int(np.nanmax(codes, initial=-1.0)) + 1
 
 
 def encode(X: np.ndarray, tables: dict[int, np.ndarray]) -> np.ndarray:

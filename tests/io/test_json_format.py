@@ -97,7 +97,7 @@ def _models():
     yield "ordered_ctr", _train(f, categorical=[3], cat_encoding="ordered_ctr")
     yield "ordered_ctr_frame", bst.GBDTModel.train(bst.Dataset(_colours(X), label), bst.GBDTConfig(
         n_estimators=3, max_depth=3, objective=bst.Objective.logistic(), cat_encoding="ordered_ctr",
-        ctr_prior_weight=2.0), n_threads=1)
+        ctr_prior_weight=2.0, max_onehot_cats=0), n_threads=1)
 
 
 def _colours(X):

@@ -233,3 +233,19 @@ def test_boosters_dask_predicts_a_model_of_ordered_statistics():
     X_test.loc[:20, "city"] = "new"
     lazy = predict(model, dd.from_pandas(X_test, npartitions=3))
     np.testing.assert_array_equal(lazy.compute(scheduler="sync"), model.predict(X_test))
+
+
+def test_a_feature_of_few_categories_keeps_its_category_splits():
+    """As CatBoost's one_hot_max_size: at most max_onehot_cats categories, category splits."""
+    X, y = _frame(2000)
+    X["size"] = pd.Categorical(np.array(["s", "m", "l"])[np.arange(2000) % 3])
+    y = y * (X["size"] != "s").to_numpy()
+    model = bst.GBDTModel.train(bst.Dataset(X, y), _config(), n_threads=1)
+    assert sorted(model.ensemble.target_statistics) == [1] and model.categorical_features == [1, 2]
+    splits = model.trees_to_dataframe()
+    assert (splits["decision_type"] == "in").any() and set(splits.loc[splits["decision_type"] == "in",
+                                                                      "split_feature"]) == {"size"}
+    every = bst.GBDTModel.train(bst.Dataset(X, y), _config(max_onehot_cats=0), n_threads=1)
+    assert sorted(every.ensemble.target_statistics) == [1, 2]
+    for m in (model, every):
+        np.testing.assert_array_equal(bst.GBDTModel.from_json_bytes(m.to_json_bytes()).predict(X), m.predict(X))
