@@ -245,6 +245,9 @@ def test_a_feature_of_few_categories_keeps_its_category_splits():
     splits = model.trees_to_dataframe()
     assert (splits["decision_type"] == "in").any() and set(splits.loc[splits["decision_type"] == "in",
                                                                       "split_feature"]) == {"size"}
+    # its unseen values go where its missing ones do (the category split's rule)
+    rows = pd.DataFrame({"x": [0.1, 0.1], "city": ["c01", "c01"], "size": ["xl", None]})
+    assert model.predict(rows)[0] == model.predict(rows)[1]
     every = bst.GBDTModel.train(bst.Dataset(X, y), _config(max_onehot_cats=0), n_threads=1)
     assert sorted(every.ensemble.target_statistics) == [1, 2]
     for m in (model, every):
