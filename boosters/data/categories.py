@@ -10,7 +10,8 @@ taken as the codes themselves: `categories[f]` is None, and the codes are checke
 integers in [0, MAX_CATEGORIES).
 
 At prediction a column is coded by value with the model's mapping; a value the model
-has not seen and a missing value become NaN (the split's missing side).
+has not seen and a missing value become NaN (the split's missing side). A model of
+ordered target statistics tells them apart (`unseen`: see data/target_statistics.py).
 """
 
 from __future__ import annotations
