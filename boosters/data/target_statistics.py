@@ -36,13 +36,12 @@ def ordered_statistics(codes: np.ndarray, y: np.ndarray, prior: float, prior_wei
     """Each training row's statistic from the rows before it in `permutation` (row indices
     in the order they are seen) with the same code; NaN where the code is NaN.
 
-    Vectorised: the rows sorted by (code, position in the permutation), the targets summed
+    Vectorised: the rows sorted by (code, position in the permutation) (a stable radix
+    sort of the uint16 codes of the rows in permutation order), the targets summed
     cumulatively and restarted at each code's first row."""
     n = len(codes)
-    position = np.empty(n, dtype=np.int64)
-    position[permutation] = np.arange(n)
-    rows = np.flatnonzero(~np.isnan(codes))
-    order = rows[np.lexsort((position[rows], codes[rows]))]
+    rows = permutation[~np.isnan(codes[permutation])]
+    order = rows[np.argsort(codes[rows].astype(np.uint16), kind="stable")]  # codes < MAX_CATEGORIES
     sorted_codes, targets = codes[order], y[order]
     k = np.arange(len(order))
     first = np.ones(len(order), dtype=bool)
