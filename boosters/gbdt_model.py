@@ -890,8 +890,9 @@ class GBDTModel:
         (infinite thresholds are the strings ``"inf"`` / ``"-inf"``, which ``float()``
         reads). It holds everything a prediction needs: ``objective`` (its name and
         parameters), ``n_groups`` (outputs), ``base_scores`` (one per output),
-        ``n_features``, ``feature_names``, the categorical features' ``categories``, and
-        per tree its output ``group`` and its ``nodes`` as arrays indexed by node
+        ``n_features``, ``feature_names``, the categorical features' ``categories`` (and
+        ``target_statistics`` in a model of ``cat_encoding="ordered_ctr"``), and per
+        tree its output ``group`` and its ``nodes`` as arrays indexed by node
         (``split_feature``, ``threshold``, ``default_left`` for missing values,
         ``left_child`` / ``right_child``, ``value``, ``gain``, ``cover`` (hessian sum),
         ``n_samples``, and ``category_set`` with the tree's ``category_sets`` in a model
