@@ -3,6 +3,7 @@ numeric path, one engine), any other data reads the full-data tables, the model 
 them through save/load, and what cannot work is refused naming both options."""
 
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,9 @@ def test_unseen_and_missing_categories():
     np.testing.assert_array_equal(model.predict(bst.Dataset(rows)), reference.predict(numeric))
     # integer codes: a code past the training's is unseen
     codes = bst.Dataset(X).X
+    before = codes.copy()
     by_code = bst.GBDTModel.train(bst.Dataset(codes, y, categorical_features=[1]), _config(), n_threads=1)
+    np.testing.assert_array_equal(codes, before)  # the caller's codes are not replaced
     assert len(by_code.ensemble.target_statistics[1]) == 31
     got = by_code.predict(np.array([[0.3, 500.0], [0.3, np.nan], [0.3, 3.0]]))
     np.testing.assert_array_equal(got, reference.predict(numeric))
@@ -128,6 +131,7 @@ def test_predict_after_save_and_load_in_both_formats(tmp_path):
         assert loaded.config.cat_encoding == "ordered_ctr" and loaded.config.ctr_prior_weight == 2.5
         np.testing.assert_array_equal(loaded.ensemble.target_statistics[1], model.ensemble.target_statistics[1])
     np.testing.assert_array_equal(model[:5].predict(X_test), bst.GBDTModel.load(tmp_path / "m.npz")[:5].predict(X_test))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X_test), expected)
 
 
 def test_a_file_with_a_bad_table_is_refused():
