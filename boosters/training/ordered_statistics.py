@@ -36,7 +36,8 @@ def ordered_statistics(config, train: Dataset, evals: list) -> tuple[Dataset, li
         return train, evals, None
     check_ordered_statistics(config, train)
     # as CatBoost's one_hot_max_size: a feature of few categories keeps its category splits
-    features, kept = [], []
+    features: list[int] = []
+    kept: list[int] = []
     for f in train.categorical_features:
         few = n_codes(train.X[:, f], train.categories[f]) <= config.max_onehot_cats
         (kept if few else features).append(f)
