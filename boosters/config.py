@@ -389,6 +389,21 @@ class GBDTConfig:
     min_data_per_group : int, default 100
         Sorted categorical partition: rows at least on the right side and in each group of
         categories between two tried splits.
+    cat_encoding : {"splits", "ordered_ctr"}, default "splits"
+        How categorical features are split. "splits": on their categories (one-hot or
+        sorted partitions, above). "ordered_ctr": each becomes a numeric feature, its
+        category's mean target smoothed towards the mean of all targets, which CatBoost
+        calls a CTR (its ``simple_ctr``, ordered target statistics): on the training
+        rows, computed over the rows before each row in a random permutation (drawn
+        from `seed`), so a row's own label never enters its feature; on other data,
+        over all training rows, an unseen category taking the prior. Binary and
+        regression objectives (the target's mean, where CatBoost binarizes a regression
+        target at its median); the weights are not used, a missing category stays
+        missing. A feature of at most `max_onehot_cats` categories keeps its category
+        splits (CatBoost's ``one_hot_max_size``). One permutation (CatBoost uses several).
+    ctr_prior_weight : float, default 1
+        ``cat_encoding="ordered_ctr"``: the prior's weight in rows,
+        ``(sum + w * prior) / (count + w)`` (CatBoost's denominator adds 1).
     booster : {"gbdt", "dart"}, default "gbdt"
         "dart": DART (Rashmi & Gilad-Bachrach 2015), dropout of whole earlier rounds; see
         :doc:`/guide/dart`. The four parameters below are read only with "dart".
@@ -473,6 +488,7 @@ class GBDTConfig:
         "interaction_constraints",
         "subsample", "goss_top_rate", "goss_other_rate",
         "max_onehot_cats", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_per_group",
+        "cat_encoding", "ctr_prior_weight",
         "booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode",
         "linear_leaves", "linear_l1", "linear_l2",
         "random_strength", "bagging_temperature",
@@ -517,6 +533,8 @@ class GBDTConfig:
         cat_l2: float = 10.0,
         max_cat_threshold: int = 32,
         min_data_per_group: int = 100,
+        cat_encoding: str = "splits",
+        ctr_prior_weight: float = 1.0,
         booster: str = "gbdt",
         drop_rate: float = 0.1,
         skip_drop: float = 0.5,
@@ -596,6 +614,10 @@ class GBDTConfig:
         self.cat_l2 = require_float("cat_l2", cat_l2, 0.0)
         self.max_cat_threshold = require_int("max_cat_threshold", max_cat_threshold, 1)
         self.min_data_per_group = require_int("min_data_per_group", min_data_per_group, 1)
+        if cat_encoding not in ("splits", "ordered_ctr"):
+            raise ValueError(f"cat_encoding must be 'splits' or 'ordered_ctr', got {cat_encoding!r}")
+        self.cat_encoding = cat_encoding
+        self.ctr_prior_weight = require_float("ctr_prior_weight", ctr_prior_weight, 0.0, strictly_above=True)
         self._set_row_sampling(subsample, goss_top_rate, goss_other_rate)
         self._set_dart(booster, drop_rate, skip_drop, max_drop, xgboost_dart_mode)
         self._set_linear_leaves(linear_leaves, linear_l1, linear_l2)

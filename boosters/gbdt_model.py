@@ -17,6 +17,7 @@ from boosters.callbacks import as_boosters_callbacks
 from boosters.config import GBDTConfig, Objective
 from boosters.data.dataset import Dataset
 from boosters.data.categories import frame_codes
+from boosters.data.target_statistics import UNSEEN_CODE, encode
 from boosters.data.frames import as_frame
 from boosters.data.sparse import as_sparse_matrix, frame_to_sparse, has_sparse_columns, is_sparse
 from boosters.data.validation import (as_feature_matrix, as_init_score, as_labels, as_vector, column_names,
@@ -142,6 +143,11 @@ class GBDTModel:
             raise TypeError(f"config must be a GBDTConfig, got {type(config).__name__}")
         callbacks = as_boosters_callbacks(callbacks)  # LightGBM's and XGBoost's own, translated or refused
         old = None if init_model is None else cls._init_model(init_model)
+        if old is not None and (old.ensemble.target_statistics or (config.cat_encoding == "ordered_ctr"
+                                                                   and dataset.categorical_features)):
+            raise ValueError("init_model: continued training is not supported with cat_encoding='ordered_ctr' "
+                             "(the new trees would read other target statistics than the old ones); train anew, "
+                             "or use cat_encoding='splits'")
         if old is not None:  # every Dataset's margins start from the old model's predictions
             started = starting_from(old, dataset, "dataset")
             val_set = [(name, started if d is dataset else starting_from(old, d, name))
@@ -264,7 +270,8 @@ class GBDTModel:
             forest.add(self.forest.trees[t], self.forest.tree_group[t])
         forest.flat(grown=True)
         ensemble = Ensemble(forest, self.objective, self.n_features, self.feature_names,
-                            categories=dict(self.ensemble.categories))
+                            categories=dict(self.ensemble.categories),
+                            target_statistics=dict(self.ensemble.target_statistics))
         return GBDTModel(ensemble)
 
     def refit(self, X, y, weights=None, decay_rate: float = 0.9, n_threads: int = 0) -> "GBDTModel":
@@ -347,13 +354,26 @@ class GBDTModel:
     def _features(self, X) -> np.ndarray:
         """X as the float matrix the trees read: a frame's or Dataset's columns are matched
         to the model's features by name (when both have names), an array's by position;
-        categorical features coded with the model's categories by value."""
+        categorical features coded with the model's categories by value, then, in a model
+        of ordered CTRs, replaced by their target statistics."""
+        tables = self.ensemble.target_statistics
+        if not tables:
+            return self._codes(X)
+        X = self._codes(X, UNSEEN_CODE)
+        if is_sparse(X):
+            raise ValueError("X: a model trained with cat_encoding='ordered_ctr' reads its categorical features "
+                             "from a dense array or frame, not a scipy.sparse matrix")
+        return encode(X, tables)
+
+    def _codes(self, X, unseen: float = np.nan) -> np.ndarray:
+        """`_features` before target statistics; `unseen`: the code of a category value the
+        model has not seen (NaN: missing)."""
         if type(X) is np.ndarray and X.ndim == 2 and X.dtype in _FLOAT_MATRIX_DTYPES and X.size:
             self._check_width(X.shape[1])  # the common case first: what as_feature_matrix returns as is
             return X
         names, categories = self.feature_names, self.ensemble.categories
         if isinstance(X, Dataset):
-            return X.features_for(self.n_features, names, categories, "X")
+            return X.features_for(self.n_features, names, categories, "X", unseen)
         if is_sparse(X):  # numeric values, categorical features as codes (as an array's)
             X = as_sparse_matrix(X, "X")
             self._check_width(X.shape[1])
@@ -372,7 +392,7 @@ class GBDTModel:
             return X
         order = None if names is None else match_columns(frame.names, names, "X")
         self._check_width(frame.shape[1] if order is None else len(order))
-        return frame_codes(frame, order, categories, names)
+        return frame_codes(frame, order, categories, names, unseen)
 
     def _check_width(self, n_columns: int) -> None:
         if n_columns != self.n_features:
@@ -870,8 +890,9 @@ class GBDTModel:
         (infinite thresholds are the strings ``"inf"`` / ``"-inf"``, which ``float()``
         reads). It holds everything a prediction needs: ``objective`` (its name and
         parameters), ``n_groups`` (outputs), ``base_scores`` (one per output),
-        ``n_features``, ``feature_names``, the categorical features' ``categories``, and
-        per tree its output ``group`` and its ``nodes`` as arrays indexed by node
+        ``n_features``, ``feature_names``, the categorical features' ``categories`` (and
+        ``target_statistics`` in a model of ``cat_encoding="ordered_ctr"``), and per
+        tree its output ``group`` and its ``nodes`` as arrays indexed by node
         (``split_feature``, ``threshold``, ``default_left`` for missing values,
         ``left_child`` / ``right_child``, ``value``, ``gain``, ``cover`` (hessian sum),
         ``n_samples``, and ``category_set`` with the tree's ``category_sets`` in a model

@@ -263,6 +263,8 @@ class _GBDTEstimator(BaseEstimator):
             cat_l2: float = 10.0,
             max_cat_threshold: int = 32,
             min_data_per_group: int = 100,
+            cat_encoding: str = "splits",
+            ctr_prior_weight: float = 1.0,
             booster: str = "gbdt",
             drop_rate: float = 0.1,
             skip_drop: float = 0.5,

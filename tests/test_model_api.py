@@ -289,6 +289,7 @@ NON_DEFAULT_CONFIG = dict(
     interaction_constraints=((0, 1), (2, 3, 4)),
     goss_top_rate=0.3, goss_other_rate=0.2,
     max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13,
+    cat_encoding="ordered_ctr", ctr_prior_weight=2.0,
     booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
 # the fields the exclusive variant resets, and to what

@@ -229,7 +229,7 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
     the output groups have different base scores), and its predictions equal the model's
     within float32 rounding for float32 inputs (XGBoost holds thresholds, leaves and sums
     in float32). What XGBoost cannot represent raises ValueError naming it: linear
-    leaves, objectives it lacks (huber, several pinball levels, custom), leaf values
+    leaves, ordered target statistics (``cat_encoding="ordered_ctr"``), objectives it lacks (huber, several pinball levels, custom), leaf values
     beyond float32. Feature names, which features are categorical and their categories
     (XGBoost 3.1+ then codes a DataFrame by category value, as boosters does) are
     written.
@@ -261,6 +261,9 @@ def to_xgboost_json(model: GBDTModel) -> bytes:
     forest = model.forest
     if forest.is_linear:
         _refuse("linear leaves (XGBoost's leaves are constants)")
+    if model.ensemble.target_statistics:
+        _refuse("cat_encoding='ordered_ctr' (XGBoost has no table of target statistics to code the categorical "
+                "features with); train with cat_encoding='splits' to export")
     objective, n_classes, n_targets, link = _objective(model.objective)
     n_groups = forest.n_groups
     groups = np.asarray(forest.tree_group)

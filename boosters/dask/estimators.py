@@ -28,6 +28,7 @@ from boosters._lib.threads import effective_n_threads
 from boosters.dask._driver import gather
 from boosters.dask._partition_state import worker_threads
 from boosters.dask.training import _dask_array, _frame_types, as_arrays, check_config, train
+from boosters.data.target_statistics import unseen_code
 from boosters.explain.importance import ImportanceType
 from boosters.objectives import objective_fn
 from boosters.sklearn import (_CONFIG_PARAMETERS_DOC, _DOCS, _IMPORTANCE_TYPE_DOC, _PARAMETERS, _class_codes,
@@ -247,7 +248,8 @@ class _DaskGBDTEstimator(_GBDTEstimator):
             X = X.rechunk({1: -1})  # blocks of whole rows
         else:  # lazily (the partitions' row counts stay unknown); category columns coded by value
             names = getattr(self, "feature_names_in_", None)
-            X = as_arrays(X, feature_names=names, categories=self.booster_.categories, lengths=False)[0]
+            X = as_arrays(X, feature_names=names, categories=self.booster_.categories, lengths=False,
+                          unseen=unseen_code(self.booster_.ensemble))[0]
             X = X.astype(np.float64) if X.dtype == object else X  # bool and float columns together
         args = (self.booster_, self._worker_threads())
         if n_columns is None:

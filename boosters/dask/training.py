@@ -28,6 +28,7 @@ from boosters.dask._driver import DaskTreeGrower, Partitions, first_rows, fixed_
 from boosters.dask._sketch_edges import check_bin_edges, sketch_bin_mapper
 from boosters.data.validation import as_labels, as_vector
 from boosters.data.binning import DEFAULT_BIN_SAMPLE, BinMapper, categorical_edges, stratified_sample
+from boosters.data.target_statistics import unseen_code
 from boosters.data.categories import categorical_indices, check_codes, feature_label, frame_codes, learn_codes, \
     learn_frame
 from boosters.data.frames import as_frame
@@ -73,6 +74,9 @@ def check_config(config: GBDTConfig) -> None:
                          f"random_strength={config.random_strength} (use 0, or train on one machine)")
     if config.goss_top_rate is not None and config.objective.needs_groups:  # as single-machine training
         raise ValueError("config.goss_top_rate: GOSS would split the query groups of a ranking objective")
+    if config.cat_encoding == "ordered_ctr":  # its statistics need every training row in one place
+        raise ValueError("config.cat_encoding: boosters.dask does not train with cat_encoding='ordered_ctr'; use "
+                         "cat_encoding='splits', or train on one machine (its models predict here)")
 
 
 def _frame_types() -> tuple:
@@ -85,7 +89,7 @@ def _frame_types() -> tuple:
 
 
 def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=None, categories=None,
-              lengths: bool = True):
+              lengths: bool = True, unseen: float = np.nan):
     """Dask DataFrame / Series as Dask arrays, the feature names (None for an array) and
     the categorical features' categories (feature -> its values in code order, None for
     integer codes). `feature_names`: the columns to take, in that order.
@@ -97,7 +101,8 @@ def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=
     are its dtype's, the same in every partition of a Dask DataFrame whose categories are
     known. Validation set, prediction: a frame's categorical columns are coded with the
     training's `categories` by value, as GBDTModel.predict codes a frame. `lengths`: the
-    frame's partitions' row counts computed (training needs them; prediction does not)."""
+    frame's partitions' row counts computed (training needs them; prediction does not);
+    `unseen`: the code of a category value `categories` lacks (see `GBDTModel._codes`)."""
     frame_types = _frame_types()
     names, learn = None, categories is None
     if frame_types and isinstance(X, frame_types[0]):
@@ -115,7 +120,7 @@ def as_arrays(X, y=None, weights=None, feature_names=None, categorical_features=
             categories = _frame_categories(X, categorical, names)
         if categories or category_columns:  # coded partition by partition (frames of the partitions' class)
             meta = type(X._meta)(np.zeros((0, len(names))), columns=X.columns)
-            X = X.map_partitions(_coded_partition, names, learn, categories, meta=meta)
+            X = X.map_partitions(_coded_partition, names, learn, categories, unseen, meta=meta)
         X = X.to_dask_array(lengths=True if lengths else None)
     elif categories is None:  # an array: integer codes, checked as its partitions are binned
         n_features = X.shape[1] if getattr(X, "ndim", 0) == 2 else 0
@@ -148,7 +153,7 @@ def _frame_categories(X, categorical: list, names: list) -> dict:
     return categories
 
 
-def _coded_partition(frame, names: list, learn, categories: dict):
+def _coded_partition(frame, names: list, learn, categories: dict, unseen: float = np.nan):
     """A pandas partition as the float matrix of its features (a frame of them): with
     `learn`, as Dataset codes it (the categorical features' codes checked), else coded by
     value with `categories`."""
@@ -160,7 +165,7 @@ def _coded_partition(frame, names: list, learn, categories: dict):
         if learn:
             matrix = learn_frame(pandas_frame, sorted(categories), names)[0]
         else:
-            matrix = frame_codes(pandas_frame, None, categories, names)
+            matrix = frame_codes(pandas_frame, None, categories, names, unseen)
     return type(frame)(np.asarray(matrix, dtype=np.float64), columns=frame.columns, index=frame.index)
 
 
@@ -683,7 +688,8 @@ def predict(model: GBDTModel, X, raw: bool = False):
     da = _dask_array()
     if not isinstance(model, GBDTModel):
         raise TypeError(f"model must be a GBDTModel, got {type(model).__name__}")
-    X = as_arrays(X, feature_names=model.feature_names, categories=model.categories)[0]
+    X = as_arrays(X, feature_names=model.feature_names, categories=model.categories,
+                  unseen=unseen_code(model.ensemble))[0]
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a 2-D dask.array.Array, got {type(X).__name__}")
     X = X.rechunk({1: -1})

@@ -10,7 +10,8 @@ taken as the codes themselves: `categories[f]` is None, and the codes are checke
 integers in [0, MAX_CATEGORIES).
 
 At prediction a column is coded by value with the model's mapping; a value the model
-has not seen and a missing value become NaN (the split's missing side).
+has not seen and a missing value become NaN (the split's missing side). A model of
+ordered target statistics tells them apart (`unseen`: see data/target_statistics.py).
 """
 
 from __future__ import annotations
@@ -124,10 +125,12 @@ def _kind(categories: np.ndarray) -> str:
     return "string" if categories.dtype == object else "integer"
 
 
-def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, feature: str) -> np.ndarray:
-    """A dictionary-encoded column coded with a model's mapping, by value: a value not in
-    `categories` (unseen) and a missing one become NaN. With `categories` None (the model
-    was trained on integer codes) the values must be integers and are the codes."""
+def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, feature: str,
+              unseen: float = np.nan) -> np.ndarray:
+    """A dictionary-encoded column coded with a model's mapping, by value: a missing value
+    becomes NaN, one not in `categories` `unseen` (NaN by default; a model of target
+    statistics tells it apart). With `categories` None (the model was trained on integer
+    codes) the values must be integers and are the codes."""
     values = category_values(values, feature)
     if categories is None:
         if values.dtype == object:
@@ -137,14 +140,15 @@ def map_codes(indices: np.ndarray, values, categories: np.ndarray | None, featur
         raise ValueError(f"categorical feature {feature} was trained on {_kind(categories)} categories; "
                          f"got {_kind(values)} values")
     code = {value: c for c, value in enumerate(categories.tolist())}
-    table = np.array([code.get(value, -1) for value in values.tolist()], dtype=np.float64)
+    table = np.array([code.get(value, unseen) for value in values.tolist()], dtype=np.float64)
     return _take(table, indices)
 
 
-def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str, dtype) -> np.ndarray:
+def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str, dtype,
+                unseen: float = np.nan) -> np.ndarray:
     """A numeric column for a categorical feature: the codes themselves when the model was
     trained on codes (`categories` None), else coded by value with its integer categories
-    (a non-integer or unseen number -> NaN); ValueError when its categories are strings."""
+    (a non-integer or unseen number -> `unseen`); ValueError when its categories are strings."""
     if categories is None:
         return column
     if len(categories) and _kind(categories) == "string":
@@ -153,18 +157,20 @@ def map_numbers(column: np.ndarray, categories: np.ndarray | None, feature: str,
     known = ~np.isnan(column)
     distinct, inverse = np.unique(column[known], return_inverse=True)
     code = {value: c for c, value in enumerate(categories.tolist())}
-    table = np.array([code.get(int(v), -1) if float(v).is_integer() else -1 for v in distinct.tolist()],
+    table = np.array([code.get(int(v), unseen) if float(v).is_integer() else unseen for v in distinct.tolist()],
                      dtype=np.float64)
     indices = np.full(len(column), -1, dtype=np.int64)
     indices[known] = inverse
     return _take(table, indices)
 
 
-def recode(X: np.ndarray, given: dict, wanted: dict, names: list[str] | None, name: str) -> np.ndarray:
+def recode(X: np.ndarray, given: dict, wanted: dict, names: list[str] | None, name: str,
+           unseen: float = np.nan) -> np.ndarray:
     """X's codes (mapped with `given`, feature -> categories) recoded to `wanted`'s mapping
     by value; a copy when a column changes. A feature without a mapping in `given` is
     taken as codes (as a NumPy array's at prediction); a feature categorical in `given`
-    but not in `wanted` is a ValueError naming `name`."""
+    but not in `wanted` is a ValueError naming `name`; a value `wanted` lacks is coded
+    `unseen`."""
     numeric = sorted(set(given) - set(wanted))
     if numeric:
         raise ValueError(f"{name}: feature {feature_label(numeric[0], names)} is categorical here but the "
@@ -177,7 +183,7 @@ def recode(X: np.ndarray, given: dict, wanted: dict, names: list[str] | None, na
         indices = np.where(np.isnan(codes), -1, codes).astype(np.int64)
         if out is X:
             out = X.copy()
-        out[:, f] = map_codes(indices, given[f], categories, feature_label(f, names))
+        out[:, f] = map_codes(indices, given[f], categories, feature_label(f, names), unseen)
     return out
 
 
@@ -207,10 +213,11 @@ def learn_frame(frame: Frame, categorical: list[int], names: list[str]) -> tuple
     return X, {f: categories[f] for f in categorical}
 
 
-def frame_codes(frame: Frame, order, categories: dict, names: list[str] | None) -> np.ndarray:
+def frame_codes(frame: Frame, order, categories: dict, names: list[str] | None,
+                unseen: float = np.nan) -> np.ndarray:
     """A frame at prediction: feature j is column `order[j]` (column j without `order`);
     a categorical feature is coded by value with the model's `categories` (see
-    `map_codes`, `map_numbers`). A column whose dtype drifted is a ValueError: a
+    `map_codes`, `map_numbers`; an unseen value -> `unseen`). A column whose dtype drifted is a ValueError: a
     categorical dtype (pandas `category`, Arrow dictionary, polars `Categorical`/`Enum`)
     or strings for a numeric feature, or a categorical dtype for a feature the model
     learnt from integer codes (its values are not those codes)."""
@@ -230,8 +237,8 @@ def frame_codes(frame: Frame, order, categories: dict, names: list[str] | None) 
                                  f"got a categorical column (dtype {column.dtype}) whose values are not those "
                                  f"codes: give the codes as numbers, or train on the categorical column")
             if column.numeric:
-                return map_numbers(column.floats(np.float64), categories[f], label, column.dtype)
-            return map_codes(*column.encoded()[:2], categories[f], label)
+                return map_numbers(column.floats(np.float64), categories[f], label, column.dtype, unseen)
+            return map_codes(*column.encoded()[:2], categories[f], label, unseen)
         return encode
 
     return frame_matrix(frame, "X", {f: encoder(f) for f in categories}, order)

@@ -241,7 +241,7 @@ class Dataset:
         return cached
 
     def features_for(self, n_features: int, feature_names: list[str] | None, categories: dict,
-                     name: str = "X"):
+                     name: str = "X", unseen: float = np.nan):
         """X as a model of these features reads it (the rule of `GBDTModel.predict` for a
         Dataset, and of a validation set): its columns matched to `feature_names` by name
         when both have names, in any order (ValueError naming `name` and the missing or
@@ -259,6 +259,8 @@ class Dataset:
             for a feature learnt from codes).
         name : str, default "X"
             How error messages name this data ("val_set" for a validation set).
+        unseen : float, default NaN
+            The code of a category value `categories` lacks (NaN: missing).
 
         Returns
         -------
@@ -285,7 +287,7 @@ class Dataset:
             raise ValueError(f"{name} has {X.shape[1]} features but the model was trained on {n_features}")
         if is_sparse(X):  # self.X was checked when the Dataset was made; a column selection
             return X if X is self.X else as_sparse_matrix(X, name)  # may leave a row's indices unsorted
-        return recode(X, given, categories, feature_names, name)
+        return recode(X, given, categories, feature_names, name, unseen)
 
     @property
     def is_sparse(self) -> bool:

@@ -172,8 +172,10 @@ def _display_data(ensemble: Ensemble, data: np.ndarray) -> np.ndarray | None:
     a code: truncated toward zero; missing or unseen: MISSING_CATEGORY, a string: shap's
     scatter labels a feature's axis with its categories only when the first row it draws,
     a random one, holds a string), for shap's plots to label; None for a model without
-    categories to show."""
-    known = {j: cats for j, cats in ensemble.categories.items() if cats is not None}
+    categories to show. A feature coded by its target statistic (cat_encoding="ordered_ctr")
+    shows the statistic, the number its splits read."""
+    known = {j: cats for j, cats in ensemble.categories.items()
+             if cats is not None and j not in ensemble.target_statistics}
     if not known:
         return None
     display = data.astype(object)

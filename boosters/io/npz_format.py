@@ -24,7 +24,7 @@ import zipfile
 import numpy as np
 
 from boosters.io.validation import (ARRAY_NAMES, FORMAT_VERSION, categories_to_json, config_to_json, objective_to_json,
-                                   ensemble_from_parts)
+                                   ensemble_from_parts, statistics_to_json)
 from boosters.model.ensemble import Ensemble
 
 _READ_HEADER = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
@@ -54,6 +54,7 @@ def to_parts(ensemble: Ensemble) -> tuple[dict, dict]:
         "n_groups": forest.n_groups,
         "config": None if ensemble.config is None else config_to_json(ensemble.config),
         **categories_to_json(ensemble.categories),
+        **statistics_to_json(ensemble.target_statistics),
     }
     arrays = {"base_scores": forest.base_scores, "tree_group": flat.tree_group,
               "tree_sizes": np.diff(flat.tree_offsets), **flat.arrays}

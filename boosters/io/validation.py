@@ -37,6 +37,10 @@ CATEGORY_FIELDS = ("categorical_features", "categories")
 
 # DART's parameters: written only when away from their defaults, so older files stay as they were
 DART_FIELDS = ("booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mode")
+# ordered target statistics: the config fields, written only with cat_encoding="ordered_ctr",
+# and the header field of the tables (only in such models; older files have neither)
+CTR_CONFIG_FIELDS = ("cat_encoding", "ctr_prior_weight")
+CTR_FIELD = "target_statistics"
 
 
 def config_to_json(config: GBDTConfig) -> dict:
@@ -52,6 +56,9 @@ def config_to_json(config: GBDTConfig) -> dict:
         out["monotone_constraints"] = {"by_feature": [[key, d] for key, d in config.monotone_constraints.items()]}
     if not config.linear_leaves:
         for name in LINEAR_CONFIG_FIELDS:
+            del out[name]
+    if config.cat_encoding == "splits":
+        for name in CTR_CONFIG_FIELDS:
             del out[name]
     return out
 
@@ -181,6 +188,45 @@ def categories_from_json(features, values, n_features: int) -> dict:
     return out
 
 
+def statistics_to_json(tables: dict) -> dict:
+    """A model's target statistics (feature -> its table: a statistic per code, then the
+    prior) as the header field: {"features": sorted indices, "tables": lists of numbers};
+    nothing without them."""
+    if not tables:
+        return {}
+    features = sorted(tables)
+    return {CTR_FIELD: {"features": features, "tables": [tables[f].tolist() for f in features]}}
+
+
+def statistics_from_json(data, categories: dict) -> dict:
+    """The inverse of `statistics_to_json`, checked: each feature categorical, its table
+    finite numbers, one per category (the feature's categories, when it has them) and
+    the prior."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or set(data) != {"features", "tables"}:
+        raise ValueError(f"{CTR_FIELD} must be an object of 'features' and 'tables'")
+    features, tables = data["features"], data["tables"]
+    if (not isinstance(features, list) or not all(_is_int(f) and f in categories for f in features)
+            or features != sorted(set(features))):
+        raise ValueError(f"{CTR_FIELD}.features must be sorted distinct categorical features")
+    if not isinstance(tables, list) or len(tables) != len(features):
+        raise ValueError(f"{CTR_FIELD}.tables must hold one table per feature")
+    out = {}
+    for f, table in zip(features, tables):
+        if not isinstance(table, list) or not 1 <= len(table) <= MAX_CATEGORIES + 1 \
+                or not all(_is_number(v) for v in table):
+            raise ValueError(f"{CTR_FIELD}: the table of feature {f} must be 1 to {MAX_CATEGORIES + 1} numbers")
+        values = np.array(table, dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError(f"{CTR_FIELD}: the table of feature {f} must be finite")
+        if categories[f] is not None and len(values) != len(categories[f]) + 1:
+            raise ValueError(f"{CTR_FIELD}: the table of feature {f} must hold {len(categories[f]) + 1} numbers "
+                             f"(one per category, then the prior)")
+        out[f] = values
+    return out
+
+
 def _is_int(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -195,7 +241,7 @@ def _check_header(header) -> None:
     if header.get("format_version") != FORMAT_VERSION or not _is_int(header["format_version"]):
         raise ValueError(f"unsupported format_version {header.get('format_version')!r} "
                          f"(this version reads {FORMAT_VERSION})")
-    fields = set(header) - set(CATEGORY_FIELDS)
+    fields = set(header) - set(CATEGORY_FIELDS) - {CTR_FIELD}
     if fields != set(HEADER_FIELDS):
         raise ValueError(f"header fields: missing {sorted(set(HEADER_FIELDS) - fields)}, "
                          f"unexpected {sorted(fields - set(HEADER_FIELDS))}")
@@ -285,4 +331,5 @@ def ensemble_from_parts(header, members: dict) -> Ensemble:
     feature_categories = categories_from_json(header.get("categorical_features", []), header.get("categories", []),
                                               header["n_features"])
     return Ensemble(forest, objective, header["n_features"], header["feature_names"], config,
-                    header["best_iteration"], header["best_score"], header["eval_history"], feature_categories)
+                    header["best_iteration"], header["best_score"], header["eval_history"], feature_categories,
+                    statistics_from_json(header.get(CTR_FIELD), feature_categories))

@@ -28,6 +28,9 @@ class Ensemble:
     eval_history: list[float] = field(default_factory=list)  # validation score per round
     # categorical feature -> its raw values in code order, or None (trained on integer codes)
     categories: dict[int, np.ndarray | None] = field(default_factory=dict)
+    # cat_encoding="ordered_ctr": categorical feature -> its target statistic per code, then
+    # the prior (data/target_statistics.py); the trees split on these numbers
+    target_statistics: dict[int, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.forest.n_groups != self.objective.n_outputs:

@@ -85,6 +85,7 @@ class LocalBackend:
         self.val_names = [name for name, _, _ in evals]
         self.monitored = monitored_set(self.val_names, [name for name, _, X in evals if X is not None])
         self.n_features, self.feature_names, self.categories = train.n_features, train.feature_names, train.categories
+        self.target_statistics: dict = {}  # cat_encoding="ordered_ctr": set by the trainer (the model's tables)
         objective = make_objective(config.objective, train.group_boundaries)
         objective.check_labels(train.y)
         objective.check_scale(train.y, train.weights)

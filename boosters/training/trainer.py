@@ -8,11 +8,14 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from boosters._lib.checks import require_float
 from boosters._lib.logs import info_visible, logger
 from boosters._lib.threads import effective_n_threads
 from boosters.config import GBDTConfig, Metric
 from boosters.data.dataset import Dataset
+from boosters.data.target_statistics import UNSEEN_CODE
 from boosters.model.ensemble import Ensemble
 from boosters.model.forest import Forest, check_finite_tree
 from boosters.objectives.registry import resolve_targets
@@ -22,6 +25,7 @@ from boosters.training.callbacks import (CallbackEnv, EarlyStopping, call_hook, 
 from boosters.training.dart import DartDropout
 from boosters.training.interrupt import InterruptGuard
 from boosters.training.linear_leaves import check_linear_training
+from boosters.training.ordered_statistics import ordered_statistics
 from boosters.training.scores import RoundScores, set_label
 from boosters.training.split.constraints import interaction_groups, monotone_directions
 
@@ -101,7 +105,11 @@ class GBDTTrainer:
         # the training rows are scored every round only for callbacks that read the scores
         train_scored = not evals and any(reads_scores(c) for c in callbacks)
         check_groups(cfg, train, [(name, dataset) for name, dataset, _ in evals], train_scored)
-        result = self.run(LocalBackend(cfg, train, evals, train_scored, self.n_threads), callbacks, as_model)
+        train, evals, statistics = ordered_statistics(cfg, train, evals)
+        backend = LocalBackend(cfg, train, evals, train_scored, self.n_threads)
+        if statistics:  # the model reads raw categories: codes, then their statistics
+            backend.categories, backend.target_statistics = statistics
+        result = self.run(backend, callbacks, as_model)
         result.seconds = time.perf_counter() - start
         return result
 
@@ -110,7 +118,8 @@ class GBDTTrainer:
         `training_callbacks` makes them; `as_model` as in `train`."""
         cfg = backend.config
         result = TrainingResult(Forest(backend.n_outputs, backend.base_scores), cfg.objective, backend.n_features,
-                                backend.feature_names, cfg, categories=dict(backend.categories))
+                                backend.feature_names, cfg, categories=dict(backend.categories),
+                                target_statistics=dict(getattr(backend, "target_statistics", {})))
         scores = RoundScores(cfg, backend, result.eval_history, any(isinstance(c, EarlyStopping) for c in callbacks))
         dropout = None if cfg.booster != "dart" else DartDropout(cfg, backend.n_outputs)
         env = CallbackEnv(result if as_model is None else as_model(result), cfg, cfg.n_estimators,
@@ -213,6 +222,9 @@ class GBDTTrainer:
         # feature names and indices of the constraints match the data (before binning it)
         monotone_directions(self.config, train.n_features, train.feature_names)
         interaction_groups(self.config, train.n_features, train.feature_names)
+        # ordered CTRs give a category not seen in training the prior: tell it apart from missing
+        unseen = UNSEEN_CODE if self.config.cat_encoding == "ordered_ctr" else np.nan
         return [(name, dataset, None if dataset is train else
-                 dataset.features_for(train.n_features, train.feature_names, train.categories, set_label(name)))
+                 dataset.features_for(train.n_features, train.feature_names, train.categories, set_label(name),
+                                      unseen))
                 for name, dataset in evals]

@@ -309,6 +309,7 @@ def test_monotone_and_interaction_constraints_equal_single_machine(clients, mode
     (dict(objective=bst.Objective.lambdarank(), **GOSS), "goss_top_rate"),  # it would split queries (as one machine)
     (dict(metric=lambda margins, dataset: ("zero", 0.0, False)), "metric"),  # it reads a whole Dataset
     (dict(metric=(bst.Metric.rmse(), lambda margins, dataset: ("zero", 0.0, False))), "metric"),
+    (dict(cat_encoding="ordered_ctr"), "cat_encoding"),  # its statistics need all training rows at once
 ])
 def test_refuses_what_it_does_not_support_yet(clients, change, name):
     X, y = make_data(n=100)

@@ -94,6 +94,10 @@ def _models():
         n_estimators=6, max_depth=2, early_stopping_rounds=2, metric=[bst.Metric.rmse(), bst.Metric.mae()]),
         val_set=validation, n_threads=1)
     yield "no_config", _without_config(_train(f, categorical=[3]))
+    yield "ordered_ctr", _train(f, categorical=[3], cat_encoding="ordered_ctr")
+    yield "ordered_ctr_frame", bst.GBDTModel.train(bst.Dataset(_colours(X), label), bst.GBDTConfig(
+        n_estimators=3, max_depth=3, objective=bst.Objective.logistic(), cat_encoding="ordered_ctr",
+        ctr_prior_weight=2.0, max_onehot_cats=0), n_threads=1)
 
 
 def _colours(X):
