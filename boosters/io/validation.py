@@ -41,12 +41,14 @@ DART_FIELDS = ("booster", "drop_rate", "skip_drop", "max_drop", "xgboost_dart_mo
 # and the header field of the tables (only in such models; older files have neither)
 CTR_CONFIG_FIELDS = ("cat_encoding", "ctr_prior_weight")
 CTR_FIELD = "target_statistics"
+# random_strength and the Bayesian bootstrap: written only when on, as DART's
+RANDOMNESS_FIELDS = ("random_strength", "bagging_temperature")
 
 
 def config_to_json(config: GBDTConfig) -> dict:
     out = config.to_dict()
     defaults = GBDTConfig().to_dict()
-    for name in DART_FIELDS:
+    for name in (*DART_FIELDS, *RANDOMNESS_FIELDS):
         if out[name] == defaults[name]:
             del out[name]
     out["objective"] = objective_to_json(config.objective)
