@@ -65,6 +65,9 @@ cdef inline void scan_direction(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    double* acc,                # IN and OUT: a level's sums per candidate (NULL: find the best)
+    double* acc_twin,           # IN and OUT: a second such sum (NULL: none)
+    Py_ssize_t at,              # acc NULL: report candidate `at` (0-based) in best, valid or not (-1: the best)
 ) noexcept nogil:
     """Candidates "value bins 1..b go left", b = 1..n_candidates, with the left side
     starting from (gl, hl). Three passes per chunk: running sums (exact integers for
@@ -72,7 +75,12 @@ cdef inline void scan_direction(
     (invalid ones get -inf; the loop vectorises), then the first maximum. Equal gains
     keep the lowest bin, as the strict > of the last pass does. With `bounds`, the
     children's weights are clamped to the node's bounds, scored at those weights, and
-    a candidate whose clamped weights break the feature's direction is invalid."""
+    a candidate whose clamped weights break the feature's direction is invalid.
+
+    An oblivious level's scan (SplitFinder.find_level_best) changes the last pass only:
+    each candidate's gain (0 where invalid) is added to acc[b - 1] (and acc_twin), or
+    candidate `at` alone is reported (best.feature -1 where invalid), so the level's
+    gains are those of the one formula and the same arithmetic."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
@@ -135,14 +143,30 @@ cdef inline void scan_direction(
                                   min_gain)
                 valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
                 gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
-        for j in range(m):
-            if gains[j] > best.gain:
+        if acc != NULL:
+            for j in range(m):
+                gain = gains[j] if gains[j] > -inf else 0.0
+                acc[start + j] += gain
+                if acc_twin != NULL:
+                    acc_twin[start + j] += gain
+        elif at >= 0:
+            j = at - start
+            if 0 <= j < m and gains[j] > -inf:
                 best.gain = gains[j]
                 best.feature = feature
-                best.bin = <int32_t> (start + j + 1)
+                best.bin = <int32_t> (at + 1)
                 best.default_left = default_left
                 best.left_g = left_g[j]
                 best.left_h = left_h[j]
+        else:
+            for j in range(m):
+                if gains[j] > best.gain:
+                    best.gain = gains[j]
+                    best.feature = feature
+                    best.bin = <int32_t> (start + j + 1)
+                    best.default_left = default_left
+                    best.left_g = left_g[j]
+                    best.left_h = left_h[j]
         start += m
 
 
@@ -168,8 +192,12 @@ cdef void scan_feature(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: the feature's best split)
 ) noexcept nogil:
-    """Best split of one feature."""
+    """Best split of one feature; or, with `level`, this node's part of a level's scan:
+    its gains added to level.gains (missing right: candidates 1..n-1, then missing left;
+    a node without missing values adds its gains to both), or its split at level.bin
+    and level.default_left (best.feature -1 where that split is invalid here)."""
     cdef double gm, hm
     cdef int bits = 4 * sizeof(hist_t)
     if hist_t is double:
@@ -184,22 +212,38 @@ cdef void scan_feature(
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
+    cdef bint left_missing
     best.gain = 0.0
     best.feature = -1
     left.cat_bits = NULL
     # missing values right; "every value left" is a split only when some are missing
     cdef const hist_t* values = hist + values_per_bin(hist)
+    best.has_missing = has_missing
+    if level != NULL and level.gains == NULL:  # the level's split, from the same scan up to its bin
+        left_missing = level.default_left and has_missing
+        scan_direction(values, level.bin, gm if left_missing else 0.0, hm if left_missing else 0.0, g, h,
+                       cnt_factor, count, parent_score, p, feature, level.default_left, best, inv_g, inv_h,
+                       bounds, NULL, NULL, level.bin - 1)
+        return
+    if level != NULL:
+        scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
+                       cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds,
+                       level.gains, NULL if has_missing else level.gains + n_value_bins, -1)
+        if has_missing:
+            scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score, p,
+                           feature, 1, best, inv_g, inv_h, bounds, level.gains + n_value_bins, NULL, -1)
+        return
     scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
-                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds)
+                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds, NULL, NULL, -1)
     if has_missing:  # missing values left
         left.gain = 0.0
         left.feature = -1
         scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
-                       p, feature, 1, &left, inv_g, inv_h, bounds)
+                       p, feature, 1, &left, inv_g, inv_h, bounds, NULL, NULL, -1)
         # ties: the lower bin, then missing-right
         if left.feature >= 0 and (left.gain > best.gain or (left.gain == best.gain and left.bin < best.bin)):
             best[0] = left
-    best.has_missing = has_missing
+            best.has_missing = has_missing
 
 
 cdef inline void materialize(
@@ -247,6 +291,7 @@ cdef void scan_slot_feature(
     double inv_g,           # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: none; numeric features only)
 ) noexcept nogil:
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
@@ -257,11 +302,11 @@ cdef void scan_slot_feature(
                          parent_score, &finder.params, out, inv_g, inv_h, bounds)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                     parent_score, &finder.params, out, inv_g, inv_h, bounds)
+                     parent_score, &finder.params, out, inv_g, inv_h, bounds, level)
     else:
         materialize(finder, slot, f, g, h, inv_g, inv_h, bundled)
         scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, &finder.params, out, 1.0, 1.0,
-                     bounds)
+                     bounds, level)
 
 
 # -- categorical features -------------------------------------------------------------
@@ -470,7 +515,11 @@ cdef class SplitFinder:
         self.use_categorical(np.zeros(n_features, dtype=bool))
         self.per_feature = <Candidate*> malloc(max(self.max_batch * len(self.features), 1) * sizeof(Candidate))
         self.parent_scores = <double*> malloc(self.max_batch * sizeof(double))
-        if self.per_feature == NULL or self.parent_scores == NULL:
+        # an oblivious level's gains: per listed feature, 2 (missing right, left) per value bin
+        value_bins = np.asarray(self.n_bins)[np.asarray(self.features)].astype(np.int64) - 1
+        self.level_offset = (np.cumsum(2 * value_bins) - 2 * value_bins).astype(np.int64)
+        self.level_gains = <double*> malloc(max(1, int(2 * value_bins.sum())) * sizeof(double))
+        if self.per_feature == NULL or self.parent_scores == NULL or self.level_gains == NULL:
             raise MemoryError()
 
     def use_categorical(self, is_categorical, *, int max_onehot_cats=4, double cat_smooth=10.0, double cat_l2=10.0,
@@ -506,6 +555,7 @@ cdef class SplitFinder:
         free(self.cat_sort)
         free(self.per_feature)
         free(self.parent_scores)
+        free(self.level_gains)
 
     @classmethod
     def for_binned(cls, pool_data, binned, features, **params):
@@ -571,9 +621,91 @@ cdef class SplitFinder:
         if sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, j]):
             return
         if self.use_bounds and self._bounded(i, feature, &bounds):
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, out, NULL)
         else:
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, out, NULL)
+
+    cdef void find_level_best(
+        self,
+        const int64_t* slots,       # IN: as find_best: a level's nodes
+        const double* sum_g,        # IN
+        const double* sum_h,        # IN
+        const double* counts,       # IN
+        Py_ssize_t n_nodes,
+        Candidate* out,             # OUT: each node's part of the level's split (feature -1: none)
+    ) noexcept nogil:
+        """An oblivious (symmetric) level's split: the (feature, bin, missing side) of the
+        largest gain summed over the nodes, each node's gain the one formula's where the
+        split is valid there (min_child_weight, min_samples_leaf, constraints), else 0;
+        ties keep the lowest feature, bin, then missing-right. out[i] is node i's split
+        (its children's sums, its gain), or feature -1 where the split is invalid or the
+        summed gain is not positive: that node stays a leaf (the level's split, with
+        children at its value, would predict the same). out[i].has_missing: any node of
+        the level has missing values of the feature. Parallel over features; each
+        feature's sums add the nodes in order, so the split is the same at any thread
+        count."""
+        cdef Py_ssize_t i, j, b, nvb, n_feat = self.features.shape[0], best_j = -1, best_b = 0
+        cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        cdef double best_gain = 0.0
+        cdef double* acc
+        cdef uint8_t best_left = 0
+        cdef bint missing = False
+        cdef LevelScan split
+        for i in range(n_nodes):
+            self.parent_scores[i] = self._parent_score(i, sum_g[i], sum_h[i])
+        if t > 1:
+            for j in prange(n_feat, schedule="static", num_threads=t):
+                self._level_sums(j, slots, sum_g, sum_h, counts, n_nodes)
+        else:
+            for j in range(n_feat):
+                self._level_sums(j, slots, sum_g, sum_h, counts, n_nodes)
+        for j in range(n_feat):  # features, bins, then missing-right first; strict >: ties keep the first
+            acc = self.level_gains + self.level_offset[j]
+            nvb = self.n_bins[self.features[j]] - 1
+            for b in range(nvb):
+                if acc[b] > best_gain:
+                    best_gain, best_j, best_b, best_left = acc[b], j, b, 0
+                if b < nvb - 1 and acc[nvb + b] > best_gain:
+                    best_gain, best_j, best_b, best_left = acc[nvb + b], j, b, 1
+        split.gains = NULL
+        split.bin = best_b + 1
+        split.default_left = best_left
+        for i in range(n_nodes):
+            out[i].feature = -1
+            out[i].gain = 0.0
+            out[i].cat_bits = NULL
+            if best_j < 0 or sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, best_j]):
+                continue
+            self._scan_node(i, best_j, slots, sum_g, sum_h, counts, &out[i], &split)
+            missing = missing or out[i].has_missing
+        for i in range(n_nodes):
+            out[i].has_missing = missing
+
+    cdef void _level_sums(self, Py_ssize_t j, const int64_t* slots, const double* sum_g, const double* sum_h,
+                          const double* counts, Py_ssize_t n_nodes) noexcept nogil:
+        """find_level_best's sums of listed feature j over the level's nodes, in node order."""
+        cdef Py_ssize_t i, nvb = self.n_bins[self.features[j]] - 1
+        cdef LevelScan sums
+        cdef Candidate ignored
+        sums.gains = self.level_gains + self.level_offset[j]
+        for i in range(2 * nvb):
+            sums.gains[i] = 0.0
+        if self.categorical[self.features[j]]:  # category sets are not level splits (the grower refuses them)
+            return
+        for i in range(n_nodes):
+            if sum_h[i] > 0.0 and not (self.use_allowed and not self.allowed[i, j]):
+                self._scan_node(i, j, slots, sum_g, sum_h, counts, &ignored, &sums)
+
+    cdef void _scan_node(self, Py_ssize_t i, Py_ssize_t j, const int64_t* slots, const double* sum_g,
+                                const double* sum_h, const double* counts, Candidate* out,
+                                const LevelScan* level) noexcept nogil:  # level: IN, out: OUT
+        """Node i's scan of listed feature j, within its bounds when it has any."""
+        cdef NodeBounds bounds
+        cdef int32_t feature = self.features[j]
+        if self.use_bounds and self._bounded(i, feature, &bounds):
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, out, level)
+        else:
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, out, level)
 
     cdef bint _bounded(self, Py_ssize_t i, int32_t feature, NodeBounds* out) noexcept nogil:  # out: OUT
         """Whether node i's scan of `feature` is constrained (a monotone feature, or a
@@ -630,7 +762,8 @@ cdef class SplitFinder:
         pass
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
+                    const NodeBounds* bounds, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), out: OUT
         """The best split of one feature of the node in `slot` (its totals g, h, count)."""
         pass
 
@@ -649,8 +782,10 @@ cdef class FloatSplitFinder(SplitFinder):
         column_totals(&self.pool[slot, 0, 0], start, stop, 1.0, 1.0, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
-        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0, bounds)
+                    const NodeBounds* bounds, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), out: OUT
+        scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0, bounds,
+                          level)
 
 
 cdef inline double unit_value(double scale) noexcept nogil:
@@ -700,17 +835,18 @@ cdef class QuantizedSplitFinder(SplitFinder):
             column_totals(<const int16_t*> words, start, stop, inv_g, inv_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, Candidate* out) noexcept nogil:  # bounds: IN (or NULL), out: OUT
+                    const NodeBounds* bounds, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
         cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
             scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, level)
         elif bits == 16:
             scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, level)
         else:
             scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds)
+                              bounds, level)
