@@ -95,3 +95,125 @@ def test_weighted_trees_equal_the_reference():
     X, y = prebinned_data(seed=4)
     model, reference, p = train_both(X, y, 3, weights=positive_weights(len(y), seed=4), max_depth=5)
     assert_same_as_naive(model, reference, p, X)
+
+
+# -- the whole path of a model ---------------------------------------------------------------
+
+def noisy_data(n=3000, seed=0, n_features=8):
+    """Continuous features (more than max_bins distinct values), NaNs in two."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_features))
+    X[rng.random(n) < 0.1, 1] = np.nan
+    X[rng.random(n) < 0.05, 4] = np.nan
+    y = np.sin(2 * X[:, 0]) + np.nan_to_num(X[:, 1]) * X[:, 2] + 0.5 * (X[:, 3] > 0) + 0.2 * rng.normal(size=n)
+    return X, y
+
+
+def oblivious(**params):
+    base = dict(n_estimators=15, growth_strategy="oblivious", max_depth=5, learning_rate=0.3)
+    return bst.GBDTConfig(**{**base, **params})
+
+
+@pytest.mark.parametrize("params", [dict(), dict(histogram_mode="i16"), dict(histogram_mode="i8"),
+                                    dict(subsample=0.7, colsample_bytree=0.8, colsample_bylevel=0.7),
+                                    dict(goss_top_rate=0.2, goss_other_rate=0.2),
+                                    dict(objective=bst.Objective.softmax(3))],
+                         ids=["f64", "i16", "i8", "sampling", "goss", "softmax"])
+def test_trees_are_symmetric_and_equal_at_1_and_2_threads(params):
+    X, y = noisy_data()
+    if "objective" in params:
+        y = np.digitize(y, [-0.5, 0.5]).astype(np.float64)
+    config = oblivious(**params)
+    one = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=1)
+    two = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
+    assert_same_model(one, two, X)
+    for tree in one.trees:
+        assert_symmetric(tree)
+    assert max(tree.n_nodes for tree in one.trees) >= 31  # full depth-5 trees somewhere
+
+
+def test_the_default_depth_is_6_and_catboost_names_are_accepted():
+    assert bst.GBDTConfig(growth_strategy="oblivious").max_depth == 6
+    config = bst.GBDTConfig(grow_policy="SymmetricTree")
+    assert config.growth_strategy is bst.GrowthStrategy.Oblivious
+    assert bst.GBDTConfig(grow_policy="Lossguide").growth_strategy is bst.GrowthStrategy.Leafwise
+    assert bst.GBDTConfig(grow_policy="Depthwise").growth_strategy is bst.GrowthStrategy.Depthwise
+    with pytest.raises(ValueError, match="max_depth must be set"):
+        bst.GBDTConfig(growth_strategy="oblivious", max_depth=None)
+
+
+def test_save_load_shap_importance_table_and_xgboost_export():
+    import xgboost as xgb
+    from boosters.convert import from_xgboost, to_xgboost_json
+
+    X, y = noisy_data()
+    model = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(), n_threads=1)
+    raw = model.predict_raw(X)
+    for back in (bst.GBDTModel.from_bytes(model.to_bytes()), bst.GBDTModel.from_json_bytes(model.to_json_bytes())):
+        assert_same_model(back, model, X)
+    # SHAP: contributions plus the bias add up to the margin
+    contributions = model.shap_values(X[:300])
+    np.testing.assert_allclose(contributions.sum(axis=1), raw[:300], rtol=1e-9, atol=1e-9)
+    # importance: the gain of a feature is the gains of its splits, summed
+    gains = np.zeros(X.shape[1])
+    for tree in model.trees:
+        split = tree.split_feature >= 0
+        np.add.at(gains, tree.split_feature[split], tree.gain[split])
+    np.testing.assert_allclose(model.feature_importance("gain"), gains, rtol=1e-12)
+    table = model.trees_to_dataframe()
+    assert len(table) == sum(tree.n_nodes for tree in model.trees)
+    # XGBoost reads the exported trees and predicts the same margins (float32 sums)
+    booster = xgb.Booster(model_file=bytearray(to_xgboost_json(model)))
+    theirs = booster.predict(xgb.DMatrix(X[:300]), output_margin=True)
+    np.testing.assert_allclose(theirs, raw[:300], rtol=0, atol=1e-4)
+    back = from_xgboost(to_xgboost_json(model))  # leaf values in float32: the same leaves, close values
+    np.testing.assert_array_equal(back.predict_leaf(X), model.predict_leaf(X))
+    np.testing.assert_allclose(back.predict_raw(X), raw, rtol=0, atol=1e-6)
+
+
+def test_dart_and_linear_leaves():
+    X, y = noisy_data()
+    plain = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(), n_threads=1)
+    plain_loss = np.mean((plain.predict(X) - y) ** 2)
+    dart = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(booster="dart", drop_rate=0.2), n_threads=1)
+    linear = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(linear_leaves=True), n_threads=1)
+    for model in (dart, linear):
+        for tree in model.trees:
+            assert_symmetric(tree)
+    # DART (dropped trees rescaled) learns slower, but learns; linear leaves fit closer
+    assert plain_loss < np.mean((dart.predict(X) - y) ** 2) < 0.8 * np.var(y)
+    assert np.mean((linear.predict(X) - y) ** 2) < 0.7 * plain_loss
+
+
+def test_monotone_and_interaction_constraints_hold():
+    from support.constraint_checks import assert_monotone, assert_paths_within_groups
+
+    X, y = noisy_data()
+    model = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(monotone_constraints={3: 1, 0: -1}), n_threads=1)
+    assert_monotone(model, X, 3, 1)
+    assert_monotone(model, X, 0, -1)
+    groups = [[0, 1, 2], [2, 3]]
+    model = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(interaction_constraints=groups), n_threads=1)
+    assert_paths_within_groups(model, [set(g) for g in groups])
+    for tree in model.trees:
+        assert_symmetric(tree)
+
+
+def test_what_cannot_work_is_refused():
+    with pytest.raises(ValueError, match="colsample_bynode.*oblivious"):
+        bst.GBDTConfig(growth_strategy="oblivious", colsample_bynode=0.5)
+    X, y = noisy_data(n=500)
+    X[:, 5] = np.random.default_rng(0).integers(0, 6, size=len(X))
+    with pytest.raises(ValueError, match="oblivious.*categorical"):
+        bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[5]), oblivious())
+
+
+def test_estimators_take_it():
+    from boosters.sklearn import GBDTClassifier, GBDTRegressor
+
+    X, y = noisy_data()
+    regressor = GBDTRegressor(n_estimators=10, growth_strategy="oblivious", n_threads=1).fit(X, y)
+    assert regressor.booster_.config.growth_strategy is bst.GrowthStrategy.Oblivious
+    classifier = GBDTClassifier(n_estimators=10, grow_policy="SymmetricTree", n_threads=1).fit(X, y > 0)
+    for tree in classifier.booster_.trees:
+        assert_symmetric(tree)
