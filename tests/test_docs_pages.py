@@ -36,6 +36,7 @@ RUNNABLE_PAGES += ["guide/out_of_core.md"]
 RUNNABLE_PAGES += ["guide/dask.md"]
 RUNNABLE_PAGES += ["guide/quantile_sketch.md"]
 RUNNABLE_PAGES += ["faq.md", "guide/tuning.md"]
+RUNNABLE_PAGES += ["guide/oblivious_trees.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"
