@@ -305,8 +305,8 @@ class GBDTConfig:
         stopping follows the first, as LightGBM's ``first_metric_only=True``.
     growth_strategy : GrowthStrategy or {"depthwise", "leafwise", "oblivious"}, default Depthwise
         Level by level (XGBoost), best leaf first (LightGBM) or one split shared by each
-        level (CatBoost's symmetric trees; not with categorical features or
-        ``colsample_bynode``).
+        level (CatBoost's symmetric trees; a categorical feature's level split sends one
+        category left; not with ``colsample_bynode``).
     max_depth : int, None or "auto", default "auto"
         Depth limit. "auto" is 6 depth-wise and oblivious, no limit leaf-wise (LightGBM's default);
         None or -1 is no limit (leaf-wise only). The attribute holds the limit in

@@ -13,9 +13,13 @@ naive_grower's; only the choice of splits differs, written from the documented r
   stops growing); ties keep the lowest feature, then bin, then missing-right. It splits
   every node of the level where it is valid (whatever that node's own gain); the others
   stay leaves.
-- default direction, at every node of the level: the learned side where some node of
-  the level has missing values of f, else the side that holds more of the level's rows
-  (left on a tie).
+- a categorical feature (Params.categorical; code c is bin c + 1, bin 0 missing): its
+  candidates are its bins b, each alone going left (whatever max_onehot_cats), ordered
+  by b; a node's rows of b are floor(H_b * count / H + 1/2), and a b without rows
+  there is invalid there (as naive_grower's one-hot rule, without gain > 0).
+- default direction, at every node of the level: the learned side (categorical: left
+  iff b = 0) where some node the split applies to has missing values of f, else the
+  side that holds more of the level's rows (left on a tie).
 """
 
 from __future__ import annotations
@@ -50,10 +54,35 @@ def _node_candidates(bins, g, h, node, f, n_values, p):
     return out, has_missing
 
 
+def _node_categories(bins, g, h, node, f, n_values, p):
+    """The node's gain of each bin alone going left (-inf where invalid), and whether
+    it has missing values."""
+    node_bins = bins[node.rows, f]
+    count, G, H = len(node.rows), node.G, node.H
+    hist_g = np.bincount(node_bins, weights=g[node.rows], minlength=n_values + 1)
+    hist_h = np.bincount(node_bins, weights=h[node.rows], minlength=n_values + 1)
+    rows = np.floor(hist_h * (count / H) + 0.5)
+    gain = 0.5 * (naive.score(hist_g, hist_h, p) + naive.score(G - hist_g, H - hist_h, p)
+                  - naive.score(G, H, p)) - p.min_gain_to_split
+    valid = ((rows >= 1) & (rows >= p.min_samples_leaf) & (hist_h >= p.min_child_weight)
+             & (count - rows >= p.min_samples_leaf) & (H - hist_h >= p.min_child_weight))
+    return np.where(valid, gain, -np.inf), bool(rows[0] >= 1)
+
+
 def level_split(bins, g, h, level, n_value_bins, p):
-    """(summed gain, feature, bin, missing_left) of a level's split, or None."""
+    """(summed gain, feature, bin, missing_left) of a level's split, or None (categorical:
+    bin is the category's, missing_left None)."""
     best = None
     for f, n_values in enumerate(n_value_bins):
+        if f in p.categorical:
+            total = np.zeros(n_values + 1)
+            for node in level:
+                gains, _ = _node_categories(bins, g, h, node, f, n_values, p)
+                total += np.where(np.isfinite(gains), gains, 0.0)
+            for b in range(n_values + 1):
+                if total[b] > 0 and (best is None or total[b] > best[0]):
+                    best = (float(total[b]), f, b, None)
+            continue
         if n_values < 1:
             continue
         totals = {False: np.zeros(n_values), True: np.zeros(n_values)}
@@ -83,20 +112,29 @@ def grow_tree(bins, n_value_bins, g, h, p: naive.Params) -> naive.NaiveTree:
         if split is None:
             break
         _, f, b, missing_left = split
+        categorical = missing_left is None
         parents, any_missing = [], False
         for i in level:
             node = nodes[i]
-            gains, has_missing = _node_candidates(bins, g, h, node, f, n_value_bins[f], p)
-            if np.isfinite(gains[missing_left][b - 1]):
-                node.feature, node.bin, node.gain = f, b, float(gains[missing_left][b - 1])
+            if categorical:
+                gains, has_missing = _node_categories(bins, g, h, node, f, n_value_bins[f], p)
+                gain = gains[b]
+            else:
+                gains, has_missing = _node_candidates(bins, g, h, node, f, n_value_bins[f], p)
+                gain = gains[missing_left][b - 1]
+            if np.isfinite(gain):
+                node.feature, node.bin, node.gain = f, 0 if categorical else b, float(gain)
+                node.left_bins = frozenset([b]) if categorical else None
                 parents.append(i)
                 any_missing = any_missing or has_missing
+        if categorical:
+            missing_left = b == 0
         n_left = n_right = 0
         next_level = []
         for i in parents:
             node = nodes[i]
             nb = bins[node.rows, f]
-            goes_left = ((nb >= 1) & (nb <= b)) | ((nb == 0) & missing_left & any_missing)
+            goes_left = nb == b if categorical else ((nb >= 1) & (nb <= b)) | ((nb == 0) & missing_left)
             node.left, node.right = len(nodes), len(nodes) + 1
             for child_rows in (node.rows[goes_left], node.rows[~goes_left]):
                 nodes.append(naive.Node(child_rows, node.depth + 1, naive._row_sum(g, child_rows),
@@ -115,7 +153,7 @@ def train(X, y, p: naive.Params, n_rounds: int, weights=None):
     bin values)."""
     y = np.asarray(y, dtype=np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
-    bins, values = naive.prebin(np.asarray(X, dtype=np.float64))
+    bins, values = naive.prebin(np.asarray(X, dtype=np.float64), p.categorical)
     n_value_bins = [len(v) for v in values]
     base = naive.base_scores(p.objective, y, w, p.n_classes)
     margins = np.tile(base, (len(y), 1))

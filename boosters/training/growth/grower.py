@@ -101,9 +101,6 @@ class TreeGrower:
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
         oblivious = config.growth_strategy is GrowthStrategy.Oblivious
-        if oblivious and bin_mapper.is_categorical[features].any():
-            raise ValueError("growth_strategy='oblivious' cannot split categorical features (categorical_features): "
-                             "a level's nodes share one threshold; encode them as numbers or grow depth-wise")
         # distributed: an identity pool (the exchange writes node i's sums into slot i; no eviction);
         # oblivious: a level's histograms at least (its split is found over them all)
         slots = max_nodes if distributed else max(config.cache_size, oblivious_slots(config, max_nodes))

@@ -30,7 +30,7 @@ cdef struct Candidate:
 
 # An oblivious level's scan of one (node, feature) (SplitFinder.find_level_best): add the
 # node's gain of every candidate to `gains`, or (gains NULL) report its split at (bin,
-# default_left).
+# default_left); for a categorical feature, bin is the category going left alone.
 cdef struct LevelScan:
     double* gains
     int32_t bin

@@ -291,7 +291,7 @@ cdef void scan_slot_feature(
     double inv_g,           # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
-    const LevelScan* level,     # IN: an oblivious level's scan (NULL: none; numeric features only)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: none)
 ) noexcept nogil:
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
@@ -299,7 +299,7 @@ cdef void scan_slot_feature(
     if finder.categorical[f]:  # never bundled
         scan_categorical(finder.cat_sort + boosters_thread_num() * finder.max_cat_bins,
                          slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                         parent_score, &finder.params, out, inv_g, inv_h, bounds)
+                         parent_score, &finder.params, out, inv_g, inv_h, bounds, level)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
                      parent_score, &finder.params, out, inv_g, inv_h, bounds, level)
@@ -370,6 +370,7 @@ cdef void scan_categorical(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: the node's weight bounds (NULL: none)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: the feature's best split)
 ) noexcept nogil:
     """Best category set going left (LightGBM's FindBestThresholdCategoricalInner).
 
@@ -383,7 +384,11 @@ cdef void scan_categorical(
       a candidate needs min_data_per_group rows at least on the right and in the
       categories added since the last candidate.
     Both need min_samples_leaf rows and min_child_weight hessian on each side, and a
-    gain > 0."""
+    gain > 0.
+
+    An oblivious level (`level`) splits one category (bin b) from the rest, whatever
+    max_onehot_cats: the node's gain of each valid b is added to level.gains[b], or
+    (gains NULL) its split at b = level.bin is reported, valid or not (feature -1)."""
     cdef uint32_t* bits = best.cat_bits
     cdef Py_ssize_t b, i, t, n_used = 0, best_first = 0, best_n = 0, best_dir = 1, n_scan, dir_k
     cdef int step
@@ -391,7 +396,8 @@ cdef void scan_categorical(
     cdef double cnt_factor = count / h, gb, hb, rows, gl, hl, left_rows, group_rows, gain
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf
     cdef double l2_cat = p.l2 + p.cat_l2
-    cdef bint onehot = n_bins - 1 <= p.max_onehot_cats
+    cdef bint onehot = level != NULL or n_bins - 1 <= p.max_onehot_cats
+    cdef bint valid
     best.gain = 0.0
     best.feature = -1
     for b in range(n_bins):
@@ -405,7 +411,19 @@ cdef void scan_categorical(
         cats[n_used].key = gb / (hb + p.cat_smooth)
         cats[n_used].g, cats[n_used].h, cats[n_used].rows, cats[n_used].bin = gb, hb, rows, <int32_t> b
         n_used += 1
-    if onehot:
+    if level != NULL:
+        for i in range(n_used):
+            gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
+            valid = not (rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h)
+            if not valid or (level.gains == NULL and cats[i].bin != level.bin):
+                continue
+            gain = category_gain(gb, hb, g, h, p.l2, parent_score, p, bounds)
+            if level.gains != NULL:
+                level.gains[cats[i].bin] += gain
+            else:
+                best.gain, best.left_g, best.left_h = gain, gb, hb
+                best_first, best_n, best_dir = i, 1, 1
+    elif onehot:
         for i in range(n_used):
             gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
             if rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h:
@@ -515,10 +533,11 @@ cdef class SplitFinder:
         self.use_categorical(np.zeros(n_features, dtype=bool))
         self.per_feature = <Candidate*> malloc(max(self.max_batch * len(self.features), 1) * sizeof(Candidate))
         self.parent_scores = <double*> malloc(self.max_batch * sizeof(double))
-        # an oblivious level's gains: per listed feature, 2 (missing right, left) per value bin
-        value_bins = np.asarray(self.n_bins)[np.asarray(self.features)].astype(np.int64) - 1
-        self.level_offset = (np.cumsum(2 * value_bins) - 2 * value_bins).astype(np.int64)
-        self.level_gains = <double*> malloc(max(1, int(2 * value_bins.sum())) * sizeof(double))
+        # an oblivious level's gains: per listed feature, 2 per bin (numeric: missing right, left
+        # per value bin; categorical: one per bin)
+        sizes = 2 * np.asarray(self.n_bins)[np.asarray(self.features)].astype(np.int64)
+        self.level_offset = (np.cumsum(sizes) - sizes).astype(np.int64)
+        self.level_gains = <double*> malloc(max(1, int(sizes.sum())) * sizeof(double))
         if self.per_feature == NULL or self.parent_scores == NULL or self.level_gains == NULL:
             raise MemoryError()
 
@@ -637,15 +656,17 @@ cdef class SplitFinder:
         """An oblivious (symmetric) level's split: the (feature, bin, missing side) of the
         largest gain summed over the nodes, each node's gain the one formula's where the
         split is valid there (min_child_weight, min_samples_leaf, constraints), else 0;
-        ties keep the lowest feature, bin, then missing-right. out[i] is node i's split
+        ties keep the lowest feature, bin, then missing-right (a categorical feature's
+        candidates are its categories alone, see scan_categorical). out[i] is node i's split
         (its children's sums, its gain), or feature -1 where the split is invalid or the
         summed gain is not positive: that node stays a leaf (the level's split, with
-        children at its value, would predict the same). out[i].has_missing: any node of
-        the level has missing values of the feature. Parallel over features; each
+        children at its value, would predict the same). out[i].has_missing: any node the
+        split applies to has missing values of the feature. Parallel over features; each
         feature's sums add the nodes in order, so the split is the same at any thread
         count."""
-        cdef Py_ssize_t i, j, b, nvb, n_feat = self.features.shape[0], best_j = -1, best_b = 0
+        cdef Py_ssize_t i, j, b, nvb, n_feat = self.features.shape[0], best_j = -1, best_bin = 0
         cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        t = min(t, self.cat_threads)  # the categorical scans' scratch
         cdef double best_gain = 0.0
         cdef double* acc
         cdef uint8_t best_left = 0
@@ -662,36 +683,42 @@ cdef class SplitFinder:
         for j in range(n_feat):  # features, bins, then missing-right first; strict >: ties keep the first
             acc = self.level_gains + self.level_offset[j]
             nvb = self.n_bins[self.features[j]] - 1
+            if self.cat_offset[j] >= 0:  # categorical: bin b alone goes left
+                for b in range(nvb + 1):
+                    if acc[b] > best_gain:
+                        best_gain, best_j, best_bin, best_left = acc[b], j, b, 0
+                continue
             for b in range(nvb):
                 if acc[b] > best_gain:
-                    best_gain, best_j, best_b, best_left = acc[b], j, b, 0
+                    best_gain, best_j, best_bin, best_left = acc[b], j, b + 1, 0
                 if b < nvb - 1 and acc[nvb + b] > best_gain:
-                    best_gain, best_j, best_b, best_left = acc[nvb + b], j, b, 1
+                    best_gain, best_j, best_bin, best_left = acc[nvb + b], j, b + 1, 1
         split.gains = NULL
-        split.bin = best_b + 1
+        split.bin = best_bin
         split.default_left = best_left
         for i in range(n_nodes):
             out[i].feature = -1
             out[i].gain = 0.0
             out[i].cat_bits = NULL
+            if best_j >= 0 and self.cat_offset[best_j] >= 0:
+                out[i].cat_bits = &self.cat_scratch[i * self.cat_node_words + self.cat_offset[best_j]]
             if best_j < 0 or sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, best_j]):
                 continue
             self._scan_node(i, best_j, slots, sum_g, sum_h, counts, &out[i], &split)
-            missing = missing or out[i].has_missing
+            missing = missing or (out[i].feature >= 0 and out[i].has_missing)
         for i in range(n_nodes):
             out[i].has_missing = missing
 
     cdef void _level_sums(self, Py_ssize_t j, const int64_t* slots, const double* sum_g, const double* sum_h,
                           const double* counts, Py_ssize_t n_nodes) noexcept nogil:
         """find_level_best's sums of listed feature j over the level's nodes, in node order."""
-        cdef Py_ssize_t i, nvb = self.n_bins[self.features[j]] - 1
+        cdef Py_ssize_t i
         cdef LevelScan sums
         cdef Candidate ignored
+        ignored.cat_bits = NULL
         sums.gains = self.level_gains + self.level_offset[j]
-        for i in range(2 * nvb):
+        for i in range(2 * self.n_bins[self.features[j]]):
             sums.gains[i] = 0.0
-        if self.categorical[self.features[j]]:  # category sets are not level splits (the grower refuses them)
-            return
         for i in range(n_nodes):
             if sum_h[i] > 0.0 and not (self.use_allowed and not self.allowed[i, j]):
                 self._scan_node(i, j, slots, sum_g, sum_h, counts, &ignored, &sums)

@@ -202,10 +202,43 @@ def test_monotone_and_interaction_constraints_hold():
 def test_what_cannot_work_is_refused():
     with pytest.raises(ValueError, match="colsample_bynode.*oblivious"):
         bst.GBDTConfig(growth_strategy="oblivious", colsample_bynode=0.5)
-    X, y = noisy_data(n=500)
-    X[:, 5] = np.random.default_rng(0).integers(0, 6, size=len(X))
-    with pytest.raises(ValueError, match="oblivious.*categorical"):
-        bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[5]), oblivious())
+
+
+def categorical_data(seed, n=3000):
+    """Codes of 40 and 3 categories and two small-integer features, NaN 5% each."""
+    rng = np.random.default_rng(seed)
+    wide = rng.choice(40, n, p=np.linspace(1, 3, 40) / np.linspace(1, 3, 40).sum()).astype(float)
+    narrow = rng.integers(0, 3, n).astype(float)
+    numeric = rng.integers(0, 30, (n, 2)).astype(float)
+    y = 2 * rng.normal(size=40)[wide.astype(int)] + np.array([0.0, 1.0, -1.0])[narrow.astype(int)] \
+        + 0.1 * numeric[:, 0] - 0.05 * numeric[:, 1] + 0.3 * rng.normal(size=n)
+    X = np.column_stack([numeric[:, 0], wide, narrow, numeric[:, 1]])
+    X[rng.random(X.shape) < 0.05] = np.nan
+    return X, y.astype(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("case", [dict(max_depth=4), dict(max_depth=5, min_samples_leaf=20, l2=0.5)],
+                         ids=["plain", "limits"])
+def test_categorical_levels_split_one_category_from_the_rest(case):
+    X, y = categorical_data(seed=len(str(case)))
+    p = naive.Params(categorical=(1, 2), learning_rate=0.3, **case)
+    config = boosters_config(p, 4).replace(growth_strategy="oblivious")
+    model = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[1, 2]), config, n_threads=2)
+    base, trees, margins, values = naive_oblivious.train(X, y, p, 4)
+    assert model.n_trees == len(trees)
+    n_categorical = 0
+    for t, (ours, ref) in enumerate(zip(model.trees, trees)):
+        for name in ("split_feature", "threshold_bin", "default_left", "left_child", "right_child", "n_samples"):
+            np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name), err_msg=f"tree {t}: {name}")
+        for i, node in enumerate(ref.nodes):
+            if node.left_bins is not None:
+                n_categorical += 1
+                codes = {int(c) for c in ours.category_codes(i) if c < len(values[node.feature])}
+                assert codes == {b - 1 for b in node.left_bins if b > 0}, f"tree {t} node {i}"
+        np.testing.assert_allclose(ours.gain, ref.gain, rtol=0, atol=1e-9 * max(1.0, np.abs(ref.gain).max()))
+        assert_symmetric(ours)
+    assert n_categorical >= 4  # the comparison covers categorical levels
+    np.testing.assert_allclose(model.predict_raw(X).reshape(margins.shape), margins, rtol=1e-10, atol=1e-10)
 
 
 def test_estimators_take_it():
