@@ -26,3 +26,17 @@ def test_oblivious_trees_equal_single_machine_training(clients, mode, objective)
         assert_same_trees(model, reference)
         assert np.array_equal(model.predict(X), reference.predict(X))
     assert reference.trees[0].n_nodes >= 7  # the trees really have levels
+
+
+def test_oblivious_categorical_levels_equal_single_machine_training(clients):
+    # integer codes of categorical features: a level's split sends one category left
+    rng = np.random.default_rng(5)
+    X, y = make_data()
+    X[:, 2] = rng.integers(0, 12, size=len(X))
+    y = y + np.round(8 * rng.normal(size=12))[X[:, 2].astype(int)] / 8
+    config = bst.GBDTConfig(n_estimators=3, max_depth=4, growth_strategy="oblivious", histogram_mode="i16")
+    reference = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[2]), config)
+    model = dask_train(clients[2], X, y, config, categorical_features=[2])
+    assert_same_trees(model, reference)
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    assert any((tree.category_set >= 0).any() for tree in reference.trees)
