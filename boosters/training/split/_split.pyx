@@ -724,8 +724,8 @@ cdef class SplitFinder:
                 self._scan_node(i, j, slots, sum_g, sum_h, counts, &ignored, &sums)
 
     cdef void _scan_node(self, Py_ssize_t i, Py_ssize_t j, const int64_t* slots, const double* sum_g,
-                                const double* sum_h, const double* counts, Candidate* out,
-                                const LevelScan* level) noexcept nogil:  # level: IN, out: OUT
+                         const double* sum_h, const double* counts, Candidate* out,
+                         const LevelScan* level) noexcept nogil:  # level: IN, out: OUT
         """Node i's scan of listed feature j, within its bounds when it has any."""
         cdef NodeBounds bounds
         cdef int32_t feature = self.features[j]
