@@ -104,7 +104,14 @@ class TreeGrower:
         # distributed: an identity pool (the exchange writes node i's sums into slot i; no eviction);
         # oblivious: a level's histograms at least (its split is found over them all)
         slots = max_nodes if distributed else max(config.cache_size, oblivious_slots(config, max_nodes))
-        self.pool = HistogramPool(slots, binned.total_bins, max_nodes, self.quantized)
+        try:  # zeroed pages: only the slots a training uses take memory
+            self.pool = HistogramPool(slots, binned.total_bins, max_nodes, self.quantized)
+        except MemoryError:
+            if not oblivious:
+                raise
+            raise MemoryError(f"growth_strategy='oblivious' holds a level's histograms at once: max_depth="
+                              f"{config.max_depth} asks for {slots} histograms of {binned.total_bins} bins each; lower "
+                              "max_depth") from None
         sampler = None if distributed else make_row_sampler(config, binned.n_rows, len(margins), n_threads,
                                                             query_groups)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads, sampling=sampler is not None)
