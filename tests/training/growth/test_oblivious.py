@@ -250,3 +250,41 @@ def test_estimators_take_it():
     classifier = GBDTClassifier(n_estimators=10, grow_policy="SymmetricTree", n_threads=1).fit(X, y > 0)
     for tree in classifier.booster_.trees:
         assert_symmetric(tree)
+
+
+@pytest.mark.parametrize("objective", [bst.Objective.squared(), bst.Objective.softmax(3)], ids=["squared", "softmax"])
+def test_leaf_tables_predict_the_general_walk_bit_for_bit(objective):
+    # the oblivious prediction kernel (a leaf index from one comparison per level) against
+    # the packed walk of the same forest: float32 and float64 rows, NaNs, the first trees
+    from boosters.model.prediction import _packed_walk
+
+    X, y = noisy_data()
+    if objective.n_outputs > 1:
+        y = np.digitize(y, [-0.5, 0.5]).astype(np.float64)
+    model = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(objective=objective, min_samples_leaf=30), n_threads=1)
+    flat = model.forest.flat()
+    assert flat.oblivious is not None
+    assert any((tree.split_feature < 0).sum() < 2 ** 5 for tree in model.trees)  # leaves above the last level
+    rows = X[:700].copy()
+    rows[::5, 0] = np.nan  # a feature without missing values in training: the level's default side
+    n_groups = model.forest.n_groups
+    for dtype in (np.float64, np.float32):
+        for n_trees in (model.n_trees, 7):
+            walked, tabled = np.zeros((700, n_groups)), np.zeros((700, n_groups))
+            _packed_walk(flat.packed, rows.astype(dtype), walked, n_trees, 2)
+            _packed_walk(flat.oblivious, rows.astype(dtype), tabled, n_trees, 2)
+            np.testing.assert_array_equal(tabled, walked)
+    walked = np.zeros((700, n_groups)) + model.forest.base_scores  # predict_raw starts from the base scores
+    _packed_walk(flat.packed, rows, walked, model.n_trees, 1)
+    np.testing.assert_array_equal(model.predict_raw(rows).reshape(700, -1), walked)  # through the tables
+
+
+def test_only_symmetric_numeric_forests_get_leaf_tables():
+    X, y = noisy_data(n=800)
+    depthwise = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(growth_strategy="depthwise"), n_threads=1)
+    linear = bst.GBDTModel.train(bst.Dataset(X, y), oblivious(linear_leaves=True, n_estimators=3), n_threads=1)
+    assert depthwise.forest.flat().oblivious is None
+    assert linear.forest.flat().oblivious is None
+    X, y = categorical_data(seed=0, n=800)
+    categorical = bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=[1, 2]), oblivious(), n_threads=1)
+    assert categorical.forest.flat().oblivious is None
