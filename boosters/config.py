@@ -24,13 +24,17 @@ from boosters.objectives.registry import metric_named, objective_fn, objective_n
 
 
 class GrowthStrategy(enum.Enum):
-    """How a tree grows: level by level (XGBoost) or best leaf first (LightGBM).
+    """How a tree grows: level by level (XGBoost), best leaf first (LightGBM) or
+    one split per level (CatBoost).
 
     ``Depthwise`` splits every leaf of a level before the next level, up to
     ``max_depth`` (XGBoost's ``grow_policy="depthwise"``). ``Leafwise`` always splits the
     leaf of largest gain, up to ``n_leaves`` leaves (LightGBM; XGBoost's
-    ``"lossguide"``). `GBDTConfig` also takes the names ``"depthwise"`` and
-    ``"leafwise"``.
+    ``"lossguide"``). ``Oblivious`` grows symmetric trees, CatBoost's default
+    (``grow_policy="SymmetricTree"``): every node of a level splits on the same feature,
+    threshold and missing-value side, the one that maximises the gain summed over the
+    level's nodes, up to ``max_depth`` (see :doc:`/guide/oblivious_trees`). `GBDTConfig`
+    also takes the names ``"depthwise"``, ``"leafwise"`` and ``"oblivious"``.
 
     Examples
     --------
@@ -42,6 +46,7 @@ class GrowthStrategy(enum.Enum):
 
     Depthwise = "depthwise"
     Leafwise = "leafwise"
+    Oblivious = "oblivious"
 
 
 HISTOGRAM_MODES = ("auto", "f64", "i16", "i8")
@@ -260,7 +265,7 @@ def _check_leaf_limit(config, given: dict):
     """Depth-wise trees read max_depth, never n_leaves: a leaf limit given without choosing
     a growth strategy (a LightGBM habit: num_leaves) is refused; given with an explicit
     depth-wise growth (one setting for both strategies), it warns that it is not read."""
-    if (config.growth_strategy is not GrowthStrategy.Depthwise or "n_leaves" not in given
+    if (config.growth_strategy is GrowthStrategy.Leafwise or "n_leaves" not in given
             or config.n_leaves == DEFAULT_N_LEAVES):
         return
     message = (f"n_leaves={config.n_leaves} (LightGBM's num_leaves, XGBoost's max_leaves) only applies to leaf-wise "
@@ -298,10 +303,12 @@ class GBDTConfig:
         as LightGBM's ``feval``. A list or tuple: every one is scored each round
         (``evals_result`` has them all, `GBDTModel.eval_history` the first), and early
         stopping follows the first, as LightGBM's ``first_metric_only=True``.
-    growth_strategy : GrowthStrategy or {"depthwise", "leafwise"}, default Depthwise
-        Level by level (XGBoost) or best leaf first (LightGBM).
+    growth_strategy : GrowthStrategy or {"depthwise", "leafwise", "oblivious"}, default Depthwise
+        Level by level (XGBoost), best leaf first (LightGBM) or one split shared by each
+        level (CatBoost's symmetric trees; a categorical feature's level split sends one
+        category left; not with ``colsample_bynode``).
     max_depth : int, None or "auto", default "auto"
-        Depth limit. "auto" is 6 depth-wise and no limit leaf-wise (LightGBM's default);
+        Depth limit. "auto" is 6 depth-wise and oblivious, no limit leaf-wise (LightGBM's default);
         None or -1 is no limit (leaf-wise only). The attribute holds the limit in
         effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
     n_leaves : int, default 31
@@ -563,20 +570,21 @@ class GBDTConfig:
             try:
                 growth_strategy = GrowthStrategy(growth_strategy.lower())
             except ValueError:
-                raise ValueError(f"growth_strategy must be 'depthwise' or 'leafwise', got {growth_strategy!r}") from None
+                raise ValueError(f"growth_strategy must be 'depthwise', 'leafwise' or 'oblivious', "
+                                 f"got {growth_strategy!r}") from None
         if not isinstance(growth_strategy, GrowthStrategy):
             raise TypeError(f"growth_strategy must be a GrowthStrategy, got {growth_strategy!r}")
         self.growth_strategy = growth_strategy
         self._max_depth_asked = max_depth
         if isinstance(max_depth, str) and max_depth == "auto":
-            max_depth = DEFAULT_DEPTHWISE_MAX_DEPTH if growth_strategy is GrowthStrategy.Depthwise else None
+            max_depth = None if growth_strategy is GrowthStrategy.Leafwise else DEFAULT_DEPTHWISE_MAX_DEPTH
         elif isinstance(max_depth, numbers.Integral) and max_depth == -1:
             max_depth = None
         if isinstance(max_depth, str):
             raise TypeError(f"max_depth must be an int, None or 'auto', got {max_depth!r}")
         self.max_depth = require_int("max_depth", max_depth, 1, allow_none=True)
-        if self.max_depth is None and growth_strategy is GrowthStrategy.Depthwise:
-            raise ValueError("max_depth must be set (>= 1) for GrowthStrategy.Depthwise")
+        if self.max_depth is None and growth_strategy is not GrowthStrategy.Leafwise:
+            raise ValueError(f"max_depth must be set (>= 1) for GrowthStrategy.{growth_strategy.name}")
         self.n_leaves = require_int("n_leaves", n_leaves, 2)
         self.l1 = require_float("l1", l1, 0.0)
         self.l2 = require_float("l2", l2, 0.0)
@@ -607,6 +615,9 @@ class GBDTConfig:
         self.colsample_bytree = _require_fraction("colsample_bytree", colsample_bytree)
         self.colsample_bylevel = _require_fraction("colsample_bylevel", colsample_bylevel)
         self.colsample_bynode = _require_fraction("colsample_bynode", colsample_bynode)
+        if self.colsample_bynode < 1.0 and growth_strategy is GrowthStrategy.Oblivious:
+            raise ValueError("colsample_bynode cannot be combined with growth_strategy='oblivious': a level's nodes "
+                             "share one split; sample the features of each level with colsample_bylevel")
         self.monotone_constraints = _monotone_constraints(monotone_constraints)
         self.interaction_constraints = _interaction_constraints(interaction_constraints)
         self.max_onehot_cats = require_int("max_onehot_cats", max_onehot_cats, 0)

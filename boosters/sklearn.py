@@ -113,7 +113,7 @@ _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
         The loss: None is the estimator's own (see its description); a name (see the
         estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
         (`Objective.custom`).
-    growth_strategy : {"depthwise", "leafwise"}, default "depthwise"
+    growth_strategy : {"depthwise", "leafwise", "oblivious"}, default "depthwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
     random_state : int, numpy.random.RandomState or None, default None
         scikit-learn's name of `seed`: an int is the seed; a ``RandomState`` draws one

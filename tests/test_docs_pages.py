@@ -38,6 +38,7 @@ RUNNABLE_PAGES += ["guide/quantile_sketch.md"]
 RUNNABLE_PAGES += ["faq.md", "guide/tuning.md"]
 RUNNABLE_PAGES += ["guide/randomness.md"]
 RUNNABLE_PAGES += ["guide/ordered_ctr.md"]
+RUNNABLE_PAGES += ["guide/oblivious_trees.md"]
 OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\s*"

@@ -43,9 +43,13 @@ def _rounds_or_none(value):
     return value
 
 
+GROWTH_NAMES = {"lossguide": "leafwise", "symmetrictree": "oblivious"}
+
+
 def _growth_name(value):
-    """XGBoost's grow_policy: "lossguide" is leaf-wise growth."""
-    return {"lossguide": "leafwise"}.get(value, value) if isinstance(value, str) else value
+    """XGBoost's grow_policy: "lossguide" is leaf-wise growth; CatBoost's grow_policy
+    "SymmetricTree", "Depthwise", "Lossguide": oblivious, depth-wise, leaf-wise."""
+    return GROWTH_NAMES.get(value.lower(), value) if isinstance(value, str) else value
 
 
 def _booster_name(value):

@@ -16,6 +16,7 @@ from boosters._lib.threads import effective_n_threads
 from boosters.model import tree as tree_stamps
 from boosters.model._predict import MAX_PACKED_FEATURES, PackedForest
 from boosters.model.linear import LinearLeaves
+from boosters.model.oblivious import oblivious_forest
 from boosters.model.prediction import FlatForest, forest_leaves, forest_margins
 from boosters.model.tree import Tree
 from boosters.model.validation import (CATEGORY_ARRAY_DTYPES, LINEAR_ARRAY_DTYPES, TREE_ARRAY_DTYPES,
@@ -187,7 +188,9 @@ class Forest:
         if categories is None and len(groups) and n_features < MAX_PACKED_FEATURES:
             packed = PackedForest(arrays["split_feature"], arrays["threshold"], arrays["default_left"],
                                   arrays["left_child"], arrays["right_child"], arrays["value"], offsets, groups)
-        flat = FlatForest(arrays, offsets, groups, n_features, categories, linear, packed)
+        # oblivious trees (every level one numeric split): leaf tables, one comparison a level
+        oblivious = oblivious_forest(arrays, offsets, groups) if packed is not None and linear is None else None
+        flat = FlatForest(arrays, offsets, groups, n_features, categories, linear, packed, oblivious)
         self._cache = (state, flat)
         return flat
 

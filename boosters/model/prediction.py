@@ -1,7 +1,7 @@
 """The prediction driver: a forest's checked flat arrays (`FlatForest`, built and cached by
-`Forest.flat`) or one tree through the kernels (_predict.pyx, and _linear.pyx for linear
-leaves), dense rows, CSR or CSC, in row blocks: the kernels run without the GIL, so
-Python acts on Ctrl-C between blocks.
+`Forest.flat`) or one tree through the kernels (_predict.pyx, _oblivious.pyx for forests
+of symmetric trees, and _linear.pyx for linear leaves), dense rows, CSR or CSC, in row
+blocks: the kernels run without the GIL, so Python acts on Ctrl-C between blocks.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boosters.model._linear import add_linear_outputs
+from boosters.model._oblivious import ObliviousForest
 from boosters.model._predict import (PackedForest, predict_forest, predict_forest_csr, predict_leaves,
                                      predict_leaves_csr)
 from boosters.model.linear import LinearLeaves
@@ -31,6 +32,7 @@ class FlatForest(NamedTuple):
     categories: tuple | None = None  # categorical splits: (per tree its first set, set boundaries, words)
     linear: LinearLeaves | None = None  # linear leaves (None: every leaf constant)
     packed: PackedForest | None = None  # the nodes packed for traversal (None: categorical splits)
+    oblivious: ObliviousForest | None = None  # every tree symmetric: leaf tables (None: not)
 
 
 
@@ -50,6 +52,9 @@ def forest_margins(flat: FlatForest, X: np.ndarray, n_threads: int, n_trees: int
     if flat.linear is not None:
         _add_linear_outputs(a, flat.tree_offsets[: n_trees + 1], flat.tree_group[:n_trees], flat.linear,
                             _category_args(a, flat.categories), X, out, n_threads, flat.packed)
+        return out
+    if flat.oblivious is not None and not _is_sparse(X):
+        _packed_walk(flat.oblivious, X, out, n_trees, n_threads)
         return out
     if flat.packed is not None and not _is_sparse(X):
         _packed_walk(flat.packed, X, out, n_trees, n_threads)
@@ -101,7 +106,8 @@ def threads_for_visits(n_threads: int, n_rows: int, n_trees: int) -> int:
     return max(1, min(n_threads, n_rows * max(n_trees, 1) // VISITS_PER_THREAD))
 
 
-def _packed_walk(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
+def _packed_walk(packed: PackedForest | ObliviousForest, X: np.ndarray, out: np.ndarray, n_trees: int,
+                 n_threads: int) -> None:
     """`packed.predict` of the first n_trees trees over X's rows, in blocks (`_block_rows`:
     Python acts on Ctrl-C between them)."""
     rows = _block_rows(n_trees)
@@ -112,7 +118,8 @@ def _packed_walk(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: 
         _predict_block(packed, X[start:start + rows], out[start:start + rows], n_trees, n_threads)
 
 
-def _predict_block(packed: PackedForest, X: np.ndarray, out: np.ndarray, n_trees: int, n_threads: int) -> None:
+def _predict_block(packed: PackedForest | ObliviousForest, X: np.ndarray, out: np.ndarray, n_trees: int,
+                   n_threads: int) -> None:
     """One block of rows through the packed kernel, which reads C-contiguous rows (a block
     in another memory order is copied)."""
     packed.predict(np.ascontiguousarray(X), out, n_trees, n_threads)

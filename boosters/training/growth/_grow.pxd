@@ -46,6 +46,7 @@ cdef class GrowthLoop:
     cdef RowPartitioner partitioner
     cdef HistogramPool pool
     cdef bint leafwise
+    cdef bint oblivious                        # a level's nodes share one split (find_level_best)
     cdef Py_ssize_t max_leaves, max_depth      # max_depth < 0: unlimited
     cdef Py_ssize_t min_rows_to_split
     cdef bint has_features
@@ -103,6 +104,7 @@ cdef class GrowthLoop:
                             int64_t* children) noexcept nogil
     cdef Py_ssize_t _expand_exchanged(self, const int64_t* parents, Py_ssize_t n, bint children_final,
                                       int64_t* children) noexcept nogil
+    cdef void _level_default_left(self, const int64_t* parents, Py_ssize_t n) noexcept nogil
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
                             const Candidate* split, int64_t n_left) noexcept nogil
     cdef int _children_histograms(self, const int64_t* parents, const int64_t* lefts, const int64_t* rights,

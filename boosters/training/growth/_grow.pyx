@@ -42,14 +42,19 @@ cdef class GrowthLoop:
     def __init__(self, HistogramBuilder builder, SplitFinder finder, RowPartitioner partitioner,
                  HistogramPool pool, *, bint leafwise, Py_ssize_t max_leaves, max_depth,
                  Py_ssize_t min_samples_leaf, totals_bins, bint renew_leaf_sums=False,
-                 NodeConstraints constraints=None, exchange=None):
+                 NodeConstraints constraints=None, exchange=None, bint oblivious=False):
         """`constraints`: the training's column sampling and interaction / monotone
         constraints (None: none); its split finder must be constrained by it. `exchange`:
         the rows live elsewhere (see _expand_exchanged); it has `step(loop, n_splits,
         n_built, n_leaves)` and `leaf_sums(loop, n_leaves)`, and the pool must be an
-        identity pool (the exchange writes node i's histogram into slot i)."""
+        identity pool (the exchange writes node i's histogram into slot i). `oblivious`:
+        depth-wise growth whose levels share one split; the pool must hold a level's
+        histograms (n_slots >= 2 ** (max_depth - 1)), the split is found over them all."""
         self.builder, self.finder, self.partitioner, self.pool = builder, finder, partitioner, pool
         self.leafwise = leafwise
+        self.oblivious = oblivious
+        if oblivious and (leafwise or max_depth is None):
+            raise ValueError("oblivious growth is depth-wise, with a max_depth")
         self.max_leaves = max_leaves
         self.max_depth = -1 if max_depth is None else max_depth
         self.min_rows_to_split = max(2, 2 * min_samples_leaf)
@@ -361,11 +366,13 @@ cdef class GrowthLoop:
             self._record_split(p, lefts[i], rights[i], split, self.partitioner.node_count(lefts[i]))
             children[2 * i] = lefts[i]
             children[2 * i + 1] = rights[i]
+        self._level_default_left(parents, n)
         if children_final:
             for i in range(n):
                 self.pool.drop(parents[i])
             return 2 * n
-        group = n if self.pool.identity else max(1, self.pool.n_slots // 2)
+        # oblivious: the level's split is found over all its nodes at once (the pool holds them)
+        group = n if self.pool.identity or self.oblivious else max(1, self.pool.n_slots // 2)
         first = 0
         while first < n:
             if self._children_histograms(parents + first, lefts + first, rights + first,
@@ -427,6 +434,7 @@ cdef class GrowthLoop:
             return -1
         for i in range(n):
             self._record_split(parents[i], lefts[i], rights[i], &self.best[parents[i]], self.step_counts[i])
+        self._level_default_left(parents, n)
         for j in range(n_leaves):
             p = self.step_nodes[j]
             self.sum_g[p], self.sum_h[p] = self.leaf_sums[j, 0], self.leaf_sums[j, 1]
@@ -449,6 +457,20 @@ cdef class GrowthLoop:
             self.builder.subtract(sub_parent, sub_small, sub_out, n_sub)
         self._find_splits(eval_nodes, eval_nodes, n_eval)  # identity pool: a node's slot is its id
         return 2 * n
+
+    cdef void _level_default_left(self, const int64_t* parents, Py_ssize_t n) noexcept nogil:  # parents: IN
+        """Oblivious growth: where no node of the level had missing values of the split's
+        feature, missing values go (at prediction) to the side holding more of the level's
+        rows, the same side at every node (_record_split decides per node otherwise)."""
+        cdef Py_ssize_t i
+        cdef int64_t n_left = 0, n_right = 0
+        if not self.oblivious or n == 0 or self.best[parents[0]].has_missing:
+            return
+        for i in range(n):
+            n_left += self.count[self.left[parents[i]]]
+            n_right += self.count[self.right[parents[i]]]
+        for i in range(n):
+            self.default_left[parents[i]] = n_left >= n_right
 
     cdef void _record_split(self, Py_ssize_t parent, Py_ssize_t left, Py_ssize_t right,
                             const Candidate* split, int64_t n_left) noexcept nogil:  # split: IN
@@ -589,7 +611,11 @@ cdef class GrowthLoop:
         if self.constrained:
             self.constraints.prepare(nodes, n, &self.depth[0])
         start = now()
-        self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found, nodes)
+        if self.oblivious:  # one split for the level (every node of a level is evaluated in one call)
+            self.finder.find_level_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found,
+                                        nodes)
+        else:
+            self.finder.find_best(slots, &self.sums[0, 0], &self.sums[1, 0], &self.sums[2, 0], n, self.found, nodes)
         self._timed(SPLIT_SEARCH, start)
         for i in range(n):
             self.best[nodes[i]] = self.found[i]

@@ -9,7 +9,8 @@ Growing a tree repeats one step on a set of leaves with known best splits:
    histogram was evicted, build both; skip children that can never be split;
 3. find the best split of every child.
 
-Depth-wise expands a whole level per step; leaf-wise the single best leaf. The loop
+Depth-wise expands a whole level per step; leaf-wise the single best leaf; oblivious
+a whole level by one split, found over all of the level's histograms. The loop
 itself is `_grow.GrowthLoop` (Cython: no interpreter time per split), and whole rounds
 (gradients, trees, margin updates) grow without the GIL in `_rounds.BoostingRounds`; this
 module sets them up and copies each grown tree into a `Tree`.
@@ -59,6 +60,15 @@ def max_tree_nodes(config: GBDTConfig, n_rows: int) -> int:
     return max(1, min(2 ** (min(config.max_depth, row_bound.bit_length()) + 1) - 1, row_bound))
 
 
+def oblivious_slots(config: GBDTConfig, max_nodes: int) -> int:
+    """Histogram slots oblivious growth needs: the nodes of the deepest level that is
+    searched for a split, 2**(max_depth - 1) (a step pins a parent's slot and its smaller
+    child's); 0 for the other strategies."""
+    if config.growth_strategy is not GrowthStrategy.Oblivious:
+        return 0
+    return min(max_nodes, 2 ** (min(config.max_depth, max_nodes.bit_length()) - 1))
+
+
 class TreeGrower:
     """Grows boosting rounds: per round the gradients of `margins` (`gradients`, a kernel
     bound to them), a tree per output and the margins' update.
@@ -90,9 +100,18 @@ class TreeGrower:
             bits = 16 if histogram_mode == "i16" else 8
             self.levels = max_levels(binned.n_rows, bits, config.quantization_levels)
             self.packed = np.empty(binned.n_rows, dtype=np.int32 if bits == 16 else np.int16)
-        # distributed: an identity pool (the exchange writes node i's sums into slot i; no eviction)
-        self.pool = HistogramPool(max_nodes if distributed else config.cache_size, binned.total_bins, max_nodes,
-                                  self.quantized)
+        oblivious = config.growth_strategy is GrowthStrategy.Oblivious
+        # distributed: an identity pool (the exchange writes node i's sums into slot i; no eviction);
+        # oblivious: a level's histograms at least (its split is found over them all)
+        slots = max_nodes if distributed else max(config.cache_size, oblivious_slots(config, max_nodes))
+        try:  # zeroed pages: only the slots a training uses take memory
+            self.pool = HistogramPool(slots, binned.total_bins, max_nodes, self.quantized)
+        except MemoryError:
+            if not oblivious:
+                raise
+            raise MemoryError(f"growth_strategy='oblivious' holds a level's histograms at once: max_depth="
+                              f"{config.max_depth} asks for {slots} histograms of {binned.total_bins} bins each; lower "
+                              "max_depth") from None
         sampler = None if distributed else make_row_sampler(config, binned.n_rows, len(margins), n_threads,
                                                             query_groups)
         self.partitioner = RowPartitioner(binned, max_nodes, n_threads, sampling=sampler is not None)
@@ -129,7 +148,8 @@ class TreeGrower:
             max_leaves=config.n_leaves if leafwise else max_nodes,
             max_depth=None if config.max_depth is None else min(config.max_depth, max_nodes),
             min_samples_leaf=config.min_samples_leaf, totals_bins=first_column_bins,
-            renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints, exchange=exchange)
+            renew_leaf_sums=self.quantized and config.renew_leaves, constraints=self.constraints, exchange=exchange,
+            oblivious=oblivious)
         # every feature's upper bin edges, concatenated: value thresholds of bin thresholds
         edges = [np.asarray(e, dtype=np.float64) for e in bin_mapper.upper_edges]
         self.linear_leaves: LinearLeafFitter | None = None

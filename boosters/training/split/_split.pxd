@@ -32,6 +32,15 @@ cdef struct Candidate:
     uint32_t* cat_bits      # categorical split: the bins going left, a bitset (NULL: numeric split)
 
 
+# An oblivious level's scan of one (node, feature) (SplitFinder.find_level_best): add the
+# node's gain of every candidate to `gains`, or (gains NULL) report its split at (bin,
+# default_left); for a categorical feature, bin is the category going left alone.
+cdef struct LevelScan:
+    double* gains
+    int32_t bin
+    uint8_t default_left
+
+
 # Monotone constraints on one (node, feature) scan: children's weights are clamped to
 # the node's bounds, and on a constrained feature must not break its direction.
 cdef struct NodeBounds:
@@ -73,14 +82,26 @@ cdef class SplitFinder:
     cdef void find_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
                         const double* counts, Py_ssize_t n_nodes, Candidate* out,
                         const int64_t* nodes) noexcept nogil
+    cdef void find_level_best(self, const int64_t* slots, const double* sum_g, const double* sum_h,
+                              const double* counts, Py_ssize_t n_nodes, Candidate* out,
+                              const int64_t* nodes) noexcept nogil
     cdef void set_noise(self, uint64_t seed, uint64_t tree_index, double sd) noexcept nogil
+    cdef void _level_sums(self, Py_ssize_t j, const int64_t* slots, const double* sum_g, const double* sum_h,
+                          const double* counts, Py_ssize_t n_nodes) noexcept nogil
+    cdef void _scan_node(self, Py_ssize_t i, Py_ssize_t j, const int64_t* slots, const double* sum_g,
+                         const double* sum_h, const double* counts, Candidate* out,
+                         const LevelScan* level) noexcept nogil
+    cdef double _level_key(self, double total, uint64_t level_key, Py_ssize_t j, uint64_t counter) noexcept nogil
+    cdef double* level_gains              # an oblivious level's gain sums per candidate
+    cdef const int64_t[::1] level_offset  # per listed feature: its candidates' start in level_gains
     cdef void begin_tree(self, double root_hess) noexcept nogil
     cdef void totals(self, Py_ssize_t slot, Py_ssize_t start, Py_ssize_t stop, double* g, double* h) noexcept nogil
     cdef void _scan_pair(self, Py_ssize_t k, Py_ssize_t n_feat, const int64_t* slots, const double* sum_g,
                          const double* sum_h, const double* counts, const int64_t* nodes,
                          Candidate* out) noexcept nogil
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, const SplitParams* p, Candidate* out) noexcept nogil
+                    const NodeBounds* bounds, const SplitParams* p, Candidate* out,
+                    const LevelScan* level) noexcept nogil
     # per-node constraints of a find_best batch (training/_constraints.pyx fills them)
     cdef bint use_allowed                 # else every feature is allowed
     cdef bint use_bounds                  # else no monotone constraint

@@ -66,6 +66,9 @@ cdef inline void scan_direction(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    double* acc,                # IN and OUT: a level's sums per candidate (NULL: find the best)
+    double* acc_twin,           # IN and OUT: a second such sum (NULL: none)
+    Py_ssize_t at,              # acc NULL: report candidate `at` (0-based) in best, valid or not (-1: the best)
 ) noexcept nogil:
     """Candidates "value bins 1..b go left", b = 1..n_candidates, with the left side
     starting from (gl, hl). Three passes per chunk: running sums (exact integers for
@@ -75,7 +78,12 @@ cdef inline void scan_direction(
     children's weights are clamped to the node's bounds, scored at those weights, and
     a candidate whose clamped weights break the feature's direction is invalid. Under
     random_strength (p.noise_sd > 0) the last pass compares the valid candidates' gain +
-    noise (_noise.pxd), and the winner keeps its gain."""
+    noise (_noise.pxd), and the winner keeps its gain.
+
+    An oblivious level's scan (SplitFinder.find_level_best) changes the last pass only:
+    each candidate's gain (0 where invalid) is added to acc[b - 1] (and acc_twin), or
+    candidate `at` alone is reported (best.feature -1 where invalid), so the level's
+    gains are those of the one formula and the same arithmetic."""
     cdef double left_g[SCAN_CHUNK]
     cdef double left_h[SCAN_CHUNK]
     cdef double gains[SCAN_CHUNK]
@@ -142,6 +150,26 @@ cdef inline void scan_direction(
                                   min_gain)
                 valid = (hlj >= min_h) & (hr >= min_h) & (rows_left >= min_rows) & (rows_left < max_rows_left)
                 gains[j] = gain if valid else -inf  # & not "and": no short-circuit branches
+        if acc != NULL:  # an oblivious level's sums (its noise, if any, is drawn on the sums)
+            for j in range(m):
+                gain = gains[j] if gains[j] > -inf else 0.0
+                acc[start + j] += gain
+                if acc_twin != NULL:
+                    acc_twin[start + j] += gain
+            start += m
+            continue
+        if at >= 0:  # an oblivious level's chosen candidate, reported for this node
+            j = at - start
+            if 0 <= j < m and gains[j] > -inf:
+                best.score = gains[j]
+                best.gain = gains[j]
+                best.feature = feature
+                best.bin = <int32_t> (at + 1)
+                best.default_left = default_left
+                best.left_g = left_g[j]
+                best.left_h = left_h[j]
+            start += m
+            continue
         if p.noise_sd > 0.0:
             # |z| < 8.58 (Box-Muller's u1 >= 2^-53), so a key is within `reach` of its gain: a
             # candidate whose gain + reach is below a key this scan reaches anyway (its best so
@@ -190,8 +218,12 @@ cdef void scan_feature(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: the feature's best split)
 ) noexcept nogil:
-    """Best split of one feature."""
+    """Best split of one feature; or, with `level`, this node's part of a level's scan:
+    its gains added to level.gains (missing right: candidates 1..n-1, then missing left;
+    a node without missing values adds its gains to both), or its split at level.bin
+    and level.default_left (best.feature -1 where that split is invalid here)."""
     cdef double gm, hm
     cdef int bits = 4 * sizeof(hist_t)
     if hist_t is double:
@@ -206,24 +238,40 @@ cdef void scan_feature(
     cdef double cnt_factor = count / h
     cdef Py_ssize_t n_value_bins = n_bins - 1
     cdef Candidate left
+    cdef bint left_missing
     best.gain = 0.0
     best.score = -INFINITY if p.noise_sd > 0.0 else 0.0  # noise: validity is gain > 0, not the noisy key
     best.feature = -1
     left.cat_bits = NULL
     # missing values right; "every value left" is a split only when some are missing
     cdef const hist_t* values = hist + values_per_bin(hist)
+    best.has_missing = has_missing
+    if level != NULL and level.gains == NULL:  # the level's split, from the same scan up to its bin
+        left_missing = level.default_left and has_missing
+        scan_direction(values, level.bin, gm if left_missing else 0.0, hm if left_missing else 0.0, g, h,
+                       cnt_factor, count, parent_score, p, feature, level.default_left, best, inv_g, inv_h,
+                       bounds, NULL, NULL, level.bin - 1)
+        return
+    if level != NULL:
+        scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
+                       cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds,
+                       level.gains, NULL if has_missing else level.gains + n_value_bins, -1)
+        if has_missing:
+            scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score, p,
+                           feature, 1, best, inv_g, inv_h, bounds, level.gains + n_value_bins, NULL, -1)
+        return
     scan_direction(values, n_value_bins if has_missing else n_value_bins - 1, 0.0, 0.0, g, h,
-                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds)
+                   cnt_factor, count, parent_score, p, feature, 0, best, inv_g, inv_h, bounds, NULL, NULL, -1)
     if has_missing:  # missing values left
         left.gain = 0.0
         left.score = -INFINITY if p.noise_sd > 0.0 else 0.0
         left.feature = -1
         scan_direction(values, n_value_bins - 1, gm, hm, g, h, cnt_factor, count, parent_score,
-                       p, feature, 1, &left, inv_g, inv_h, bounds)
+                       p, feature, 1, &left, inv_g, inv_h, bounds, NULL, NULL, -1)
         # ties: the lower bin, then missing-right
         if left.feature >= 0 and (left.score > best.score or (left.score == best.score and left.bin < best.bin)):
             best[0] = left
-    best.has_missing = has_missing
+            best.has_missing = has_missing
 
 
 cdef inline void materialize(
@@ -272,6 +320,7 @@ cdef void scan_slot_feature(
     double inv_h,
     const NodeBounds* bounds,   # IN: monotone constraints (NULL: none)
     const SplitParams* p,       # IN: the finder's parameters, with the node's noise key
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: none)
 ) noexcept nogil:
     """Feature f of a node: a feature stored alone is scanned in its column's bins, in
     place; a bundled one from its materialized float64 bins."""
@@ -279,13 +328,14 @@ cdef void scan_slot_feature(
     if finder.categorical[f]:  # never bundled
         scan_categorical(finder.cat_sort + boosters_thread_num() * finder.max_cat_bins,
                          slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                         parent_score, p, out, inv_g, inv_h, bounds)
+                         parent_score, p, out, inv_g, inv_h, bounds, level)
     elif finder.default_bin[f] < 0:
         scan_feature(slot + values_per_bin(slot) * finder.offsets[f], finder.n_bins[f], f, g, h, count,
-                     parent_score, p, out, inv_g, inv_h, bounds)
+                     parent_score, p, out, inv_g, inv_h, bounds, level)
     else:
         materialize(finder, slot, f, g, h, inv_g, inv_h, bundled)
-        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, p, out, 1.0, 1.0, bounds)
+        scan_feature(bundled, finder.n_bins[f], f, g, h, count, parent_score, p, out, 1.0, 1.0,
+                     bounds, level)
 
 
 # -- categorical features -------------------------------------------------------------
@@ -349,6 +399,7 @@ cdef void scan_categorical(
     double inv_g,               # quantized: value of one unit of grad / hess
     double inv_h,
     const NodeBounds* bounds,   # IN: the node's weight bounds (NULL: none)
+    const LevelScan* level,     # IN: an oblivious level's scan (NULL: the feature's best split)
 ) noexcept nogil:
     """Best category set going left (LightGBM's FindBestThresholdCategoricalInner).
 
@@ -362,7 +413,11 @@ cdef void scan_categorical(
       a candidate needs min_data_per_group rows at least on the right and in the
       categories added since the last candidate.
     Both need min_samples_leaf rows and min_child_weight hessian on each side, and a
-    gain > 0; under random_strength the valid candidates compete by gain + noise."""
+    gain > 0; under random_strength the valid candidates compete by gain + noise.
+
+    An oblivious level (`level`) splits one category (bin b) from the rest, whatever
+    max_onehot_cats: the node's gain of each valid b is added to level.gains[b], or
+    (gains NULL) its split at b = level.bin is reported, valid or not (feature -1)."""
     cdef uint32_t* bits = best.cat_bits
     cdef Py_ssize_t b, i, t, n_used = 0, best_first = 0, best_n = 0, best_dir = 1, n_scan, dir_k
     cdef int step
@@ -371,7 +426,8 @@ cdef void scan_categorical(
     cdef bint noise = p.noise_sd > 0.0
     cdef double min_h = p.min_child_weight, min_rows = p.min_samples_leaf
     cdef double l2_cat = p.l2 + p.cat_l2
-    cdef bint onehot = n_bins - 1 <= p.max_onehot_cats
+    cdef bint onehot = level != NULL or n_bins - 1 <= p.max_onehot_cats
+    cdef bint valid
     best.gain = 0.0
     best.score = -INFINITY if noise else 0.0
     best.feature = -1
@@ -386,7 +442,19 @@ cdef void scan_categorical(
         cats[n_used].key = gb / (hb + p.cat_smooth)
         cats[n_used].g, cats[n_used].h, cats[n_used].rows, cats[n_used].bin = gb, hb, rows, <int32_t> b
         n_used += 1
-    if onehot:
+    if level != NULL:
+        for i in range(n_used):
+            gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
+            valid = not (rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h)
+            if not valid or (level.gains == NULL and cats[i].bin != level.bin):
+                continue
+            gain = category_gain(gb, hb, g, h, p.l2, parent_score, p, bounds)
+            if level.gains != NULL:
+                level.gains[cats[i].bin] += gain
+            else:
+                best.score, best.gain, best.left_g, best.left_h = gain, gain, gb, hb
+                best_first, best_n, best_dir = i, 1, 1
+    elif onehot:
         for i in range(n_used):
             gb, hb, rows = cats[i].g, cats[i].h, cats[i].rows
             if rows < min_rows or hb < min_h or count - rows < min_rows or h - hb < min_h:
@@ -500,7 +568,12 @@ cdef class SplitFinder:
         self.use_categorical(np.zeros(n_features, dtype=bool))
         self.per_feature = <Candidate*> malloc(max(self.max_batch * len(self.features), 1) * sizeof(Candidate))
         self.parent_scores = <double*> malloc(self.max_batch * sizeof(double))
-        if self.per_feature == NULL or self.parent_scores == NULL:
+        # an oblivious level's gains: per listed feature, 2 per bin (numeric: missing right, left
+        # per value bin; categorical: one per bin)
+        sizes = 2 * np.asarray(self.n_bins)[np.asarray(self.features)].astype(np.int64)
+        self.level_offset = (np.cumsum(sizes) - sizes).astype(np.int64)
+        self.level_gains = <double*> malloc(max(1, int(sizes.sum())) * sizeof(double))
+        if self.per_feature == NULL or self.parent_scores == NULL or self.level_gains == NULL:
             raise MemoryError()
 
     def use_categorical(self, is_categorical, *, int max_onehot_cats=4, double cat_smooth=10.0, double cat_l2=10.0,
@@ -536,6 +609,7 @@ cdef class SplitFinder:
         free(self.cat_sort)
         free(self.per_feature)
         free(self.parent_scores)
+        free(self.level_gains)
 
     @classmethod
     def for_binned(cls, pool_data, binned, features, **params):
@@ -611,9 +685,123 @@ cdef class SplitFinder:
         if sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, j]):
             return
         if self.use_bounds and self._bounded(i, feature, &bounds):
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, p, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds, p, out,
+                       NULL)
         else:
-            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, p, out)
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL, p, out, NULL)
+
+    cdef void find_level_best(
+        self,
+        const int64_t* slots,       # IN: as find_best: a level's nodes
+        const double* sum_g,        # IN
+        const double* sum_h,        # IN
+        const double* counts,       # IN
+        Py_ssize_t n_nodes,
+        Candidate* out,             # OUT: each node's part of the level's split (feature -1: none)
+        const int64_t* nodes,       # IN: as find_best (the first one keys the level's noise)
+    ) noexcept nogil:
+        """An oblivious (symmetric) level's split: the (feature, bin, missing side) of the
+        largest gain summed over the nodes, each node's gain the one formula's where the
+        split is valid there (min_child_weight, min_samples_leaf, constraints), else 0;
+        ties keep the lowest feature, bin, then missing-right (a categorical feature's
+        candidates are its categories alone, see scan_categorical). out[i] is node i's split
+        (its children's sums, its gain), or feature -1 where the split is invalid or the
+        summed gain is not positive: that node stays a leaf (the level's split, with
+        children at its value, would predict the same). out[i].has_missing: any node the
+        split applies to has missing values of the feature. Parallel over features; each
+        feature's sums add the nodes in order, so the split is the same at any thread
+        count. Under random_strength the candidates of a positive sum compete by sum +
+        noise, one draw per (feature, threshold) and level, keyed by the level's first
+        node and counted as find_best's missing-right candidates (a one-node level draws
+        find_best's noise)."""
+        cdef Py_ssize_t i, j, b, nvb, n_feat = self.features.shape[0], best_j = -1, best_bin = 0
+        cdef int t = self.n_threads if n_nodes * self.scan_bins >= MIN_BINS_PARALLEL else 1
+        t = min(t, self.cat_threads)  # the categorical scans' scratch
+        cdef double best_key = 0.0, key  # the sums, or under random_strength sum + noise
+        cdef uint64_t level_key = 0
+        cdef double* acc
+        cdef uint8_t best_left = 0
+        cdef bint missing = False
+        cdef LevelScan split
+        for i in range(n_nodes):
+            self.parent_scores[i] = self._parent_score(i, sum_g[i], sum_h[i])
+        if t > 1:
+            for j in prange(n_feat, schedule="static", num_threads=t):
+                self._level_sums(j, slots, sum_g, sum_h, counts, n_nodes)
+        else:
+            for j in range(n_feat):
+                self._level_sums(j, slots, sum_g, sum_h, counts, n_nodes)
+        if self.params.noise_sd > 0.0:
+            level_key = noise_node_key(self.noise_tree, nodes[0] if nodes != NULL else 0)
+            best_key = -INFINITY
+        for j in range(n_feat):  # features, bins, then missing-right first; strict >: ties keep the first
+            acc = self.level_gains + self.level_offset[j]
+            nvb = self.n_bins[self.features[j]] - 1
+            if self.cat_offset[j] >= 0:  # categorical: bin b alone goes left
+                for b in range(nvb + 1):
+                    key = self._level_key(acc[b], level_key, j, 2 * <uint64_t> b)
+                    if key > best_key:
+                        best_key, best_j, best_bin, best_left = key, j, b, 0
+                continue
+            for b in range(nvb):
+                key = self._level_key(acc[b], level_key, j, 2 * <uint64_t> (b + 1))
+                if key > best_key:
+                    best_key, best_j, best_bin, best_left = key, j, b + 1, 0
+                if b < nvb - 1:  # the same draw as missing-right: noise picks thresholds, gains the side
+                    key = self._level_key(acc[nvb + b], level_key, j, 2 * <uint64_t> (b + 1))
+                    if key > best_key:
+                        best_key, best_j, best_bin, best_left = key, j, b + 1, 1
+        split.gains = NULL
+        split.bin = best_bin
+        split.default_left = best_left
+        for i in range(n_nodes):
+            out[i].feature = -1
+            out[i].gain = 0.0
+            out[i].score = 0.0
+            out[i].cat_bits = NULL
+            if best_j >= 0 and self.cat_offset[best_j] >= 0:
+                out[i].cat_bits = &self.cat_scratch[i * self.cat_node_words + self.cat_offset[best_j]]
+            if best_j < 0 or sum_h[i] <= 0.0 or (self.use_allowed and not self.allowed[i, best_j]):
+                continue
+            self._scan_node(i, best_j, slots, sum_g, sum_h, counts, &out[i], &split)
+            missing = missing or (out[i].feature >= 0 and out[i].has_missing)
+        for i in range(n_nodes):
+            out[i].has_missing = missing
+
+    cdef void _level_sums(self, Py_ssize_t j, const int64_t* slots, const double* sum_g, const double* sum_h,
+                          const double* counts, Py_ssize_t n_nodes) noexcept nogil:
+        """find_level_best's sums of listed feature j over the level's nodes, in node order."""
+        cdef Py_ssize_t i
+        cdef LevelScan sums
+        cdef Candidate ignored
+        ignored.cat_bits = NULL
+        sums.gains = self.level_gains + self.level_offset[j]
+        for i in range(2 * self.n_bins[self.features[j]]):
+            sums.gains[i] = 0.0
+        for i in range(n_nodes):
+            if sum_h[i] > 0.0 and not (self.use_allowed and not self.allowed[i, j]):
+                self._scan_node(i, j, slots, sum_g, sum_h, counts, &ignored, &sums)
+
+    cdef void _scan_node(self, Py_ssize_t i, Py_ssize_t j, const int64_t* slots, const double* sum_g,
+                         const double* sum_h, const double* counts, Candidate* out,
+                         const LevelScan* level) noexcept nogil:  # level: IN, out: OUT
+        """Node i's scan of listed feature j, within its bounds when it has any."""
+        cdef NodeBounds bounds
+        cdef int32_t feature = self.features[j]
+        if self.use_bounds and self._bounded(i, feature, &bounds):
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], &bounds,
+                       &self.params, out, level)
+        else:
+            self._scan(slots[i], feature, sum_g[i], sum_h[i], counts[i], self.parent_scores[i], NULL,
+                       &self.params, out, level)
+
+    cdef double _level_key(self, double total, uint64_t level_key, Py_ssize_t j,
+                                  uint64_t counter) noexcept nogil:
+        """find_level_best's selection key of a candidate's summed gain: the sum, or under
+        random_strength a positive sum + its noise (-inf otherwise)."""
+        if self.params.noise_sd > 0.0:
+            return noisy_key(total, self.params.noise_sd, level_key, self.features[j], counter)
+        return total
 
     cdef bint _bounded(self, Py_ssize_t i, int32_t feature, NodeBounds* out) noexcept nogil:  # out: OUT
         """Whether node i's scan of `feature` is constrained (a monotone feature, or a
@@ -682,8 +870,8 @@ cdef class SplitFinder:
         pass
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, const SplitParams* p,
-                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
+                    const NodeBounds* bounds, const SplitParams* p, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), p: IN, out: OUT
         """The best split of one feature of the node in `slot` (its totals g, h, count)."""
         pass
 
@@ -702,10 +890,10 @@ cdef class FloatSplitFinder(SplitFinder):
         column_totals(&self.pool[slot, 0, 0], start, stop, 1.0, 1.0, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, const SplitParams* p,
-                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
+                    const NodeBounds* bounds, const SplitParams* p, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), p: IN, out: OUT
         scan_slot_feature(self, &self.pool[slot, 0, 0], feature, g, h, count, parent_score, out, 1.0, 1.0,
-                          bounds, p)
+                          bounds, p, level)
 
 
 cdef inline double unit_value(double scale) noexcept nogil:
@@ -755,18 +943,18 @@ cdef class QuantizedSplitFinder(SplitFinder):
             column_totals(<const int16_t*> words, start, stop, inv_g, inv_h, g, h)
 
     cdef void _scan(self, Py_ssize_t slot, int32_t feature, double g, double h, double count, double parent_score,
-                    const NodeBounds* bounds, const SplitParams* p,
-                    Candidate* out) noexcept nogil:  # bounds: IN (or NULL), p: IN, out: OUT
+                    const NodeBounds* bounds, const SplitParams* p, Candidate* out,
+                    const LevelScan* level) noexcept nogil:  # bounds, level: IN (or NULL), p: IN, out: OUT
         # the width dispatch of the scan
         cdef const void* words = &self.pool[slot, 0]
         cdef int bits = self.slot_bits[slot]
         cdef double inv_g = unit_value(self.scales[0]), inv_h = unit_value(self.scales[1])
         if bits == 32:
             scan_slot_feature(self, <const int64_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds, p)
+                              bounds, p, level)
         elif bits == 16:
             scan_slot_feature(self, <const int32_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds, p)
+                              bounds, p, level)
         else:
             scan_slot_feature(self, <const int16_t*> words, feature, g, h, count, parent_score, out, inv_g, inv_h,
-                              bounds, p)
+                              bounds, p, level)
