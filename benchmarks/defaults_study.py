@@ -115,55 +115,66 @@ def test_loss(task: str, y: np.ndarray, pred: np.ndarray, k: int) -> float:
     return float(-np.mean(np.log(p[np.arange(len(y)), y])))
 
 
-def catboost_learning_rate(task: str, n_rows: int, iterations: int) -> float:
-    """CatBoost's automatic learning rate (CPU, use_best_model=True, boost_from_average at
-    its default: on for RMSE, off for Logloss and MultiClass): ``exp(A log N + B) *
-    (T / 1000) ** C`` with N training rows and T iterations, capped at 0.5, rounded to 6
-    decimals (catboost/libs/train_lib/options_helper.cpp, TAutoLRParamsGuesser)."""
-    a, b, c = {REGRESSION: (0.157, -4.062, -0.61), BINARY: (0.247, -5.158, -0.435),
-               MULTICLASS: (0.02, -2.364, -0.382)}[task]
+def catboost_learning_rate(task: str, n_rows: int, iterations: int, best_model: bool = True) -> float:
+    """CatBoost's automatic learning rate (CPU; boost_from_average at its default: on for
+    RMSE, off for Logloss and MultiClass; `best_model`: use_best_model, on with an eval
+    set): ``exp(A log N + B) * (T / 1000) ** C`` with N training rows and T iterations,
+    capped at 0.5, rounded to 6 decimals (catboost/libs/train_lib/options_helper.cpp,
+    TAutoLRParamsGuesser)."""
+    a, b, c = ({REGRESSION: (0.157, -4.062, -0.61), BINARY: (0.247, -5.158, -0.435),
+                MULTICLASS: (0.02, -2.364, -0.382)} if best_model else
+               {REGRESSION: (0.158, -4.287, -0.813), BINARY: (0.427, -7.525, -0.917),
+                MULTICLASS: (0.051, -2.889, -0.845)})[task]
     return round(min(math.exp(a * math.log(n_rows) + b) * (iterations / 1000) ** c, 0.5), 6)
 
 
 # --- one fit per library ---------------------------------------------------------------
 # Each returns (test predictions: values, P(class 1) or class probabilities; rounds kept).
+# `early`: the round budget and early stopping on the validation split; without it (the
+# "plain" protocol) each library's own n_estimators and no validation data.
 
-def fit_boosters(parts, task, k, params, seed):
+def fit_boosters(parts, task, k, params, seed, early=True):
     import boosters as bst
     (Xtr, ytr), (Xva, yva), (Xte, _) = parts
     params = dict(params)
     if params.get("learning_rate") == "catboost":
-        params["learning_rate"] = catboost_learning_rate(task, len(ytr), ROUNDS)
+        rounds = ROUNDS if early else params.get("n_estimators", bst.GBDTConfig().n_estimators)
+        params["learning_rate"] = catboost_learning_rate(task, len(ytr), rounds, best_model=early)
     objective = {REGRESSION: bst.Objective.squared, BINARY: bst.Objective.logistic,
                  MULTICLASS: lambda: bst.Objective.softmax(k)}[task]()
-    cfg = bst.GBDTConfig(n_estimators=ROUNDS, early_stopping_rounds=PATIENCE, objective=objective, seed=seed,
-                         **params)
-    model = bst.GBDTModel.train(bst.Dataset(Xtr, ytr.astype(np.float64)), config=cfg,
-                                val_set=bst.Dataset(Xva, yva.astype(np.float64)), n_threads=1)
+    if early:
+        params.update(n_estimators=ROUNDS, early_stopping_rounds=PATIENCE)
+    cfg = bst.GBDTConfig(objective=objective, seed=seed, **params)
+    val = bst.Dataset(Xva, yva.astype(np.float64)) if early else None
+    model = bst.GBDTModel.train(bst.Dataset(Xtr, ytr.astype(np.float64)), config=cfg, val_set=val, n_threads=1)
     pred = model.predict(Xte, n_threads=1)
     best = model.best_iteration
-    return pred, (best + 1 if best is not None else None)
+    return pred, (best + 1 if best is not None else model.n_trees // max(k, 1))
 
 
-def fit_lightgbm(parts, task, k, params, seed):
+def fit_lightgbm(parts, task, k, params, seed, early=True):
     import lightgbm as lgb
     (Xtr, ytr), (Xva, yva), (Xte, _) = parts
     cls = lgb.LGBMRegressor if task == REGRESSION else lgb.LGBMClassifier
-    model = cls(n_estimators=ROUNDS, n_jobs=1, random_state=seed, verbose=-1, **params)
-    model.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(PATIENCE, verbose=False)])
+    model = cls(n_jobs=1, random_state=seed, verbose=-1, **({"n_estimators": ROUNDS} if early else {}), **params)
+    if early:
+        model.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(PATIENCE, verbose=False)])
+    else:
+        model.fit(Xtr, ytr)
     pred = model.predict(Xte) if task == REGRESSION else model.predict_proba(Xte)
-    return (pred[:, 1] if task == BINARY else pred), model.best_iteration_
+    return (pred[:, 1] if task == BINARY else pred), (model.best_iteration_ or model.n_estimators_)
 
 
-def fit_xgboost(parts, task, k, params, seed):
+def fit_xgboost(parts, task, k, params, seed, early=True):
     import xgboost as xgb
     (Xtr, ytr), (Xva, yva), (Xte, _) = parts
     cls = xgb.XGBRegressor if task == REGRESSION else xgb.XGBClassifier
-    model = cls(n_estimators=ROUNDS, early_stopping_rounds=PATIENCE, enable_categorical=True, tree_method="hist",
-                n_jobs=1, random_state=seed, **params)
-    model.fit(Xtr, ytr, eval_set=[(Xva, yva)], verbose=False)
+    budget = {"n_estimators": ROUNDS, "early_stopping_rounds": PATIENCE} if early else {}
+    model = cls(enable_categorical=True, tree_method="hist", n_jobs=1, random_state=seed, **budget, **params)
+    model.fit(Xtr, ytr, **({"eval_set": [(Xva, yva)], "verbose": False} if early else {}))
     pred = model.predict(Xte) if task == REGRESSION else model.predict_proba(Xte)
-    return (pred[:, 1] if task == BINARY else pred), model.best_iteration + 1
+    rounds = model.best_iteration + 1 if early else model.get_booster().num_boosted_rounds()
+    return (pred[:, 1] if task == BINARY else pred), rounds
 
 
 def _catboost_frame(X: pd.DataFrame, cats: list[str]) -> pd.DataFrame:
@@ -173,29 +184,31 @@ def _catboost_frame(X: pd.DataFrame, cats: list[str]) -> pd.DataFrame:
     return X
 
 
-def fit_catboost(parts, task, k, params, seed):
+def fit_catboost(parts, task, k, params, seed, early=True):
     import catboost as cb
     (Xtr, ytr), (Xva, yva), (Xte, _) = parts
     cats = list(Xtr.select_dtypes("category").columns)
     Xtr, Xva, Xte = (_catboost_frame(X, cats) for X in (Xtr, Xva, Xte))
     cls = cb.CatBoostRegressor if task == REGRESSION else cb.CatBoostClassifier
     loss = {REGRESSION: "RMSE", BINARY: "Logloss", MULTICLASS: "MultiClass"}[task]
-    model = cls(iterations=ROUNDS, early_stopping_rounds=PATIENCE, loss_function=loss, thread_count=1,
-                random_seed=seed, verbose=False, allow_writing_files=False, **params)
-    model.fit(Xtr, ytr, cat_features=cats, eval_set=(Xva, yva))
+    budget = {"iterations": ROUNDS, "early_stopping_rounds": PATIENCE} if early else {}
+    model = cls(loss_function=loss, thread_count=1, random_seed=seed, verbose=False, allow_writing_files=False,
+                **budget, **params)
+    model.fit(Xtr, ytr, cat_features=cats, **({"eval_set": (Xva, yva)} if early else {}))
     pred = model.predict(Xte) if task == REGRESSION else model.predict_proba(Xte)
-    return (pred[:, 1] if task == BINARY else pred), model.get_best_iteration() + 1
+    rounds = model.get_best_iteration() + 1 if early else model.tree_count_
+    return (pred[:, 1] if task == BINARY else pred), rounds
 
 
-def fit_hgb(parts, task, k, params, seed):
+def fit_hgb(parts, task, k, params, seed, early=True):
     from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
     from threadpoolctl import threadpool_limits
     (Xtr, ytr), (Xva, yva), (Xte, _) = parts
     cls = HistGradientBoostingRegressor if task == REGRESSION else HistGradientBoostingClassifier
-    model = cls(max_iter=ROUNDS, early_stopping=True, n_iter_no_change=PATIENCE, scoring="loss",
-                categorical_features="from_dtype", random_state=seed, **params)
+    budget = dict(max_iter=ROUNDS, early_stopping=True, n_iter_no_change=PATIENCE, scoring="loss") if early else {}
+    model = cls(categorical_features="from_dtype", random_state=seed, **budget, **params)
     with threadpool_limits(1):
-        model.fit(Xtr, ytr, X_val=Xva, y_val=yva)
+        model.fit(Xtr, ytr, **({"X_val": Xva, "y_val": yva} if early else {}))
         pred = model.predict(Xte) if task == REGRESSION else model.predict_proba(Xte)
     return (pred[:, 1] if task == BINARY else pred), model.n_iter_
 
@@ -222,7 +235,7 @@ def cache_path(cache: pathlib.Path, dataset: str, seed: int, library: str, confi
 def run_one(parts, spec, k, library, config, params, seed) -> dict:
     base = library.split(":")[0]
     start = time.perf_counter()
-    pred, rounds = FIT[base](parts, spec.task, k, params, seed)
+    pred, rounds = FIT[base](parts, spec.task, k, params, seed, early=not config.startswith("plain"))
     seconds = time.perf_counter() - start
     y_test = parts[2][1]
     return dict(dataset=spec.name, seed=seed, library=library, config=config, params=params,
@@ -230,20 +243,24 @@ def run_one(parts, spec, k, library, config, params, seed) -> dict:
                 fit_seconds=round(seconds, 4), n_train=len(parts[0][1]), task=spec.task)
 
 
-def jobs(candidates: dict[str, dict]) -> list[tuple[str, str, dict]]:
+def jobs(candidates: dict[str, dict], plain: bool) -> list[tuple[str, str, dict]]:
+    """(library, configuration, parameters) to run: with early stopping, or `plain`."""
+    if plain:
+        out = [(lib, "plain", {}) for lib in LIBRARIES]
+        return out + [(f"boosters:{name}", "plain-candidate", params) for name, params in candidates.items()]
     out = [(lib, "defaults", {}) for lib in LIBRARIES]
     out += [(lib, "matched", MATCHED[lib]) for lib in LIBRARIES]
     out += [(f"boosters:{name}", "candidate", params) for name, params in candidates.items()]
     return out
 
 
-def run(datasets, seeds, max_rows, candidates, cache, only: set[str] | None) -> None:
+def run(datasets, seeds, max_rows, candidates, cache, only: set[str] | None, plain: bool = False) -> None:
     for name in datasets:
         X, y, spec = load(name, max_rows=max_rows)
         k = n_classes(y, spec)
         for seed in seeds:
             parts = split(X, y, spec.task, seed)
-            for library, config, params in jobs(candidates):
+            for library, config, params in jobs(candidates, plain):
                 if only and library not in only and config not in only:
                     continue
                 path = cache_path(cache, name, seed, library, config)
@@ -261,7 +278,9 @@ def run(datasets, seeds, max_rows, candidates, cache, only: set[str] | None) -> 
 def read_results(cache: pathlib.Path) -> pd.DataFrame:
     rows = [json.loads(p.read_text()) for p in sorted(cache.glob("*/seed*/*.json"))]
     df = pd.DataFrame(rows)
-    df["entry"] = np.where(df["config"] == "candidate", df["library"], df["library"] + " " + df["config"])
+    df["entry"] = df["library"] + " " + df["config"]
+    df.loc[df["config"] == "candidate", "entry"] = df["library"]
+    df.loc[df["config"] == "plain-candidate", "entry"] = df["library"] + " (plain)"
     return df
 
 
@@ -272,6 +291,8 @@ def compare(df: pd.DataFrame, entries: list[str], datasets: list[str]) -> tuple[
     complete = sub.groupby(["dataset", "seed"])["entry"].nunique() == len(entries)
     keep = complete[complete].index
     sub = sub.set_index(["dataset", "seed"]).loc[lambda d: d.index.isin(keep)].reset_index()
+    if sub.empty:
+        return pd.DataFrame(), pd.DataFrame()
     loss = sub.pivot_table(index="dataset", columns="entry", values="loss", aggfunc="mean")[entries]
     loss = loss.reindex([d for d in datasets if d in loss.index])
     ranks = loss.rank(axis=1, method="average")
@@ -295,7 +316,7 @@ def markdown(frame: pd.DataFrame, fmt: str = "{:.4f}", index_name: str = "") -> 
         for c in cols:
             v = row[c]
             if isinstance(v, (float, np.floating)):
-                cells.append("" if np.isnan(v) else (f"{v:.2f}" if c != "loss" and fmt == "summary" else fmt.format(v)))
+                cells.append("" if np.isnan(v) else fmt.format(v))
             else:
                 cells.append(str(v))
         lines.append("| " + " | ".join([str(idx)] + cells) + " |")
@@ -313,34 +334,76 @@ def summary_markdown(summary: pd.DataFrame) -> str:
     return markdown(s, index_name="entry")
 
 
-def report(cache: pathlib.Path, out: pathlib.Path, datasets: list[str]) -> None:
-    df = read_results(cache)
-    others = ["lightgbm defaults", "xgboost defaults", "catboost defaults", "hgb defaults"]
-    sections = [f"<!-- written by benchmarks/defaults_study.py --report; {len(df)} fits; "
-                f"{platform.machine()} {platform.python_version()} -->"]
-    for title, entries in [("Each library's defaults", ["boosters defaults"] + others),
-                           ("Matched settings", [f"{lib} matched" for lib in LIBRARIES])]:
-        loss, summary = compare(df, entries, datasets)
-        sections += [f"### {title}: mean rank over {len(loss)} datasets", summary_markdown(summary),
-                     f"#### {title}: test loss per dataset (mean of the seeds)",
-                     markdown(loss.rename(columns=lambda c: c.split()[0]), index_name="dataset")]
-    candidates = sorted(e for e in df["entry"].unique() if e.startswith("boosters:"))
+def dataset_table(df: pd.DataFrame, datasets: list[str]) -> str:
+    rows = {}
+    for name in datasets:
+        if name not in set(df["dataset"]):
+            continue
+        spec = DATASETS[name]
+        X, y, _ = load(name, max_rows=10**9)
+        n_train = int(df.loc[df["dataset"] == name, "n_train"].iloc[0])
+        cats = X.select_dtypes("category").columns
+        rows[name] = {"source": spec.source.split(":")[1], "task": spec.task, "rows in table": len(X),
+                      "train rows": n_train, "features": X.shape[1], "categorical": len(cats),
+                      "classes": n_classes(y, spec) if spec.task != REGRESSION else "",
+                      "target": spec.target + (" (log)" if spec.log_target else "")}
+    return markdown(pd.DataFrame(rows).T, fmt="{}", index_name="dataset")
+
+
+def candidates_section(df: pd.DataFrame, candidates: list[str], others: list[str], datasets: list[str],
+                       title: str) -> list[str]:
+    """Each candidate ranked against `others` (the four other libraries), with how many
+    datasets it beats LightGBM's and XGBoost's entry on."""
+    base, _ = compare(df, others, datasets)
     rows, losses = [], {}
-    for cand in ["boosters defaults", "boosters matched"] + candidates:
+    for cand in candidates:
         loss, summary = compare(df, [cand] + others, datasets)
         if loss.empty:
             continue
-        rows.append(summary.loc[cand].rename(f"{cand} ({len(loss)} datasets)"))
+        row = summary.loc[cand].rename(f"{cand} ({len(loss)} datasets)")
+        for lib in ("lightgbm", "xgboost"):
+            theirs = base[[o for o in others if o.startswith(lib)][0]].reindex(loss.index)
+            row[f"beats {lib}"] = f"{int((loss[cand] < theirs).sum())}/{len(loss)}"
+        rows.append(row)
         losses[cand] = loss[cand]
-    if rows:
-        table = pd.DataFrame(rows)
-        sections += ["### boosters candidates, each ranked against the four other libraries' defaults",
-                     summary_markdown(table.sort_values("mean rank")),
-                     "#### boosters candidates: test loss per dataset (mean of the seeds)",
-                     markdown(pd.DataFrame(losses).reindex([d for d in datasets if d in pd.DataFrame(losses).index]),
-                              index_name="dataset")]
-        params = {c: df.loc[df["entry"] == c, "params"].iloc[0] for c in candidates}
-        sections += ["Candidate parameters: " + "; ".join(f"`{c}` = `{json.dumps(p)}`" for c, p in params.items())]
+    if not rows:
+        return []
+    losses_frame = pd.DataFrame(losses)
+    return [f"### {title}", summary_markdown(pd.DataFrame(rows).sort_values("mean rank")),
+            f"#### {title}: test loss per dataset (mean of the seeds)",
+            markdown(losses_frame.reindex([d for d in datasets if d in losses_frame.index])
+                     .rename(columns=lambda c: c.replace("boosters:", "").replace("boosters ", "")),
+                     index_name="dataset")]
+
+
+def report(cache: pathlib.Path, out: pathlib.Path, datasets: list[str]) -> None:
+    df = read_results(cache)
+    sections = [f"<!-- written by benchmarks/defaults_study.py --report; {len(df)} fits; "
+                f"{platform.machine()} {platform.python_version()} -->",
+                "### Datasets", dataset_table(df, datasets)]
+    for title, config in [("Each library's defaults, early stopping", "defaults"),
+                          ("Matched settings, early stopping", "matched"),
+                          ("Each library's defaults, plain fit (no validation data)", "plain")]:
+        loss, summary = compare(df, [f"{lib} {config}" for lib in LIBRARIES], datasets)
+        if loss.empty:
+            continue
+        sections += [f"### {title}: mean rank over {len(loss)} datasets", summary_markdown(summary),
+                     f"#### {title}: test loss per dataset (mean of the seeds)",
+                     markdown(loss.rename(columns=lambda c: c.split()[0]), index_name="dataset")]
+    entries = set(df["entry"])
+    for title, config, suffix in [("boosters candidates against the other libraries' defaults, early stopping",
+                                   "defaults", ""),
+                                  ("boosters candidates against the other libraries' defaults, plain fit",
+                                   "plain", " (plain)")]:
+        others = [f"{lib} {config}" for lib in LIBRARIES[1:]]
+        fixed = [e for e in (f"boosters {config}", "boosters matched" if config == "defaults" else "") if e]
+        candidates = fixed + sorted(e for e in entries if e.startswith("boosters:") and e.endswith(suffix)
+                                    and (suffix or not e.endswith(" (plain)")))
+        sections += candidates_section(df, candidates, others, datasets, title)
+    params = df[df["library"].str.startswith("boosters:")].drop_duplicates("entry").set_index("entry")["params"]
+    if len(params):
+        sections += ["Candidate parameters (`\"learning_rate\": \"catboost\"` is CatBoost's rule for its "
+                     "automatic rate):\n\n" + "\n".join(f"- `{e}`: `{json.dumps(p)}`" for e, p in params.items())]
     out.write_text("\n\n".join(sections) + "\n")
     print(out.read_text())
 
@@ -353,12 +416,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--max-rows", type=int, default=50_000)
     parser.add_argument("--boosters-params", default="{}", help='{"name": {GBDTConfig parameters}, ...}')
+    parser.add_argument("--plain", action="store_true",
+                        help="the plain protocol: each library's own n_estimators, no validation data")
     parser.add_argument("--only", nargs="+", help="libraries or configurations to run (default: all)")
     parser.add_argument("--cache", type=pathlib.Path, default=CACHE)
     args = parser.parse_args()
     if args.run:
         run(args.datasets, args.seeds, args.max_rows, json.loads(args.boosters_params), args.cache,
-            set(args.only) if args.only else None)
+            set(args.only) if args.only else None, plain=args.plain)
     if args.report:
         report(args.cache, args.report, args.datasets)
 
