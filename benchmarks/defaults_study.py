@@ -5,7 +5,8 @@ ranked by held-out loss. The report is docs/benchmarks/defaults.md.
     python benchmarks/defaults_study.py --run [--datasets a b] [--seeds 0 1 2] [--max-rows N]
     python benchmarks/defaults_study.py --run --boosters-params '{"lgbm": {"learning_rate": 0.1,
         "growth_strategy": "leafwise", "n_leaves": 31, "min_samples_leaf": 20}}'
-    python benchmarks/defaults_study.py --report docs/benchmarks/defaults.md.tables
+    python benchmarks/defaults_study.py --run --plain [...]   # the plain protocol, below
+    python benchmarks/defaults_study.py --report tables.md
 
 Protocol
 --------
@@ -31,6 +32,10 @@ Protocol
   boosters: ``early_stopping_rounds=50``. LightGBM, XGBoost, CatBoost and boosters predict
   with the trees up to the best round; HGB keeps its trees up to the stop (50 rounds past
   its best; that is HGB's behaviour, and part of what its defaults are).
+- Plain protocol (``--plain``, configurations "plain" and "plain-candidate"): each
+  library's own round count (LightGBM, XGBoost, HGB, boosters 100; CatBoost 1000), no
+  validation data (HGB's ``early_stopping="auto"`` still turns on above 10,000 rows,
+  with its own split of the training rows): what a user who calls ``fit(X, y)`` gets.
 - Score: test RMSE (regression) or log loss (binary, multiclass; probabilities clipped to
   [1e-15, 1 - 1e-15]). Per dataset the libraries are ranked on the loss averaged over the
   seeds (rank 1 is the lowest; ties share the mean rank); the tables give the mean rank
