@@ -793,6 +793,12 @@ class GBDTConfig:
         changes = parameter_names.canonical_params(changes, self._FIELDS)  # an alias replaces its parameter
         return GBDTConfig(**{**self.to_dict(), **changes})
 
+    def __setstate__(self, state):
+        # a config pickled before a parameter existed: that parameter at its default
+        # (the behaviour of the version that pickled it)
+        self.__dict__.update({name: value for name, value in vars(GBDTConfig()).items() if name not in state})
+        self.__dict__.update(state)
+
     def __eq__(self, other):
         return isinstance(other, GBDTConfig) and self.to_dict() == other.to_dict()
 
