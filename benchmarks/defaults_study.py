@@ -7,6 +7,8 @@ ranked by held-out loss. The report is docs/benchmarks/defaults.md.
         "growth_strategy": "leafwise", "n_leaves": 31, "min_samples_leaf": 20}}'
     python benchmarks/defaults_study.py --run --plain [...]   # the plain protocol, below
     python benchmarks/defaults_study.py --report tables.md
+    python benchmarks/defaults_study.py --gap-report gaps.md --datasets a b \
+        --entries boosters:base boosters:name [--reference "catboost defaults"]
 
 Protocol
 --------
@@ -413,6 +415,37 @@ def report(cache: pathlib.Path, out: pathlib.Path, datasets: list[str]) -> None:
     print(out.read_text())
 
 
+def gap_report(cache: pathlib.Path, out: pathlib.Path, datasets: list[str], entries: list[str],
+               reference: str) -> None:
+    """Per dataset: the test loss (mean of the seeds every entry has) of `reference` and of
+    each of `entries`, each entry's gap to the reference (loss / reference's - 1) with its
+    mean over the datasets, and the mean fit seconds."""
+    df = read_results(cache)
+    names = [reference] + entries
+    loss, _ = compare(df, names, datasets)
+    sub = df[df["entry"].isin(names) & df["dataset"].isin(loss.index)]
+    seconds = sub.pivot_table(index="dataset", columns="entry", values="fit_seconds", aggfunc="mean")
+    seconds = seconds.reindex(index=loss.index, columns=names)
+    gap = loss[entries].div(loss[reference], axis=0) - 1
+    short = {e: e.replace("boosters:", "") for e in names}
+    gap_table = (100 * gap).rename(columns=short)
+    gap_table.loc["mean"] = gap_table.mean()
+    gap_table = gap_table.map("{:+.2f}".format)
+    gap_table.loc["datasets within 1%"] = [f"{n}/{len(gap)}" for n in (gap < 0.01).sum()]
+    seconds_table = seconds.rename(columns=short)
+    seconds_table.loc["total"] = seconds_table.sum()
+    seeds = sub.groupby("dataset")["seed"].nunique()
+    text = [f"<!-- written by benchmarks/defaults_study.py --gap-report; reference: {reference}; "
+            f"seeds per dataset: {seeds.to_dict()} -->",
+            "#### Test loss (mean of the seeds)", markdown(loss.rename(columns=short), index_name="dataset"),
+            f"#### Gap to {reference}, % (loss / reference's - 1; negative: better)",
+            markdown(gap_table, index_name="dataset"),
+            "#### Fit seconds (mean of the seeds, one thread)",
+            markdown(seconds_table, fmt="{:.2f}", index_name="dataset")]
+    out.write_text("\n\n".join(text) + "\n")
+    print(out.read_text())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", action="store_true")
@@ -425,12 +458,18 @@ def main() -> None:
                         help="the plain protocol: each library's own n_estimators, no validation data")
     parser.add_argument("--only", nargs="+", help="libraries or configurations to run (default: all)")
     parser.add_argument("--cache", type=pathlib.Path, default=CACHE)
+    parser.add_argument("--gap-report", type=pathlib.Path,
+                        help="write each of --entries' loss gap to --reference per dataset to this file")
+    parser.add_argument("--entries", nargs="+", default=[], help='entries for --gap-report ("boosters:name")')
+    parser.add_argument("--reference", default="catboost defaults", help="the reference entry of --gap-report")
     args = parser.parse_args()
     if args.run:
         run(args.datasets, args.seeds, args.max_rows, json.loads(args.boosters_params), args.cache,
             set(args.only) if args.only else None, plain=args.plain)
     if args.report:
         report(args.cache, args.report, args.datasets)
+    if args.gap_report:
+        gap_report(args.cache, args.gap_report, args.datasets, args.entries, args.reference)
 
 
 if __name__ == "__main__":
