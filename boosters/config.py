@@ -147,7 +147,9 @@ def _checked_metrics(metric, objective: Objective):
     return items if several else metric
 
 
-DEFAULT_N_LEAVES = 31
+DEFAULT_N_LEAVES = 15
+# the default share of rows per round, unless GOSS or the Bayesian bootstrap samples them
+DEFAULT_SUBSAMPLE = 0.8
 
 
 def objective_from_name(name: str, keywords: dict) -> Objective:
@@ -254,18 +256,28 @@ def _takes_other_names(init: _Init) -> _Init:
             if name in kwargs:
                 raise TypeError(f"GBDTConfig got multiple values for argument {name!r}")
             kwargs[name] = value
-        given = resolve_parameter_names(kwargs, type(self)._FIELDS)
+        given = _row_sampling_default(resolve_parameter_names(kwargs, type(self)._FIELDS))
         init(self, **given)
         _check_leaf_limit(self, given)
 
     return __init__  # type: ignore[return-value]  # the same call signature, checked by init
 
 
+def _row_sampling_default(given: dict) -> dict:
+    """`given` with subsample 1 where it was left at its default and GOSS or the Bayesian
+    bootstrap samples the rows instead (each refuses a subsample < 1)."""
+    other = given.get("goss_top_rate") is not None or given.get("bagging_temperature") is not None
+    if other and given.get("subsample", DEFAULT_SUBSAMPLE) == DEFAULT_SUBSAMPLE:
+        return {**given, "subsample": 1.0}
+    return given
+
+
 def _check_leaf_limit(config, given: dict):
-    """Depth-wise trees read max_depth, never n_leaves: a leaf limit given without choosing
-    a growth strategy (a LightGBM habit: num_leaves) is refused; given with an explicit
-    depth-wise growth (one setting for both strategies), it warns that it is not read."""
-    if (config.growth_strategy is GrowthStrategy.Leafwise or "n_leaves" not in given
+    """Depth-wise trees read max_depth, never n_leaves: a leaf limit given with XGBoost's
+    names and no growth strategy (XGBoost's max_leaves: its trees grow depth-wise) is
+    refused; given with an explicit depth-wise growth (one setting for both strategies),
+    it warns that it is not read."""
+    if (config.growth_strategy is not GrowthStrategy.Depthwise or "n_leaves" not in given
             or config.n_leaves == DEFAULT_N_LEAVES):
         return
     message = (f"n_leaves={config.n_leaves} (LightGBM's num_leaves, XGBoost's max_leaves) only applies to leaf-wise "
@@ -291,8 +303,11 @@ class GBDTConfig:
     ----------
     n_estimators : int, default 100
         Boosting rounds (softmax: one tree per class per round).
-    learning_rate : float, default 0.3
-        Shrinkage of every leaf value, > 0.
+    learning_rate : float, default 0.05
+        Shrinkage of every leaf value, > 0. The defaults of this and of `growth_strategy`,
+        `n_leaves`, `min_samples_leaf`, `min_child_weight` and `subsample` were chosen on
+        19 real datasets (:doc:`/benchmarks/defaults`); before version 0.2 they were
+        XGBoost's (0.3, depth-wise depth 6, 1 row, 1, 1.0).
     objective : Objective or callable, optional
         The loss; None is `Objective.squared()`. A callable ``(margins, dataset) ->
         (grad, hess)`` is ``Objective.custom(callable)`` (one output; see there).
@@ -303,19 +318,20 @@ class GBDTConfig:
         as LightGBM's ``feval``. A list or tuple: every one is scored each round
         (``evals_result`` has them all, `GBDTModel.eval_history` the first), and early
         stopping follows the first, as LightGBM's ``first_metric_only=True``.
-    growth_strategy : GrowthStrategy or {"depthwise", "leafwise", "oblivious"}, default Depthwise
+    growth_strategy : GrowthStrategy or {"depthwise", "leafwise", "oblivious"}, default Leafwise
         Level by level (XGBoost), best leaf first (LightGBM) or one split shared by each
         level (CatBoost's symmetric trees; a categorical feature's level split sends one
-        category left; not with ``colsample_bynode``).
+        category left; not with ``colsample_bynode``). Parameters named as XGBoost names
+        them (``max_leaves``, ``grow_policy``, ``gamma``, an objective such as
+        ``"binary:logistic"``...) without a growth strategy grow XGBoost's depth-wise trees.
     max_depth : int, None or "auto", default "auto"
         Depth limit. "auto" is 6 depth-wise and oblivious, no limit leaf-wise (LightGBM's default);
         None or -1 is no limit (leaf-wise only). The attribute holds the limit in
         effect; `to_dict` keeps what was asked, so `replace` resolves "auto" again.
-    n_leaves : int, default 31
-        Leaf limit of leaf-wise trees. Depth-wise trees do not read it: another value
-        without ``growth_strategy`` is refused, and warns with an explicit depth-wise
-        ``growth_strategy``. LightGBM's name ``num_leaves`` without ``growth_strategy``
-        grows LightGBM's leaf-wise trees (XGBoost's ``max_leaves`` does not: XGBoost
+    n_leaves : int, default 15
+        Leaf limit of leaf-wise trees (LightGBM's default is 31). Depth-wise trees do not
+        read it: another value warns with an explicit depth-wise ``growth_strategy``, and
+        XGBoost's ``max_leaves`` without ``grow_policy="lossguide"`` is refused (XGBoost
         grows depth-wise, and boosters cannot cap depth-wise trees' leaves).
     l1 : float, default 0
         L1 regularization of leaf values and gains.
@@ -324,9 +340,9 @@ class GBDTConfig:
     min_gain_to_split : float, default 0
         A split must gain more than this. The gain carries the factor 1/2, so ``g`` is
         LightGBM's ``min_gain_to_split=2g`` and XGBoost's ``gamma=2g``.
-    min_child_weight : float, default 1
-        Minimum hessian sum of a child.
-    min_samples_leaf : int, default 1
+    min_child_weight : float, default 0.001
+        Minimum hessian sum of a child (LightGBM's default; XGBoost's is 1).
+    min_samples_leaf : int, default 20
         Minimum rows of a child, estimated from hessians during the search (exact for
         squared error).
     max_bins : int, default 256
@@ -373,9 +389,12 @@ class GBDTConfig:
     interaction_constraints : list of lists, optional
         Groups of features (indices or names) that may appear together on a root-to-leaf
         path; a feature in no group only appears on paths of its own (XGBoost's rule).
-    subsample : float, default 1.0
+    subsample : float, default 0.8
         Share in (0, 1] of the rows each round's trees see: ``round(subsample * n_rows)``
-        drawn without replacement per round (LightGBM's bagging with ``bagging_freq=1``).
+        drawn without replacement per round (LightGBM's bagging with ``bagging_freq=1``),
+        seeded by `seed`. Left at its default with GOSS or the Bayesian bootstrap
+        (`bagging_temperature`), which sample rows their own way, it is 1 (an explicit
+        0.8 counts as the default: the estimators pass every parameter).
     goss_top_rate : float, optional
         GOSS (set with `goss_other_rate`, not with `subsample`): the share ``a`` of rows
         kept each round for their largest ``|gradient * hessian|``.
@@ -505,17 +524,17 @@ class GBDTConfig:
     def __init__(
         self,
         n_estimators: int = 100,
-        learning_rate: float = 0.3,
+        learning_rate: float = 0.05,
         objective: Objective | Callable[..., Any] | None = None,
         metric: Metric | Callable[..., Any] | Sequence[Metric | Callable[..., Any]] | None = None,
-        growth_strategy: GrowthStrategy | str = GrowthStrategy.Depthwise,
+        growth_strategy: GrowthStrategy | str = GrowthStrategy.Leafwise,
         max_depth: int | str | None = "auto",
         n_leaves: int = DEFAULT_N_LEAVES,
         l1: float = 0.0,
         l2: float = 1.0,
         min_gain_to_split: float = 0.0,
-        min_child_weight: float = 1.0,
-        min_samples_leaf: int = 1,
+        min_child_weight: float = 1e-3,
+        min_samples_leaf: int = 20,
         max_bins: int = 256,
         cache_size: int = 8,
         early_stopping_rounds: int | None = None,
@@ -532,7 +551,7 @@ class GBDTConfig:
         colsample_bynode: float = 1.0,
         monotone_constraints=None,
         interaction_constraints=None,
-        subsample: float = 1.0,
+        subsample: float = DEFAULT_SUBSAMPLE,
         goss_top_rate: float | None = None,
         goss_other_rate: float | None = None,
         max_onehot_cats: int = 4,
@@ -787,8 +806,8 @@ class GBDTConfig:
         Examples
         --------
         >>> config = bst.GBDTConfig(max_depth="auto")
-        >>> config.max_depth, config.replace(growth_strategy="leafwise").max_depth
-        (6, None)
+        >>> config.max_depth, config.replace(growth_strategy="depthwise").max_depth
+        (None, 6)
         """
         changes = parameter_names.canonical_params(changes, self._FIELDS)  # an alias replaces its parameter
         return GBDTConfig(**{**self.to_dict(), **changes})

@@ -61,9 +61,9 @@ class GBDTModel:
     >>> model = bst.GBDTModel.train(bst.Dataset(X[:400], y[:400]), config,
     ...                             val_set=bst.Dataset(X[400:], y[400:]))
     >>> model.n_trees == model.best_iteration + 1, round(model.best_score, 3)
-    (True, 0.139)
+    (True, 0.258)
     >>> model.predict(X[:3]).round(3)
-    array([0.13 , 0.207, 1.695])
+    array([0.179, 0.301, 1.924])
     """
 
     def __init__(self, ensemble: Ensemble):
@@ -134,9 +134,9 @@ class GBDTModel:
         >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), config,
         ...                             val_set=bst.Dataset(X[200:], y[200:]))
         >>> model.n_trees, model.best_iteration, round(model.best_score, 3)
-        (24, 23, 0.362)
+        (91, 90, 0.461)
         >>> model.predict(X[:3]).round(2)
-        array([ 0.28, -1.19,  1.9 ])
+        array([ 0.33, -1.25,  2.38])
         """
         config = GBDTConfig() if config is None else config
         if not isinstance(config, GBDTConfig):
@@ -535,9 +535,9 @@ class GBDTModel:
         >>> X = rng.normal(size=(200, 3)); y = 2 * X[:, 0] + X[:, 1]
         >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=5, max_depth=2))
         >>> model.feature_importance("split")
-        array([10.,  5.,  0.])
+        array([13.,  2.,  0.])
         >>> model.feature_importance(bst.ImportanceType.AverageCover).round(1)
-        array([145.8, 108.4,   0. ])
+        array([110.8,  79.5,   0. ])
         """
         return feature_importance(self.forest, self.n_features, importance_type, normalize)
 
@@ -567,8 +567,8 @@ class GBDTModel:
         >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=3, max_depth=2))
         >>> leaves = model.predict_leaf(X[:2])
         >>> leaves
-        array([[5, 5, 4],
-               [5, 5, 4]], dtype=int32)
+        array([[5, 3, 3],
+               [5, 3, 3]], dtype=int32)
         >>> margin = model.forest.base_scores[0] + sum(t.value[leaves[:, i]] for i, t in enumerate(model.trees))
         >>> bool(np.allclose(margin, model.predict_raw(X[:2])))
         True
@@ -606,16 +606,16 @@ class GBDTModel:
         6
         >>> df[["tree_index", "node_index", "left_child", "right_child", "node_depth", "count"]]
            tree_index  node_index  left_child  right_child  node_depth  count
-        0           0           0           1            2           0    200
-        1           0           1        <NA>         <NA>           1    106
-        2           0           2        <NA>         <NA>           1     94
-        3           1           0           1            2           0    200
-        4           1           1        <NA>         <NA>           1    153
-        5           1           2        <NA>         <NA>           1     47
+        0           0           0           1            2           0    160
+        1           0           1        <NA>         <NA>           1     79
+        2           0           2        <NA>         <NA>           1     81
+        3           1           0           1            2           0    160
+        4           1           1        <NA>         <NA>           1     86
+        5           1           2        <NA>         <NA>           1     74
         >>> df["value"].iloc[[1, 2, 4, 5]].round(2).tolist()  # leaf values
-        [-0.45, 0.51, -0.21, 0.66]
+        [-0.08, 0.08, -0.07, 0.07]
         >>> df.loc[0, ["split_feature", "decision_type", "missing_direction"]].tolist()
-        ['a', '<=', 'left']
+        ['a', '<=', 'right']
         """
         return trees_to_dataframe(self.trees, self.feature_names, self.categories)
 

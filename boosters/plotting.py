@@ -283,7 +283,7 @@ def plot_tree(model, tree_index: int = 0, show_info=("count",), precision: int =
     >>> ax = plot_tree(model, show_info=())
     >>> boxes = [t.get_text() for t in ax.texts if t.get_gid() == "node"]  # one per node, root first
     >>> len(boxes), boxes[0]
-    (7, 'a <= -0.00654')
+    (7, 'a <= -0.0765')
     """
     model = _model(model)
     tree_index = _check_tree_args(model, tree_index, show_info)
@@ -356,10 +356,10 @@ def to_graphviz(model, tree_index: int = 0, show_info=("count",), precision: int
     >>> model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=1, max_depth=1))
     >>> graph = to_graphviz(model, show_info=())
     >>> [line.strip() for line in graph.body]  # doctest: +NORMALIZE_WHITESPACE
-    ['0 [label="f0 <= -0.00654" shape=box style=rounded]',
-     '1 [label="leaf 1: -0.45" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
-     '2 [label="leaf 2: 0.507" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
-     '0 -> 1 [label="yes, missing"]', '0 -> 2 [label=no]']
+    ['0 [label="f0 <= -0.0765" shape=box style=rounded]',
+     '1 [label="leaf 1: -0.0793" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
+     '2 [label="leaf 2: 0.0842" fillcolor="#dff0d8" shape=box style="rounded,filled"]',
+     '0 -> 1 [label=yes]', '0 -> 2 [label="no, missing"]']
     """
     try:
         import graphviz

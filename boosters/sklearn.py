@@ -54,7 +54,7 @@ RANKING_OBJECTIVES = objective_names("ranking")
 # names (None: not given) that stand for one of them.
 _PARAMETERS = {**{name: parameter.default for name, parameter in inspect.signature(GBDTConfig).parameters.items()
                   if name in CONFIG_PARAMS},
-               "growth_strategy": "depthwise", "n_threads": 0, "importance_type": "gain",
+               "growth_strategy": "leafwise", "n_threads": 0, "importance_type": "gain",
                "random_state": None, "n_jobs": None, "verbose": None, "eval_metric": None}
 # the names above that are aliases of a GBDTConfig parameter (n_jobs is n_threads'; see _n_threads)
 _SKLEARN_ALIASES = ("random_state", "verbose", "eval_metric")
@@ -113,7 +113,7 @@ _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
         The loss: None is the estimator's own (see its description); a name (see the
         estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
         (`Objective.custom`).
-    growth_strategy : {"depthwise", "leafwise", "oblivious"}, default "depthwise"
+    growth_strategy : {"depthwise", "leafwise", "oblivious"}, default "leafwise"
         The tree growth strategy, by name (`GrowthStrategy` member names also work).
     random_state : int, numpy.random.RandomState or None, default None
         scikit-learn's name of `seed`: an int is the seed; a ``RandomState`` draws one
@@ -228,17 +228,17 @@ class _GBDTEstimator(BaseEstimator):
         def __init__(
             self, *,
             n_estimators: int = 100,
-            learning_rate: float = 0.3,
+            learning_rate: float = 0.05,
             objective: str | Objective | Callable[..., Any] | None = None,
             metric: Any = None,
-            growth_strategy: str = "depthwise",
+            growth_strategy: str = "leafwise",
             max_depth: int | str | None = "auto",
-            n_leaves: int = 31,
+            n_leaves: int = 15,
             l1: float = 0.0,
             l2: float = 1.0,
             min_gain_to_split: float = 0.0,
-            min_child_weight: float = 1.0,
-            min_samples_leaf: int = 1,
+            min_child_weight: float = 1e-3,
+            min_samples_leaf: int = 20,
             max_bins: int = 256,
             cache_size: int = 8,
             early_stopping_rounds: int | None = None,
@@ -255,7 +255,7 @@ class _GBDTEstimator(BaseEstimator):
             colsample_bynode: float = 1.0,
             monotone_constraints: Any = None,
             interaction_constraints: Any = None,
-            subsample: float = 1.0,
+            subsample: float = 0.8,
             goss_top_rate: float | None = None,
             goss_other_rate: float | None = None,
             max_onehot_cats: int = 4,
@@ -354,7 +354,7 @@ class _GBDTEstimator(BaseEstimator):
             target = parameter_names.ALIASES.get(name, (None,))[0]
             if target in params and _is_default(target, params[target]):
                 del params[target]
-        if params.get("growth_strategy") == "depthwise":  # the default: n_leaves then asks for leaf-wise growth
+        if params.get("growth_strategy") == "leafwise":  # the default: XGBoost's names then grow depth-wise
             del params["growth_strategy"]
         return {**params, **others}
 
@@ -553,7 +553,7 @@ class _GBDTEstimator(BaseEstimator):
         >>> X = rng.normal(size=(200, 3))
         >>> est = GBDTRegressor(n_estimators=5, max_depth=2).fit(X, 3 * X[:, 0] + X[:, 1])
         >>> est.feature_importances_.round(2)
-        array([0.96, 0.04, 0.  ])
+        array([1., 0., 0.])
         """
         check_is_fitted(self, "booster_")
         return self.booster_.feature_importance(self.importance_type, normalize=True)
@@ -660,9 +660,9 @@ class GBDTRegressor(RegressorMixin, _GBDTEstimator):
     >>> y = X[:, 0] + np.sin(X[:, 1])
     >>> est = GBDTRegressor(n_estimators=20, learning_rate=0.3).fit(X[:200], y[:200])
     >>> est.predict(X[:3]).round(2)
-    array([-0.01, -0.19, -1.66])
+    array([-0.06, -0.14, -1.62])
     >>> round(est.score(X[200:], y[200:]), 2)  # R^2 on held-out rows
-    0.98
+    0.95
     """
 
     if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)
@@ -775,10 +775,10 @@ class GBDTClassifier(ClassifierMixin, _GBDTEstimator):
     >>> clf.classes_
     array(['no', 'yes'], dtype='<U3')
     >>> clf.predict_proba(X[:2]).round(3)
-    array([[0.753, 0.247],
-           [0.192, 0.808]])
+    array([[0.492, 0.508],
+           [0.492, 0.508]])
     >>> clf.predict(X[:2])
-    array(['no', 'yes'], dtype='<U3')
+    array(['yes', 'yes'], dtype='<U3')
     """
 
     if not TYPE_CHECKING:  # (type checkers read _GBDTEstimator's signature)

@@ -371,17 +371,18 @@ def test_record_evaluation_holds_every_round():
 # ----------------------------------------------------------------------------------
 
 def test_constant_schedule_is_the_plain_training():
-    assert_same_trees(train(n_estimators=6, callbacks=[cb.learning_rate([0.3] * 6)]), train(n_estimators=6))
+    assert_same_trees(train(n_estimators=6, callbacks=[cb.learning_rate([0.3] * 6)]),
+                      train(n_estimators=6, learning_rate=0.3))
 
 
 @pytest.mark.parametrize("as_callable", [False, True])
 def test_schedule_scales_each_round_by_its_rate(as_callable):
     """Every leaf of round r holds rate_r * Newton step of the gradients at the margins
-    of the rounds before it (squared error: g = margin - y, h = 1; l2 = 1)."""
+    of the rounds before it (squared error: g = margin - y, h = 1; l2 = 1), every row sampled."""
     rates = [0.5, 0.1, 0.9, 0.05, 0.3]
     schedule = (lambda r: rates[r]) if as_callable else rates
     X, y = regression()
-    model = train(val=False, n_estimators=5, callbacks=[cb.learning_rate(schedule)])
+    model = train(val=False, n_estimators=5, subsample=1.0, callbacks=[cb.learning_rate(schedule)])
     Xt, yt = X[:400], y[:400]
     for r, tree in enumerate(model.trees):
         margins = model.forest.predict_margins(Xt, 1, n_trees=r)
@@ -391,7 +392,7 @@ def test_schedule_scales_each_round_by_its_rate(as_callable):
             rows = leaves == leaf
             expected = -rates[r] * g[rows].sum() / (h[rows].sum() + 1.0)
             np.testing.assert_allclose(tree.value[leaf], expected, rtol=1e-9, err_msg=f"round {r} leaf {leaf}")
-    same_rate = train(val=False, n_estimators=5, learning_rate=0.5)  # round 0 is the plain first tree
+    same_rate = train(val=False, n_estimators=5, subsample=1.0, learning_rate=0.5)  # round 0 is the plain first tree
     assert np.array_equal(model.trees[0].value, same_rate.trees[0].value)
     assert not np.array_equal(model.trees[1].value, same_rate.trees[1].value)
 

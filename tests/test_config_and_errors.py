@@ -259,18 +259,18 @@ def test_bad_goss_combinations(params, names):
 
 def test_defaults():
     cfg = bst.GBDTConfig()
-    assert cfg.n_estimators == 100 and cfg.learning_rate == 0.3
+    assert cfg.n_estimators == 100 and cfg.learning_rate == 0.05
     assert cfg.objective == bst.Objective.squared() and cfg.metric is None
-    assert cfg.growth_strategy is bst.GrowthStrategy.Depthwise
-    assert (cfg.max_depth, cfg.n_leaves, cfg.l1, cfg.l2) == (6, 31, 0.0, 1.0)
-    assert (cfg.min_gain_to_split, cfg.min_child_weight, cfg.min_samples_leaf) == (0.0, 1.0, 1)
+    assert cfg.growth_strategy is bst.GrowthStrategy.Leafwise
+    assert (cfg.max_depth, cfg.n_leaves, cfg.l1, cfg.l2) == (None, 15, 0.0, 1.0)
+    assert (cfg.min_gain_to_split, cfg.min_child_weight, cfg.min_samples_leaf) == (0.0, 0.001, 20)
     assert (cfg.max_bins, cfg.cache_size, cfg.early_stopping_rounds, cfg.seed) == (256, 8, None, 42)
     assert (cfg.histogram_mode, cfg.prefetch) == ("auto", True)
     assert (cfg.enable_bundling, cfg.renew_leaves, cfg.quantization_levels) == (True, True, None)
     assert (cfg.histogram_layout, cfg.verbosity) == ("auto", 0)
     assert (cfg.colsample_bytree, cfg.colsample_bylevel, cfg.colsample_bynode) == (1.0, 1.0, 1.0)
     assert (cfg.monotone_constraints, cfg.interaction_constraints) == (None, None)
-    assert (cfg.subsample, cfg.goss_top_rate, cfg.goss_other_rate) == (1.0, None, None)
+    assert (cfg.subsample, cfg.goss_top_rate, cfg.goss_other_rate) == (0.8, None, None)
     assert cfg.to_dict()["max_depth"] == "auto"
     # LightGBM's max_cat_to_onehot, cat_smooth, cat_l2, max_cat_threshold, min_data_per_group
     assert (cfg.max_onehot_cats, cfg.cat_smooth, cfg.cat_l2, cfg.max_cat_threshold, cfg.min_data_per_group) == \
@@ -626,7 +626,7 @@ def test_constant_and_all_missing_features_are_never_split():
 def test_only_unusable_features():
     X = np.column_stack([np.full(50, 1.0), np.full(50, np.nan)])
     y = np.arange(50, dtype=np.float64)
-    model = fit(X, y, n_estimators=2)
+    model = fit(X, y, n_estimators=2, subsample=1.0)  # every row: each root leaf is 0
     assert all(t.n_leaves == 1 for t in model.trees)
     np.testing.assert_allclose(model.predict(X), y.mean())
 
@@ -719,13 +719,17 @@ print("ok")
 
 
 def test_max_depth_default_depends_on_the_growth_strategy():
-    assert bst.GBDTConfig().max_depth == 6
+    assert bst.GBDTConfig().max_depth is None  # leaf-wise by default
+    assert bst.GBDTConfig(growth_strategy="depthwise").max_depth == 6
+    assert bst.GBDTConfig(growth_strategy="oblivious").max_depth == 6
     assert bst.GBDTConfig(growth_strategy="leafwise").max_depth is None
     assert bst.GBDTConfig(growth_strategy="leafwise", max_depth=4).max_depth == 4
     # "auto" is kept as asked: switching the strategy resolves it again
-    leafwise = bst.GBDTConfig().replace(growth_strategy="leafwise")
+    depthwise = bst.GBDTConfig().replace(growth_strategy="depthwise")
+    assert depthwise.max_depth == 6 and depthwise.to_dict()["max_depth"] == "auto"
+    leafwise = bst.GBDTConfig(growth_strategy="depthwise").replace(growth_strategy="leafwise")
     assert leafwise.max_depth is None and leafwise.to_dict()["max_depth"] == "auto"
-    assert bst.GBDTConfig(max_depth=6).replace(growth_strategy="leafwise").max_depth == 6
+    assert bst.GBDTConfig(growth_strategy="depthwise", max_depth=6).replace(growth_strategy="leafwise").max_depth == 6
     with pytest.raises(TypeError, match="max_depth"):
         bst.GBDTConfig(max_depth="deep")
 

@@ -74,16 +74,17 @@ def test_other_callbacks_of_theirs_say_how_to_write_them():
 def test_continued_training_is_the_longer_training(tmp_path, route):
     # float64 histograms and no sampling: 10 rounds then 10 more are the 20-round model
     # (the new rounds grow from the first model's margins, its raw predictions)
+    params = {**PARAMS, "subsample": 1.0}
     X, y = make_data(seed=2)
     train_set, valid = bst.Dataset(X[:500], y[:500]), bst.Dataset(X[500:], y[500:])
-    longer = bst.train(PARAMS, train_set, 20, valid_sets=[valid])
-    first = bst.train(PARAMS, train_set, 10)
+    longer = bst.train(params, train_set, 20, valid_sets=[valid])
+    first = bst.train(params, train_set, 10)
     start = {"model": dict(init_model=first), "xgb_model": dict(xgb_model=first)}.get(route)
     if start is None:
         first.save(tmp_path / "first.json")
         start = dict(init_model=str(tmp_path / "first.json"))
     scores = {}
-    continued = bst.train(PARAMS, train_set, 10, valid_sets=[valid], evals_result=scores, **start)
+    continued = bst.train(params, train_set, 10, valid_sets=[valid], evals_result=scores, **start)
     assert_same_trees(continued, longer)
     assert np.array_equal(continued.predict_raw(X), longer.predict_raw(X))
     assert scores["valid_0"]["rmse"] == list(longer.eval_history)[10:]  # the valid margins started there too

@@ -41,7 +41,7 @@ def trained(request):
     X, y = make_data(objective)
     Xv, yv = make_data(objective, n=600, seed=1)
     cfg = bst.GBDTConfig(n_estimators=40, objective=OBJECTIVES[objective], learning_rate=0.5, max_depth=5,
-                         early_stopping_rounds=3)
+                         early_stopping_rounds=3, subsample=1.0)  # a tree's root holds every row
     model = bst.GBDTModel.train(bst.Dataset(X, y, feature_names=[f"f{i}" for i in range(X.shape[1])]),
                                 config=cfg, val_set=bst.Dataset(Xv, yv), n_threads=2)
     return objective, model, X, y
@@ -277,11 +277,12 @@ def test_persistence_round_trips(trained, tmp_path):
 
 
 # every GBDTConfig field away from its default (a new field must be added here); fields
-# that exclude each other are away from their defaults in one of two configs: GOSS here
-# (learning_rate 0.17: 5 rounds on every row, then GOSS), subsample in the other
+# that exclude each other are away from their defaults in one of three configs: GOSS here
+# (learning_rate 0.17: 5 rounds on every row, then GOSS), subsample in another, the
+# Bayesian bootstrap in the third (GOSS and the bootstrap leave subsample at 1, not 0.8)
 NON_DEFAULT_CONFIG = dict(
     n_estimators=6, learning_rate=0.17, objective=bst.Objective.logistic(), metric=bst.Metric.auc(),
-    growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=4, n_leaves=9, l1=0.5, l2=2.5,
+    growth_strategy=bst.GrowthStrategy.Depthwise, max_depth=4, n_leaves=9, l1=0.5, l2=2.5,
     min_gain_to_split=0.01, min_child_weight=0.3, min_samples_leaf=4, max_bins=63, cache_size=5,
     early_stopping_rounds=2, seed=11, histogram_mode="i8", prefetch=False, enable_bundling=False,
     renew_leaves=False, quantization_levels=50, histogram_layout="row", verbosity=1,
@@ -290,25 +291,33 @@ NON_DEFAULT_CONFIG = dict(
     goss_top_rate=0.3, goss_other_rate=0.2,
     max_onehot_cats=7, cat_smooth=3.5, cat_l2=0.25, max_cat_threshold=9, min_data_per_group=13,
     cat_encoding="ordered_ctr", ctr_prior_weight=2.0,
-    booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True)
+    booster="dart", drop_rate=0.3, skip_drop=0.2, max_drop=7, xgboost_dart_mode=True, random_strength=0.4)
 EXCLUSIVE_FIELDS = dict(subsample=0.6)  # instead of the GOSS rates
 # the fields the exclusive variant resets, and to what
 GOSS_FIELDS = {"goss_top_rate": None, "goss_other_rate": None}
 # linear leaves: instead of the monotone constraints and DART (neither can be combined with them)
 EXCLUSIVE_FIELDS.update(linear_leaves=True, linear_l1=0.05, linear_l2=0.5)
 GOSS_FIELDS.update(monotone_constraints=None, booster="gbdt")
+BOOTSTRAP_FIELDS = dict(bagging_temperature=0.7)  # instead of GOSS and subsample
 
 
-@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.filterwarnings("ignore:n_leaves=9")  # depth-wise trees do not read it; it round-trips
+@pytest.mark.parametrize("exclusive", [False, True, "bootstrap"])
 def test_round_trip_keeps_every_config_field(tmp_path, capsys, exclusive):
     fields = set(bst.GBDTConfig().to_dict())
-    assert set(NON_DEFAULT_CONFIG) | set(EXCLUSIVE_FIELDS) == fields
+    assert set(NON_DEFAULT_CONFIG) | set(EXCLUSIVE_FIELDS) | set(BOOTSTRAP_FIELDS) == fields
     params = dict(NON_DEFAULT_CONFIG)
-    if exclusive:
+    if exclusive is True:
         params.update(GOSS_FIELDS, **EXCLUSIVE_FIELDS)
+        at_default = set(GOSS_FIELDS) | set(BOOTSTRAP_FIELDS)
+    elif exclusive == "bootstrap":
+        params.update(GOSS_FIELDS, **BOOTSTRAP_FIELDS)
+        at_default = set(GOSS_FIELDS) | set(EXCLUSIVE_FIELDS) - {"subsample"}
+    else:
+        at_default = set(EXCLUSIVE_FIELDS) - {"subsample"} | set(BOOTSTRAP_FIELDS)
     cfg = bst.GBDTConfig(**params)
     default = bst.GBDTConfig()
-    for name in fields - set(GOSS_FIELDS if exclusive else EXCLUSIVE_FIELDS):
+    for name in fields - at_default:
         assert getattr(cfg, name) != getattr(default, name), f"{name} is at its default"
     X, y = make_data("logistic", n=600)
     Xv, yv = make_data("logistic", n=300, seed=1)

@@ -4,6 +4,8 @@ model written with boosters' own names (byte for byte), two names of one paramet
 different values are refused, an unknown or unsupported name says what to use instead,
 and the estimators take random_state, n_jobs, verbose, eval_metric and the aliases."""
 
+import warnings
+
 import lightgbm as lgb
 import numpy as np
 import pytest
@@ -56,9 +58,11 @@ def test_xgboost_params_give_the_model_of_boosters_names():
          "reg_lambda": 2.0, "reg_alpha": 0.1, "gamma": 0.4, "min_child_weight": 2.0, "subsample": 0.8,
          "colsample_bytree": 0.9, "max_bin": 128, "tree_method": "hist", "random_state": 7, "nthread": 1,
          "eval_metric": "mlogloss"})
-    own = bst.GBDTConfig(objective=bst.Objective.softmax(3), max_depth=4, learning_rate=0.2, n_estimators=8,
-                         l2=2.0, l1=0.1, min_gain_to_split=0.2, min_child_weight=2.0, subsample=0.8,
-                         colsample_bytree=0.9, max_bins=128, seed=7, metric=bst.Metric.multiclass_logloss())
+    # XGBoost's names without grow_policy: XGBoost's depth-wise trees
+    own = bst.GBDTConfig(objective=bst.Objective.softmax(3), growth_strategy="depthwise", max_depth=4,
+                         learning_rate=0.2, n_estimators=8, l2=2.0, l1=0.1, min_gain_to_split=0.2,
+                         min_child_weight=2.0, subsample=0.8, colsample_bytree=0.9, max_bins=128, seed=7,
+                         metric=bst.Metric.multiclass_logloss())
     config = bst.GBDTConfig(**xgboost_style)
     assert n_threads == 1 and config == own
     assert trained(config, "multiclass").to_bytes() == trained(own, "multiclass").to_bytes()
@@ -75,7 +79,7 @@ def test_the_reference_tests_lightgbm_and_xgboost_params_are_their_boosters_conf
     p = naive.Params(objective=objective, n_classes=3, leafwise=True, n_leaves=12, max_depth=None, l1=0.5, l2=1.5,
                      min_gain_to_split=0.25, min_child_weight=0.5, min_samples_leaf=1, learning_rate=0.3)
     ours = boosters_config(p, 5)
-    extra = dict(n_estimators=5, histogram_mode="f64", cache_size=64)
+    extra = dict(n_estimators=5, histogram_mode="f64", cache_size=64, subsample=1.0)  # theirs: every row
     lightgbm_style = lightgbm_params(p)
     lightgbm_style["min_split_gain"] = lightgbm_style.pop("min_gain_to_split")
     n_threads, rest = split_thread_params(lightgbm_style)
@@ -179,7 +183,7 @@ def test_common_names_get_a_hint_or_what_to_use(name):
         bst.GBDTConfig(**{name: value})
     message = str(caught.value)
     assert any(says in message for says in ("did you mean", "no boosters equivalent", "every round",
-                                            "growth_strategy='leafwise'")), message
+                                            "grow_policy='lossguide'")), message
 
 
 def test_unknown_names_suggest_the_alias_and_its_parameter():
@@ -192,8 +196,10 @@ def test_unknown_names_suggest_the_alias_and_its_parameter():
 def test_refused_names_say_what_to_use():
     with pytest.raises(ValueError, match="class_weight"):
         bst.GBDTConfig(scale_pos_weight=3.0)
-    assert bst.GBDTConfig(scale_pos_weight=1, is_unbalance=False, boost_from_average=True, tree_method="hist") == \
+    assert bst.GBDTConfig(scale_pos_weight=1, is_unbalance=False, boost_from_average=True) == \
         bst.GBDTConfig()  # their neutral values change nothing
+    # nor does XGBoost's tree_method="hist", but XGBoost's names grow XGBoost's depth-wise trees
+    assert bst.GBDTConfig(scale_pos_weight=1, tree_method="hist") == bst.GBDTConfig(growth_strategy="depthwise")
     with pytest.raises(ValueError, match="bagging_freq=1"):
         bst.GBDTConfig(bagging_fraction=0.5)  # LightGBM would not bag without bagging_freq
     with pytest.raises(ValueError, match="every round"):
@@ -214,20 +220,23 @@ def test_thread_names_are_not_config_parameters():
 
 
 def test_n_leaves_without_leafwise_growth():
-    # LightGBM's num_leaves asks for LightGBM's leaf-wise trees; boosters' n_leaves and
-    # XGBoost's max_leaves (XGBoost grows depth-wise) without a growth strategy are refused
-    leafwise = bst.GBDTConfig(growth_strategy="leafwise", n_leaves=15)
-    assert bst.GBDTConfig(num_leaves=15) == leafwise and bst.GBDTConfig(num_leaf=15) == leafwise
-    assert bst.GBDTConfig(num_leaves=15, growth_strategy="leafwise") == leafwise
-    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):
-        bst.GBDTConfig(n_leaves=15)
-    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):
-        bst.GBDTConfig(max_leaves=15)
+    # LightGBM's num_leaves asks for LightGBM's leaf-wise trees, as boosters' n_leaves does
+    # (boosters grows leaf-wise by default); XGBoost's max_leaves (XGBoost grows depth-wise)
+    # without a growth strategy is refused
+    leafwise = bst.GBDTConfig(growth_strategy="leafwise", n_leaves=12)
+    assert bst.GBDTConfig(num_leaves=12) == leafwise and bst.GBDTConfig(num_leaf=12) == leafwise
+    assert bst.GBDTConfig(num_leaves=12, growth_strategy="leafwise") == leafwise
+    assert bst.GBDTConfig(n_leaves=12) == leafwise
+    with pytest.raises(ValueError, match="grow_policy='lossguide'"):
+        bst.GBDTConfig(max_leaves=12)
     with pytest.warns(UserWarning, match="depth-wise trees do not read it"):
-        bst.GBDTConfig(n_leaves=15, growth_strategy="depthwise")
-    assert bst.GBDTConfig(max_leaves=0) == bst.GBDTConfig()  # XGBoost's 0: no limit
-    assert bst.GBDTConfig(num_leaves=31) == bst.GBDTConfig(growth_strategy="leafwise")  # LightGBM's default trees
-    assert bst.GBDTConfig(n_leaves=31) == bst.GBDTConfig()  # boosters' default: nothing ignored
+        bst.GBDTConfig(n_leaves=12, growth_strategy="depthwise")
+    # XGBoost's 0: no limit (and XGBoost's depth-wise trees)
+    assert bst.GBDTConfig(max_leaves=0) == bst.GBDTConfig(growth_strategy="depthwise")
+    assert bst.GBDTConfig(num_leaves=31) == bst.GBDTConfig(growth_strategy="leafwise", n_leaves=31)  # LightGBM's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # boosters' default: nothing ignored
+        assert bst.GBDTConfig(n_leaves=15, growth_strategy="depthwise") == bst.GBDTConfig(growth_strategy="depthwise")
 
 
 def test_aliases_in_replace_and_assignment():
@@ -290,7 +299,7 @@ def test_multi_softprob_probabilities_match_xgboost():
     priors = np.log(np.bincount(y.astype(int), minlength=k) / len(y))
     config = bst.GBDTConfig(objective="multi:softprob", num_class=k, max_depth=3, eta=1.0 / r, num_boost_round=1,
                             reg_lambda=1.0 / r, min_child_weight=1.0 / r, max_bin=256, tree_method="hist",
-                            histogram_mode="f64")
+                            histogram_mode="f64", subsample=1.0, min_samples_leaf=1)  # XGBoost's: every row
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=1)
     params = {"objective": "multi:softprob", "num_class": k, "tree_method": "hist", "max_depth": 3, "eta": 1.0,
               "reg_lambda": 1.0, "min_child_weight": 1.0, "max_bin": 256, "nthread": 1}
@@ -312,7 +321,8 @@ def test_lightgbm_quantile_name_and_alpha_match_lightgbm():
               "feature_pre_filter": False, "deterministic": True, "force_col_wise": True, "verbose": -1,
               "num_threads": 1}
     n_threads, rest = split_thread_params(params)
-    config = bst.GBDTConfig(**rest, growth_strategy="leafwise", n_estimators=1, histogram_mode="f64")
+    config = bst.GBDTConfig(**rest, growth_strategy="leafwise", n_estimators=1, histogram_mode="f64",
+                            subsample=1.0)  # LightGBM without bagging: every row
     ours = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=n_threads).predict(X)
     theirs = lgb.train(params, lgb.Dataset(X, y), num_boost_round=1).predict(X)
     np.testing.assert_allclose(ours, theirs, atol=1e-6)
@@ -445,11 +455,11 @@ def test_estimators_take_lightgbm_and_xgboost_names_and_clone_them():
         GBDTClassifier(growth_strategy="leafwise", n_leaves=8, num_leaves=7).config(bst.Objective.logistic())
     with pytest.raises(TypeError, match="did you mean 'num_leaves'"):
         GBDTClassifier(num_leavs=7)
-    # LightGBM's habit, num_leaves alone: LightGBM's leaf-wise trees (boosters' default is depth-wise)
+    # LightGBM's habit, num_leaves alone: LightGBM's leaf-wise trees
     lightgbm_habit = GBDTRegressor(num_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
     own = GBDTRegressor(growth_strategy="leafwise", n_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
     assert lightgbm_habit.to_bytes() == own.to_bytes()
-    with pytest.raises(ValueError, match="growth_strategy='leafwise'"):  # XGBoost's max_leaves: depth-wise trees
+    with pytest.raises(ValueError, match="grow_policy='lossguide'"):  # XGBoost's max_leaves: depth-wise trees
         GBDTRegressor(max_leaves=15, n_estimators=2).fit(X, y)
 
 

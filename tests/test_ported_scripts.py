@@ -75,9 +75,9 @@ def test_an_xgboost_training_script():
     margin = model.predict(dvalid, output_margin=True)
     # --- end of the script
 
-    config = bst.GBDTConfig(objective=bst.Objective.squared(), learning_rate=0.1, max_depth=4, subsample=0.8,
-                            colsample_bytree=0.8, l2=1.0, min_child_weight=1.0, metric=bst.Metric.rmse(), seed=3,
-                            n_estimators=300, early_stopping_rounds=10)
+    config = bst.GBDTConfig(objective=bst.Objective.squared(), growth_strategy="depthwise", learning_rate=0.1,
+                            max_depth=4, subsample=0.8, colsample_bytree=0.8, l2=1.0, min_child_weight=1.0,
+                            metric=bst.Metric.rmse(), seed=3, n_estimators=300, early_stopping_rounds=10)
     own = bst.GBDTModel.train(bst.Dataset(X_train, y_train), config, val_set=bst.Dataset(X_valid, y_valid),
                               n_threads=1)
     assert_same_trees(model, own)
@@ -103,14 +103,16 @@ def test_a_cross_validation_script():
 def test_a_continued_training_script():
     X_train, y_train, _, _ = regression_data(seed=3)
     import boosters as lgb
-    params = {"objective": "regression", "num_leaves": 15, "learning_rate": 0.1, "verbose": -1}
+    # every row each round (LightGBM's default): continued rounds draw their samples anew
+    params = {"objective": "regression", "num_leaves": 15, "learning_rate": 0.1, "bagging_fraction": 1.0,
+              "verbose": -1}
     train_set = lgb.Dataset(X_train, label=y_train)
     first = lgb.train(params, train_set, num_boost_round=20)
     more = lgb.train(params, train_set, num_boost_round=20, init_model=first)
 
     at_once = bst.GBDTModel.train(bst.Dataset(X_train, y_train),
                                   bst.GBDTConfig(growth_strategy="leafwise", n_leaves=15, learning_rate=0.1,
-                                                 n_estimators=40))
+                                                 subsample=1.0, n_estimators=40))
     assert_same_trees(more, at_once)
 
 
@@ -135,9 +137,11 @@ def test_their_libraries_train_what_the_scripts_say():
     accuracy = [np.mean((p > 0.5) == y_valid) for p in (theirs.predict(X_valid), ours.predict(X_valid))]
     assert abs(accuracy[0] - accuracy[1]) < 0.05
     X_train, y_train, X_valid, y_valid = regression_data(seed=5)
-    params = {"objective": "reg:squarederror", "eta": 0.1, "max_depth": 4, "nthread": 1}
+    # XGBoost's own defaults, not boosters': every row, and no row count per leaf
+    params = {"objective": "reg:squarederror", "eta": 0.1, "max_depth": 4, "subsample": 1.0,
+              "min_child_weight": 1, "nthread": 1}
     theirs = xgboost.train(params, xgboost.DMatrix(X_train, label=y_train), num_boost_round=50)
-    ours = bst.train(params, bst.Dataset(X_train, label=y_train), num_boost_round=50)
+    ours = bst.train({**params, "min_samples_leaf": 1}, bst.Dataset(X_train, label=y_train), num_boost_round=50)
     rmse = [np.sqrt(np.mean((p - y_valid) ** 2)) for p in (theirs.predict(xgboost.DMatrix(X_valid)),
                                                            ours.predict(X_valid))]
     assert abs(rmse[0] - rmse[1]) < 0.05 * rmse[0]

@@ -66,7 +66,7 @@ def test_one_leafwise_tree_matches_lightgbm(prebinned, task, n_leaves, min_sampl
     config = bst.GBDTConfig(
         n_estimators=1, learning_rate=1.0, objective=objective, growth_strategy=bst.GrowthStrategy.Leafwise,
         max_depth=None, n_leaves=n_leaves, min_samples_leaf=min_samples_leaf, l2=l2, min_child_weight=1e-3,
-        cache_size=n_leaves, histogram_mode=mode)
+        subsample=1.0, cache_size=n_leaves, histogram_mode=mode)  # LightGBM without bagging: every row
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
     params = dict(lgb_params, num_leaves=n_leaves, min_data_in_leaf=min_samples_leaf, lambda_l2=l2,
                   learning_rate=1.0, max_bin=255, min_sum_hessian_in_leaf=1e-3, verbose=-1, num_threads=2)
@@ -88,7 +88,9 @@ def test_one_depthwise_tree_matches_xgboost_hist(prebinned, task, max_depth, l2,
     # r = 2 (K-1) / K, scaling lambda and min_child_weight by 1/r gives the same tree,
     # with every leaf value r times XGBoost's.
     r = 2 * (4 - 1) / 4 if task == "multiclass" else 1.0
+    # XGBoost's trees: depth-wise, every row, no row count limit
     config = bst.GBDTConfig(n_estimators=1, learning_rate=1.0, objective=objective, max_depth=max_depth,
+                            growth_strategy=bst.GrowthStrategy.Depthwise, subsample=1.0, min_samples_leaf=1,
                             l2=l2 / r, min_child_weight=min_child_weight / r, cache_size=2 ** max_depth,
                             histogram_mode=mode)
     model = bst.GBDTModel.train(bst.Dataset(X, y), config, n_threads=2)
@@ -122,7 +124,7 @@ def _train_both(objective, lgb_objective, X_train, y_train, extra_lgb=None):
         n_estimators=100, learning_rate=MATCHED["learning_rate"], objective=objective,
         growth_strategy=bst.GrowthStrategy.Leafwise, max_depth=None, n_leaves=MATCHED["n_leaves"],
         min_samples_leaf=MATCHED["min_samples_leaf"], l2=MATCHED["l2"], min_child_weight=1e-3,
-        max_bins=256, cache_size=31)
+        subsample=1.0, max_bins=256, cache_size=31)  # LightGBM without bagging: every row
     ours = bst.GBDTModel.train(bst.Dataset(X_train, y_train), config, n_threads=2)
     params = dict(objective=lgb_objective, num_leaves=MATCHED["n_leaves"], learning_rate=MATCHED["learning_rate"],
                   min_data_in_leaf=MATCHED["min_samples_leaf"], lambda_l2=MATCHED["l2"], max_bin=255,

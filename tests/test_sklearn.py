@@ -43,9 +43,14 @@ def expected_failed_checks(estimator):
 
 
 # Every other check of the installed scikit-learn passes (the ranker's rows are one query
-# when no group is given, which is what sklearn's checks fit it on).
-@parametrize_with_checks([GBDTRegressor(n_estimators=5, n_threads=N_THREADS),
-                          GBDTClassifier(n_estimators=5, n_threads=N_THREADS),
+# when no group is given, which is what sklearn's checks fit it on). Every row, as sklearn's
+# weight checks compare a weight of 2 with a repeated row (a row sample draws them apart), on
+# 15 rows (1 row per leaf: trees that split them), and a rate that fits sklearn's regression
+# data in 5 rounds (check_regressors_train).
+SKLEARN_CHECKED = dict(n_estimators=5, learning_rate=0.3, subsample=1.0, min_samples_leaf=1, n_threads=N_THREADS)
+
+
+@parametrize_with_checks([GBDTRegressor(**SKLEARN_CHECKED), GBDTClassifier(**SKLEARN_CHECKED),
                           GBDTRanker(n_estimators=5, n_threads=N_THREADS)],
                          expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
@@ -87,9 +92,9 @@ def test_parameters_are_the_config_ones_with_its_defaults(cls):
     assert all(params[name] is None for name in sklearn_names)
     assert set(params) == set(CONFIG_PARAMS) | extra
     # growth_strategy is given by name (sklearn wants plain defaults); the config reads it the same
-    config_defaults["growth_strategy"] = "depthwise"
+    config_defaults["growth_strategy"] = "leafwise"
     assert {name: params[name] for name in CONFIG_PARAMS} == config_defaults
-    assert cls().config(bst.Objective.squared()).growth_strategy is bst.GrowthStrategy.Depthwise
+    assert cls().config(bst.Objective.squared()).growth_strategy is bst.GrowthStrategy.Leafwise
 
 
 def test_get_set_params_and_clone_round_trip():
@@ -97,7 +102,7 @@ def test_get_set_params_and_clone_round_trip():
     copy = clone(est)
     assert copy.get_params() == est.get_params()
     copy.set_params(learning_rate=0.1, l2=2.0)
-    assert copy.learning_rate == 0.1 and copy.l2 == 2.0 and est.learning_rate == 0.3
+    assert copy.learning_rate == 0.1 and copy.l2 == 2.0 and est.learning_rate == 0.05
     assert clone(copy).get_params() == copy.get_params()
 
 
@@ -141,9 +146,9 @@ def test_regressor_equals_gbdt_model_train_exactly():
 def test_classifier_equals_gbdt_model_train_exactly(n_classes):
     X, codes = classification_data(n_classes=n_classes)
     labels = np.array(["cat", "dog", "emu"])[codes]  # sorted: classes_ order = code order
-    est = GBDTClassifier(n_estimators=8, n_threads=N_THREADS).fit(X, labels)
+    est = GBDTClassifier(n_estimators=8, learning_rate=0.3, n_threads=N_THREADS).fit(X, labels)
     objective = bst.Objective.logistic() if n_classes == 2 else bst.Objective.softmax(n_classes)
-    model = train_model(X, codes.astype(float), objective, n_estimators=8)
+    model = train_model(X, codes.astype(float), objective, n_estimators=8, learning_rate=0.3)
     p = model.predict(X, n_threads=N_THREADS)
     expected = np.column_stack([1 - p, p]) if n_classes == 2 else p
     np.testing.assert_array_equal(est.predict_proba(X), expected)
@@ -151,7 +156,7 @@ def test_classifier_equals_gbdt_model_train_exactly(n_classes):
     assert list(est.classes_) == ["cat", "dog", "emu"][:n_classes] and est.n_classes_ == n_classes
     # string labels round trip: predict gives the labels, the most probable one per row
     np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(expected, axis=1)])
-    assert est.score(X, labels) > 0.8  # separable enough that 8 rounds fit the training data
+    assert est.score(X, labels) > 0.8  # separable enough that 8 rounds at rate 0.3 fit the training data
 
 
 def test_labels_of_any_type_map_to_the_same_model():
@@ -238,10 +243,10 @@ def test_several_eval_sets_names_and_best_scores():
 
 
 def test_estimators_continue_a_model():
-    X, y = regression_data(300)
-    first = GBDTRegressor(n_estimators=5, max_depth=3).fit(X, y)
-    more = GBDTRegressor(n_estimators=5, max_depth=3).fit(X, y, init_model=first)
-    at_once = GBDTRegressor(n_estimators=10, max_depth=3).fit(X, y)
+    X, y = regression_data(300)  # every row: no row sample that the continued rounds would draw anew
+    first = GBDTRegressor(n_estimators=5, max_depth=3, subsample=1.0).fit(X, y)
+    more = GBDTRegressor(n_estimators=5, max_depth=3, subsample=1.0).fit(X, y, init_model=first)
+    at_once = GBDTRegressor(n_estimators=10, max_depth=3, subsample=1.0).fit(X, y)
     assert np.array_equal(more.predict(X), at_once.predict(X)) and more.booster_.n_trees == 10
 
 
@@ -584,11 +589,13 @@ def test_calibrated_classifier():
 def test_stacking_classifier():
     X, codes = classification_data(n_classes=3)
     labels = np.array(["a", "b", "c"])[codes]
-    stack = StackingClassifier([("gbdt", GBDTClassifier(n_estimators=5)),
-                                ("scaled", make_pipeline(FunctionTransformer(), GBDTClassifier(n_estimators=3)))],
+    # few rounds: a rate of 0.3 for the score below
+    stack = StackingClassifier([("gbdt", GBDTClassifier(n_estimators=5, learning_rate=0.3)),
+                                ("scaled", make_pipeline(FunctionTransformer(),
+                                                         GBDTClassifier(n_estimators=3, learning_rate=0.3)))],
                                final_estimator=LogisticRegression(), cv=3).fit(X, labels)
     np.testing.assert_array_equal(stack.estimators_[0].predict_proba(X),
-                                  GBDTClassifier(n_estimators=5).fit(X, labels).predict_proba(X))
+                                  GBDTClassifier(n_estimators=5, learning_rate=0.3).fit(X, labels).predict_proba(X))
     assert set(stack.predict(X)) <= {"a", "b", "c"} and stack.score(X, labels) > 0.8
 
 

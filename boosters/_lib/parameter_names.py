@@ -308,6 +308,12 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
         out[target], source[target] = value, source.get(target, name)
     if any(name in params for name in LEAFWISE_NAMES) and "growth_strategy" not in out:
         out["growth_strategy"] = "leafwise"  # LightGBM's num_leaves: its trees grow leaf-wise
+    elif library == "xgboost" and "growth_strategy" not in out:  # XGBoost's names: its trees grow depth-wise
+        if "n_leaves" in out:
+            raise ValueError(f"n_leaves={out['n_leaves']} (XGBoost's max_leaves) without grow_policy: XGBoost's trees "
+                             "grow depth-wise, and boosters cannot cap depth-wise trees' leaves: give "
+                             "grow_policy='lossguide' (leaf-wise trees), or limit the depth with max_depth")
+        out["growth_strategy"] = "depthwise"
     return out
 
 
@@ -331,9 +337,10 @@ def bagging_with_frequency(params: dict) -> dict:
         raise ValueError(f"{frequency_names[0]}={frequency!r}: boosters draws a new row sample every round; give "
                          f"{frequency_names[0]}=1 (every round) or 0 (no bagging)")
     rest = {name: value for name, value in params.items() if name not in frequency_names}
-    if frequency == 0:  # LightGBM: no bagging, whatever the fraction
+    if frequency == 0:  # LightGBM: no bagging, whatever the fraction (so not boosters' default share either)
         for name in ("bagging_fraction", "subsample", "sub_row", "bagging"):
             rest.pop(name, None)
+        rest["subsample"] = 1.0
     return rest
 
 
@@ -403,7 +410,7 @@ def _same(a, b) -> bool:
 def catboost_bootstrap(params: dict) -> dict:
     """CatBoost's ``bootstrap_type``: "Bayesian" is ``bagging_temperature`` (CatBoost's
     default 1 when not given), "Bernoulli" is ``subsample`` (which must be given: CatBoost's
-    default depends on the data), "No" is neither; "MVS" and "Poisson" are refused.
+    default depends on the data), "No" is neither (``subsample=1`` unless given); "MVS" and "Poisson" are refused.
     ``bagging_temperature`` with another bootstrap_type is refused, as CatBoost does."""
     if "bootstrap_type" not in params:
         return params
@@ -421,4 +428,6 @@ def catboost_bootstrap(params: dict) -> dict:
     if name == "bernoulli" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):
         raise ValueError("bootstrap_type='Bernoulli' is boosters' subsample: give subsample (CatBoost's default "
                          "depends on the data)")
+    if name == "no" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):
+        params["subsample"] = 1.0  # every row, whatever boosters' default share
     return params

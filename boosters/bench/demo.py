@@ -31,7 +31,7 @@ def run_demo(n_rows: int, binary: bool, rounds: int, threads: int, compare: bool
         n_estimators=rounds, learning_rate=settings.learning_rate, objective=objective, metric=metric,
         growth_strategy=GrowthStrategy.Leafwise, n_leaves=settings.n_leaves, max_depth=None,
         min_samples_leaf=settings.min_samples_leaf, l2=settings.l2, min_child_weight=1e-3,
-        max_bins=settings.max_bins + 1, cache_size=settings.n_leaves, verbosity=1)
+        subsample=settings.subsample, max_bins=settings.max_bins + 1, cache_size=settings.n_leaves, verbosity=1)
     start = time.perf_counter()
     model = GBDTModel.train(Dataset(X_train, y_train), config, val_set=Dataset(X_test, y_test), n_threads=threads)
     seconds = time.perf_counter() - start

@@ -67,7 +67,7 @@ class Metric(_SetOnce):
     (True, True)
 
     One validation score per round; early stopping keeps the round with the highest AUC
-    (round 0 here: two rounds without a better AUC stop the training after round 2):
+    (round 1 here: two rounds without a better AUC stop the training after round 3):
 
     >>> X = np.random.default_rng(0).normal(size=(200, 2))
     >>> y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(float)
@@ -76,7 +76,7 @@ class Metric(_SetOnce):
     >>> model = bst.GBDTModel.train(bst.Dataset(X[:150], y[:150]), config,
     ...                             val_set=bst.Dataset(X[150:], y[150:]))
     >>> np.round(model.eval_history, 3), model.best_iteration, model.n_trees
-    (array([0.977, 0.972, 0.976]), 0, 1)
+    (array([0.909, 0.973, 0.966, 0.967]), 1, 2)
     """
 
     __slots__ = ("name", "k", "variance_power", "alpha", "delta", "threshold")

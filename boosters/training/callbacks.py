@@ -314,8 +314,8 @@ def log_evaluation(period: int = 1) -> LogEvaluation:
     >>> y = X[:, 0] + 0.1 * rng.normal(size=300)
     >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), bst.GBDTConfig(n_estimators=20),
     ...                             val_set=bst.Dataset(X[200:], y[200:]), callbacks=[log_evaluation(10)])
-    [10] valid rmse: 0.136962
-    [20] valid rmse: 0.129039
+    [10] valid rmse: 0.588415
+    [20] valid rmse: 0.397669
     >>> log.removeHandler(handler)
     >>> log.setLevel(logging.NOTSET)
     """
@@ -401,7 +401,7 @@ class ProgressBar:
     >>> out = io.StringIO()
     >>> model = bst.GBDTModel.train(bst.Dataset(X[:200], y[:200]), bst.GBDTConfig(n_estimators=20),
     ...                             val_set=bst.Dataset(X[200:], y[200:]), callbacks=[ProgressBar(out, disable=False)])
-    >>> "20/20" in out.getvalue(), "valid rmse=0.129" in out.getvalue()
+    >>> "20/20" in out.getvalue(), "valid rmse=0.397" in out.getvalue()
     (True, True)
     """
 

@@ -167,7 +167,8 @@ def test_one_round_trip_per_growth_step(clients, renew_leaves):
     X, y = make_data()
     stats = {}
     model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode="i16",
-                                                        renew_leaves=renew_leaves), stats=stats, steps="tasks")
+                                                        renew_leaves=renew_leaves, growth_strategy="depthwise",
+                                                        subsample=1.0), stats=stats, steps="tasks")
     trees = model.forest.trees
     assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in trees)  # full depth-3 trees
     assert stats["round_trips"] == 2 * (1 + 3)
@@ -206,7 +207,7 @@ def test_sampling_equals_single_machine_training(clients, sampling, mode, growth
     # (float64 sums of these gradients are exact too)
     X, y = make_data(seed=10)
     config = bst.GBDTConfig(n_estimators=4, max_depth=4, n_leaves=8, growth_strategy=growth, histogram_mode=mode,
-                            **sampling)
+                            **{"subsample": 1.0, **sampling})  # only the sampling under test
     stats = {}
     chunks = 180 if n_workers == 4 else CHUNKS  # 7 partitions on 4 workers, 4 on fewer
     model = dask_train(clients[n_workers], X, y, config, chunks=chunks, stats=stats)
@@ -216,7 +217,7 @@ def test_sampling_equals_single_machine_training(clients, sampling, mode, growth
     # and the sampling shows: the trees differ from the unsampled ones
     defaults = bst.GBDTConfig()
     unsampled = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(
-        **{name: getattr(defaults, name) for name in sampling if name != "learning_rate"}))
+        **{**{name: getattr(defaults, name) for name in sampling if name != "learning_rate"}, "subsample": 1.0}))
     assert any(not np.array_equal(a.split_feature, b.split_feature) or not np.array_equal(a.n_samples, b.n_samples)
                for a, b in zip(model.forest.trees, unsampled.forest.trees))
     if "subsample" in sampling:  # the root holds the round's sample; each partition was sent 2 integers a round
@@ -613,7 +614,7 @@ def test_dart_survives_recoveries(clients, monkeypatch):
     # partitions every scored round as it was scored
     X, y = make_data(n=1600, seed=18)
     config = bst.GBDTConfig(n_estimators=6, max_depth=3, histogram_mode="i16", booster="dart", drop_rate=0.5,
-                            skip_drop=0.0, learning_rate=0.5)
+                            skip_drop=0.0, learning_rate=0.5, growth_strategy="depthwise")
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {6, 10, 17, 23, 30, 36})
     model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")
@@ -779,7 +780,8 @@ def test_the_model_survives_recoveries_with_sampling(clients, monkeypatch):
     # steps) and to the others (by the tree's splits); the model is the single-machine
     # one (quantized), and its validation scores those of the undisturbed run
     X, y = make_data(n=1600, seed=8)
-    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.6, colsample_bynode=0.6)
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", subsample=0.6, colsample_bynode=0.6,
+                            growth_strategy="depthwise")
     n = 1 + 3
 
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
@@ -800,7 +802,7 @@ def test_the_model_survives_recoveries_with_goss(clients, monkeypatch):
     # rounds' samples again from where the selection pass stood at each of them, and a
     # round whose sample was not drawn yet draws it again; the single-machine model
     X, y = make_data(seed=11)
-    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", **GOSS)
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", growth_strategy="depthwise", **GOSS)
     # waits: 4 per warm-up tree; a GOSS tree 1 + 5 (the select) + 1 (the selection pass) + 4
     lose_a_worker_at(monkeypatch, {2, 7, 12, 16, 25})
     stats = {}

@@ -73,7 +73,8 @@ def test_actor_round_trips(clients, mode, root_waits):
     # every partition's histograms reach the driver
     X, y = make_data()
     stats = {}
-    model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode=mode),
+    model = dask_train(clients[2], X, y, bst.GBDTConfig(n_estimators=2, max_depth=3, histogram_mode=mode,
+                                                        growth_strategy="depthwise", subsample=1.0),
                        stats=stats, **ACTORS)
     assert all(np.sum(np.asarray(t.left_child) >= 0) == 7 for t in model.forest.trees)  # full depth-3 trees
     assert stats["round_trips"] == 2 * (root_waits + 3)
@@ -85,7 +86,7 @@ def test_actor_steps_survive_recoveries(clients, monkeypatch):
     # lost (as the liveness check sees it) at tree 0's root histogram, at a level of tree 1,
     # at round 1's validation score and at tree 2's last level: the undisturbed model
     X, y = make_data(n=1600, seed=8)
-    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16")
+    config = bst.GBDTConfig(n_estimators=3, max_depth=3, histogram_mode="i16", growth_strategy="depthwise")
 
     def run():
         stats = {}

@@ -33,7 +33,7 @@ def test_bayesian_bootstrap_survives_recoveries(clients, monkeypatch):
     # each round's gradients with that round's weights (resume), the same trees
     X, y = make_data(n=1600, seed=18)
     config = bst.GBDTConfig(n_estimators=5, max_depth=3, histogram_mode="i16", bagging_temperature=1.0,
-                            learning_rate=0.5)
+                            learning_rate=0.5, growth_strategy="depthwise")
     undisturbed, _ = train_with_validation(clients[2], X, y, config)
     lose_a_worker_at(monkeypatch, {3, 9, 14, 20})
     model, stats = train_with_validation(clients[2], X, y, config, steps="tasks")

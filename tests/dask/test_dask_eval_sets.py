@@ -141,7 +141,7 @@ def test_several_sets_survive_lost_workers(clients, monkeypatch):
     # from the scored rounds, the scores are those of the undisturbed training
     X, y = make_data(n=1600, seed=35)
     train_xy, sets, chunks = split_sets(X, y)
-    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16",
+    config = bst.GBDTConfig(n_estimators=4, max_depth=3, histogram_mode="i16", growth_strategy="depthwise",
                             metric=[bst.Metric.rmse(), bst.Metric.mae()])
     undisturbed_scores, scores, stats = {}, {}, {}
     undisturbed = dask_train(clients[2], *train_xy, config, val_set=as_dask_sets(sets, chunks),

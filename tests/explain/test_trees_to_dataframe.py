@@ -16,7 +16,8 @@ def frame_model():
     X = pd.DataFrame({"size": rng.normal(size=n), "colour": pd.Categorical(colour),
                       "age": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n))})
     y = X["size"] + np.isin(colour, ["red", "teal", "grey"]) * 2.0 + 0.5 * X["age"].fillna(0)
-    cfg = bst.GBDTConfig(n_estimators=6, max_depth=3, max_onehot_cats=1)
+    # every row: a colour's ~100 rows reach min_data_per_group (100), so the root splits colours
+    cfg = bst.GBDTConfig(n_estimators=6, max_depth=3, max_onehot_cats=1, subsample=1.0)
     return bst.GBDTModel.train(bst.Dataset(X, y.to_numpy()), cfg), X
 
 

@@ -15,7 +15,7 @@ PLAIN_TYPES = (dict, list, str, int, float, bool, type(None))
 
 def train(X, y, categorical=(), **config):
     data = bst.Dataset(X, y, categorical_features=list(categorical))
-    config = {"n_estimators": 12, "learning_rate": 0.3, **config}
+    config = {"n_estimators": 12, "learning_rate": 0.3, "subsample": 1.0, **config}  # a root holds every row
     return bst.GBDTModel.train(data, bst.GBDTConfig(**config), n_threads=1)
 
 

@@ -49,8 +49,8 @@ def _train(y, X=None, categorical=None, names=None, group=None, **config):
     if X is None:
         X, _ = _rows()
     data = bst.Dataset(X, y, feature_names=names, categorical_features=categorical, group=group)
-    # small categorical groups, so that 160 rows make categorical splits
-    config = dict(n_estimators=3, max_depth=3, min_data_per_group=5, cat_smooth=1.0, **config)
+    # small categorical groups and leaves, so that 160 rows make categorical splits and full trees
+    config = dict(n_estimators=3, max_depth=3, min_data_per_group=5, cat_smooth=1.0, min_samples_leaf=1, **config)
     return bst.GBDTModel.train(data, bst.GBDTConfig(**config), n_threads=1)
 
 

@@ -96,10 +96,10 @@ def set_item(index, value):
 
 
 def share_a_child(left):
-    """Node 1's left child becomes node 5, node 2's left child (the first tree is full to
-    depth 3, breadth first): node 5 has two parents, node 3 none."""
-    assert left[1] == 3 and left[2] == 5
-    left[1] = 5
+    """Node 1's left child becomes node 2's left child (both children of the first tree's
+    root split): that node has two parents, node 1's old left child none."""
+    assert left[1] > 0 and left[2] > 0 and left[1] != left[2]
+    left[1] = left[2]
 
 
 ISSUE_CASES = {

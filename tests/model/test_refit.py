@@ -74,8 +74,8 @@ def test_refit_on_the_training_rows_gives_the_leaves_back():
     # decay 0 on the very rows it was trained on (float64 histograms, no sampling): every
     # leaf is the Newton step the training took (their sums in another order: 1e-9)
     X, y = make_data(seed=1)
-    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=10, max_depth=4,
-                                                                   histogram_mode="f64", l2=1.0))
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=10, max_depth=4, learning_rate=0.3,
+                                                                   histogram_mode="f64", l2=1.0, subsample=1.0))
     refit = model.refit(X, y, decay_rate=0.0)
     for a, b in zip(refit.trees, model.trees):
         np.testing.assert_allclose(a.value, b.value, rtol=1e-9, atol=1e-12)

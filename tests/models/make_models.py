@@ -10,6 +10,7 @@ later versions must keep reading them and predicting the same.
 
 import pickle
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -38,15 +39,24 @@ def models():
         bst.GBDTConfig(objective=bst.Objective.poisson(), booster="dart", drop_rate=0.3, **small)
 
 
+# the defaults before version 0.2 (values.pkl holds configs made with them)
+OLD_DEFAULTS = dict(learning_rate=0.3, growth_strategy="depthwise", n_leaves=31, min_child_weight=1.0,
+                    min_samples_leaf=1, subsample=1.0)
+
+
 def values() -> list:
     """Public values whose pickles must keep loading: objectives, metrics, configs."""
     O, M = bst.Objective, bst.Metric
+    with warnings.catch_warnings():  # n_leaves, not read depth-wise, is kept as it was
+        warnings.simplefilter("ignore")
+        configs = [bst.GBDTConfig(objective=O.huber(0.5), metric=[M.mae(), M.huber(0.5)], n_estimators=7,
+                                  **OLD_DEFAULTS),
+                   bst.GBDTConfig(objective=O.softmax(3), **OLD_DEFAULTS)]
     return [O.squared(), O.squared(n_targets=3), O.absolute(), O.huber(2.0), O.pinball([0.1, 0.9]), O.poisson(),
             O.gamma(), O.tweedie(1.2), O.logistic(), O.softmax(4), O.one_vs_rest(3), O.hinge(), O.lambdarank(5),
             O.pairwise(), O.custom(None, n_outputs=2, base_score=[1.0, 2.0]), M.rmse(), M.pinball([0.2, 0.8]),
             M.huber(0.5), M.tweedie_deviance(1.4), M.margin_accuracy(0.3), M.ndcg(4), M.map(), M.auc(),
-            bst.GBDTConfig(objective=O.huber(0.5), metric=[M.mae(), M.huber(0.5)], n_estimators=7),
-            bst.GBDTConfig(objective=O.softmax(3))]
+            *configs]
 
 
 def main(version: str):

@@ -253,7 +253,8 @@ def lightgbm_params(objective, **extra):
 def leafwise_config(objective, n_rounds):
     return bst.GBDTConfig(objective=objective, n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,
-                          min_child_weight=5.0, min_samples_leaf=1, l2=0.0, histogram_mode="f64", max_bins=256)
+                          min_child_weight=5.0, min_samples_leaf=1, l2=0.0, histogram_mode="f64", max_bins=256,
+                          subsample=1.0)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -295,9 +296,10 @@ def xgboost_params(objective, leafwise=False, **extra):
 
 
 def xgboost_config(objective, n_rounds, leafwise=False):
-    growth = dict(growth_strategy="leafwise", n_leaves=8, max_depth=None) if leafwise else dict(max_depth=3)
+    growth = (dict(growth_strategy="leafwise", n_leaves=8, max_depth=None) if leafwise
+              else dict(growth_strategy="depthwise", max_depth=3))
     return bst.GBDTConfig(objective=objective, n_estimators=n_rounds, learning_rate=0.3, l2=1.0, min_child_weight=1.0,
-                          histogram_mode="f64", max_bins=256, **growth)
+                          min_samples_leaf=1, subsample=1.0, histogram_mode="f64", max_bins=256, **growth)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -520,7 +522,7 @@ def test_one_vs_rest_with_a_class_absent_from_training():
     X, y = continuous_data(600, 20, "classes")
     y[y == 1] = 0  # class 1 never seen; labels 0 and 2 only
     model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(objective=bst.Objective.one_vs_rest(N_CLASSES),
-                                                                  n_estimators=10))
+                                                                  n_estimators=10, learning_rate=0.3))
     probabilities = model.predict(X)
     assert probabilities[:, 1].max() < 1e-12
     assert accuracy_score(y, probabilities.argmax(axis=1)) > 0.8

@@ -167,7 +167,7 @@ def matched_configs(kind, n_rounds, min_samples_leaf=20, min_child_weight=1e-3):
     ours = bst.GBDTConfig(objective=objective_of(kind), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,
                           min_child_weight=min_child_weight, min_samples_leaf=min_samples_leaf, l2=0.0,
-                          histogram_mode="f64", max_bins=256)
+                          histogram_mode="f64", max_bins=256, subsample=1.0)
     theirs = dict(objective=kind, num_leaves=15, learning_rate=0.1, min_sum_hessian_in_leaf=min_child_weight,
                   min_data_in_leaf=min_samples_leaf, lambda_l2=0.0, max_bin=255, min_data_in_bin=1,
                   feature_pre_filter=False, deterministic=True, force_col_wise=True, num_threads=1, verbose=-1)

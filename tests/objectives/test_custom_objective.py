@@ -99,7 +99,8 @@ def test_a_plain_callable_objective_is_a_custom_objective_from_zero():
     """GBDTConfig(objective=f) is Objective.custom(f): one output, start 0 (as LightGBM's
     custom objectives), so the first tree fits the gradients at margin 0."""
     X, y = data()
-    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, objective=squared_error))
+    model = bst.GBDTModel.train(bst.Dataset(X, y), bst.GBDTConfig(n_estimators=20, learning_rate=0.3,
+                                                                  objective=squared_error))
     assert model.objective == bst.Objective.custom(squared_error)
     assert model.forest.base_scores.tolist() == [0.0]
     assert np.sqrt(np.mean((model.predict(X) - y) ** 2)) < 0.5 * np.std(y)  # it learnt
@@ -114,7 +115,7 @@ def test_custom_objective_matches_lightgbm_custom_objective():
     y = X[:, 0] / 5 + np.sin(X[:, 1]) + 0.2 * rng.normal(size=2000)
     ours = bst.GBDTConfig(objective=squared_error, n_estimators=20, learning_rate=0.1, growth_strategy="leafwise",
                           n_leaves=15, max_depth=None, min_child_weight=5.0, min_samples_leaf=1, l2=0.0,
-                          histogram_mode="f64")
+                          histogram_mode="f64", subsample=1.0)
     theirs = dict(objective=lambda preds, ds: (preds - ds.get_label(), np.ones_like(preds)), num_leaves=15,
                   learning_rate=0.1, min_sum_hessian_in_leaf=5.0, min_data_in_leaf=1, lambda_l2=0.0, max_bin=255,
                   min_data_in_bin=1, feature_pre_filter=False, deterministic=True, force_col_wise=True,

@@ -335,7 +335,8 @@ def matched_configs(n_rounds, ndcg_at=10, n_leaves=7):
     """The same leaf-wise setting in boosters and LightGBM (see tests/support/matched_params.py)."""
     ours = bst.GBDTConfig(objective=bst.Objective.lambdarank(ndcg_at), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=n_leaves, max_depth=None,
-                          min_child_weight=1e-3, min_samples_leaf=20, l2=0.0, histogram_mode="f64", max_bins=256)
+                          min_child_weight=1e-3, min_samples_leaf=20, l2=0.0, histogram_mode="f64", max_bins=256,
+                          subsample=1.0)
     theirs = dict(objective="lambdarank", lambdarank_truncation_level=ndcg_at, num_leaves=n_leaves,
                   learning_rate=0.1, min_sum_hessian_in_leaf=1e-3, min_data_in_leaf=20, lambda_l2=0.0, max_bin=255,
                   min_data_in_bin=1, feature_pre_filter=False, deterministic=True, force_col_wise=True,

@@ -225,7 +225,7 @@ def test_renewed_leaves_are_the_residual_quantiles_of_their_rows(kind, weighted,
     X, y = synthetic(600, seed=4)
     w = np.random.default_rng(5).uniform(0.2, 3.0, size=len(y)) if weighted else None
     config = bst.GBDTConfig(objective=objective_of(kind), n_estimators=3, learning_rate=0.3, max_depth=3,
-                            growth_strategy=growth, n_leaves=6, histogram_mode="f64")
+                            growth_strategy=growth, n_leaves=6, histogram_mode="f64", subsample=1.0)
     model = train(bst.Dataset(X, y, weights=w), config)
     alpha = 0.5 if kind == "absolute" else ALPHA
     ww = np.ones_like(y) if w is None else w
@@ -270,7 +270,7 @@ def test_huber_leaves_are_newton_steps():
     """Huber is not renewed: a leaf is -learning_rate * sum of clipped residuals / (rows + l2)."""
     X, y = synthetic(400, seed=6)
     config = bst.GBDTConfig(objective=bst.Objective.huber(0.5), n_estimators=1, learning_rate=0.5, max_depth=2,
-                            l2=1.0, histogram_mode="f64")
+                            l2=1.0, histogram_mode="f64", subsample=1.0)
     model = train(bst.Dataset(X, y), config)
     leaves = model.predict_leaf(X)[:, 0]
     residual = np.clip(model.forest.base_scores[0] - y, -0.5, 0.5)
@@ -288,7 +288,7 @@ def matched_configs(kind, n_rounds, min_child_weight=5.0):
     ours = bst.GBDTConfig(objective=objective_of(kind), n_estimators=n_rounds, learning_rate=0.1,
                           growth_strategy=bst.GrowthStrategy.Leafwise, n_leaves=15, max_depth=None,
                           min_child_weight=min_child_weight, min_samples_leaf=1, l2=0.0, histogram_mode="f64",
-                          max_bins=256)
+                          max_bins=256, subsample=1.0)
     theirs = dict(num_leaves=15, learning_rate=0.1, min_sum_hessian_in_leaf=min_child_weight, min_data_in_leaf=1,
                   lambda_l2=0.0,
                   max_bin=255, min_data_in_bin=1, feature_pre_filter=False, deterministic=True, force_col_wise=True,

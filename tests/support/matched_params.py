@@ -20,7 +20,7 @@ def boosters_config(p: naive.Params, n_rounds: int, **extra) -> bst.GBDTConfig:
         growth_strategy=bst.GrowthStrategy.Leafwise if p.leafwise else bst.GrowthStrategy.Depthwise,
         max_depth=p.max_depth, n_leaves=p.n_leaves, l1=p.l1, l2=p.l2, min_gain_to_split=p.min_gain_to_split,
         min_child_weight=p.min_child_weight, min_samples_leaf=p.min_samples_leaf, max_bins=256,
-        histogram_mode="f64", cache_size=64, **extra)
+        histogram_mode="f64", cache_size=64, **{"subsample": 1.0, **extra})  # the references see every row
 
 
 def lightgbm_params(p: naive.Params) -> dict:

@@ -159,7 +159,9 @@ def test_noisy_search_picks_the_highest_gain_plus_noise():
 
 def test_off_by_default_gives_todays_models():
     # the v1 model files were written by an earlier version: retrained with the options
-    # off, every one predicts what it predicted then, bit for bit
+    # off, every one predicts what it predicted then, bit for bit (with the defaults of
+    # then, before version 0.2: depth-wise, every row, children down to 1 row, hessian 1)
+    then = dict(growth_strategy="depthwise", subsample=1.0, min_samples_leaf=1, min_child_weight=1.0)
     sys.path.insert(0, str(MODELS))
     try:
         import make_models
@@ -167,7 +169,7 @@ def test_off_by_default_gives_todays_models():
         sys.path.remove(str(MODELS))
     for name, X, ds, config in make_models.models():
         saved = bst.GBDTModel.load(MODELS / "v1" / f"{name}.bst")
-        model = bst.GBDTModel.train(ds, config=config.replace(random_strength=0.0, bagging_temperature=None))
+        model = bst.GBDTModel.train(ds, config=config.replace(random_strength=0.0, bagging_temperature=None, **then))
         assert np.array_equal(model.predict_raw(X), saved.predict_raw(X)), name
 
 
@@ -226,7 +228,7 @@ def test_noise_never_enters_the_stored_gains():
 def test_temperature_0_is_no_bootstrap():
     # its weights are all 1 (test above), so the training skips them: the same model
     X, y = data()
-    config = bst.GBDTConfig(n_estimators=10, max_depth=4)
+    config = bst.GBDTConfig(n_estimators=10, max_depth=4, subsample=1.0)  # no row sampling either
     a = bst.GBDTModel.train(bst.Dataset(X, y), config=config)
     b = bst.GBDTModel.train(bst.Dataset(X, y), config=config.replace(bagging_temperature=0.0))
     assert np.array_equal(a.predict_raw(X), b.predict_raw(X))
@@ -260,6 +262,7 @@ def test_estimators_and_catboost_names():
     assert bst.GBDTConfig(bootstrap_type="Bayesian").bagging_temperature == 1.0  # CatBoost's default
     assert bst.GBDTConfig(bootstrap_type="Bayesian", bagging_temperature=None).bagging_temperature == 1.0
     assert bst.GBDTConfig(bootstrap_type="No").bagging_temperature is None
+    assert bst.GBDTConfig(bootstrap_type="No").subsample == 1.0  # every row, not boosters' default share
     assert bst.GBDTConfig(bootstrap_type="Bernoulli", subsample=0.7).subsample == 0.7
 
 

@@ -41,8 +41,14 @@ def categorical_data(n=3000, k=12, seed=1, missing=0.0, n_numeric=1):
     return np.column_stack([codes, numeric]), y
 
 
+# The settings these tests were written for (boosters' defaults before 0.2, XGBoost's):
+# depth-wise trees, every row, children down to 1 row and hessian sum 1.
+WRITTEN_FOR = dict(growth_strategy="depthwise", learning_rate=0.3, subsample=1.0, min_samples_leaf=1,
+                   min_child_weight=1.0)
+
+
 def one_tree(X, y, categorical=(0,), **params):
-    cfg = bst.GBDTConfig(n_estimators=1, histogram_mode="f64", **params)
+    cfg = bst.GBDTConfig(n_estimators=1, histogram_mode="f64", **{**WRITTEN_FOR, **params})
     return bst.GBDTModel.train(bst.Dataset(X, y, categorical_features=list(categorical)), config=cfg, n_threads=1)
 
 

@@ -73,7 +73,8 @@ def test_dropping_every_round_refits_the_first_tree(growth):
     X, y = regression_data()
     lr = 0.3
     cfg = bst.GBDTConfig(n_estimators=3, learning_rate=lr, growth_strategy=growth, max_depth=4, n_leaves=8,
-                         booster="dart", drop_rate=1.0, skip_drop=0.0, max_drop=None)
+                         booster="dart", drop_rate=1.0, skip_drop=0.0, max_drop=None,
+                         subsample=1.0)  # every round's tree fits the same rows
     model = bst.GBDTModel.train(bst.Dataset(X, y), config=cfg)
     first = trees(bst.GBDTModel.train(bst.Dataset(X, y), config=cfg.replace(n_estimators=1, booster="gbdt")))[0]
     assert len(trees(model)) == 3

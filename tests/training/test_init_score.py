@@ -25,7 +25,7 @@ def matched(kind, n_rounds=20):
     objective = bst.Objective.squared() if kind == "regression" else bst.Objective.logistic()
     ours = bst.GBDTConfig(objective=objective, n_estimators=n_rounds, learning_rate=0.1, growth_strategy="leafwise",
                           n_leaves=15, max_depth=None, min_child_weight=5.0, min_samples_leaf=1, l2=0.0,
-                          histogram_mode="f64")
+                          subsample=1.0, histogram_mode="f64")
     theirs = dict(objective="regression" if kind == "regression" else "binary", num_leaves=15, learning_rate=0.1,
                   min_sum_hessian_in_leaf=5.0, min_data_in_leaf=1, lambda_l2=0.0, max_bin=255, min_data_in_bin=1,
                   feature_pre_filter=False, deterministic=True, force_col_wise=True, num_threads=1, verbose=-1)
@@ -58,7 +58,9 @@ def test_training_from_base_margin_is_close_to_xgboost():
     init = 0.5 * X[:, 0]  # a prior model's guess
     train, test = slice(0, 2000), slice(2000, None)
     model = bst.GBDTModel.train(bst.Dataset(X[train], y[train], init_score=init[train]),
-                                bst.GBDTConfig(n_estimators=30, learning_rate=0.1, max_depth=4, histogram_mode="f64"))
+                                bst.GBDTConfig(n_estimators=30, learning_rate=0.1, max_depth=4, histogram_mode="f64",
+                                               growth_strategy="depthwise", subsample=1.0, min_samples_leaf=1,
+                                               min_child_weight=1.0))  # XGBoost's defaults
     booster = xgb.train(dict(tree_method="hist", max_depth=4, eta=0.1, max_bin=256, nthread=1),
                         xgb.DMatrix(X[train], y[train], base_margin=init[train]), 30)
     ours = model.predict(X[test], init_score=init[test])
@@ -88,7 +90,8 @@ def test_continued_training_from_a_model_margins():
     """Training 5 more rounds from a 5-round model's margins gives the 10-round model:
     margins equal to 1e-9 (sums of the same leaf values in another order)."""
     X, y = integer_data(kind="binary")
-    config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic())
+    # every row each round: a round's row sample depends on its index among the rounds
+    config = bst.GBDTConfig(n_estimators=5, objective=bst.Objective.logistic(), subsample=1.0)
     first = bst.GBDTModel.train(bst.Dataset(X, y), config)
     second = bst.GBDTModel.train(bst.Dataset(X, y, init_score=first.predict_raw(X)), config)
     whole = bst.GBDTModel.train(bst.Dataset(X, y), config.replace(n_estimators=10))

@@ -96,7 +96,8 @@ def test_leaf_fit_is_the_newton_step_of_a_naive_solve(l2, weighted, nan_share):
     X, y = piecewise_linear(2000, nan_share=nan_share)
     w = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y)) if weighted else None
     lr = 0.3
-    cfg = bst.GBDTConfig(n_estimators=2, learning_rate=lr, linear_leaves=True, linear_l2=l2, max_depth=3)
+    cfg = bst.GBDTConfig(n_estimators=2, learning_rate=lr, linear_leaves=True, linear_l2=l2, max_depth=3,
+                         subsample=1.0)  # the solve sees every row
     model = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), cfg)
     first = bst.GBDTModel.train(bst.Dataset(X, y, weights=w), cfg.replace(n_estimators=1))
     weights = np.ones(len(y)) if w is None else w
@@ -180,7 +181,8 @@ def test_same_model_as_lightgbm_when_both_bin_alike(linear_l2):
     X, y = piecewise_linear(3000, step=0.04)
     Xt, yt = X[:2000], y[:2000]
     cfg = bst.GBDTConfig(n_estimators=20, learning_rate=0.1, growth_strategy="leafwise", n_leaves=8, l2=0.0,
-                         min_child_weight=0.0, linear_leaves=True, linear_l2=linear_l2)
+                         min_child_weight=0.0, min_samples_leaf=1, subsample=1.0, linear_leaves=True,
+                         linear_l2=linear_l2)
     ours = bst.GBDTModel.train(bst.Dataset(Xt, yt), cfg)
     theirs = lgb.LGBMRegressor(n_estimators=20, linear_tree=True, linear_lambda=linear_l2, **LGB_MATCHED).fit(Xt, yt)
     assert sum(t.linear_n_terms.sum() for t in ours.trees) > 100
@@ -197,7 +199,7 @@ def test_better_than_constant_leaves_and_close_to_lightgbm():
     X, y = piecewise_linear(4000)
     Xt, yt, Xv, yv = X[:3000], y[:3000], X[3000:], y[3000:]
     cfg = bst.GBDTConfig(n_estimators=50, learning_rate=0.1, growth_strategy="leafwise", n_leaves=8, l2=0.0,
-                         min_child_weight=0.0, linear_leaves=True)
+                         min_child_weight=0.0, min_samples_leaf=1, subsample=1.0, linear_leaves=True)
     ours = rmse(bst.GBDTModel.train(bst.Dataset(Xt, yt), cfg).predict(Xv), yv)
     ours_constant = rmse(bst.GBDTModel.train(bst.Dataset(Xt, yt), cfg.replace(linear_leaves=False)).predict(Xv), yv)
     params = dict(n_estimators=50, learning_rate=0.1, num_leaves=8, reg_lambda=0.0, min_child_weight=0.0,
@@ -215,7 +217,7 @@ def test_close_to_lightgbm_with_linear_lambda_and_missing_values():
     X, y = piecewise_linear(4000, seed=2, nan_share=0.05)
     Xt, yt, Xv, yv = X[:3000], y[:3000], X[3000:], y[3000:]
     cfg = bst.GBDTConfig(n_estimators=60, learning_rate=0.1, growth_strategy="leafwise", n_leaves=8, l2=0.0,
-                         min_child_weight=0.0, linear_leaves=True, linear_l2=5.0)
+                         min_child_weight=0.0, min_samples_leaf=1, subsample=1.0, linear_leaves=True, linear_l2=5.0)
     ours = rmse(bst.GBDTModel.train(bst.Dataset(Xt, yt), cfg).predict(Xv), yv)
     theirs = rmse(lgb.LGBMRegressor(linear_tree=True, linear_lambda=5.0, n_estimators=60, learning_rate=0.1,
                                     num_leaves=8, reg_lambda=0.0, min_child_weight=0.0, min_child_samples=1,

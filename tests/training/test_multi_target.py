@@ -231,7 +231,7 @@ def test_each_target_equals_lightgbm_on_integer_features():
     X = rng.integers(0, 20, size=(2000, 4)).astype(float)
     Y = np.column_stack([X[:, 0] > 9, X[:, 1] * X[:, 2] / 20, 30 * np.sin(X[:, 3])]) + rng.normal(size=(2000, 3))
     ours = GBDTRegressor(n_estimators=20, learning_rate=0.1, growth_strategy="leafwise", n_leaves=15,
-                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, histogram_mode="f64",
+                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, subsample=1.0, histogram_mode="f64",
                          n_threads=2).fit(X, Y)
     theirs = MultiOutputRegressor(lgb.LGBMRegressor(**LIGHTGBM_MATCHED)).fit(X, Y)
     assert np.ptp(theirs.predict(X), axis=0).min() > 1.0  # every target's trees have learnt something
@@ -250,7 +250,7 @@ def test_held_out_rmse_per_target_close_to_lightgbm():
     train, test = slice(0, 3000), slice(3000, None)
     params = dict(LIGHTGBM_MATCHED, n_estimators=60)
     ours = GBDTRegressor(n_estimators=60, learning_rate=0.1, growth_strategy="leafwise", n_leaves=15,
-                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, histogram_mode="f64",
+                         min_samples_leaf=20, l2=0.0, min_child_weight=1e-3, subsample=1.0, histogram_mode="f64",
                          n_threads=2).fit(X[train], Y[train])
     theirs = MultiOutputRegressor(lgb.LGBMRegressor(**params)).fit(X[train], Y[train])
 

@@ -145,7 +145,8 @@ def test_goss_sample_and_weights_are_the_reference(n_outputs, ties):
 
 def test_sampler_sizes_follow_the_config():
     n = 1000
-    assert make_row_sampler(bst.GBDTConfig(), n, 1, 1) is None
+    assert make_row_sampler(bst.GBDTConfig(subsample=1.0), n, 1, 1) is None
+    assert make_row_sampler(bst.GBDTConfig(), n, 1, 1).n_sample == 800  # the default, 0.8
     assert make_row_sampler(bst.GBDTConfig(subsample=0.9996), n, 1, 1) is None  # rounds to every row
     uniform = make_row_sampler(bst.GBDTConfig(subsample=0.2345), n, 1, 1)
     assert (uniform.n_sample, uniform.warmup_rounds) == (234, 0)
@@ -323,8 +324,8 @@ def test_subsample_one_is_the_unsampled_training():
     array for array, as without sampling."""
     X, y = friedman(3_000)
     ds = bst.Dataset(X, y)
-    plain = bst.GBDTModel.train(ds, bst.GBDTConfig(n_estimators=4))
-    assert bst.GBDTModel.train(ds, bst.GBDTConfig(n_estimators=4, subsample=1.0)).to_bytes() == plain.to_bytes()
+    assert make_row_sampler(bst.GBDTConfig(subsample=1.0), len(y), 1, 1) is None
+    plain = bst.GBDTModel.train(ds, bst.GBDTConfig(n_estimators=4, learning_rate=0.3, subsample=1.0))
     warmup = bst.GBDTModel.train(ds, bst.GBDTConfig(n_estimators=4, learning_rate=0.3, **GOSS))  # 3 warm-up rounds
     assert all(a.equals(b) for a, b in zip(warmup.trees[:3], plain.trees[:3], strict=True))
     assert warmup.trees[3].n_samples[0] == 900 and not warmup.trees[3].equals(plain.trees[3])
@@ -339,7 +340,8 @@ def test_a_sample_of_every_row_grows_the_unsampled_trees():
     X, y = friedman(5_000)
     ds = bst.Dataset(X, y)
     for mode in ("i16", "f64"):
-        config = bst.GBDTConfig(n_estimators=4, learning_rate=1.0, histogram_mode=mode, histogram_layout="row")
+        config = bst.GBDTConfig(n_estimators=4, learning_rate=1.0, histogram_mode=mode, histogram_layout="row",
+                                subsample=1.0)
         plain = bst.GBDTModel.train(ds, config)
         everything = bst.GBDTModel.train(ds, config.replace(goss_top_rate=0.5, goss_other_rate=0.5))
         for a, b in zip(plain.trees, everything.trees, strict=True):

@@ -43,8 +43,14 @@ def tree_depth(tree):
     return tree.depth()
 
 
+# The settings these tests were written for (boosters' defaults before 0.2, XGBoost's):
+# depth-wise trees, every row each round, children down to 1 row and hessian sum 1.
+WRITTEN_FOR = dict(growth_strategy=bst.GrowthStrategy.Depthwise, learning_rate=0.3, subsample=1.0,
+                   min_samples_leaf=1, min_child_weight=1.0)
+
+
 def train(X, y, weights=None, n_threads=1, val=None, **params):
-    cfg = bst.GBDTConfig(**params)
+    cfg = bst.GBDTConfig(**{**WRITTEN_FOR, **params})
     return bst.GBDTModel.train(bst.Dataset(X, y, weights=weights), config=cfg, val_set=val, n_threads=n_threads)
 
 

@@ -41,7 +41,10 @@ class ScriptedExchange:
 
 def engine(exchange, **settings):
     mapper = BinMapper(max_bins=4).fit(np.linspace(0.0, 1.0, 50).reshape(-1, 1))  # 3 value bins + missing
-    config = bst.GBDTConfig(**{"n_estimators": 1, "max_depth": 1, "min_samples_leaf": 1, **settings})
+    # depth-wise (boosters' default growth before version 0.2): a depth-1 tree's children
+    # come with its only, and last, step
+    config = bst.GBDTConfig(**{"n_estimators": 1, "growth_strategy": "depthwise", "max_depth": 1,
+                               "min_samples_leaf": 1, **settings})
     return TreeGrower.exchanging(exchange, BinnedMatrix.allocate(0, mapper.n_bins), mapper, config, N_ROWS, 1,
                                  settings.get("histogram_mode", "f64"))
 

@@ -110,7 +110,9 @@ def noisy_data(n=3000, seed=0, n_features=8):
 
 
 def oblivious(**params):
-    base = dict(n_estimators=15, growth_strategy="oblivious", max_depth=5, learning_rate=0.3)
+    # every row, children down to 1 row and hessian sum 1 (the defaults before version 0.2)
+    base = dict(n_estimators=15, growth_strategy="oblivious", max_depth=5, learning_rate=0.3, subsample=1.0,
+                min_samples_leaf=1, min_child_weight=1.0)
     return bst.GBDTConfig(**{**base, **params})
 
 

@@ -181,7 +181,7 @@ def test_auto_mode_resolution():
 def _leafwise(mode, objective=bst.Objective.squared(), **changes):
     params = dict(n_estimators=100, learning_rate=0.1, objective=objective, growth_strategy="leafwise",
                   max_depth=None, n_leaves=31, min_samples_leaf=20, l2=0.0, min_child_weight=1e-3,
-                  cache_size=31, histogram_mode=mode)
+                  subsample=1.0, cache_size=31, histogram_mode=mode)
     return bst.GBDTConfig(**{**params, **changes})
 
 

@@ -16,9 +16,15 @@ MODES = ["f64", "i16"]
 GROWTH = ["depthwise", "leafwise"]
 
 
+# The settings these tests were written for (boosters' defaults before 0.2, XGBoost's):
+# depth-wise trees, learning rate 0.3, every row, children down to 1 row and hessian sum 1.
+WRITTEN_FOR = dict(n_estimators=20, growth_strategy="depthwise", learning_rate=0.3, subsample=1.0,
+                   min_samples_leaf=1, min_child_weight=1.0)
+
+
 def train(X, y, n_threads=1, feature_names=None, **params):
-    params.setdefault("n_estimators", 20)
-    return bst.GBDTModel.train(bst.Dataset(X, y, feature_names=feature_names), config=bst.GBDTConfig(**params),
+    config = bst.GBDTConfig(**{**WRITTEN_FOR, **params})
+    return bst.GBDTModel.train(bst.Dataset(X, y, feature_names=feature_names), config=config,
                                n_threads=n_threads)
 
 
