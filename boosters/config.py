@@ -149,7 +149,7 @@ def _checked_metrics(metric, objective: Objective):
 
 DEFAULT_N_LEAVES = 15
 # the default share of rows per round, unless GOSS or the Bayesian bootstrap samples them
-DEFAULT_SUBSAMPLE = 0.8
+DEFAULT_SUBSAMPLE = parameter_names.DEFAULT_SUBSAMPLE
 
 
 def objective_from_name(name: str, keywords: dict) -> Objective:
@@ -809,8 +809,12 @@ class GBDTConfig:
         >>> config.max_depth, config.replace(growth_strategy="depthwise").max_depth
         (None, 6)
         """
-        changes = parameter_names.canonical_params(changes, self._FIELDS)  # an alias replaces its parameter
-        return GBDTConfig(**{**self.to_dict(), **changes})
+        # an alias replaces its parameter; the config keeps its growth strategy unless changed
+        changes = parameter_names.canonical_params(changes, self._FIELDS, growth_known=True)
+        with warnings.catch_warnings():
+            if "n_leaves" not in changes:  # the leaf-limit warning is about what this call gives
+                warnings.filterwarnings("ignore", message="n_leaves=", category=UserWarning)
+            return GBDTConfig(**{**self.to_dict(), **changes})
 
     def __setstate__(self, state):
         # a config pickled before a parameter existed: that parameter at its default

@@ -114,7 +114,9 @@ _CONFIG_PARAMETERS_DOC = "    " + ", ".join(name for name in CONFIG_PARAMS
         estimator), an `Objective`, or a callable ``(margins, dataset) -> (grad, hess)``
         (`Objective.custom`).
     growth_strategy : {"depthwise", "leafwise", "oblivious"}, default "leafwise"
-        The tree growth strategy, by name (`GrowthStrategy` member names also work).
+        The tree growth strategy, by name (`GrowthStrategy` member names also work);
+        leaf-wise also beside XGBoost's parameter names (a params dict in XGBoost's
+        names grows depth-wise; here give ``grow_policy="depthwise"``).
     random_state : int, numpy.random.RandomState or None, default None
         scikit-learn's name of `seed`: an int is the seed; a ``RandomState`` draws one
         at each fit (as scikit-learn's estimators draw theirs); None leaves `seed` (42
@@ -284,6 +286,10 @@ class _GBDTEstimator(BaseEstimator):
             **other_params: Any,
         ) -> None: ...
 
+    def __setstate__(self, state):
+        # an estimator pickled before a parameter existed: that parameter at its default
+        super().__setstate__({**{name: value for name, value in _PARAMETERS.items() if name not in state}, **state})
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True      # NaN is a missing value, routed by every split
@@ -354,8 +360,6 @@ class _GBDTEstimator(BaseEstimator):
             target = parameter_names.ALIASES.get(name, (None,))[0]
             if target in params and _is_default(target, params[target]):
                 del params[target]
-        if params.get("growth_strategy") == "leafwise":  # the default: XGBoost's names then grow depth-wise
-            del params["growth_strategy"]
         return {**params, **others}
 
     def config(self, objective: Objective) -> GBDTConfig:

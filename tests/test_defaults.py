@@ -66,3 +66,45 @@ def test_the_estimators_take_the_configs_defaults():
     assert GBDTRegressor().config(bst.Objective.squared()) == bst.GBDTConfig()
     assert GBDTClassifier().config(bst.Objective.logistic()) == bst.GBDTConfig(objective=bst.Objective.logistic())
     assert GBDTRegressor(max_leaves=8, grow_policy="lossguide").config(bst.Objective.squared()).n_leaves == 8
+
+
+# -- what review found in the name rules (each failed before its fix) -----------------------
+
+def test_estimators_keep_their_leafwise_default_beside_xgboosts_names():
+    X, y = data(300)
+    for extra in (dict(tree_method="hist"), dict(gamma=0.0), dict(objective="reg:squarederror")):
+        est = GBDTRegressor(n_estimators=2, **extra).fit(X, y)  # n_leaves=15 is not XGBoost's max_leaves
+        assert est.booster_.config.growth_strategy is Leafwise
+    assert GBDTRegressor(grow_policy="depthwise").config(bst.Objective.squared()).growth_strategy is Depthwise
+
+
+def test_replace_keeps_the_configs_growth_strategy():
+    assert bst.GBDTConfig(num_leaves=63).replace(gamma=1.0).growth_strategy is Leafwise
+    assert bst.GBDTConfig(growth_strategy="oblivious").replace(gamma=0.1).growth_strategy.value == "oblivious"
+    assert bst.GBDTConfig().replace(max_leaves=31).n_leaves == 31
+    assert bst.GBDTConfig().replace(grow_policy="depthwise").growth_strategy is Depthwise
+
+
+def test_no_bootstrap_means_every_row_in_the_estimators_too():
+    assert GBDTRegressor(bootstrap_type="No").config(bst.Objective.squared()).subsample == 1.0
+    assert bst.GBDTConfig(bootstrap_type="No", bagging_fraction=0.8, bagging_freq=1).subsample == 1.0
+    assert bst.GBDTConfig(bagging_fraction=0.5, bagging_freq=0).subsample == 1.0  # LightGBM: no bagging
+
+
+def test_an_estimator_pickled_before_the_new_parameters_refits():
+    import pickle
+    X, y = data(300)
+    est = GBDTRegressor(n_estimators=2).fit(X, y)
+    for name in ("cat_encoding", "ctr_prior_weight", "random_strength", "bagging_temperature"):
+        delattr(est, name)  # as an estimator of the last release is pickled
+    loaded = pickle.loads(pickle.dumps(est))
+    assert loaded.get_params()["random_strength"] == 0.0
+    loaded.fit(X, y)
+
+
+def test_files_of_the_last_release_load_without_warnings():
+    import warnings
+    from pathlib import Path
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bst.GBDTModel.load(Path(__file__).parent / "models" / "v1" / "softmax.bst")

@@ -459,8 +459,9 @@ def test_estimators_take_lightgbm_and_xgboost_names_and_clone_them():
     lightgbm_habit = GBDTRegressor(num_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
     own = GBDTRegressor(growth_strategy="leafwise", n_leaves=15, n_estimators=2, n_threads=1).fit(X, y).booster_
     assert lightgbm_habit.to_bytes() == own.to_bytes()
-    with pytest.raises(ValueError, match="grow_policy='lossguide'"):  # XGBoost's max_leaves: depth-wise trees
-        GBDTRegressor(max_leaves=15, n_estimators=2).fit(X, y)
+    # the estimators' trees are leaf-wise whatever the names (a params dict in XGBoost's names is depth-wise)
+    config = GBDTRegressor(max_leaves=8, n_estimators=2).fit(X, y).booster_.config
+    assert (config.growth_strategy, config.n_leaves) == (bst.GrowthStrategy.Leafwise, 8)
 
 
 def test_estimator_objective_names_and_eval_metric():

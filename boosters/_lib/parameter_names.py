@@ -201,6 +201,10 @@ LIGHTGBM_ONLY = ("num_leaves", "lambda_l1", "lambda_l2", "min_data_in_leaf", "mi
                  "force_col_wise", "force_row_wise", "min_data_in_bin", "feature_pre_filter", "linear_tree")
 
 
+# boosters' default share of rows per round (GBDTConfig.subsample); CatBoost's
+# bootstrap_type="No" and LightGBM's bagging_freq=0 ask for every row instead
+DEFAULT_SUBSAMPLE = 0.8
+
 # LightGBM's names of the leaf limit: given without a growth strategy, they ask for LightGBM's
 # leaf-wise trees (XGBoost's max_leaves and boosters' n_leaves do not: XGBoost grows depth-wise)
 LEAFWISE_NAMES = ("num_leaves", "num_leaf")
@@ -252,12 +256,14 @@ def hint(name: str, canonical: tuple[str, ...]) -> str:
     return f"{name!r} (did you mean {suggestion}?)"
 
 
-def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
+def canonical_params(params: dict, canonical: tuple[str, ...], growth_known: bool = False) -> dict:
     """`params` with every alias replaced by its canonical name (and value converted):
     ValueError when an alias and its canonical name, or two aliases of one name, are given
     with different values, and naming a refused parameter (other than its no-op values) with
     what to use instead. Names neither canonical nor known stay (the caller refuses them
-    with `hint`); thread names and objective keywords stay too.
+    with `hint`); thread names and objective keywords stay too. XGBoost's names without a
+    growth strategy ask for XGBoost's depth-wise trees, unless `growth_known` (the caller
+    has one: a config's `replace`, the estimators' own parameter).
 
     Parameters
     ----------
@@ -308,7 +314,7 @@ def canonical_params(params: dict, canonical: tuple[str, ...]) -> dict:
         out[target], source[target] = value, source.get(target, name)
     if any(name in params for name in LEAFWISE_NAMES) and "growth_strategy" not in out:
         out["growth_strategy"] = "leafwise"  # LightGBM's num_leaves: its trees grow leaf-wise
-    elif library == "xgboost" and "growth_strategy" not in out:  # XGBoost's names: its trees grow depth-wise
+    elif library == "xgboost" and "growth_strategy" not in out and not growth_known:  # XGBoost's trees: depth-wise
         if "n_leaves" in out:
             raise ValueError(f"n_leaves={out['n_leaves']} (XGBoost's max_leaves) without grow_policy: XGBoost's trees "
                              "grow depth-wise, and boosters cannot cap depth-wise trees' leaves: give "
@@ -428,6 +434,9 @@ def catboost_bootstrap(params: dict) -> dict:
     if name == "bernoulli" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):
         raise ValueError("bootstrap_type='Bernoulli' is boosters' subsample: give subsample (CatBoost's default "
                          "depends on the data)")
-    if name == "no" and not any(n in params for n in ("subsample", "bagging_fraction", "sub_row", "bagging")):
+    shares = [params[n] for n in ("subsample", "bagging_fraction", "sub_row", "bagging") if n in params]
+    if name == "no" and all(share == DEFAULT_SUBSAMPLE for share in shares):  # none given (the estimators pass it)
+        for share_name in ("subsample", "bagging_fraction", "sub_row", "bagging"):
+            params.pop(share_name, None)
         params["subsample"] = 1.0  # every row, whatever boosters' default share
     return params

@@ -4,6 +4,7 @@ it reaches a kernel. Every problem raises ValueError (or TypeError) naming the f
 from __future__ import annotations
 
 import itertools
+import warnings
 import numbers
 from typing import Any, TypeGuard
 
@@ -78,7 +79,9 @@ def config_from_json(data) -> GBDTConfig:
                 not all(isinstance(p, list) and len(p) == 2 for p in pairs):
             raise ValueError("config.monotone_constraints must be a list or {'by_feature': [[feature, direction], ...]}")
         data["monotone_constraints"] = dict((key, d) for key, d in pairs)
-    return GBDTConfig(**data)
+    with warnings.catch_warnings():  # the file's settings as trained: a leaf-limit warning is not the reader's
+        warnings.filterwarnings("ignore", message="n_leaves=", category=UserWarning)
+        return GBDTConfig(**data)
 
 
 def metrics_to_json(metric):
