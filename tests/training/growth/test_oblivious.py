@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import boosters as bst
+from boosters.explain.tree_table import node_depths
 from support import naive_grower as naive
 from support import naive_oblivious
 from support.matched_params import boosters_config
@@ -24,11 +25,7 @@ def train_both(X, y, n_rounds, weights=None, n_threads=2, **params):
 
 def assert_symmetric(tree):
     """Every split node of a depth has the same feature, threshold and missing side."""
-    depth = np.zeros(tree.n_nodes, dtype=int)
-    for i in range(tree.n_nodes):
-        for child in (tree.left_child[i], tree.right_child[i]):
-            if child >= 0:
-                depth[child] = depth[i] + 1
+    depth = node_depths(tree)
     split = tree.split_feature >= 0
     for d in np.unique(depth[split]):
         at = split & (depth == d)
@@ -63,17 +60,8 @@ def test_a_node_where_the_level_split_is_invalid_stays_a_leaf():
     model, reference, p = train_both(X, y, 3, objective="squared", max_depth=6, min_samples_leaf=50)
     assert_same_as_naive(model, reference, p, X)
     tree = model.trees[0]
-    leaves_above_the_bottom = (tree.split_feature < 0) & (tree_depths(tree) < tree_depths(tree).max())
+    leaves_above_the_bottom = (tree.split_feature < 0) & (node_depths(tree) < node_depths(tree).max())
     assert leaves_above_the_bottom.any()
-
-
-def tree_depths(tree):
-    depth = np.zeros(tree.n_nodes, dtype=int)
-    for i in range(tree.n_nodes):
-        for child in (tree.left_child[i], tree.right_child[i]):
-            if child >= 0:
-                depth[child] = depth[i] + 1
-    return depth
 
 
 @pytest.mark.parametrize("limits", [dict(), dict(min_samples_leaf=40, min_child_weight=2.0),
