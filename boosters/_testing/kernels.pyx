@@ -30,7 +30,7 @@ from boosters.training.histograms._quantize cimport quantize_rows
 from boosters.training.split._gain cimport children_score, leaf_score, split_gain
 from boosters.training.split._gain cimport leaf_weight as gain_leaf_weight
 from boosters.training.split._split cimport Candidate, SplitFinder
-from boosters.training.split._noise cimport noise_node_key, noise_tree_key, score_noise
+from boosters.training.split._noise cimport noise_node_key, noise_tree_key, score_noise, score_noise_sd
 
 from boosters.training.histograms._build import column_list
 # the growth loop's checked steps that boosters.dask uses live in the training layer;
@@ -454,6 +454,14 @@ def find_best_splits(SplitFinder finder, slots, sum_grads, sum_hess, counts, bin
         return found
     finally:
         free(out)
+
+
+def noise_sd(double random_strength, gh, uint64_t round_, double learning_rate):
+    """score_noise_sd (_noise.pxd) of (n_rows, 2) float32 gradients."""
+    cdef const float[:, ::1] g = np.ascontiguousarray(gh, dtype=np.float32)
+    if g.shape[1] != 2:
+        raise ValueError("gh must be (n_rows, 2)")
+    return score_noise_sd(random_strength, &g[0, 0] if g.shape[0] else NULL, g.shape[0], round_, learning_rate)
 
 
 def split_noise(uint64_t seed, uint64_t tree_index, int64_t node, int32_t feature, counters):

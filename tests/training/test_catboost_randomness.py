@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 import boosters as bst
-from boosters._testing.kernels import find_best_splits, leaf_scores, split_gains, split_noise
+from boosters._testing.kernels import find_best_splits, leaf_scores, noise_sd, split_gains, split_noise
 from boosters.training._sampling import bayesian_weights
-from boosters.training.growth._rounds import noise_sd
 from boosters.training.sampling import make_row_sampler
 from boosters.training.split._split import FloatSplitFinder
 

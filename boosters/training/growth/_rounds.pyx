@@ -14,7 +14,7 @@ round, for the grower to copy into `Tree`s.
 
 import numpy as np
 
-from libc.math cimport NAN, exp, isnan, log, sqrt
+from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from boosters.objectives._gradients cimport GradientKernel
@@ -23,31 +23,7 @@ from boosters.training.growth._grow cimport GROWN, GrowthLoop, now
 from boosters.training.growth._leaf_renewal cimport LeafRenewal
 from boosters.training.partition._partition cimport RowPartitioner
 from boosters.training.split._gain cimport leaf_weight
-
-
-cdef double score_noise_sd(double random_strength, const float* gh, Py_ssize_t n_rows, uint64_t round_,
-                           double learning_rate) noexcept nogil:  # gh: IN, (n_rows, 2)
-    """random_strength's noise scale on a round's split gains (CatBoost's
-    CalcScoreStDev): random_strength * sqrt(mean g^2) (the gradients' deviation from 0)
-    * L / (1 + L), L = n_rows * exp(-round * learning_rate) (CalcDerivativesStDevFromZero-
-    Multiplier: the noise fades as the model grows), halved: CatBoost adds it to a
-    score sum_leaves G^2 / (H + l2), twice boosters' gain. A serial sum: the same at any
-    thread count."""
-    cdef Py_ssize_t i
-    cdef double s = 0.0
-    if n_rows == 0:
-        return 0.0
-    for i in range(n_rows):
-        s += <double> gh[2 * i] * <double> gh[2 * i]
-    return 0.5 * random_strength * sqrt(s / n_rows) / (1.0 + exp(round_ * learning_rate - log(<double> n_rows)))
-
-
-def noise_sd(double random_strength, gh, uint64_t round_, double learning_rate):
-    """score_noise_sd of (n_rows, 2) float32 gradients (the tests' reference point)."""
-    cdef const float[:, ::1] g = np.ascontiguousarray(gh, dtype=np.float32)
-    if g.shape[1] != 2:
-        raise ValueError("gh must be (n_rows, 2)")
-    return score_noise_sd(random_strength, &g[0, 0] if g.shape[0] else NULL, g.shape[0], round_, learning_rate)
+from boosters.training.split._noise cimport score_noise_sd
 
 
 cdef class BoostingRounds:

@@ -3,7 +3,7 @@
 # A draw is a hash of (seed, tree, node, feature, candidate): the same at any thread count
 # and whichever nodes are searched together. Candidate counters: a numeric split
 # 2 * bin + default_left; a categorical one 2 * its index in the scan + its direction.
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, exp, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from boosters._lib.random cimport splitmix64, standard_normal, stream_key
@@ -25,3 +25,20 @@ cdef inline double noisy_key(double gain, double sd, uint64_t node_key, int32_t 
                              uint64_t counter) noexcept nogil:
     """A valid candidate's (gain > 0) selection key gain + sd * z, -inf for an invalid one."""
     return gain + sd * score_noise(node_key, feature, counter) if gain > 0.0 else -INFINITY
+
+
+cdef inline double score_noise_sd(double random_strength, const float* gh, Py_ssize_t n_rows, uint64_t round_,
+                                  double learning_rate) noexcept nogil:  # gh: IN, (n_rows, 2)
+    """random_strength's noise scale on a round's split gains (CatBoost's
+    CalcScoreStDev): random_strength * sqrt(mean g^2) (the gradients' deviation from 0)
+    * L / (1 + L), L = n_rows * exp(-round * learning_rate) (CalcDerivativesStDevFromZero-
+    Multiplier: the noise fades as the model grows), halved: CatBoost adds it to a
+    score sum_leaves G^2 / (H + l2), twice boosters' gain. A serial sum: the same at any
+    thread count."""
+    cdef Py_ssize_t i
+    cdef double s = 0.0
+    if n_rows == 0:
+        return 0.0
+    for i in range(n_rows):
+        s += <double> gh[2 * i] * <double> gh[2 * i]
+    return 0.5 * random_strength * sqrt(s / n_rows) / (1.0 + exp(round_ * learning_rate - log(<double> n_rows)))
